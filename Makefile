@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: MIT
+# Tempo: a boot-time micro-hypervisor for partitioned real-time guests.
+# `make help` lists the targets.
+
+BUILD		?= build
+CC		:= gcc
+LD		:= ld
+OBJCOPY		:= objcopy
+
+GIT_REV		:= $(shell git rev-parse --short HEAD 2>/dev/null || echo dev)
+VERSION		:= 0.1-$(GIT_REV)
+
+# Freestanding flags measured to work (../shared/EMULATORS.md).
+KCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -fno-builtin -fno-stack-protector \
+		   -fno-pic -fno-pie -fno-asynchronous-unwind-tables -m64 -mno-red-zone \
+		   -mgeneral-regs-only -mno-sse -mno-mmx -mno-80387 -mcmodel=small \
+		   -Wall -Wextra -Werror -I. -DTEMPO_VERSION='"$(VERSION)"' -MMD -MP
+KASFLAGS	:= -m64 -I. -MMD -MP
+KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -no-pie -T linker.ld
+
+HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.c \
+		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
+		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c
+HV_S_SRCS	:= boot/entry.S arch/x86/isr.S
+HV_OBJS		:= $(patsubst %.c,$(BUILD)/obj/%.o,$(HV_C_SRCS)) \
+		   $(patsubst %.S,$(BUILD)/obj/%.o,$(HV_S_SRCS))
+HV_ELF		:= $(BUILD)/tempo.elf
+
+# The command line the emulator ISOs pass: exit=emu lets a run end the emulator.
+ISO_CMDLINE	?= exit=emu loglevel=3
+ISO		:= $(BUILD)/tempo.iso
+
+BOCHS_CPUS	?= 2
+BOCHS_MODEL	?= corei7_ivy_bridge_3770k
+
+.PHONY: all iso run test unit emu-test deps format help clean
+
+all: $(HV_ELF)	## Build the hypervisor ELF (build/tempo.elf)
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.S
+	@mkdir -p $(dir $@)
+	$(CC) $(KASFLAGS) -c $< -o $@
+
+$(HV_ELF): $(HV_OBJS) linker.ld
+	$(LD) $(KLDFLAGS) -o $@ $(HV_OBJS)
+	@if command -v grub-file >/dev/null; then grub-file --is-x86-multiboot2 $@ || \
+		{ echo "$@: no valid multiboot2 header"; rm -f $@; exit 1; }; fi
+
+iso: $(ISO)	## Build the hybrid BIOS+UEFI GRUB ISO (build/tempo.iso)
+
+$(ISO): $(HV_ELF) boot/mkiso.sh tests/emu/demo.cfg
+	boot/mkiso.sh $@ $(HV_ELF) "$(ISO_CMDLINE)" tests/emu/demo.cfg:partitions
+
+deps:	## Install the Debian packages Tempo needs (only those missing)
+	@tests/tools/deps.sh
+
+run: deps $(ISO)	## Boot the ISO in Bochs (2 CPUs) and show the platform report
+	tests/emu/run.sh --emu bochs --cpus $(BOCHS_CPUS) --model $(BOCHS_MODEL) \
+		--iso $(ISO) --timeout 120 --show
+
+unit:	## Host unit tests (cmocka, ASan+UBSan)
+	$(MAKE) -C tests/unit run BUILD=$(abspath $(BUILD))
+
+test: deps	## Install what is missing, then run unit and emulator tests
+	@tests/run_tests.sh
+
+format:	## clang-format every C source and header
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+help:	## List the targets
+	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | \
+		awk -F'\t' '{ printf "  make %-10s %s\n", $$1, $$2 }'
+
+clean:	## Remove build outputs
+	rm -rf $(BUILD)
+
+-include $(HV_OBJS:.o=.d)

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* Exception entry stubs: normalize the frame to struct trap_frame, call C. */
+
+.macro ISR_NOERR vec
+	.globl isr_\vec
+isr_\vec:
+	pushq	$0
+	pushq	$\vec
+	jmp	isr_common
+.endm
+
+.macro ISR_ERR vec
+	.globl isr_\vec
+isr_\vec:
+	pushq	$\vec
+	jmp	isr_common
+.endm
+
+	.text
+ISR_NOERR 0
+ISR_NOERR 1
+ISR_NOERR 2
+ISR_NOERR 3
+ISR_NOERR 4
+ISR_NOERR 5
+ISR_NOERR 6
+ISR_NOERR 7
+ISR_ERR   8
+ISR_NOERR 9
+ISR_ERR   10
+ISR_ERR   11
+ISR_ERR   12
+ISR_ERR   13
+ISR_ERR   14
+ISR_NOERR 15
+ISR_NOERR 16
+ISR_ERR   17
+ISR_NOERR 18
+ISR_NOERR 19
+ISR_NOERR 20
+ISR_ERR   21
+ISR_NOERR 22
+ISR_NOERR 23
+ISR_NOERR 24
+ISR_NOERR 25
+ISR_NOERR 26
+ISR_NOERR 27
+ISR_NOERR 28
+ISR_ERR   29
+ISR_ERR   30
+ISR_NOERR 31
+/* Any vector >= 32 arriving here is unexpected: IF stays 0 in root mode. */
+ISR_NOERR 255
+
+isr_common:
+	pushq	%rax
+	pushq	%rbx
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%rbp
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	mov	%rsp, %rdi
+	cld
+	call	trap_dispatch
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rbp
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rbx
+	popq	%rax
+	add	$16, %rsp		/* vector, error code */
+	iretq
+
+	.section .rodata
+	.balign 8
+	.globl isr_table
+isr_table:
+	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	.quad isr_\v
+	.endr
+	.globl isr_spurious
+isr_spurious:
+	.quad isr_255
+
+/*
+ * bool rdmsr_safe(uint32_t msr, uint64_t *value): a #GP on the rdmsr is
+ * caught through the exception table and turned into a false return.
+ */
+	.text
+	.globl rdmsr_safe
+rdmsr_safe:
+	mov	%edi, %ecx
+	xor	%eax, %eax
+	xor	%edx, %edx
+1:	rdmsr
+	shl	$32, %rdx
+	or	%rdx, %rax
+	mov	%rax, (%rsi)
+	mov	$1, %eax
+	ret
+2:	movq	$0, (%rsi)
+	xor	%eax, %eax
+	ret
+
+	.section .ex_table, "a"
+	.balign 8
+	.quad 1b, 2b
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: MIT
+/*
+ * GDT, TSS and IDT for the boot CPU, and the exception dump. Every exception
+ * in the hypervisor is fatal except a #GP that the exception table expects
+ * (rdmsr_safe): we print what a person needs to find the bug, then stop the
+ * run with the failure status instead of letting it triple-fault.
+ */
+#include "arch/x86/trap.h"
+
+#include "arch/x86/cpu.h"
+#include "hv/lib.h"
+#include "hv/log.h"
+#include "hv/stop.h"
+
+#define GDT_CODE64	0x08
+#define GDT_DATA	0x10
+#define GDT_TSS		0x18
+
+#define IST_DOUBLE_FAULT	1
+#define IST_NMI			2
+#define IST_MACHINE_CHECK	3
+#define IST_STACK_SIZE		4096
+
+struct tss64 {
+	uint32_t reserved0;
+	uint64_t rsp[3];
+	uint64_t reserved1;
+	uint64_t ist[7];
+	uint64_t reserved2;
+	uint16_t reserved3;
+	uint16_t iomap_base;
+} __attribute__((packed));
+
+struct idt_gate {
+	uint16_t offset_lo;
+	uint16_t selector;
+	uint8_t ist;
+	uint8_t type_attr;
+	uint16_t offset_mid;
+	uint32_t offset_hi;
+	uint32_t reserved;
+} __attribute__((packed));
+
+struct desc_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __attribute__((packed));
+
+struct ex_entry {
+	uint64_t insn;
+	uint64_t fixup;
+};
+
+extern const uint64_t isr_table[32];
+extern const uint64_t isr_spurious;
+extern const struct ex_entry __ex_table_start[], __ex_table_end[];
+
+static uint64_t gdt[5] __attribute__((aligned(16)));
+static struct tss64 tss __attribute__((aligned(16)));
+static struct idt_gate idt[256] __attribute__((aligned(16)));
+static uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
+
+static const char *const exception_names[32] = {
+	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
+	"#BR bound range", "#UD invalid opcode", "#NM device not available",
+	"#DF double fault", "coprocessor segment overrun", "#TS invalid TSS",
+	"#NP segment not present", "#SS stack fault", "#GP general protection",
+	"#PF page fault", "reserved 15", "#MF x87 error", "#AC alignment check",
+	"#MC machine check", "#XM SIMD error", "#VE virtualization exception",
+	"#CP control protection", "reserved 22", "reserved 23", "reserved 24",
+	"reserved 25", "reserved 26", "reserved 27", "#HV hypervisor injection",
+	"#VC VMM communication", "#SX security exception", "reserved 31",
+};
+
+static void set_gate(unsigned int vec, uint64_t handler, uint8_t ist)
+{
+	idt[vec] = (struct idt_gate){
+		.offset_lo = handler & 0xffff,
+		.selector = GDT_CODE64,
+		.ist = ist,
+		.type_attr = 0x8e,	/* present, DPL 0, 64-bit interrupt gate */
+		.offset_mid = (handler >> 16) & 0xffff,
+		.offset_hi = handler >> 32,
+	};
+}
+
+void trap_init(void)
+{
+	uint64_t tss_base = (uint64_t)&tss;
+	uint64_t tss_limit = sizeof(tss) - 1;
+	struct desc_ptr gdtr = { sizeof(gdt) - 1, (uint64_t)gdt };
+	struct desc_ptr idtr = { sizeof(idt) - 1, (uint64_t)idt };
+
+	tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)ist_stacks[0] + IST_STACK_SIZE;
+	tss.ist[IST_NMI - 1] = (uint64_t)ist_stacks[1] + IST_STACK_SIZE;
+	tss.ist[IST_MACHINE_CHECK - 1] = (uint64_t)ist_stacks[2] + IST_STACK_SIZE;
+	tss.iomap_base = sizeof(tss);	/* no I/O bitmap */
+
+	gdt[0] = 0;
+	gdt[1] = 0x00af9a000000ffffull;	/* 64-bit code */
+	gdt[2] = 0x00cf92000000ffffull;	/* data */
+	/* 16-byte available 64-bit TSS descriptor (SDM Vol. 3A 8.2.3) */
+	gdt[3] = (tss_limit & 0xffff) | ((tss_base & 0xffffff) << 16) | (0x89ull << 40) |
+		 (((tss_limit >> 16) & 0xf) << 48) | (((tss_base >> 24) & 0xff) << 56);
+	gdt[4] = tss_base >> 32;
+
+	asm volatile("lgdt %0" : : "m"(gdtr));
+	asm volatile("pushq %[cs]\n\t"
+		     "leaq 1f(%%rip), %%rax\n\t"
+		     "pushq %%rax\n\t"
+		     "lretq\n"
+		     "1:\n\t"
+		     "mov %[ds], %%eax\n\t"
+		     "mov %%eax, %%ds\n\t"
+		     "mov %%eax, %%es\n\t"
+		     "mov %%eax, %%ss\n\t"
+		     : : [cs] "i"(GDT_CODE64), [ds] "i"(GDT_DATA) : "rax", "memory");
+	asm volatile("ltr %w0" : : "r"(GDT_TSS));
+
+	for (unsigned int v = 0; v < 256; v++)
+		set_gate(v, isr_spurious, 0);
+	for (unsigned int v = 0; v < 32; v++)
+		set_gate(v, isr_table[v], 0);
+	idt[8].ist = IST_DOUBLE_FAULT;
+	idt[2].ist = IST_NMI;
+	idt[18].ist = IST_MACHINE_CHECK;
+	asm volatile("lidt %0" : : "m"(idtr));
+}
+
+static bool try_fixup(struct trap_frame *f)
+{
+	for (const struct ex_entry *e = __ex_table_start; e < __ex_table_end; e++) {
+		if (e->insn == f->rip) {
+			f->rip = e->fixup;
+			return true;
+		}
+	}
+	return false;
+}
+
+void trap_dispatch(struct trap_frame *f);
+void trap_dispatch(struct trap_frame *f)
+{
+	if (f->vector == 13 && try_fixup(f))
+		return;
+
+	log_emerg("EXCEPTION: vector %lu (%s) error_code 0x%lx\n", f->vector,
+		  f->vector < 32 ? exception_names[f->vector] : "unexpected interrupt",
+		  f->error_code);
+	log_emerg("  RIP %016lx CS %04lx RFLAGS %016lx\n", f->rip, f->cs, f->rflags);
+	log_emerg("  RSP %016lx SS %04lx CR2 %016lx CR3 %016lx\n", f->rsp, f->ss,
+		  read_cr2(), read_cr3());
+	log_emerg("  RAX %016lx RBX %016lx RCX %016lx RDX %016lx\n", f->rax, f->rbx, f->rcx,
+		  f->rdx);
+	log_emerg("  RSI %016lx RDI %016lx RBP %016lx R8  %016lx\n", f->rsi, f->rdi, f->rbp,
+		  f->r8);
+	log_emerg("  R9  %016lx R10 %016lx R11 %016lx R12 %016lx\n", f->r9, f->r10, f->r11,
+		  f->r12);
+	log_emerg("  R13 %016lx R14 %016lx R15 %016lx\n", f->r13, f->r14, f->r15);
+	log_emerg("  CR0 %016lx CR4 %016lx\n", read_cr0(), read_cr4());
+	hv_stop(STOP_FAILURE, "unhandled exception");
+}

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Build a hybrid BIOS+UEFI GRUB ISO that boots Tempo the Xen way: one
+# multiboot2 line for the hypervisor and one module2 line per extra file.
+#   boot/mkiso.sh OUT.iso HV.elf "CMDLINE" [FILE:MODULE_STRING ...]
+set -euo pipefail
+
+if [ $# -lt 3 ]; then
+	echo "usage: $0 OUT.iso HV.elf \"CMDLINE\" [FILE:MODULE_STRING ...]" >&2
+	exit 2
+fi
+out=$1 elf=$2 cmdline=$3
+shift 3
+
+for tool in grub-mkrescue xorriso mformat; do
+	command -v "$tool" >/dev/null || { echo "$0: $tool missing: run 'make deps'" >&2; exit 1; }
+done
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root/boot/grub" "$root/boot/tempo"
+cp "$elf" "$root/boot/tempo/tempo.elf"
+
+modules=""
+for m in "$@"; do
+	file=${m%%:*}
+	string=${m#*:}
+	[ -f "$file" ] || { echo "$0: module file $file not found" >&2; exit 1; }
+	name=$(basename "$file")
+	cp "$file" "$root/boot/tempo/$name"
+	modules+="	module2 /boot/tempo/$name $string"$'\n'
+done
+
+cat > "$root/boot/grub/grub.cfg" <<CFG
+set timeout=0
+set default=0
+set gfxpayload=text
+menuentry "Tempo" {
+	multiboot2 /boot/tempo/tempo.elf $cmdline
+$modules	boot
+}
+CFG
+
+mkdir -p "$(dirname "$out")"
+grub-mkrescue -o "$out" "$root" >"$root/mkrescue.log" 2>&1 || {
+	cat "$root/mkrescue.log" >&2
+	exit 1
+}

@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: MIT */
+/* 16550 UART on COM1, polled, 115200 8N1. */
+#ifndef TEMPO_DRIVERS_UART16550_H
+#define TEMPO_DRIVERS_UART16550_H
+
+#include <stdbool.h>
+
+#define UART_COM1_PORT 0x3f8
+
+/* Returns false when no UART answers at the port (output is then dropped). */
+bool uart_init(unsigned short port);
+void uart_putc(char c);
+
+#endif

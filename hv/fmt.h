@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The formatter behind printk and snprintf. Freestanding and host-testable.
+ * Conversions: %d %i %u %x %X %o %c %s %p %%, with flags '-' '0', a width
+ * (number or '*'), a precision for %s, and the length modifiers l, ll, z.
+ * An unknown conversion is printed as-is so a bad format is visible, never
+ * undefined behaviour.
+ */
+#ifndef TEMPO_HV_FMT_H
+#define TEMPO_HV_FMT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Like vsnprintf: returns the length the full output would have had. */
+int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The boot CPU's path from the loader to the platform report: console,
+ * exception handling, boot information, ACPI, CPU features, TSC frequency
+ * and the VMX capabilities. Any error stops the run with its cause.
+ */
+#include "arch/x86/boot_layout.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/cpu_report.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/tsc.h"
+#include "drivers/acpi.h"
+#include "drivers/debugcon.h"
+#include "drivers/uart16550.h"
+#include "hv/cmdline.h"
+#include "hv/lib.h"
+#include "hv/log.h"
+#include "hv/mb2.h"
+#include "hv/stop.h"
+#include "hv/version.h"
+
+static struct boot_info boot_info;
+static struct acpi_info acpi_info;
+
+static const char *mem_type_name(uint32_t type)
+{
+	switch (type) {
+	case BOOT_MEM_USABLE:
+		return "usable";
+	case BOOT_MEM_RESERVED:
+		return "reserved";
+	case BOOT_MEM_ACPI_RECLAIM:
+		return "ACPI reclaimable";
+	case BOOT_MEM_ACPI_NVS:
+		return "ACPI NVS";
+	case BOOT_MEM_BAD:
+		return "bad";
+	}
+	return "unknown";
+}
+
+static void apply_cmdline(const char *cmdline)
+{
+	unsigned long level;
+	char val[16];
+
+	if (cmdline_get_uint(cmdline, "loglevel", &level))
+		log_set_level((int)level);
+	if (cmdline_get(cmdline, "exit", val, sizeof(val)) && !strcmp(val, "emu"))
+		stop_set_emulator_exit(1);
+	if (cmdline_get(cmdline, "debugcon", val, sizeof(val)) && !strcmp(val, "off"))
+		debugcon_enable(0);
+}
+
+static void run_self_test(const char *cmdline)
+{
+	char val[16];
+
+	if (!cmdline_get(cmdline, "test", val, sizeof(val)))
+		return;
+	if (!strcmp(val, "fault")) {
+		/* A read far outside the identity map: must end in a #PF dump. */
+		log_info("test=fault: reading unmapped address 0x%lx\n", 0x100000000000ul);
+		(void)*(volatile uint64_t *)0x100000000000ul;
+	} else if (!strcmp(val, "ud")) {
+		log_info("test=ud: executing ud2\n");
+		asm volatile("ud2");
+	} else {
+		log_warn("unknown test=%s ignored\n", val);
+	}
+}
+
+static void print_boot_info(const struct boot_info *bi)
+{
+	uint64_t usable = 0;
+
+	log_info("Boot: loader \"%s\", command line \"%s\"\n", bi->loader_name, bi->cmdline);
+	log_info("Memory map (%u entries%s):\n", bi->mmap_count,
+		 bi->mmap_truncated ? ", truncated" : "");
+	for (uint32_t i = 0; i < bi->mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
+
+		log_info("  [%016lx-%016lx] %s (type %u)\n", e->base, e->base + e->length - 1,
+			 mem_type_name(e->type), e->type);
+		if (e->type == BOOT_MEM_USABLE)
+			usable += e->length;
+	}
+	log_info("Memory: %lu KiB usable\n", usable >> 10);
+	log_info("Modules: %u%s\n", bi->module_count, bi->modules_truncated ? " (truncated)" : "");
+	for (uint32_t i = 0; i < bi->module_count; i++)
+		log_info("  module %u: [%lx-%lx) %lu bytes \"%s\"\n", i, bi->modules[i].start,
+			 bi->modules[i].end, bi->modules[i].end - bi->modules[i].start,
+			 bi->modules[i].cmdline);
+	if (bi->has_efi64_system_table)
+		log_info("EFI: 64-bit system table at 0x%lx\n", bi->efi64_system_table);
+	if (bi->has_efi32_system_table)
+		log_info("EFI: 32-bit system table at 0x%x\n", bi->efi32_system_table);
+}
+
+/* Physical memory as the ACPI parser sees it: the boot identity map. */
+static const void *identity_map(void *ctx, uint64_t phys, size_t len)
+{
+	(void)ctx;
+	if (!phys || phys >= IDENTITY_MAP_LIMIT || len > IDENTITY_MAP_LIMIT - phys)
+		return NULL;
+	return (const void *)(uintptr_t)phys;
+}
+
+static void discover_acpi(const struct boot_info *bi, struct acpi_info *ai)
+{
+	struct acpi_mem mem = { .map = identity_map };
+	char err[160], warn[160];
+
+	if (!bi->has_rsdp) {
+		log_err("ACPI: the loader passed no RSDP (multiboot2 tags 14/15); "
+			"Tempo needs the MADT to find the CPUs\n");
+		hv_stop(STOP_FAILURE, "no ACPI RSDP");
+	}
+	warn[0] = 0;
+	if (acpi_parse(bi->rsdp, bi->rsdp_len, &mem, ai, err, sizeof(err), warn,
+		       sizeof(warn))) {
+		log_err("%s\n", err);
+		hv_stop(STOP_FAILURE, "bad ACPI tables");
+	}
+	if (warn[0])
+		log_warn("%s\n", warn);
+	log_info("ACPI: RSDP found, revision %u, OEM \"%s\", %s at 0x%lx, %u tables:",
+		 ai->rsdp_revision, ai->oem_id, ai->use_xsdt ? "XSDT" : "RSDT", ai->root_phys,
+		 ai->table_count);
+	for (uint32_t i = 0; i < ai->table_count; i++)
+		log_info(" %s", ai->table_sigs[i]);
+	log_info("\n");
+	if (!ai->has_madt) {
+		log_err("ACPI: no usable MADT; cannot enumerate CPUs\n");
+		hv_stop(STOP_FAILURE, "no MADT");
+	}
+	log_info("ACPI: MADT: local APIC at 0x%lx, %u CPUs%s, %u I/O APICs\n", ai->lapic_phys,
+		 ai->cpu_count, ai->cpus_truncated ? " (truncated)" : "", ai->ioapic_count);
+	for (uint32_t i = 0; i < ai->cpu_count; i++)
+		log_info("  cpu %u: apic_id %u acpi_uid %u %s%s\n", i, ai->cpus[i].apic_id,
+			 ai->cpus[i].acpi_uid,
+			 ai->cpus[i].enabled ? "enabled"
+					     : ai->cpus[i].online_capable ? "online-capable"
+									  : "disabled",
+			 ai->cpus[i].from_x2apic_entry ? " (x2APIC entry)" : "");
+	if (ai->has_hpet)
+		log_info("ACPI: HPET at 0x%lx\n", ai->hpet_phys);
+	else
+		log_info("ACPI: no HPET table\n");
+}
+
+static void discover_tsc(const struct acpi_info *ai, struct tsc_report *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->cpuid_hz = tsc_cpuid_hz();
+	if (ai->has_hpet) {
+		t->measured_hz = tsc_calibrate_hpet(ai->hpet_phys);
+		t->measured_by = TSC_SRC_HPET;
+	}
+	if (!t->measured_hz) {
+		t->measured_hz = tsc_calibrate_pit();
+		t->measured_by = TSC_SRC_PIT;
+	}
+	tsc_pick(t);
+	if (t->mismatch)
+		log_warn("TSC: CPUID 0x15 says %lu Hz but %s measures %lu Hz (%lu ppm apart); "
+			 "using the measured figure\n",
+			 t->cpuid_hz, tsc_source_name(t->measured_by), t->measured_hz,
+			 t->mismatch_ppm);
+	if (!t->hz) {
+		log_err("TSC: no frequency: CPUID 0x15 is incomplete and neither HPET nor "
+			"PIT could be used\n");
+		hv_stop(STOP_FAILURE, "no TSC frequency");
+	}
+	log_info("TSC: %lu kHz (source %s; cpuid_hz=%lu measured_hz=%lu by %s)\n",
+		 t->hz / 1000, tsc_source_name(t->source), t->cpuid_hz, t->measured_hz,
+		 tsc_source_name(t->measured_by));
+}
+
+void kmain(uint32_t magic, uint64_t info_phys);
+void kmain(uint32_t magic, uint64_t info_phys)
+{
+	struct cpu_features cpu;
+	struct vmx_caps vmx;
+	struct tsc_report tsc;
+	char err[160], missing[96];
+	uint64_t avail;
+
+	uart_init(UART_COM1_PORT);
+	trap_init();
+	log_info("\nTempo hypervisor %s: real-time partitions with direct TSC-deadline\n",
+		 TEMPO_VERSION);
+
+	if (magic != MB2_BOOTLOADER_MAGIC) {
+		log_err("boot: EAX is 0x%x, not the multiboot2 magic 0x%x; "
+			"boot Tempo with GRUB's multiboot2 command\n", magic, MB2_BOOTLOADER_MAGIC);
+		hv_stop(STOP_FAILURE, "not booted by multiboot2");
+	}
+	avail = info_phys < IDENTITY_MAP_LIMIT ? IDENTITY_MAP_LIMIT - info_phys : 0;
+	if (avail > MB2_INFO_MAX_SIZE)
+		avail = MB2_INFO_MAX_SIZE;
+	if (mb2_parse((const void *)(uintptr_t)info_phys, avail, info_phys, &boot_info, err,
+		      sizeof(err))) {
+		log_err("boot: malformed multiboot2 information at 0x%lx: %s\n", info_phys, err);
+		hv_stop(STOP_FAILURE, "malformed multiboot2 information");
+	}
+	apply_cmdline(boot_info.cmdline);
+	print_boot_info(&boot_info);
+	run_self_test(boot_info.cmdline);
+
+	discover_acpi(&boot_info, &acpi_info);
+	cpu_features_read(&cpu);
+	cpu_features_print(&cpu);
+	discover_tsc(&acpi_info, &tsc);
+
+	if (cpu.vmx) {
+		vmx_caps_read(&vmx);
+		vmx_caps_print(&vmx);
+	}
+	if (cpu_features_missing(&cpu, missing, sizeof(missing))) {
+		log_emerg("FATAL: no VMX here: this CPU lacks %s; Tempo needs Intel VT-x with "
+			  "x2APIC and TSC-deadline (under QEMU use -accel kvm -cpu host,+vmx)\n",
+			  missing);
+		hv_stop(STOP_NO_VMX, "missing CPU features");
+	}
+	log_info("Platform report complete: %u CPUs, TSC %lu kHz, VMX ready\n",
+		 acpi_info.cpu_count, tsc.hz / 1000);
+	hv_stop(STOP_OK, "platform report done");
+}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+#include "hv/stop.h"
+
+#include "arch/x86/cpu.h"
+#include "hv/log.h"
+
+#define QEMU_DEBUG_EXIT_PORT	0xf4
+#define BOCHS_SHUTDOWN_PORT	0x8900
+
+static int emulator_exit;
+
+void stop_set_emulator_exit(int on)
+{
+	emulator_exit = on;
+}
+
+static const char *stop_name(enum stop_code code)
+{
+	switch (code) {
+	case STOP_OK:
+		return "ok";
+	case STOP_FAILURE:
+		return "failure";
+	case STOP_NO_VMX:
+		return "no-vmx";
+	}
+	return "?";
+}
+
+void hv_stop(enum stop_code code, const char *why)
+{
+	asm volatile("cli");
+	log_emerg("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n", code, stop_name(code), why);
+	if (emulator_exit) {
+		outb(QEMU_DEBUG_EXIT_PORT, code);
+		if (code == STOP_OK) {
+			asm volatile("xchg %bx, %bx");	/* Bochs magic breakpoint */
+		} else {
+			for (const char *s = "Shutdown"; *s; s++)
+				outb(BOCHS_SHUTDOWN_PORT, *s);
+		}
+	}
+	log_emerg("Tempo: halted.\n");
+	halt_forever();
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Ending a run. On hardware the CPU halts with a last line on the console.
+ * With exit=emu on the command line (the ISOs we build for emulators pass
+ * it), the emulator is also told to exit with a status tests can check:
+ *
+ *   code         QEMU status   Bochs status   meaning
+ *   STOP_OK           33            0         run finished as asked
+ *   STOP_FAILURE      35            1         fatal error or exception
+ *   STOP_NO_VMX       37            1         the CPU lacks what Tempo needs
+ *
+ * QEMU's isa-debug-exit (port 0xf4) exits with (code << 1) | 1; Bochs exits
+ * 0 through its magic breakpoint and 1 through its shutdown port 0x8900.
+ */
+#ifndef TEMPO_HV_STOP_H
+#define TEMPO_HV_STOP_H
+
+enum stop_code {
+	STOP_OK = 0x10,
+	STOP_FAILURE = 0x11,
+	STOP_NO_VMX = 0x12,
+};
+
+void stop_set_emulator_exit(int on);
+__attribute__((noreturn)) void hv_stop(enum stop_code code, const char *why);
+
+#endif

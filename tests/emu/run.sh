@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Boot an image in Bochs or QEMU with a hard timeout, capture the serial port
+# and the 0xE9 debug port into files, and decide pass/fail from BOTH the
+# emulator's exit status and the "TEMPO_EXIT code=N status=NAME" line the
+# hypervisor prints (hv/stop.h has the table). Every run works in its own
+# directory, so several can run at once.
+#
+#   tests/emu/run.sh --emu bochs|qemu-bios|qemu-uefi --iso IMAGE [options]
+#     --cpus N          CPUs (default 1)
+#     --model NAME      Bochs CPU model (default corei7_ivy_bridge_3770k)
+#     --ips N           Bochs instructions per emulated second (default 50000000)
+#     --mem MiB         guest RAM (default 256)
+#     --timeout S       wall-clock limit (default 120)
+#     --expect STATUS   ok | failure | no-vmx (default ok)
+#     --out DIR         keep serial.txt, e9.txt, emu.log there (default: a temp dir)
+#     --show            copy the serial output to stdout as it arrives
+# Exit status 0 when the run ended as expected, 1 otherwise, 2 on bad usage.
+set -uo pipefail
+
+emu="" iso="" cpus=1 model=corei7_ivy_bridge_3770k ips=50000000 mem=256 timeout_s=120
+expect=ok out="" show=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--emu) emu=$2; shift 2 ;;
+	--iso) iso=$2; shift 2 ;;
+	--cpus) cpus=$2; shift 2 ;;
+	--model) model=$2; shift 2 ;;
+	--ips) ips=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--expect) expect=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	--show) show=1; shift ;;
+	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+done
+[ -n "$emu" ] && [ -n "$iso" ] || { echo "run.sh: --emu and --iso are required" >&2; exit 2; }
+[ -f "$iso" ] || { echo "run.sh: image $iso not found (make iso)" >&2; exit 2; }
+iso=$(readlink -f "$iso")
+
+case $expect in
+ok) code=16 ;;
+failure) code=17 ;;
+no-vmx) code=18 ;;
+*) echo "run.sh: --expect ok|failure|no-vmx" >&2; exit 2 ;;
+esac
+
+if [ -z "$out" ]; then
+	out=$(mktemp -d "${TMPDIR:-/tmp}/tempo-emu.XXXXXX")
+else
+	mkdir -p "$out"
+	rm -f "$out"/serial.txt "$out"/e9.txt "$out"/emu.log
+fi
+out=$(readlink -f "$out")
+: > "$out/serial.txt"
+
+tail_pid=""
+if [ $show -eq 1 ]; then
+	tail -n +1 -f "$out/serial.txt" | tr -d '\r' &
+	tail_pid=$!
+fi
+
+case $emu in
+bochs)
+	want_status=$([ "$expect" = ok ] && echo 0 || echo 1)
+	cat > "$out/bochsrc" <<RC
+memory: guest=$mem, host=$mem
+romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
+vgaromimage: file=/usr/share/vgabios/vgabios.bin
+cpu: model=$model, count=$cpus, ips=$ips, reset_on_triple_fault=0, ignore_bad_msrs=0
+ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
+ata0-master: type=cdrom, path=$iso, status=inserted
+boot: cdrom
+display_library: term
+com1: enabled=1, mode=file, dev=$out/serial.txt
+port_e9_hack: enabled=1
+clock: sync=none, time0=946681200
+speaker: enabled=0
+panic: action=fatal
+error: action=report
+log: $out/bochs.log
+magic_break: enabled=1
+RC
+	printf 'continue\nquit\n' > "$out/bochs.rc"
+	# Bochs' term display wants a terminal: give it a private pseudo-terminal.
+	timeout --kill-after=5 "$timeout_s" \
+		script -qefc "bochs -q -f $out/bochsrc -rc $out/bochs.rc" /dev/null \
+		< /dev/null > "$out/emu.log" 2>&1
+	status=$?
+	;;
+qemu-bios | qemu-uefi)
+	want_status=$((code * 2 + 1))
+	args=(-cpu max -smp "$cpus" -m "$mem" -cdrom "$iso" -display none
+		-serial "file:$out/serial.txt" -debugcon "file:$out/e9.txt" -no-reboot -net none
+		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
+	if [ "$emu" = qemu-uefi ]; then
+		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$out/vars.fd"
+		args+=(-machine q35
+			-drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
+			-drive "if=pflash,format=raw,file=$out/vars.fd")
+	fi
+	timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 "${args[@]}" \
+		< /dev/null > "$out/emu.log" 2>&1
+	status=$?
+	;;
+*)
+	echo "run.sh: unknown emulator $emu" >&2
+	exit 2
+	;;
+esac
+
+[ -n "$tail_pid" ] && { sleep 0.3; kill "$tail_pid" 2>/dev/null; wait "$tail_pid" 2>/dev/null; }
+
+marker=$(tr -d '\r' < "$out/serial.txt" | grep -o 'TEMPO_EXIT code=[0-9]* status=[a-z-]*' | tail -n 1)
+verdict=pass
+why=""
+if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+	verdict=fail why="timeout after ${timeout_s}s"
+elif [ "$status" -ne "$want_status" ]; then
+	verdict=fail why="emulator exit status $status, expected $want_status"
+elif [ "$marker" != "TEMPO_EXIT code=$code status=$expect" ]; then
+	verdict=fail why="marker '${marker:-none}', expected 'TEMPO_EXIT code=$code status=$expect'"
+fi
+echo "run.sh: $emu cpus=$cpus: $verdict${why:+ ($why)}; output in $out"
+[ $verdict = pass ]
