@@ -33,7 +33,7 @@ ISO		:= $(BUILD)/tempo.iso
 BOCHS_CPUS	?= 2
 BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
-.PHONY: all iso run test unit emu-test deps format help clean
+.PHONY: all iso run test unit test-images deps format help clean
 
 all: $(HV_ELF)	## Build the hypervisor ELF (build/tempo.elf)
 
@@ -54,6 +54,18 @@ iso: $(ISO)	## Build the hybrid BIOS+UEFI GRUB ISO (build/tempo.iso)
 
 $(ISO): $(HV_ELF) boot/mkiso.sh tests/emu/demo.cfg
 	boot/mkiso.sh $@ $(HV_ELF) "$(ISO_CMDLINE)" tests/emu/demo.cfg:partitions
+
+# Extra images the emulator tests boot, each with its own command line.
+TEST_ISO_NAMES	:= fault ud pit
+TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
+CMDLINE_fault	:= exit=emu test=fault
+CMDLINE_ud	:= exit=emu test=ud
+CMDLINE_pit	:= exit=emu tsc_calibrate=pit
+
+$(BUILD)/test/%.iso: $(HV_ELF) boot/mkiso.sh tests/emu/demo.cfg
+	boot/mkiso.sh $@ $(HV_ELF) "$(CMDLINE_$*)" tests/emu/demo.cfg:partitions
+
+test-images: $(ISO) $(TEST_ISOS)
 
 deps:	## Install the Debian packages Tempo needs (only those missing)
 	@tests/tools/deps.sh

@@ -149,11 +149,15 @@ static void discover_acpi(const struct boot_info *bi, struct acpi_info *ai)
 		log_info("ACPI: no HPET table\n");
 }
 
-static void discover_tsc(const struct acpi_info *ai, struct tsc_report *t)
+/* tsc_calibrate=pit skips the HPET (to test the PIT path, or avoid a bad HPET). */
+static void discover_tsc(const struct acpi_info *ai, const char *cmdline, struct tsc_report *t)
 {
+	char how[8] = "";
+
+	cmdline_get(cmdline, "tsc_calibrate", how, sizeof(how));
 	memset(t, 0, sizeof(*t));
 	t->cpuid_hz = tsc_cpuid_hz();
-	if (ai->has_hpet) {
+	if (ai->has_hpet && strcmp(how, "pit")) {
 		t->measured_hz = tsc_calibrate_hpet(ai->hpet_phys);
 		t->measured_by = TSC_SRC_HPET;
 	}
@@ -211,16 +215,16 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	discover_acpi(&boot_info, &acpi_info);
 	cpu_features_read(&cpu);
 	cpu_features_print(&cpu);
-	discover_tsc(&acpi_info, &tsc);
+	discover_tsc(&acpi_info, boot_info.cmdline, &tsc);
 
 	if (cpu.vmx) {
 		vmx_caps_read(&vmx);
 		vmx_caps_print(&vmx);
 	}
 	if (cpu_features_missing(&cpu, missing, sizeof(missing))) {
-		log_emerg("FATAL: no VMX here: this CPU lacks %s; Tempo needs Intel VT-x with "
-			  "x2APIC and TSC-deadline (under QEMU use -accel kvm -cpu host,+vmx)\n",
-			  missing);
+		log_emerg("FATAL: %sthis CPU lacks %s; Tempo needs Intel VT-x with x2APIC and "
+			  "TSC-deadline (under QEMU use -accel kvm -cpu host,+vmx)\n",
+			  cpu.vmx && !cpu.vmx_locked_off ? "" : "no VMX here: ", missing);
 		hv_stop(STOP_NO_VMX, "missing CPU features");
 	}
 	log_info("Platform report complete: %u CPUs, TSC %lu kHz, VMX ready\n",

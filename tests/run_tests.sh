@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The whole suite: host unit tests, then the emulator tests. Ends with one
+# line "N passed, N failed"; exits non-zero if anything failed.
+#   tests/run_tests.sh [unit|emu] [NAME_FILTER]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+what=${1:-all}
+filter=${2:-}
+BUILD=${BUILD:-build}
+logdir=$BUILD/test-logs
+mkdir -p "$logdir"
+passed=0
+failed=0
+failures=()
+
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
+fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s: %s\n' "$1" "$2"; }
+
+if [ "$what" = all ] || [ "$what" = unit ]; then
+	echo "== host unit tests (cmocka, ASan+UBSan)"
+	make -s -C tests/unit run BUILD="$(readlink -f "$BUILD")" > "$logdir/unit.log" 2>&1
+	unit_rc=$?
+	ok=$(grep -c '^\[       OK \]' "$logdir/unit.log")
+	bad=$(grep -E '^\[  FAILED  \] [A-Za-z_]' "$logdir/unit.log" | grep -vc 'test(s)')
+	grep -E '^\[==========\] .* ran|^\[  (PASSED|FAILED)  \]' "$logdir/unit.log" | sed 's/^/  /'
+	passed=$((passed + ok))
+	if [ "$bad" -gt 0 ]; then
+		failed=$((failed + bad))
+		failures+=("unit: $bad cmocka tests (see $logdir/unit.log)")
+	fi
+	if [ $unit_rc -ne 0 ] && [ "$bad" -eq 0 ]; then
+		fail unit-build "make -C tests/unit run exited $unit_rc (see $logdir/unit.log)"
+		tail -n 30 "$logdir/unit.log"
+	fi
+	echo "  unit: $ok passed, $bad failed"
+fi
+
+if [ "$what" = all ] || [ "$what" = emu ]; then
+	echo "== emulator tests"
+	if ! make -s test-images > "$logdir/build.log" 2>&1; then
+		fail build "make test-images failed (see $logdir/build.log)"
+		tail -n 30 "$logdir/build.log"
+	else
+		# shellcheck source=tests/emu/tests.sh
+		. tests/emu/tests.sh
+		for t in $EMU_TESTS; do
+			[ -n "$filter" ] && [[ $t != *$filter* ]] && continue
+			out="$logdir/$t"
+			rm -rf "$out"
+			mkdir -p "$out"
+			start=$SECONDS
+			if msg=$("test_$t" "$out" 2>&1); then
+				pass "$t ($((SECONDS - start))s)"
+			else
+				fail "$t" "$(echo "$msg" | tail -n 5 | tr '\n' ' ') [log: $out]"
+			fi
+		done
+	fi
+fi
+
+echo
+for f in "${failures[@]}"; do echo "failed: $f"; done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
