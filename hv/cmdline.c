@@ -47,9 +47,11 @@ bool cmdline_get_uint(const char *cmdline, const char *key, unsigned long *out)
 	if (!cmdline_get(cmdline, key, buf, sizeof(buf)) || !buf[0])
 		return false;
 	for (const char *p = buf; *p; p++) {
-		if (*p < '0' || *p > '9' || v > (~0ul - 9) / 10)
+		unsigned long d = (unsigned long)(*p - '0');
+
+		if (*p < '0' || *p > '9' || v > (~0ul - d) / 10)
 			return false;
-		v = v * 10 + (*p - '0');
+		v = v * 10 + d;
 	}
 	*out = v;
 	return true;

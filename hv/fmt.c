@@ -36,7 +36,7 @@ static void put_str(struct fmt_out *o, const struct spec *sp, const char *s)
 
 	if (!s)
 		s = "(null)";
-	while (s[n] && (sp->precision < 0 || n < sp->precision))
+	while ((sp->precision < 0 || n < sp->precision) && s[n])
 		n++;
 	if (!sp->left)
 		pad(o, ' ', sp->width - n);
@@ -102,11 +102,13 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				break;
 		}
 		if (*p == '*') {
-			sp.width = va_arg(ap, int);
-			if (sp.width < 0) {
+			int w = va_arg(ap, int);
+
+			if (w < 0) {
 				sp.left = true;
-				sp.width = -sp.width;
+				w = w < -100000 ? 100000 : -w;	/* no overflow at INT_MIN */
 			}
+			sp.width = w > 100000 ? 100000 : w;	/* same cap as a typed width */
 			p++;
 		} else {
 			while (*p >= '0' && *p <= '9' && sp.width < 100000)

@@ -24,8 +24,8 @@ void tsc_pick(struct tsc_report *r)
 		uint64_t diff = r->cpuid_hz > r->measured_hz ? r->cpuid_hz - r->measured_hz
 							      : r->measured_hz - r->cpuid_hz;
 
-		/* diff / measured in ppm; the division first keeps it in 64 bits */
-		r->mismatch_ppm = diff / (r->measured_hz / 1000000 ? r->measured_hz / 1000000 : 1);
+		/* diff / measured in ppm, saturating instead of overflowing */
+		r->mismatch_ppm = diff > ~0ull / 1000000 ? ~0ull : diff * 1000000 / r->measured_hz;
 		if (r->mismatch_ppm > TSC_MISMATCH_PPM) {
 			r->mismatch = true;
 			r->hz = r->measured_hz;

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+/*
+ * ACPI table discovery. Firmware tables are outside input: every table is
+ * read through mem->map, first its 36-byte header, then (once the header's
+ * length is sane) the whole table, whose checksum is verified before any
+ * field past the header is used. Fields are read with memcpy because the
+ * tables are byte-packed and their entries are often misaligned.
+ */
+#include "drivers/acpi.h"
+#include "hv/fmt.h"
+#include "hv/lib.h"
+
+#define RSDP_V1_LEN		20
+#define RSDP_V2_LEN		36
+#define SDT_HDR_LEN		36
+/*
+ * No table we walk (RSDT/XSDT, MADT, HPET, and the ones we only checksum)
+ * comes near this; a larger length is taken as corruption rather than mapped.
+ */
+#define SDT_MAX_LEN		(1u << 20)
+
+#define MADT_ENTRIES_OFF	44	/* header, u32 local APIC address, u32 flags */
+#define HPET_LEN		56
+
+enum {
+	MADT_LAPIC = 0,
+	MADT_IOAPIC = 1,
+	MADT_LAPIC_OVERRIDE = 5,
+	MADT_X2APIC = 9,
+};
+
+struct acpi_ctx {
+	const struct acpi_mem *mem;
+	struct acpi_info *out;
+	char *err;
+	size_t errlen;
+	char *warn;
+	size_t warnlen;
+	bool saw_madt;		/* an "APIC" / "HPET" table was listed, valid or not */
+	bool saw_hpet;
+};
+
+static uint16_t rd16(const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+uint8_t acpi_checksum(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+	uint8_t sum = 0;
+
+	while (len--)
+		sum += *b++;
+	return sum;
+}
+
+/*
+ * Warnings are joined with "; " into the one line the caller gets, so a bad
+ * MADT does not hide a bad HPET; what does not fit is cut (still terminated).
+ */
+static void warnf(struct acpi_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warnf(struct acpi_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	size_t used;
+
+	if (!c->warnlen)
+		return;
+	used = strnlen(c->warn, c->warnlen - 1);
+	if (used) {
+		if (used + 3 > c->warnlen)
+			return;
+		memcpy(c->warn + used, "; ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	fmt_vsnprintf(c->warn + used, c->warnlen - used, fmt, ap);
+	va_end(ap);
+}
+
+/* A zero address is a firmware hole in the root table, never a table. */
+static const uint8_t *map(struct acpi_ctx *c, uint64_t phys, size_t len)
+{
+	if (!phys || phys > UINT64_MAX - len)
+		return NULL;
+	return c->mem->map(c->mem->ctx, phys, len);
+}
+
+/* The signature as a printable string; firmware may put anything there. */
+static void sig_str(char dst[5], const uint8_t *sig)
+{
+	for (int i = 0; i < 4; i++)
+		dst[i] = sig[i] >= 0x20 && sig[i] < 0x7f ? (char)sig[i] : '?';
+	dst[4] = 0;
+}
+
+/*
+ * Map the table at @phys and check its length and checksum. On success
+ * returns the table and its length in *@len; on failure NULL with the reason
+ * in @why (a one-line fragment the caller prefixes with the table's name).
+ * *@sig receives the signature whenever the header could be mapped.
+ */
+static const uint8_t *map_table(struct acpi_ctx *c, uint64_t phys, uint32_t *len, char sig[5],
+				char *why, size_t whylen)
+{
+	const uint8_t *t = map(c, phys, SDT_HDR_LEN);
+	uint8_t sum;
+
+	if (!t) {
+		fmt_snprintf(why, whylen, "header not in mapped memory");
+		return NULL;
+	}
+	sig_str(sig, t);
+	*len = rd32(t + 4);
+	if (*len < SDT_HDR_LEN || *len > SDT_MAX_LEN) {
+		fmt_snprintf(why, whylen, "length %u invalid (need %u..%u)", *len, SDT_HDR_LEN,
+			     SDT_MAX_LEN);
+		return NULL;
+	}
+	t = map(c, phys, *len);
+	if (!t) {
+		fmt_snprintf(why, whylen, "length %u runs outside mapped memory", *len);
+		return NULL;
+	}
+	sum = acpi_checksum(t, *len);
+	if (sum) {
+		fmt_snprintf(why, whylen, "checksum 0x%02x, expected 0", sum);
+		return NULL;
+	}
+	return t;
+}
+
+static bool cpu_known(const struct acpi_info *out, uint32_t apic_id)
+{
+	for (uint32_t i = 0; i < out->cpu_count; i++)
+		if (out->cpus[i].apic_id == apic_id)
+			return true;
+	return false;
+}
+
+static void add_cpu(struct acpi_ctx *c, uint64_t phys, uint32_t apic_id, uint32_t uid,
+		    uint32_t flags, bool x2)
+{
+	struct acpi_info *out = c->out;
+	struct acpi_cpu *cpu;
+
+	if (cpu_known(out, apic_id)) {
+		warnf(c, "ACPI: MADT at 0x%llx: APIC ID 0x%x listed twice, keeping the first",
+		      (unsigned long long)phys, apic_id);
+		return;
+	}
+	if (out->cpu_count >= ACPI_MAX_CPUS) {
+		out->cpus_truncated = true;
+		return;
+	}
+	cpu = &out->cpus[out->cpu_count++];
+	cpu->apic_id = apic_id;
+	cpu->acpi_uid = uid;
+	cpu->enabled = flags & 1;
+	cpu->online_capable = flags & 2;
+	cpu->from_x2apic_entry = x2;
+}
+
+/* Smallest length each entry type we read needs; other types need only 2. */
+static uint8_t madt_min_len(uint8_t type)
+{
+	switch (type) {
+	case MADT_LAPIC:
+		return 8;
+	case MADT_IOAPIC:
+	case MADT_LAPIC_OVERRIDE:
+		return 12;
+	case MADT_X2APIC:
+		return 16;
+	default:
+		return 2;
+	}
+}
+
+/*
+ * A malformed entry (length below 2, below what its type needs, or running
+ * past the table) ends the walk with a warning; what was parsed before it is
+ * kept and has_madt stays true. The table's checksum was good, so the entries
+ * before the bad one are what the firmware meant, and booting with the CPUs
+ * found so far beats booting with none.
+ */
+static void parse_madt(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *out = c->out;
+	uint32_t off;
+
+	if (len < MADT_ENTRIES_OFF) {
+		warnf(c, "ACPI: MADT at 0x%llx: length %u too short for its fixed fields (%u)",
+		      (unsigned long long)phys, len, MADT_ENTRIES_OFF);
+		return;
+	}
+	out->has_madt = true;
+	out->lapic_phys = rd32(t + 36);
+	out->madt_flags = rd32(t + 40);
+
+	for (off = MADT_ENTRIES_OFF; off < len;) {
+		uint8_t type, elen;
+		const uint8_t *e = t + off;
+
+		if (len - off < 2) {
+			warnf(c, "ACPI: MADT at 0x%llx: entry at offset %u: header runs past "
+			      "length %u, ignoring the rest", (unsigned long long)phys, off, len);
+			return;
+		}
+		type = e[0];
+		elen = e[1];
+		if (elen < madt_min_len(type) || elen > len - off) {
+			warnf(c, "ACPI: MADT at 0x%llx: entry type %u at offset %u: length %u "
+			      "invalid (need %u, %u left), ignoring the rest",
+			      (unsigned long long)phys, type, off, elen, madt_min_len(type),
+			      len - off);
+			return;
+		}
+		switch (type) {
+		case MADT_LAPIC:
+			add_cpu(c, phys, e[3], e[2], rd32(e + 4), false);
+			break;
+		case MADT_IOAPIC:
+			if (out->ioapic_count >= ACPI_MAX_IOAPICS) {
+				warnf(c, "ACPI: MADT at 0x%llx: more than %u IO APICs, ignoring "
+				      "ID %u", (unsigned long long)phys, ACPI_MAX_IOAPICS, e[2]);
+				break;
+			}
+			out->ioapics[out->ioapic_count].id = e[2];
+			out->ioapics[out->ioapic_count].phys = rd32(e + 4);
+			out->ioapics[out->ioapic_count].gsi_base = rd32(e + 8);
+			out->ioapic_count++;
+			break;
+		case MADT_LAPIC_OVERRIDE:
+			out->lapic_phys = rd64(e + 4);
+			break;
+		case MADT_X2APIC:
+			add_cpu(c, phys, rd32(e + 4), rd32(e + 12), rd32(e + 8), true);
+			break;
+		default:
+			break;
+		}
+		off += elen;
+	}
+}
+
+static void parse_hpet(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *out = c->out;
+	uint64_t addr;
+
+	if (len < HPET_LEN) {
+		warnf(c, "ACPI: HPET at 0x%llx: length %u too short (need %u)",
+		      (unsigned long long)phys, len, HPET_LEN);
+		return;
+	}
+	/* Generic Address Structure at 40: space id, width, offset, access size, address. */
+	if (t[40] != 0) {
+		warnf(c, "ACPI: HPET at 0x%llx: address space %u is not system memory",
+		      (unsigned long long)phys, t[40]);
+		return;
+	}
+	addr = rd64(t + 44);
+	if (!addr) {
+		warnf(c, "ACPI: HPET at 0x%llx: base address is 0", (unsigned long long)phys);
+		return;
+	}
+	out->has_hpet = true;
+	out->hpet_phys = addr;
+	out->hpet_number = t[52];
+	out->hpet_min_tick = rd16(t + 53);
+}
+
+static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint64_t phys)
+{
+	struct acpi_info *out = c->out;
+	char sig[5] = "????";
+	char why[96];
+	const uint8_t *t;
+	uint32_t len = 0;
+
+	t = map_table(c, phys, &len, sig, why, sizeof(why));
+	if (out->table_count < ACPI_MAX_TABLES) {
+		memcpy(out->table_sigs[out->table_count], sig, sizeof(sig));
+		out->table_phys[out->table_count] = phys;
+		out->table_count++;
+	}
+	c->saw_madt |= !memcmp(sig, "APIC", 4);
+	c->saw_hpet |= !memcmp(sig, "HPET", 4);
+	if (!t) {
+		warnf(c, "ACPI: %s entry %u: table %s at 0x%llx: %s", root, idx,
+		      !memcmp(sig, "APIC", 4) ? "MADT (APIC)" : sig,
+		      (unsigned long long)phys, why);
+		return;
+	}
+	/* The first valid MADT / HPET wins; a second copy is firmware noise. */
+	if (!memcmp(sig, "APIC", 4) && !out->has_madt)
+		parse_madt(c, phys, t, len);
+	else if (!memcmp(sig, "HPET", 4) && !out->has_hpet)
+		parse_hpet(c, phys, t, len);
+}
+
+static int fail(struct acpi_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(struct acpi_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(c->err, c->errlen, fmt, ap);
+	va_end(ap);
+	/* Never hand back half-parsed tables. */
+	if (c->out)
+		memset(c->out, 0, sizeof(*c->out));
+	return -1;
+}
+
+int acpi_parse(const uint8_t *rsdp, size_t rsdp_len, const struct acpi_mem *mem,
+	       struct acpi_info *out, char *err, size_t errlen, char *warn, size_t warnlen)
+{
+	struct acpi_ctx c = {
+		.mem = mem, .out = out,
+		.err = err, .errlen = err ? errlen : 0,
+		.warn = warn, .warnlen = warn ? warnlen : 0,
+	};
+	const char *root;
+	const uint8_t *t;
+	uint32_t len, esize, n;
+	uint8_t sum;
+	char sig[5] = "????";
+	char why[96];
+
+	if (c.errlen)
+		err[0] = 0;
+	if (c.warnlen)
+		warn[0] = 0;
+	if (!out || !mem || !mem->map)
+		return fail(&c, "ACPI: no %s given", out ? "memory accessor" : "output");
+	memset(out, 0, sizeof(*out));
+	if (!rsdp || rsdp_len < RSDP_V1_LEN)
+		return fail(&c, "ACPI: RSDP copy is %zu bytes, need at least %u",
+			    rsdp ? rsdp_len : 0, RSDP_V1_LEN);
+	if (memcmp(rsdp, "RSD PTR ", 8))
+		return fail(&c, "ACPI: RSDP: bad signature");
+	sum = acpi_checksum(rsdp, RSDP_V1_LEN);
+	if (sum)
+		return fail(&c, "ACPI: RSDP: checksum 0x%02x, expected 0", sum);
+
+	out->rsdp_revision = rsdp[15];
+	memcpy(out->oem_id, rsdp + 9, 6);
+	out->oem_id[6] = 0;
+	out->root_phys = rd32(rsdp + 16);
+	if (out->rsdp_revision >= 2) {
+		if (rsdp_len < RSDP_V2_LEN)
+			return fail(&c, "ACPI: RSDP: revision %u but copy is %zu bytes, need %u",
+				    out->rsdp_revision, rsdp_len, RSDP_V2_LEN);
+		len = rd32(rsdp + 20);
+		if (len < RSDP_V2_LEN || len > rsdp_len)
+			return fail(&c, "ACPI: RSDP: length %u invalid (need %u..%zu)", len,
+				    RSDP_V2_LEN, rsdp_len);
+		sum = acpi_checksum(rsdp, len);
+		if (sum)
+			return fail(&c, "ACPI: RSDP: extended checksum 0x%02x, expected 0", sum);
+		if (rd64(rsdp + 24)) {
+			out->use_xsdt = true;
+			out->root_phys = rd64(rsdp + 24);
+		}
+	}
+	root = out->use_xsdt ? "XSDT" : "RSDT";
+	esize = out->use_xsdt ? 8 : 4;
+	if (!out->root_phys)
+		return fail(&c, "ACPI: RSDP: %s address is 0", root);
+
+	t = map_table(&c, out->root_phys, &len, sig, why, sizeof(why));
+	if (!t)
+		return fail(&c, "ACPI: %s at 0x%llx: %s", root, (unsigned long long)out->root_phys,
+			    why);
+	if (memcmp(sig, root, 4))
+		return fail(&c, "ACPI: %s at 0x%llx: signature \"%s\"", root,
+			    (unsigned long long)out->root_phys, sig);
+	if ((len - SDT_HDR_LEN) % esize)
+		return fail(&c, "ACPI: %s at 0x%llx: length %u is not header + %u-byte entries",
+			    root, (unsigned long long)out->root_phys, len, esize);
+
+	n = (len - SDT_HDR_LEN) / esize;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = t + SDT_HDR_LEN + (size_t)i * esize;
+
+		/*
+		 * Tables past ACPI_MAX_TABLES are still visited (the MADT may be
+		 * one of them), just not recorded.
+		 */
+		visit_table(&c, root, i, esize == 8 ? rd64(e) : rd32(e));
+	}
+	if (n > ACPI_MAX_TABLES)
+		warnf(&c, "ACPI: %s lists %u tables, only the first %u recorded", root, n,
+		      ACPI_MAX_TABLES);
+	if (!c.saw_madt)
+		warnf(&c, "ACPI: no MADT (APIC) listed in the %s", root);
+	if (!c.saw_hpet)
+		warnf(&c, "ACPI: no HPET listed in the %s", root);
+	return 0;
+}
