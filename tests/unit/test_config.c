@@ -1,0 +1,909 @@
+// SPDX-License-Identifier: MIT
+/* Unit tests for hv/config.c (partition configuration parser and check). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hv/config.h"
+
+#define MiB (1ull << 20)
+#define GiB (1ull << 30)
+
+static struct hv_config cfg;
+static struct config_error err;
+
+/*
+ * Parse from an exact-size heap copy, so ASan reports any read past @len:
+ * the parser must never look for a NUL terminator.
+ */
+static int parse_n(const char *text, size_t len)
+{
+	char *copy = malloc(len ? len : 1);
+	int rc;
+
+	assert_non_null(copy);
+	memcpy(copy, text, len);
+	memset(&err, 0x5a, sizeof(err));
+	rc = config_parse(copy, len, &cfg, &err);
+	free(copy);
+	/* Whatever the outcome, the message is a terminated string. */
+	assert_true(strnlen(err.msg, sizeof(err.msg)) < sizeof(err.msg));
+	if (rc)
+		assert_true(err.msg[0] != 0);
+	return rc;
+}
+
+static int parse(const char *text)
+{
+	return parse_n(text, strlen(text));
+}
+
+static void parse_ok(const char *text)
+{
+	if (parse(text)) {
+		print_error("unexpected error at line %u: %s\n", err.line, err.msg);
+		fail();
+	}
+}
+
+static void expect_err_n(const char *text, size_t len, uint32_t line, const char *want)
+{
+	if (!parse_n(text, len)) {
+		print_error("parsed, but wanted line %u: %s\n--- input:\n%.*s\n", line, want,
+			    (int)len, text);
+		fail();
+	}
+	if (err.line != line || !strstr(err.msg, want)) {
+		print_error("got line %u: %s\nwant line %u: ...%s...\n--- input:\n%.*s\n",
+			    err.line, err.msg, line, want, (int)len, text);
+		fail();
+	}
+}
+
+static void expect_err(const char *text, uint32_t line, const char *want)
+{
+	expect_err_n(text, strlen(text), line, want);
+}
+
+#define MIN_PART "[partition rt0]\ncpus = 1\nmemory = 64M\nimage = hello\n"
+
+/* ---- good configurations ---- */
+
+static void test_all_keys(void **state)
+{
+	const struct partition_config *p = &cfg.partitions[0];
+
+	(void)state;
+	parse_ok("[hypervisor]\n"
+		 "tick_us = 250\n"
+		 "\n"
+		 "[partition rt0]\n"
+		 "cpus = 1,2-3\n"
+		 "memory = 64M\n"
+		 "base = 0x10000000\n"
+		 "image = hello\n"
+		 "cmdline = \"console=ttyS0 quiet\"\n"
+		 "modules = initrd extra\n"
+		 "timer = inject\n"
+		 "console = off\n");
+	assert_int_equal(cfg.tick_us, 250);
+	assert_int_equal(cfg.partition_count, 1);
+	assert_string_equal(p->name, "rt0");
+	assert_int_equal(p->cpu_mask, 0xe);
+	assert_int_equal(p->memory_bytes, 64 * MiB);
+	assert_int_equal(p->base, 0x10000000);
+	assert_string_equal(p->image, "hello");
+	assert_string_equal(p->cmdline, "console=ttyS0 quiet");
+	assert_int_equal(p->module_count, 2);
+	assert_string_equal(p->modules[0], "initrd");
+	assert_string_equal(p->modules[1], "extra");
+	assert_int_equal(p->timer, TIMER_INJECT);
+	assert_false(p->console);
+	assert_int_equal(p->line, 4);
+	assert_int_equal(err.line, 0);
+	assert_string_equal(err.msg, "");
+}
+
+static void test_defaults(void **state)
+{
+	const struct partition_config *p = &cfg.partitions[0];
+
+	(void)state;
+	parse_ok(MIN_PART);
+	assert_int_equal(cfg.tick_us, CONFIG_DEFAULT_TICK_US);
+	assert_int_equal(cfg.partition_count, 1);
+	assert_int_equal(p->cpu_mask, 2);
+	assert_int_equal(p->base, 0);
+	assert_string_equal(p->cmdline, "");
+	assert_int_equal(p->module_count, 0);
+	assert_int_equal(p->timer, TIMER_DIRECT);
+	assert_true(p->console);
+	assert_int_equal(p->line, 1);
+}
+
+static void test_comments_blanks_tabs(void **state)
+{
+	const struct partition_config *p = &cfg.partitions[0];
+
+	(void)state;
+	parse_ok("# Tempo partitions\n"
+		 "   \n"
+		 "\t# indented comment\n"
+		 "[hypervisor]   # the host\n"
+		 "tick_us=0#tickless\n"
+		 "\n"
+		 "  [ partition \t rt0 ]  # spaces inside the brackets\n"
+		 "\tcpus\t=\t0 , 2 - 3 \t# trailing comment\n"
+		 "memory =64M\n"
+		 "image= hello   \n"
+		 "cmdline = console=ttyS0 # not part of it\n"
+		 "timer = emulated\n"
+		 "console = on\n"
+		 "# the end, no newline after this");
+	assert_int_equal(cfg.tick_us, 0);
+	assert_string_equal(p->name, "rt0");
+	assert_int_equal(p->cpu_mask, 0xd);
+	assert_string_equal(p->image, "hello");
+	assert_string_equal(p->cmdline, "console=ttyS0");
+	assert_int_equal(p->timer, TIMER_EMULATED);
+	assert_true(p->console);
+	assert_int_equal(p->line, 7);
+}
+
+static void test_crlf(void **state)
+{
+	const struct partition_config *p = &cfg.partitions[0];
+
+	(void)state;
+	parse_ok("# dos\r\n\r\n[partition rt0]\r\ncpus = 1-2\r\nmemory = 2M\r\n"
+		 "image = hello\r\ncmdline = \"a b\"\r\nmodules = x y\r\n");
+	assert_int_equal(p->line, 3);
+	assert_int_equal(p->cpu_mask, 6);
+	assert_int_equal(p->memory_bytes, 2 * MiB);
+	assert_string_equal(p->image, "hello");
+	assert_string_equal(p->cmdline, "a b");
+	assert_string_equal(p->modules[1], "y");
+	/* A final CR without LF ends the file the same way. */
+	parse_ok(MIN_PART "timer = inject\r");
+	assert_int_equal(cfg.partitions[0].timer, TIMER_INJECT);
+	/* Line numbers count CRLF lines. */
+	expect_err("[partition rt0]\r\ncpus = 1\r\nmemory = 3M\r\n", 3, "memory: 3M");
+}
+
+static void test_cpu_lists(void **state)
+{
+	static const struct {
+		const char *cpus;
+		uint64_t mask;
+	} cases[] = {
+		{ "0", 1 },
+		{ "1-3,5", 0x2e },
+		{ "5,1-3", 0x2e },
+		{ "63", 1ull << 63 },
+		{ "0-63", ~0ull },
+		{ "0x3", 8 },
+		{ "0x0-0x3", 0xf },
+		{ "7-7", 0x80 },
+		{ "00012", 1 << 12 },
+		{ " 1 , 4 - 5 , 9 ", 0x232 },
+	};
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[partition p]\ncpus = %s\nmemory = 2M\nimage = i\n",
+			 cases[i].cpus);
+		parse_ok(text);
+		assert_int_equal(cfg.partitions[0].cpu_mask, cases[i].mask);
+	}
+}
+
+static void test_numbers(void **state)
+{
+	static const struct {
+		const char *memory;
+		uint64_t bytes;
+	} cases[] = {
+		{ "2M", 2 * MiB },
+		{ "2m", 2 * MiB },
+		{ "2048K", 2 * MiB },
+		{ "2048k", 2 * MiB },
+		{ "1G", GiB },
+		{ "3g", 3 * GiB },
+		{ "2097152", 2 * MiB },
+		{ "0x4000000", 64 * MiB },
+		{ "0X200000", 2 * MiB },
+		{ "0x10M", 16 * MiB },
+		{ "17179869183G", 17179869183ull * GiB },
+		{ "0xffffffffffe00000", 0xffffffffffe00000ull },
+	};
+	char text[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "[partition p]\ncpus = 0\nmemory = %s\nimage = i\n",
+			 cases[i].memory);
+		parse_ok(text);
+		assert_int_equal(cfg.partitions[0].memory_bytes, cases[i].bytes);
+	}
+
+	parse_ok("[hypervisor]\ntick_us = 1000000\n" MIN_PART);
+	assert_int_equal(cfg.tick_us, 1000000);
+	parse_ok("[hypervisor]\ntick_us = 0x10\n" MIN_PART);
+	assert_int_equal(cfg.tick_us, 16);
+
+	/* The highest base whose range still ends inside 64 bits. */
+	parse_ok("[partition p]\ncpus = 0\nimage = i\nmemory = 2M\nbase = 0xffffffffffc00000\n");
+	assert_int_equal(cfg.partitions[0].base, 0xffffffffffc00000ull);
+	expect_err(MIN_PART "base = 0xffffffffffe00000\n", 5, "runs past the end");
+	parse_ok("[partition p]\ncpus = 0\nimage = i\nbase = 0xfffffffff8000000\nmemory = 64M\n");
+	assert_int_equal(cfg.partitions[0].base, 0xfffffffff8000000ull);
+	/* Ending exactly at 2^64 is refused too: that end is not a 64-bit address. */
+	expect_err("[partition p]\ncpus = 0\nimage = i\nbase = 0xfffffffffc000000\n"
+		   "memory = 64M\n", 5, "runs past the end");
+}
+
+static void test_cmdline(void **state)
+{
+	const struct partition_config *p = &cfg.partitions[0];
+	char text[1024], want[300];
+
+	(void)state;
+	parse_ok(MIN_PART "cmdline = \"say \\\"hi\\\" C:\\\\dir\"\n");
+	assert_string_equal(p->cmdline, "say \"hi\" C:\\dir");
+	parse_ok(MIN_PART "cmdline = \"  keep # this \" # but not this\n");
+	assert_string_equal(p->cmdline, "  keep # this ");
+	parse_ok(MIN_PART "cmdline = \"\"\n");
+	assert_string_equal(p->cmdline, "");
+	parse_ok(MIN_PART "cmdline =\n");
+	assert_string_equal(p->cmdline, "");
+	parse_ok(MIN_PART "cmdline = a \"b\" c=d\n");
+	assert_string_equal(p->cmdline, "a \"b\" c=d");
+	parse_ok(MIN_PART "cmdline = console=ttyS0,115200 root=/dev/ram0 \xc3\xa9\n");
+	assert_string_equal(p->cmdline, "console=ttyS0,115200 root=/dev/ram0 \xc3\xa9");
+
+	/* 255 characters fit, quoted or not; 256 do not. */
+	memset(want, 'x', 255);
+	want[255] = 0;
+	snprintf(text, sizeof(text), MIN_PART "cmdline = %s\n", want);
+	parse_ok(text);
+	assert_string_equal(p->cmdline, want);
+	snprintf(text, sizeof(text), MIN_PART "cmdline = \"%s\"\n", want);
+	parse_ok(text);
+	assert_string_equal(p->cmdline, want);
+	/* Escapes count once. */
+	memset(want, '\\', 254);
+	want[254] = 0;
+	snprintf(text, sizeof(text), MIN_PART "cmdline = \"%s\"\n", want);
+	parse_ok(text);
+	assert_int_equal(strlen(p->cmdline), 127);
+}
+
+static void test_multiple_partitions(void **state)
+{
+	char text[4096];
+	size_t o = 0;
+
+	(void)state;
+	parse_ok("[partition linux]\n"
+		 "cpus = 0\n"
+		 "memory = 512M\n"
+		 "image = bzImage\n"
+		 "modules = initrd\n"
+		 "\n"
+		 "[hypervisor]\n"
+		 "tick_us = 100\n"
+		 "\n"
+		 "[partition rt-0.a_b]\n"
+		 "image = hello\n"
+		 "memory = 1G\n"
+		 "cpus = 1-3\n");
+	assert_int_equal(cfg.partition_count, 2);
+	assert_int_equal(cfg.tick_us, 100);
+	assert_string_equal(cfg.partitions[0].name, "linux");
+	assert_int_equal(cfg.partitions[0].line, 1);
+	assert_int_equal(cfg.partitions[0].memory_bytes, 512 * MiB);
+	assert_int_equal(cfg.partitions[0].module_count, 1);
+	assert_string_equal(cfg.partitions[1].name, "rt-0.a_b");
+	assert_int_equal(cfg.partitions[1].line, 10);
+	assert_int_equal(cfg.partitions[1].cpu_mask, 0xe);
+	assert_int_equal(cfg.partitions[1].memory_bytes, GiB);
+	assert_int_equal(cfg.partitions[1].module_count, 0);
+
+	/* The most partitions, names, modules and CPUs allowed. */
+	for (int i = 0; i < CONFIG_MAX_PARTITIONS; i++)
+		o += snprintf(text + o, sizeof(text) - o,
+			      "[partition p%d_456789012345678901234567890]\ncpus = %d\n"
+			      "memory = 2M\nimage = i234567890123456789012345678901\n"
+			      "modules = a b c d\n", i, i + 56);
+	parse_ok(text);
+	assert_int_equal(cfg.partition_count, CONFIG_MAX_PARTITIONS);
+	assert_string_equal(cfg.partitions[7].name, "p7_456789012345678901234567890");
+	assert_int_equal(cfg.partitions[7].cpu_mask, 1ull << 63);
+	assert_int_equal(cfg.partitions[7].line, 36);
+	assert_string_equal(cfg.partitions[7].image, "i234567890123456789012345678901");
+	assert_int_equal(cfg.partitions[7].module_count, 4);
+	assert_string_equal(cfg.partitions[7].modules[3], "d");
+}
+
+static void test_timer_mode_name(void **state)
+{
+	(void)state;
+	assert_string_equal(timer_mode_name(TIMER_DIRECT), "direct");
+	assert_string_equal(timer_mode_name(TIMER_INJECT), "inject");
+	assert_string_equal(timer_mode_name(TIMER_EMULATED), "emulated");
+	assert_string_equal(timer_mode_name((enum timer_mode)7), "unknown");
+}
+
+/* ---- malformed configurations ---- */
+
+struct bad_case {
+	const char *text;
+	uint32_t line;
+	const char *msg;
+};
+
+static const struct bad_case bad_cases[] = {
+	/* Statements and sections. */
+	{ "[partition rt0]\ncpus 1\n", 2, "expected 'key = value', found 'cpus 1'" },
+	{ "[partition rt0]\n= 5\n", 2, "expected 'key = value', found '= 5'" },
+	{ "[partition rt0]\ncpus: 1 # c\n", 2, "expected 'key = value', found 'cpus: 1'" },
+	{ "[partition rt0]\n}\n", 2, "expected 'key = value', found '}'" },
+	{ "[partition rt0]\ncpu = 1\n", 2,
+	  "unknown key 'cpu' in [partition rt0] (expected cpus, memory, base, image, cmdline, "
+	  "modules, timer, console)" },
+	{ "[partition rt0]\nCPUS = 1\n", 2, "unknown key 'CPUS'" },
+	{ "[partition rt0]\ntick_us = 1\n", 2, "unknown key 'tick_us' in [partition rt0]" },
+	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us)" },
+	{ "cpus = 1\n[partition rt0]\n", 1, "key outside a section" },
+	{ "\n\n  memory = 2M\n", 3, "key outside a section" },
+	{ "[foo]\n", 1, "expected '[hypervisor]' or '[partition NAME]', found '[foo]'" },
+	{ "[partition]\n", 1, "found '[partition]'" },
+	{ "[partition rt0\ncpus = 1\n", 1, "found '[partition rt0'" },
+	{ "[hypervisor x]\n", 1, "found '[hypervisor x]'" },
+	{ "[hypervisor] tick_us = 5\n", 1, "found '[hypervisor] tick_us = 5'" },
+	{ "[]\n", 1, "found '[]'" },
+	{ "[Partition a]\n", 1, "found '[Partition a]'" },
+	{ "[partitiona]\n", 1, "found '[partitiona]'" },
+	{ "[partition a b]\n", 1, "partition name: expected a name of 1-31 characters" },
+	{ "[partition rt/0]\n", 1, "found 'rt/0'" },
+	{ "[partition a2345678901234567890123456789012]\n", 1, "is longer than 31 characters" },
+	{ MIN_PART "[partition rt0]\n", 5, "duplicate partition name 'rt0' (first on line 1)" },
+	{ "[hypervisor]\n[hypervisor]\n", 2, "duplicate [hypervisor] section (first on line 1)" },
+	{ "[hypervisor]\ntick_us = 1\ntick_us = 2\n", 3, "duplicate key 'tick_us'" },
+	{ "[partition rt0]\ncpus = 1\ncpus = 2\n", 3, "duplicate key 'cpus' (first set on line 2)" },
+	{ MIN_PART "timer = direct\ntimer = inject\n", 6, "duplicate key 'timer'" },
+	/* Required keys: the error points at the section. */
+	{ "[partition rt0]\ncpus = 1\nmemory = 2M\n", 1, "partition 'rt0' is missing 'image'" },
+	{ "[partition rt0]\nimage = a\nmemory = 2M\n", 1, "partition 'rt0' is missing 'cpus'" },
+	{ "[partition rt0]\nimage = a\ncpus = 2\n", 1, "partition 'rt0' is missing 'memory'" },
+	{ MIN_PART "\n[partition b]\ncpus = 2\n[hypervisor]\n", 6, "'b' is missing 'memory'" },
+	{ "", 0, "no [partition] section" },
+	{ "# nothing\n\n", 0, "no [partition] section" },
+	{ "[hypervisor]\ntick_us = 5\n", 0, "no [partition] section" },
+	/* Bytes that have no place in a text file. */
+	{ "[partition rt0]\ncpus = 1\x01\n", 2, "control byte 0x01 in column 9" },
+	{ "[partition rt0]\ncpus = 1\x7f\n", 2, "control byte 0x7f" },
+	{ "[partition rt0]\ncpus\r= 1\n", 2, "control byte 0x0d in column 5" },
+	{ "[partition rt0]\r\r\n", 1, "control byte 0x0d" },
+	{ "# \x1b[31m red\n", 1, "control byte 0x1b" },
+	/* cpus */
+	{ "[partition rt0]\ncpus =\n", 2, "cpus: expected a list such as 0,2-3, found ''" },
+	{ "[partition rt0]\ncpus = # none\n", 2, "cpus: expected a list" },
+	{ "[partition rt0]\ncpus = 1,,2\n", 2, "cpus: empty entry in '1,,2'" },
+	{ "[partition rt0]\ncpus = 1,\n", 2, "cpus: empty entry" },
+	{ "[partition rt0]\ncpus = 3-1\n", 2, "cpus: range '3-1' runs backwards" },
+	{ "[partition rt0]\ncpus = 64\n", 2, "cpus: CPU 64 is out of range (0-63)" },
+	{ "[partition rt0]\ncpus = 60-99\n", 2, "CPU 99 is out of range" },
+	{ "[partition rt0]\ncpus = 99999999999999999999\n", 2, "expected a CPU number" },
+	{ "[partition rt0]\ncpus = 1,1\n", 2, "cpus: CPU 1 is listed twice" },
+	{ "[partition rt0]\ncpus = 0-3,2\n", 2, "cpus: CPU 2 is listed twice" },
+	{ "[partition rt0]\ncpus = a\n", 2, "expected a CPU number or range N-M, found 'a'" },
+	{ "[partition rt0]\ncpus = 1-\n", 2, "found '1-'" },
+	{ "[partition rt0]\ncpus = -1\n", 2, "found '-1'" },
+	{ "[partition rt0]\ncpus = 1-2-3\n", 2, "found '1-2-3'" },
+	{ "[partition rt0]\ncpus = 1 2\n", 2, "found '1 2'" },
+	{ "[partition rt0]\ncpus = 0x\n", 2, "found '0x'" },
+	/* memory */
+	{ "[partition rt0]\nmemory = 3M\n", 2, "memory: 3M is not a multiple of 2 MiB" },
+	{ "[partition rt0]\nmemory = 1024K\n", 2, "1024K is not a multiple of 2 MiB" },
+	{ "[partition rt0]\nmemory = 0\n", 2, "memory: must be more than 0" },
+	{ "[partition rt0]\nmemory = 0G\n", 2, "memory: must be more than 0" },
+	{ "[partition rt0]\nmemory = abc\n", 2, "memory: expected a size such as 512M" },
+	{ "[partition rt0]\nmemory =\n", 2, "memory: expected a size" },
+	{ "[partition rt0]\nmemory = M\n", 2, "found 'M'" },
+	{ "[partition rt0]\nmemory = 64MB\n", 2, "found '64MB'" },
+	{ "[partition rt0]\nmemory = 64 M\n", 2, "found '64 M'" },
+	{ "[partition rt0]\nmemory = -2M\n", 2, "found '-2M'" },
+	{ "[partition rt0]\nmemory = +2M\n", 2, "found '+2M'" },
+	{ "[partition rt0]\nmemory = 99999999999999999999\n", 2, "memory: '9999" },
+	{ "[partition rt0]\nmemory = 17179869184G\n", 2, "'17179869184G' is too large" },
+	{ "[partition rt0]\nmemory = 0x10000000000000000\n", 2, "is too large" },
+	/* base */
+	{ "[partition rt0]\nbase = 0\n", 2, "base: must not be 0" },
+	{ "[partition rt0]\nbase = 0x1000\n", 2, "base: 0x1000 is not 2 MiB aligned" },
+	{ "[partition rt0]\nbase = 16M\n", 2, "base: expected an address" },
+	{ "[partition rt0]\nbase = 0xg\n", 2, "found '0xg'" },
+	{ "[partition rt0]\nbase = 0x1ffffffffffffffff\n", 2, "base: '0x1ffffffffffffffff' is too" },
+	{ "[partition rt0]\nmemory = 1G\nbase = 0xffffffffc0000000\n", 3,
+	  "base 0xffffffffc0000000 + memory 0x40000000 runs past the end of the address space" },
+	/* image and modules */
+	{ "[partition rt0]\nimage =\n", 2, "image: expected a name of 1-31 characters" },
+	{ "[partition rt0]\nimage = a b\n", 2, "image: expected a name" },
+	{ "[partition rt0]\nimage = hello!\n", 2, "found 'hello!'" },
+	{ "[partition rt0]\nimage = \"hello\"\n", 2, "found '\"hello\"'" },
+	{ "[partition rt0]\nimage = a2345678901234567890123456789012\n", 2,
+	  "image: name 'a2345678901234567890123456789012' is longer than 31 characters" },
+	{ "[partition rt0]\nmodules = a b c d e\n", 2, "modules: too many modules (at most 4)" },
+	{ "[partition rt0]\nmodules = a b/c\n", 2, "modules: expected a name" },
+	{ "[partition rt0]\nmodules = a b a\n", 2, "modules: 'a' is listed twice" },
+	{ "[partition rt0]\nmodules =\n", 2, "modules: expected module names, found ''" },
+	/* cmdline */
+	{ "[partition rt0]\ncmdline = \"abc\n", 2, "cmdline: expected a closing '\"'" },
+	{ "[partition rt0]\ncmdline = \"abc\\\"\n", 2, "expected a closing '\"'" },
+	{ "[partition rt0]\ncmdline = \"abc\\\n", 2, "expected a closing '\"'" },
+	{ "[partition rt0]\ncmdline = \"a\\nb\"\n", 2, "cmdline: unknown escape '\\\\n'" },
+	{ "[partition rt0]\ncmdline = \"a\" b\n", 2,
+	  "expected the end of the line after the closing '\"', found 'b'" },
+	{ "[partition rt0]\ncmdline = \"a\" \"b\"\n", 2, "found '\"b\"'" },
+	/* timer, console, tick_us */
+	{ "[partition rt0]\ntimer = fast\n", 2,
+	  "timer: expected direct, inject or emulated, found 'fast'" },
+	{ "[partition rt0]\ntimer = Direct\n", 2, "found 'Direct'" },
+	{ "[partition rt0]\ntimer =\n", 2, "found ''" },
+	{ "[partition rt0]\nconsole = yes\n", 2, "console: expected on or off, found 'yes'" },
+	{ "[hypervisor]\ntick_us = 1000001\n", 2, "tick_us: '1000001' is out of range (0-1000000)" },
+	{ "[hypervisor]\ntick_us = 99999999999999999999999\n", 2, "is out of range" },
+	{ "[hypervisor]\ntick_us = 1ms\n", 2, "tick_us: expected a number of microseconds" },
+	{ "[hypervisor]\ntick_us =\n", 2, "found ''" },
+	/* Found text is escaped and cut short. */
+	{ "[partition rt0]\ntimer = fa\xffst\n", 2, "found 'fa\\xffst'" },
+	{ "[partition rt0]\ntimer = a\\b\tc\n", 2, "found 'a\\\\b\\tc'" },
+	{ "[partition rt0]\ntimer = 0123456789012345678901234567890123456789xyz\n", 2,
+	  "found '0123456789012345678901234567890123456789...'" },
+	{ "[partition rt0]\ntimer = 01234567890123456789012345678901234567\xee\n", 2,
+	  "found '01234567890123456789012345678901234567...'" },
+};
+
+static void test_bad_configs(void **state)
+{
+	(void)state;
+	assert_true(sizeof(bad_cases) / sizeof(bad_cases[0]) >= 30);
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++)
+		expect_err(bad_cases[i].text, bad_cases[i].line, bad_cases[i].msg);
+}
+
+static void test_nul_bytes(void **state)
+{
+	static const char a[] = "[partition rt0]\ncpus = 1\0\nmemory = 2M\n";
+	static const char b[] = "\0";
+	static const char c[] = MIN_PART "#\0 comment";
+
+	(void)state;
+	expect_err_n(a, sizeof(a) - 1, 2, "control byte 0x00 in column 9");
+	expect_err_n(b, sizeof(b) - 1, 1, "control byte 0x00 in column 1");
+	expect_err_n(c, sizeof(c) - 1, 5, "control byte 0x00 in column 2");
+}
+
+static void test_size_limits(void **state)
+{
+	size_t n = CONFIG_MAX_TEXT + 1;
+	char *big = malloc(n);
+
+	(void)state;
+	assert_non_null(big);
+	memset(big, '\n', n);
+	memcpy(big, MIN_PART, strlen(MIN_PART));
+	expect_err_n(big, n, 0, "config is 65537 bytes, more than the 65536 allowed");
+	parse_n(big, n - 1);
+	assert_int_equal(config_parse(big, n - 1, &cfg, &err), 0);
+	free(big);
+
+	/* Too many partitions: the ninth header is refused. */
+	{
+		char text[2048];
+		size_t o = 0;
+
+		for (int i = 0; i <= CONFIG_MAX_PARTITIONS; i++)
+			o += snprintf(text + o, sizeof(text) - o,
+				      "[partition p%d]\ncpus = %d\nmemory = 2M\nimage = i\n", i, i);
+		expect_err(text, 33, "too many partitions (at most 8)");
+	}
+
+	/* Unquoted and quoted command lines one character too long. */
+	{
+		char text[1024], x[257];
+
+		memset(x, 'x', 256);
+		x[256] = 0;
+		snprintf(text, sizeof(text), MIN_PART "cmdline = %s\n", x);
+		expect_err(text, 5, "cmdline: longer than 255 characters");
+		snprintf(text, sizeof(text), MIN_PART "cmdline = \"%s\"\n", x);
+		expect_err(text, 5, "cmdline: longer than 255 characters");
+	}
+}
+
+static void test_null_arguments(void **state)
+{
+	(void)state;
+	assert_int_equal(config_parse(NULL, 0, &cfg, &err), -1);
+	assert_string_equal(err.msg, "no [partition] section");
+	assert_int_equal(config_parse(NULL, 5, &cfg, &err), -1);
+	assert_int_equal(config_parse(MIN_PART, strlen(MIN_PART), NULL, &err), -1);
+	assert_int_equal(config_parse(MIN_PART, strlen(MIN_PART), &cfg, NULL), 0);
+	assert_int_equal(config_parse("x", 1, &cfg, NULL), -1);
+	assert_int_equal(config_validate(NULL, NULL, &err), -1);
+	assert_int_equal(config_validate(&cfg, NULL, NULL), -1);
+}
+
+/* The longest messages still end inside err->msg. */
+static void test_long_messages(void **state)
+{
+	(void)state;
+	expect_err("[partition a234567890123456789012345678901]\n"
+		   "cpus_and_a_very_long_key_name_indeed_it_is = 1\n", 2,
+		   "unknown key 'cpus_and_a_very_long_key...' in "
+		   "[partition a234567890123456789012345678901] (expected cpus, memory, base, "
+		   "image, cmdline, modules, timer, console)");
+}
+
+/* ---- config_validate ---- */
+
+static const struct config_platform plat4 = {
+	.cpu_count = 4,
+	.module_count = 3,
+	.module_names = { "hello", "partitions", "initrd" },
+	.usable_bytes = GiB,
+};
+
+static void validate_ok(const char *text, const struct config_platform *plat)
+{
+	parse_ok(text);
+	if (config_validate(&cfg, plat, &err)) {
+		print_error("unexpected error at line %u: %s\n", err.line, err.msg);
+		fail();
+	}
+	assert_int_equal(err.line, 0);
+	assert_string_equal(err.msg, "");
+}
+
+static void validate_err(const char *text, const struct config_platform *plat, uint32_t line,
+			 const char *want)
+{
+	int rc;
+
+	parse_ok(text);
+	memset(&err, 0x5a, sizeof(err));
+	rc = config_validate(&cfg, plat, &err);
+	assert_true(strnlen(err.msg, sizeof(err.msg)) < sizeof(err.msg));
+	if (!rc || err.line != line || !strstr(err.msg, want)) {
+		print_error("rc %d, line %u: %s\nwant line %u: ...%s...\n", rc, err.line, err.msg,
+			    line, want);
+		fail();
+	}
+}
+
+static void test_validate_good(void **state)
+{
+	(void)state;
+	validate_ok("[partition linux]\ncpus = 0\nmemory = 512M\nimage = hello\n"
+		    "modules = initrd partitions\n"
+		    "[partition rt]\ncpus = 1-3\nmemory = 512M\nimage = hello\n", &plat4);
+	/* Fixed bases that touch but do not overlap. */
+	validate_ok("[partition a]\ncpus = 0\nmemory = 64M\nimage = hello\nbase = 0x10000000\n"
+		    "[partition b]\ncpus = 1\nmemory = 64M\nimage = hello\nbase = 0x14000000\n"
+		    "[partition c]\ncpus = 2\nmemory = 64M\nimage = hello\nbase = 0xc000000\n"
+		    "[partition d]\ncpus = 3\nmemory = 64M\nimage = hello\n", &plat4);
+}
+
+static void test_validate_cpus(void **state)
+{
+	static const struct config_platform all64 = {
+		.cpu_count = 64, .module_count = 1, .module_names = { "hello" },
+		.usable_bytes = GiB,
+	};
+
+	(void)state;
+	validate_err("[partition a]\ncpus = 0\nmemory = 2M\nimage = hello\n"
+		     "[partition rt0]\ncpus = 2,5-6\nmemory = 2M\nimage = hello\n", &plat4, 5,
+		     "partition 'rt0': CPU 5 does not exist (the MADT lists 4)");
+	validate_err("[partition a]\ncpus = 0-1\nmemory = 2M\nimage = hello\n"
+		     "[partition x]\ncpus = 3\nmemory = 2M\nimage = hello\n"
+		     "[partition b]\ncpus = 2,1\nmemory = 2M\nimage = hello\n", &plat4, 9,
+		     "CPU 1 is given to both 'a' and 'b'");
+	validate_ok("[partition a]\ncpus = 0-62\nmemory = 2M\nimage = hello\n"
+		    "[partition b]\ncpus = 63\nmemory = 2M\nimage = hello\n", &all64);
+	validate_err("[partition a]\ncpus = 63\nmemory = 2M\nimage = hello\n", &plat4, 1,
+		     "CPU 63 does not exist");
+}
+
+static void test_validate_modules(void **state)
+{
+	static const struct config_platform none = { .cpu_count = 4, .usable_bytes = GiB };
+	static const struct config_platform many = {
+		.cpu_count = 4,
+		.module_count = 16,
+		.module_names = {
+			"a_long_module_name_1", "a_long_module_name_2", "a_long_module_name_3",
+			"a_long_module_name_4", "a_long_module_name_5", NULL, "hello",
+		},
+		.usable_bytes = GiB,
+	};
+
+	(void)state;
+	validate_err("[partition rt0]\ncpus = 0\nmemory = 2M\nimage = foo\n", &plat4, 1,
+		     "image 'foo' not found among the boot modules "
+		     "(have: hello, partitions, initrd)");
+	validate_err("\n[partition rt0]\ncpus = 0\nmemory = 2M\nimage = hello\n"
+		     "modules = initrd ramfs\n", &plat4, 2,
+		     "module 'ramfs' not found among the boot modules (have: hello, partitions, ");
+	validate_err("[partition rt0]\ncpus = 0\nmemory = 2M\nimage = hello\n", &none, 1,
+		     "(have: none)");
+	/* A NULL name is skipped, and a long list is cut with "...". */
+	validate_ok("[partition rt0]\ncpus = 0\nmemory = 2M\nimage = hello\n", &many);
+	validate_err("[partition a234567890123456789012345678901]\ncpus = 0\nmemory = 2M\n"
+		     "image = b234567890123456789012345678901\n", &many, 1,
+		     "(have: a_long_module_name_1, a_long_module_name_2, a_long_module_name_3, ...)");
+}
+
+static void test_validate_memory(void **state)
+{
+	static const struct config_platform huge = {
+		.cpu_count = 4, .module_count = 1, .module_names = { "hello" },
+		.usable_bytes = UINT64_MAX,
+	};
+
+	(void)state;
+	validate_err("[partition a]\ncpus = 0\nmemory = 64M\nimage = hello\nbase = 0x10000000\n"
+		     "[partition b]\ncpus = 1\nmemory = 64M\nimage = hello\n"
+		     "[partition c]\ncpus = 2\nmemory = 4M\nimage = hello\nbase = 0x13e00000\n",
+		     &plat4, 10,
+		     "'c' at 0x13e00000-0x141fffff overlaps 'a' at 0x10000000-0x13ffffff");
+	validate_err("[partition a]\ncpus = 0\nmemory = 64M\nimage = hello\nbase = 0x10000000\n"
+		     "[partition c]\ncpus = 2\nmemory = 1G\nimage = hello\nbase = 0x200000\n",
+		     &plat4, 6, "'c' at 0x200000-0x401fffff overlaps 'a'");
+	/* Exactly the usable memory fits; 2 MiB more does not. */
+	validate_ok("[partition a]\ncpus = 0\nmemory = 512M\nimage = hello\n"
+		    "[partition b]\ncpus = 1\nmemory = 512M\nimage = hello\n", &plat4);
+	validate_err("[partition a]\ncpus = 0\nmemory = 512M\nimage = hello\n"
+		     "[partition b]\ncpus = 1\nmemory = 514M\nimage = hello\n", &plat4, 5,
+		     "partition 'b': memory does not fit (1026 MiB asked for so far, "
+		     "1024 MiB usable)");
+	validate_err("[partition a]\ncpus = 0\nmemory = 0xffffffffffe00000\nimage = hello\n",
+		     &plat4, 1, "memory does not fit");
+	/* The running total must not wrap around to something small. */
+	validate_err("[partition a]\ncpus = 0\nmemory = 0xffffffffffe00000\nimage = hello\n"
+		     "[partition b]\ncpus = 1\nmemory = 4M\nimage = hello\n", &huge, 5,
+		     "partition 'b': memory does not fit");
+}
+
+/* A hand-built config (not from config_parse) is still checked sanely. */
+static void test_validate_hand_built(void **state)
+{
+	struct hv_config c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "no [partition] section");
+	c.partition_count = 9;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	c.partition_count = 1;
+	strcpy(c.partitions[0].name, "z");
+	strcpy(c.partitions[0].image, "hello");
+	c.partitions[0].line = 3;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "partition 'z' has no CPUs");
+	assert_int_equal(err.line, 3);
+	c.partitions[0].cpu_mask = 1;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "partition 'z' has no memory");
+	c.partitions[0].memory_bytes = 2 * MiB;
+	c.partitions[0].module_count = 5;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	c.partitions[0].module_count = 0;
+	c.partitions[0].base = ~0ull - MiB;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_non_null(strstr(err.msg, "runs past the end"));
+	c.partitions[0].base = 0;
+	assert_int_equal(config_validate(&c, &plat4, &err), 0);
+}
+
+/* ---- robustness ---- */
+
+static const char full_config[] =
+	"# Tempo demo\r\n"
+	"[hypervisor]\n"
+	"tick_us = 0x3e8 # 1 ms\n"
+	"\n"
+	"[ partition linux ]\n"
+	"cpus = 0\n"
+	"memory = 512M\n"
+	"image = hello\n"
+	"cmdline = \"console=ttyS0 say=\\\"hi\\\" path=C:\\\\x\" # quoted\n"
+	"modules = initrd partitions\n"
+	"timer = inject\n"
+	"console = on\n"
+	"\n"
+	"[partition rt0]\n"
+	"cpus = 1-2, 3\n"
+	"memory = 0x4000000\n"
+	"base = 0x10000000\n"
+	"image = hello\n"
+	"cmdline = quiet\n"
+	"timer = emulated\n"
+	"console = off\n";
+
+static void check_sane(int rc)
+{
+	assert_true(strnlen(err.msg, sizeof(err.msg)) < sizeof(err.msg));
+	if (rc) {
+		assert_true(err.msg[0] != 0);
+		return;
+	}
+	assert_true(cfg.partition_count >= 1 && cfg.partition_count <= CONFIG_MAX_PARTITIONS);
+	assert_true(cfg.tick_us <= 1000000);
+	for (uint32_t i = 0; i < cfg.partition_count; i++) {
+		const struct partition_config *p = &cfg.partitions[i];
+
+		assert_true(p->name[0] && strnlen(p->name, CONFIG_NAME_LEN) < CONFIG_NAME_LEN);
+		assert_true(p->image[0] && strnlen(p->image, CONFIG_NAME_LEN) < CONFIG_NAME_LEN);
+		assert_true(strnlen(p->cmdline, CONFIG_CMDLINE_LEN) < CONFIG_CMDLINE_LEN);
+		assert_true(p->cpu_mask != 0);
+		assert_true(p->memory_bytes && p->memory_bytes % CONFIG_MEM_ALIGN == 0);
+		assert_true(p->base % CONFIG_MEM_ALIGN == 0);
+		assert_true(p->base <= UINT64_MAX - p->memory_bytes);
+		assert_true(p->module_count <= CONFIG_MAX_MODULES);
+		assert_true(p->timer <= TIMER_EMULATED);
+	}
+	memset(&err, 0x5a, sizeof(err));
+	config_validate(&cfg, &plat4, &err);
+	assert_true(strnlen(err.msg, sizeof(err.msg)) < sizeof(err.msg));
+}
+
+static void test_full_config_validates(void **state)
+{
+	(void)state;
+	validate_ok(full_config, &plat4);
+	assert_int_equal(cfg.tick_us, 1000);
+	assert_string_equal(cfg.partitions[0].cmdline, "console=ttyS0 say=\"hi\" path=C:\\x");
+	assert_int_equal(cfg.partitions[1].cpu_mask, 0xe);
+	assert_int_equal(cfg.partitions[1].line, 14);
+}
+
+/* Every truncation of a valid file, from an exact-size buffer. */
+static void test_every_prefix(void **state)
+{
+	size_t n = sizeof(full_config) - 1;
+	int ok = 0;
+
+	(void)state;
+	for (size_t len = 0; len <= n; len++) {
+		int rc = parse_n(full_config, len);
+
+		check_sane(rc);
+		ok += !rc;
+	}
+	/* Cuts after the second partition's required keys parse. */
+	assert_true(ok > 0);
+	assert_int_equal(parse_n(full_config, n), 0);
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint32_t rng(void)
+{
+	/* xorshift64*: fixed seed, so a failure reproduces. */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* Bytes the grammar cares about, so mutations reach past the first check. */
+static char interesting_byte(void)
+{
+	static const char pick[] = "[]=#,-\"\\ \t\n\r0129xXKMGabz_.\0\x7f\x80\xff";
+
+	return pick[rng() % (sizeof(pick) - 1)];
+}
+
+static void test_random_mutations(void **state)
+{
+	/* parse_n() copies each mutant into an exact-size buffer of its own. */
+	static char buf[2 * sizeof(full_config) + 64];
+	size_t n = sizeof(full_config) - 1;
+	int ok = 0;
+
+	(void)state;
+	for (int iter = 0; iter < 10000; iter++) {
+		size_t len = n;
+		int edits = 1 + rng() % 8;
+
+		memcpy(buf, full_config, n);
+		for (int e = 0; e < edits; e++) {
+			size_t at = len ? rng() % len : 0;
+
+			switch (rng() % 5) {
+			case 0:		/* overwrite */
+				if (len)
+					buf[at] = interesting_byte();
+				break;
+			case 1:		/* random byte */
+				if (len)
+					buf[at] = (char)rng();
+				break;
+			case 2:		/* insert */
+				if (len < 2 * n + 32) {
+					memmove(buf + at + 1, buf + at, len - at);
+					buf[at] = interesting_byte();
+					len++;
+				}
+				break;
+			case 3:		/* delete a run */
+				if (len) {
+					size_t k = 1 + rng() % 16;
+
+					k = k > len - at ? len - at : k;
+					memmove(buf + at, buf + at + k, len - at - k);
+					len -= k;
+				}
+				break;
+			case 4: {	/* duplicate a run */
+				size_t k = 1 + rng() % 32;
+
+				k = k > len - at ? len - at : k;
+				if (len + k <= 2 * n + 32) {
+					memmove(buf + at + k, buf + at, len - at);
+					len += k;
+				}
+				break;
+			}
+			}
+		}
+		{
+			int rc = parse_n(buf, len);
+
+			check_sane(rc);
+			ok += !rc;
+		}
+	}
+	/* Enough mutants stay valid that the success path is exercised too. */
+	assert_true(ok > 100);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_all_keys),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_comments_blanks_tabs),
+		cmocka_unit_test(test_crlf),
+		cmocka_unit_test(test_cpu_lists),
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_cmdline),
+		cmocka_unit_test(test_multiple_partitions),
+		cmocka_unit_test(test_timer_mode_name),
+		cmocka_unit_test(test_bad_configs),
+		cmocka_unit_test(test_nul_bytes),
+		cmocka_unit_test(test_size_limits),
+		cmocka_unit_test(test_null_arguments),
+		cmocka_unit_test(test_long_messages),
+		cmocka_unit_test(test_validate_good),
+		cmocka_unit_test(test_validate_cpus),
+		cmocka_unit_test(test_validate_modules),
+		cmocka_unit_test(test_validate_memory),
+		cmocka_unit_test(test_validate_hand_built),
+		cmocka_unit_test(test_full_config_validates),
+		cmocka_unit_test(test_every_prefix),
+		cmocka_unit_test(test_random_mutations),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
