@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exception handling for guests: every vector 0-31 prints what happened and
+ * ends the run through guest_panic(), so a bug never hangs silently. A test
+ * that expects a fault sets exc_resume_eip first: the next exception then
+ * resumes there instead, with its vector in exc_caught_vector.
+ */
+#ifndef TEMPO_GUESTS_COMMON_EXC_H
+#define TEMPO_GUESTS_COMMON_EXC_H
+
+#include <stdint.h>
+
+extern volatile uint32_t exc_resume_eip;
+extern volatile int32_t exc_caught_vector;	/* -1: none */
+
+/* Builds the IDT (once, on the BSP) and loads it. */
+void exc_init(void);
+/* Loads the IDT exc_init() built (each AP). */
+void exc_load(void);
+const char *exc_name(uint32_t vector);
+
+#endif

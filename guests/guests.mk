@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+# Guests: 32-bit multiboot kernels that run as Tempo guests and bare metal.
+# Included by the top-level Makefile; also works alone:
+#   make -f guests/guests.mk BUILD=build guests
+
+# Included from another makefile, do not take over its default goal.
+GUEST_INCLUDED	:= $(filter-out 1,$(words $(MAKEFILE_LIST)))
+GUEST_OLD_GOAL	:= $(.DEFAULT_GOAL)
+
+BUILD		?= build
+GUEST_CC	?= gcc
+GUEST_LD	?= ld
+GUEST_OBJ	:= $(BUILD)/guests/obj
+
+# -fno-tree-loop-distribute-patterns: GCC must not turn our memcpy's loop into
+# a call to memcpy. -fno-delete-null-pointer-checks: physical address 0 is real.
+GUEST_CFLAGS	:= -std=gnu11 -m32 -O2 -g -ffreestanding -fno-pic -fno-pie \
+		   -fno-stack-protector -fno-asynchronous-unwind-tables -mgeneral-regs-only \
+		   -fno-tree-loop-distribute-patterns -fno-delete-null-pointer-checks \
+		   -nostdlib -Wall -Wextra -Werror -I. -MMD -MP
+GUEST_ASFLAGS	:= -m32 -I. -MMD -MP
+GUEST_LDFLAGS	:= -m elf_i386 -nostdlib -n -z max-page-size=0x1000 -z noexecstack \
+		   --no-warn-rwx-segments -no-pie -T guests/common/guest.ld
+
+GUEST_COMMON_C	:= guests/common/acpi.c guests/common/bootinfo.c guests/common/console.c \
+		   guests/common/exc.c guests/common/fmt.c guests/common/lib.c \
+		   guests/common/smp.c guests/common/tempo.c
+GUEST_COMMON_S	:= guests/common/entry.S
+GUEST_COMMON_OBJS := $(patsubst guests/%.c,$(GUEST_OBJ)/%.o,$(GUEST_COMMON_C)) \
+		   $(patsubst guests/%.S,$(GUEST_OBJ)/%.o,$(GUEST_COMMON_S))
+# One multiboot header object per flavour; everything else is shared.
+GUEST_MB1_HDR	:= $(GUEST_OBJ)/common/mbheader-mb1.o
+GUEST_MB2_HDR	:= $(GUEST_OBJ)/common/mbheader-mb2.o
+
+HELLO_OBJS	:= $(GUEST_OBJ)/hello/main.o $(GUEST_COMMON_OBJS)
+HELLO_MB1	:= $(BUILD)/guests/hello-mb1.elf
+HELLO_MB2	:= $(BUILD)/guests/hello-mb2.elf
+
+GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1)
+
+.PHONY: guests
+guests: $(GUEST_ELFS)
+
+$(GUEST_OBJ)/%.o: guests/%.c
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(GUEST_OBJ)/%.o: guests/%.S
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_ASFLAGS) -c $< -o $@
+
+# Explicit rules: a pattern here would also match make's attempts to remake
+# the included .d files.
+$(GUEST_MB1_HDR): guests/common/mbheader.S
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_ASFLAGS) -DMB_VERSION=1 -c $< -o $@
+
+$(GUEST_MB2_HDR): guests/common/mbheader.S
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_ASFLAGS) -DMB_VERSION=2 -c $< -o $@
+
+# $(1): ELF, $(2): header object, $(3): other objects, $(4): grub-file flag
+define guest_link
+$(1): $(2) $(3) guests/common/guest.ld
+	$$(GUEST_LD) $$(GUEST_LDFLAGS) -o $$@ $(2) $(3)
+	@if command -v grub-file >/dev/null; then grub-file $(4) $$@ || \
+		{ echo "$$@: no valid header for grub-file $(4)"; rm -f $$@; exit 1; }; fi
+endef
+
+$(eval $(call guest_link,$(HELLO_MB2),$(GUEST_MB2_HDR),$(HELLO_OBJS),--is-x86-multiboot2))
+$(eval $(call guest_link,$(HELLO_MB1),$(GUEST_MB1_HDR),$(HELLO_OBJS),--is-x86-multiboot))
+
+-include $(HELLO_OBJS:.o=.d) $(GUEST_MB1_HDR:.o=.d) $(GUEST_MB2_HDR:.o=.d)
+
+# Bare-metal boot images of hello (GRUB, BIOS+UEFI) that end the emulator.
+HELLO_ISOS	:= $(BUILD)/guests/hello-mb2.iso $(BUILD)/guests/hello-mb1.iso
+
+.PHONY: guests-isos
+guests-isos: $(HELLO_ISOS)
+
+$(BUILD)/guests/hello-mb2.iso: $(HELLO_MB2) boot/mkiso.sh
+	boot/mkiso.sh $@ $< "exit=emu"
+
+$(BUILD)/guests/hello-mb1.iso: $(HELLO_MB1) guests/hello/mkiso-mb1.sh
+	guests/hello/mkiso-mb1.sh $@ $< "exit=emu"
+
+# Host unit tests of the guests' parsers (cmocka, ASan+UBSan).
+GUEST_UNIT	:= $(BUILD)/guests/unit/test_guest_parsers
+GUEST_UNIT_SRCS	:= guests/common/test/test_guest_parsers.c guests/common/acpi.c \
+		   guests/common/bootinfo.c guests/common/fmt.c
+GUEST_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: guests-unit
+guests-unit: $(GUEST_UNIT)
+	$(GUEST_UNIT)
+
+$(GUEST_UNIT): $(GUEST_UNIT_SRCS) $(wildcard guests/common/*.h)
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -DGUEST_HOST_TEST -I. $(GUEST_SAN) \
+		$(GUEST_UNIT_SRCS) -o $@ -lcmocka
+
+# Last: hand the default goal back to the including makefile.
+ifneq ($(GUEST_INCLUDED),)
+.DEFAULT_GOAL	:= $(GUEST_OLD_GOAL)
+endif

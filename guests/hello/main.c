@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hello: the smallest guest that exercises what a partition needs. It runs
+ * as a Tempo guest and bare metal from GRUB (multiboot1 or 2), prints what it
+ * finds (boot info, hypervisor, CPUs), starts its APs, optionally misbehaves
+ * on purpose (fault=oob|triple|vmxon|ud) and ends. Every line starts "hello: "
+ * so tests can match it; the lines are listed in guests/hello/README.md.
+ */
+#include "guests/common/acpi.h"
+#include "guests/common/bootinfo.h"
+#include "guests/common/console.h"
+#include "guests/common/exc.h"
+#include "guests/common/fmt.h"
+#include "guests/common/guest.h"
+#include "guests/common/lib.h"
+#include "guests/common/smp.h"
+#include "guests/common/tempo.h"
+#include "guests/common/x86.h"
+
+#define QEMU_DEBUG_EXIT_PORT	0xf4
+#define BOCHS_SHUTDOWN_PORT	0x8900
+/* The codes Tempo's hv_stop() reports (hv/stop.h), so run.sh judges us alike. */
+#define EXIT_CODE_OK		16
+#define EXIT_CODE_FAILURE	17
+
+/*
+ * AP start-up waits. Bare metal the TSC rate is unknown: assume ~3 GHz but
+ * cap each wait at 10M ticks, which in Bochs (1 tick per instruction,
+ * 50M ips) is 0.2 s of emulated time. Under Tempo CPUID gives the rate.
+ */
+#define INIT_WAIT_MAX_TSC	10000000ull
+#define SIPI_WAIT_DEFAULT_TSC	600000ull
+#define AP_WAIT_DEFAULT_TSC	100000000ull
+#define INIT_WAIT_MS		10
+#define SIPI_WAIT_US		200
+#define AP_WAIT_MS		1000
+
+#define OOB_DISTANCE		(16ull << 20)
+#define VALUE_MAX		16
+
+const char guest_name[] = "hello";
+
+static struct tempo_cpuid tempo;
+static struct boot_params boot;
+static bool exit_emu;
+static uint32_t aps_online;
+static struct tempo_partition_info part_info __attribute__((aligned(64)));
+static char hc_text[64];
+static uint8_t vmxon_region[4096] __attribute__((aligned(4096)));
+
+static void __attribute__((noreturn)) emulator_exit(bool ok, const char *why)
+{
+	asm volatile("cli");
+	con_printf("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n",
+		   ok ? EXIT_CODE_OK : EXIT_CODE_FAILURE, ok ? "ok" : "failure", why);
+	outb(QEMU_DEBUG_EXIT_PORT, ok ? EXIT_CODE_OK : EXIT_CODE_FAILURE);
+	if (ok) {
+		asm volatile("xchg %bx, %bx");	/* Bochs magic breakpoint */
+	} else {
+		for (const char *s = "Shutdown"; *s; s++)
+			outb(BOCHS_SHUTDOWN_PORT, *s);
+	}
+	con_printf("hello: halted\n");
+	halt_forever();
+}
+
+void guest_panic(const char *why)
+{
+	con_printf("hello: FAILED: %s\n", why);
+	if (tempo.present) {
+		tempo_hypercall(TEMPO_HC_SHUTDOWN, 1, 0, 0);
+		con_printf("hello: error: shutdown hypercall returned\n");
+	} else if (exit_emu) {
+		emulator_exit(false, why);
+	}
+	halt_forever();
+}
+
+static void report_tempo(void)
+{
+	int32_t ret;
+	size_t len;
+
+	if (!tempo.present) {
+		con_printf("hello: bare metal\n");
+		return;
+	}
+	con_printf("hello: under Tempo\n");
+	ret = tempo_hypercall(TEMPO_HC_PARTITION_INFO, (uint32_t)&part_info, 0, 0);
+	if (ret) {
+		con_printf("hello: partition info hypercall failed: %d\n", (int)ret);
+	} else {
+		part_info.name[sizeof(part_info.name) - 1] = '\0';
+		for (char *c = part_info.name; *c; c++) {
+			if (*c < 0x20 || *c >= 0x7f)
+				*c = '?';
+		}
+		con_printf("hello: partition=%s vcpus=%u memory=%llu\n", part_info.name,
+			   part_info.vcpu_count, part_info.memory_bytes);
+	}
+	len = fmt_snprintf(hc_text, sizeof(hc_text), "hello: hypercall console ok\n");
+	ret = tempo_hypercall(TEMPO_HC_CONSOLE_WRITE, (uint32_t)hc_text, len, 0);
+	if (ret < 0)
+		con_printf("hello: console hypercall failed: %d\n", (int)ret);
+}
+
+static bool find_cpus(struct acpi_cpus *cpus)
+{
+	uint8_t rsdp[ACPI_RSDP_MAX];
+	uint32_t rsdp_len;
+	const char *why;
+	char list[SMP_MAX_CPUS * 11 + 1];
+	size_t n = 0;
+
+	if (boot.rsdp_len) {
+		rsdp_len = boot.rsdp_len;
+		memcpy(rsdp, boot.rsdp, rsdp_len);
+	} else {
+		/* mb1 gives no RSDP; an mb2 loader without one: try the BIOS way. */
+		rsdp_len = acpi_find_rsdp_bios(rsdp);
+	}
+	if (!rsdp_len) {
+		con_printf("hello: no ACPI, cpus=1\n");
+		return false;
+	}
+	why = acpi_madt_cpus(rsdp, rsdp_len, cpus);
+	if (why) {
+		con_printf("hello: ACPI: %s\n", why);
+		con_printf("hello: no ACPI, cpus=1\n");
+		return false;
+	}
+	list[0] = '\0';
+	for (unsigned int i = 0; i < cpus->count; i++)
+		n += fmt_snprintf(list + n, sizeof(list) - n, "%s%u", i ? "," : "",
+				  cpus->apic_ids[i]);
+	con_printf("hello: cpus=%u apic_ids=%s\n", cpus->count, list);
+	if (cpus->cut)
+		con_printf("hello: MADT lists more than %d CPUs; using the first %d\n",
+			   ACPI_MAX_CPUS, ACPI_MAX_CPUS);
+	return true;
+}
+
+static void hello_ap(uint32_t apic_id)
+{
+	/* Print first: the BSP's summary line then comes after every AP's line. */
+	con_printf("hello: AP apic_id=%u online\n", apic_id);
+	__atomic_fetch_add(&aps_online, 1, __ATOMIC_SEQ_CST);
+}
+
+static void start_aps(const struct acpi_cpus *cpus)
+{
+	struct smp_timing t = {
+		.init_wait_tsc = INIT_WAIT_MAX_TSC,
+		.sipi_wait_tsc = SIPI_WAIT_DEFAULT_TSC,
+	};
+	uint64_t ap_wait_tsc = AP_WAIT_DEFAULT_TSC, start;
+	unsigned int total = cpus->count, started, online;
+	uint32_t self;
+	bool listed = false;
+
+	if (!x2apic_enable()) {
+		con_printf("hello: no x2APIC, APs not started\n");
+		con_printf("hello: only 1 of %u CPUs came online\n", total);
+		return;
+	}
+	self = x2apic_id();
+	for (unsigned int i = 0; i < cpus->count; i++)
+		listed |= cpus->apic_ids[i] == self;
+	if (!listed) {
+		con_printf("hello: BSP apic_id=%u is not in the MADT\n", self);
+		total++;
+	}
+	if (total > SMP_MAX_CPUS) {
+		con_printf("hello: starting only %d of %u CPUs\n", SMP_MAX_CPUS, total);
+		total = SMP_MAX_CPUS;
+	}
+	if (tempo.tsc_khz) {
+		t.init_wait_tsc = (uint64_t)tempo.tsc_khz * INIT_WAIT_MS;
+		/* kHz * 200 us, divided in 32 bits (no 64-bit libgcc here). */
+		t.sipi_wait_tsc = tempo.tsc_khz / (1000 / SIPI_WAIT_US);
+		ap_wait_tsc = (uint64_t)tempo.tsc_khz * AP_WAIT_MS;
+	}
+	if (boot.ram_count && !bootinfo_is_ram(&boot, SMP_TRAMPOLINE_PHYS, 4096))
+		con_printf("hello: warning: trampoline page 0x%x is not usable RAM in the map\n",
+			   SMP_TRAMPOLINE_PHYS);
+
+	started = smp_start_aps(cpus->apic_ids, cpus->count, self, hello_ap, &t);
+	start = rdtsc();
+	while (__atomic_load_n(&aps_online, __ATOMIC_SEQ_CST) < started &&
+	       rdtsc() - start < ap_wait_tsc)
+		cpu_relax();
+	online = 1 + __atomic_load_n(&aps_online, __ATOMIC_SEQ_CST);
+	if (online == total)
+		con_printf("hello: all %u CPUs online\n", total);
+	else
+		con_printf("hello: only %u of %u CPUs came online\n", online, total);
+}
+
+static void fault_oob(void)
+{
+	uint64_t target;
+
+	if (!boot.ram_top) {
+		con_printf("hello: no memory map, oob write skipped\n");
+		return;
+	}
+	target = boot.ram_top + OOB_DISTANCE;
+	if (target >= 0x100000000ull) {
+		con_printf("hello: oob target 0x%llx is above 4 GiB, skipped\n", target);
+		return;
+	}
+	con_printf("hello: oob write to 0x%llx (top of RAM 0x%llx + 16 MiB)\n", target,
+		   boot.ram_top);
+	*(volatile uint8_t *)phys_ptr((uint32_t)target) = 0x5a;
+	con_printf("hello: oob write survived\n");
+}
+
+static void fault_triple(void)
+{
+	static const struct {
+		uint16_t limit;
+		uint32_t base;
+	} __attribute__((packed)) empty_idt = { 0, 0 };
+
+	/* int3 -> #GP (vector beyond the limit) -> #DF -> shutdown. */
+	asm volatile("lidt %0; int3" : : "m"(empty_idt));
+	con_printf("hello: triple fault survived\n");
+}
+
+static void fault_vmxon(void)
+{
+	/* VMXON's operand is the region's 64-bit physical address in memory. */
+	static uint64_t region_pa;
+
+	region_pa = (uint32_t)vmxon_region;
+	exc_caught_vector = -1;
+	/* Bare metal (CR4.VMXE clear) this is #UD: resume after it and say so. */
+	asm volatile("movl $1f, %0\n\t"
+		     "vmxon %1\n"
+		     "1:\n\t"
+		     "movl $0, %0"
+		     : "+m"(exc_resume_eip)
+		     : "m"(region_pa)
+		     : "memory", "cc");
+	if (exc_caught_vector >= 0)
+		con_printf("hello: vmxon raised exception %d (%s)\n", (int)exc_caught_vector,
+			   exc_name(exc_caught_vector));
+	else
+		con_printf("hello: vmxon returned\n");
+}
+
+static void self_test(void)
+{
+	char fault[VALUE_MAX];
+
+	if (!cmdline_value(boot.cmdline, "fault", fault, sizeof(fault)))
+		return;
+	con_printf("hello: fault=%s\n", fault);
+	if (!memcmp(fault, "oob", 4))
+		fault_oob();
+	else if (!memcmp(fault, "triple", 7))
+		fault_triple();
+	else if (!memcmp(fault, "vmxon", 6))
+		fault_vmxon();
+	else if (!memcmp(fault, "ud", 3))
+		asm volatile("ud2");	/* unexpected: must end as a reported failure */
+	else if (memcmp(fault, "none", 5))
+		con_printf("hello: unknown fault=%s ignored\n", fault);
+}
+
+void guest_main(uint32_t magic, uint32_t info)
+{
+	static const char *const flavour[] = { "unknown", "multiboot1", "multiboot2" };
+	struct acpi_cpus cpus;
+	char value[VALUE_MAX];
+
+	tempo_detect(&tempo);
+	/* Under Tempo the UART is the hypervisor's: write bytes, do not reprogram. */
+	con_init(!tempo.present);
+	exc_init();
+	bootinfo_parse(magic, info, &boot);
+	exit_emu = cmdline_value(boot.cmdline, "exit", value, sizeof(value)) &&
+		   !memcmp(value, "emu", 4);
+
+	con_printf("hello: start (%s) cmdline=\"%s\"\n", flavour[boot.mb_version], boot.cmdline);
+	if (boot.mb_version == 0)
+		con_printf("hello: boot magic 0x%x is neither multiboot1 nor multiboot2\n", magic);
+	if (boot.error)
+		con_printf("hello: boot info: %s\n", boot.error);
+	if (boot.cmdline_cut)
+		con_printf("hello: command line cut to %d bytes\n", BOOTINFO_CMDLINE_MAX - 1);
+
+	report_tempo();
+
+	if (find_cpus(&cpus))
+		start_aps(&cpus);
+
+	self_test();
+
+	con_printf("hello: done\n");
+	if (tempo.present) {
+		tempo_hypercall(TEMPO_HC_SHUTDOWN, 0, 0, 0);
+		con_printf("hello: error: shutdown hypercall returned\n");
+		halt_forever();
+	}
+	if (exit_emu)
+		emulator_exit(true, "hello done");
+	halt_forever();
+}
