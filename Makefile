@@ -19,9 +19,12 @@ KASFLAGS	:= -m64 -I. -MMD -MP
 KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -no-pie -T linker.ld
 
 HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.c \
+		   hv/config.c hv/memplan.c hv/pages.c hv/elf.c hv/guest_boot.c hv/vuart.c \
+		   hv/msr_policy.c hv/icr.c hv/exit.c hv/partition.c \
 		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
+		   arch/x86/vmx.c arch/x86/smp.c \
 		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c
-HV_S_SRCS	:= boot/entry.S arch/x86/isr.S
+HV_S_SRCS	:= boot/entry.S boot/trampoline.S arch/x86/isr.S arch/x86/vmx_entry.S
 HV_OBJS		:= $(patsubst %.c,$(BUILD)/obj/%.o,$(HV_C_SRCS)) \
 		   $(patsubst %.S,$(BUILD)/obj/%.o,$(HV_S_SRCS))
 HV_ELF		:= $(BUILD)/tempo.elf
@@ -29,48 +32,69 @@ HV_ELF		:= $(BUILD)/tempo.elf
 # The command line the emulator ISOs pass: exit=emu lets a run end the emulator.
 ISO_CMDLINE	?= exit=emu loglevel=3
 ISO		:= $(BUILD)/tempo.iso
+DEMO_CFG	?= guests/demo.cfg
 
-BOCHS_CPUS	?= 2
+include guests/guests.mk
+
+# module2 lines: the config, then every guest ELF under its own name.
+GUEST_MODULES	= $(foreach g,$(GUEST_ELFS),$(g):$(basename $(notdir $(g))))
+
+BOCHS_CPUS	?= 4
 BOCHS_MODEL	?= corei7_ivy_bridge_3770k
+
+all:
 
 .PHONY: all iso run test unit test-images deps format help clean
 
-all: $(HV_ELF)	## Build the hypervisor ELF (build/tempo.elf)
+all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
+
+# V=1 shows the full commands
+Q		:= $(if $(V),,@)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(KCFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.o: %.S
 	@mkdir -p $(dir $@)
-	$(CC) $(KASFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  AS      $<")
+	$(Q)$(CC) $(KASFLAGS) -c $< -o $@
 
 $(HV_ELF): $(HV_OBJS) linker.ld
-	$(LD) $(KLDFLAGS) -o $@ $(HV_OBJS)
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(HV_OBJS)
 	@if command -v grub-file >/dev/null; then grub-file --is-x86-multiboot2 $@ || \
 		{ echo "$@: no valid multiboot2 header"; rm -f $@; exit 1; }; fi
 
 iso: $(ISO)	## Build the hybrid BIOS+UEFI GRUB ISO (build/tempo.iso)
 
-$(ISO): $(HV_ELF) boot/mkiso.sh tests/emu/demo.cfg
-	boot/mkiso.sh $@ $(HV_ELF) "$(ISO_CMDLINE)" tests/emu/demo.cfg:partitions
+$(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(ISO_CMDLINE)" $(DEMO_CFG):partitions $(GUEST_MODULES)
 
-# Extra images the emulator tests boot, each with its own command line.
-TEST_ISO_NAMES	:= fault ud pit
+# Extra images the emulator tests boot, each with its own command line and,
+# where CONFIG_name is set, a partition config and the guests.
+TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
+CMDLINE_platform := exit=emu
 CMDLINE_fault	:= exit=emu test=fault
 CMDLINE_ud	:= exit=emu test=ud
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
+$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu,\
+	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 
-$(BUILD)/test/%.iso: $(HV_ELF) boot/mkiso.sh tests/emu/demo.cfg
-	boot/mkiso.sh $@ $(HV_ELF) "$(CMDLINE_$*)" tests/emu/demo.cfg:partitions
+$(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(CMDLINE_$*)" \
+		$(if $(CONFIG_$*),$(CONFIG_$*):partitions $(GUEST_MODULES))
 
 test-images: $(ISO) $(TEST_ISOS)
 
 deps:	## Install the Debian packages Tempo needs (only those missing)
 	@tests/tools/deps.sh
 
-run: deps $(ISO)	## Boot the ISO in Bochs (2 CPUs) and show the platform report
+run: deps $(ISO)	## Boot the demo in Bochs (4 CPUs): two partitions, their output
 	tests/emu/run.sh --emu bochs --cpus $(BOCHS_CPUS) --model $(BOCHS_MODEL) \
 		--iso $(ISO) --timeout 120 --show
 

@@ -132,15 +132,67 @@ long_mode_entry:
 	hlt
 	jmp	6b
 
+/*
+ * Application processors arrive here from boot/trampoline.S in 32-bit
+ * protected mode (boot GDT, flat segments) and take the same road to long
+ * mode on the boot page tables. The boot CPU starts them one at a time and
+ * leaves the stack and CPU index in ap_boot_stack / ap_boot_index.
+ */
+	.code32
+	.globl ap_entry32
+ap_entry32:
+	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
+	mov	%cr4, %eax
+	or	$(1 << 5), %eax		/* PAE */
+	mov	%eax, %cr4
+	mov	$boot_pml4, %eax
+	mov	%eax, %cr3
+	mov	$0xc0000080, %ecx	/* IA32_EFER */
+	rdmsr
+	or	$(1 << 8), %eax		/* LME */
+	wrmsr
+	mov	%cr0, %eax
+	or	$((1 << 31) | (1 << 16) | (1 << 5) | 1), %eax	/* PG, WP, NE, PE */
+	mov	%eax, %cr0
+	ljmp	$0x08, $ap_long_entry
+
+	.code64
+ap_long_entry:
+	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
+	xor	%ax, %ax
+	mov	%ax, %fs
+	mov	%ax, %gs
+	movq	ap_boot_stack(%rip), %rsp
+	movl	ap_boot_index(%rip), %edi
+	xor	%ebp, %ebp
+	call	ap_main
+7:	cli
+	hlt
+	jmp	7b
+
+	.data
+	.balign 8
+	.globl ap_boot_stack, ap_boot_index
+ap_boot_stack:	.quad 0
+ap_boot_index:	.long 0
+
 	.section .rodata
 msg_no_lm:
 	.asciz "Tempo: FATAL: this CPU has no long mode (x86-64); halting\r\n"
 
 	.balign 8
+	.globl boot_gdt
 boot_gdt:
 	.quad 0
 	.quad 0x00af9a000000ffff	/* 0x08: 64-bit code */
 	.quad 0x00cf92000000ffff	/* 0x10: data */
+	.quad 0x00cf9a000000ffff	/* 0x18: 32-bit code, for the AP trampoline */
 boot_gdt_end:
 boot_gdt_ptr:
 	.word boot_gdt_end - boot_gdt - 1

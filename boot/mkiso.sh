@@ -16,8 +16,9 @@ for tool in grub-mkrescue xorriso mformat; do
 	command -v "$tool" >/dev/null || { echo "$0: $tool missing: run 'make deps'" >&2; exit 1; }
 done
 
-root=$(mktemp -d)
-trap 'rm -rf "$root"' EXIT
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root=$work/iso
 mkdir -p "$root/boot/grub" "$root/boot/tempo"
 cp "$elf" "$root/boot/tempo/tempo.elf"
 
@@ -42,7 +43,7 @@ $modules	boot
 CFG
 
 mkdir -p "$(dirname "$out")"
-grub-mkrescue -o "$out" "$root" >"$root/mkrescue.log" 2>&1 || {
-	cat "$root/mkrescue.log" >&2
+grub-mkrescue -o "$out" "$root" >"$work/mkrescue.log" 2>&1 || {
+	cat "$work/mkrescue.log" >&2
 	exit 1
 }

@@ -2,12 +2,35 @@
 #include "hv/log.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 
 #include "drivers/debugcon.h"
 #include "drivers/uart16550.h"
 #include "hv/fmt.h"
 
 static int log_level = LOG_INFO;
+/*
+ * One line at a time on the wire, whichever CPU prints. A CPU that cannot get
+ * the lock in a bounded time prints anyway: a dump from a dying CPU matters
+ * more than tidy output.
+ */
+static volatile int console_lock;
+#define CONSOLE_LOCK_SPINS 50000000u
+
+static bool lock_console(void)
+{
+	for (unsigned int i = 0; i < CONSOLE_LOCK_SPINS; i++) {
+		if (!__atomic_exchange_n(&console_lock, 1, __ATOMIC_ACQUIRE))
+			return true;
+		asm volatile("pause");
+	}
+	return false;
+}
+
+static void unlock_console(void)
+{
+	__atomic_store_n(&console_lock, 0, __ATOMIC_RELEASE);
+}
 
 void log_set_level(int level)
 {
@@ -33,6 +56,7 @@ void log_printf(int level, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
+	bool locked;
 	int n;
 
 	if (level > log_level)
@@ -42,5 +66,8 @@ void log_printf(int level, const char *fmt, ...)
 	va_end(ap);
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
+	locked = lock_console();
 	console_write(buf, n);
+	if (locked)
+		unlock_console();
 }

@@ -12,15 +12,30 @@
 #include "drivers/acpi.h"
 #include "drivers/debugcon.h"
 #include "drivers/uart16550.h"
+#include "arch/x86/smp.h"
+#include "arch/x86/vmx.h"
 #include "hv/cmdline.h"
+#include "hv/config.h"
 #include "hv/lib.h"
 #include "hv/log.h"
 #include "hv/mb2.h"
+#include "hv/memplan.h"
+#include "hv/pages.h"
+#include "hv/partition.h"
+#include "hv/partition_build.h"
+#include "hv/platform.h"
 #include "hv/stop.h"
 #include "hv/version.h"
 
+#define CONFIG_MODULE_NAME	"partitions"
+#define HV_POOL_BYTES		(8ul << 20)
+
+extern char __image_start[], __image_end[];
+
 static struct boot_info boot_info;
 static struct acpi_info acpi_info;
+static struct hv_config hv_config;
+static struct memplan memplan;
 
 static const char *mem_type_name(uint32_t type)
 {
@@ -181,6 +196,84 @@ static void discover_tsc(const struct acpi_info *ai, const char *cmdline, struct
 		 tsc_source_name(t->measured_by));
 }
 
+/* The config module: the one whose string's first word is "partitions". */
+static const struct boot_module *find_config(const struct boot_info *bi)
+{
+	size_t n = strlen(CONFIG_MODULE_NAME);
+
+	for (uint32_t i = 0; i < bi->module_count; i++) {
+		const char *s = bi->modules[i].cmdline;
+
+		if (!strncmp(s, CONFIG_MODULE_NAME, n) && (s[n] == 0 || s[n] == ' '))
+			return &bi->modules[i];
+	}
+	return NULL;
+}
+
+static void parse_config(const struct boot_module *m)
+{
+	struct config_error e;
+
+	if (config_parse((const char *)(uintptr_t)m->start, m->end - m->start, &hv_config, &e)) {
+		log_err("config: %s:%u: %s\n", CONFIG_MODULE_NAME, e.line, e.msg);
+		hv_stop(STOP_FAILURE, "malformed partition config");
+	}
+}
+
+static void validate_config(const struct boot_info *bi)
+{
+	struct config_platform plat;
+	struct config_error e;
+	static char names[BOOT_INFO_MAX_MODULES][CONFIG_NAME_LEN];
+
+	memset(&plat, 0, sizeof(plat));
+	plat.cpu_count = pcpu_count;
+	plat.usable_bytes = memplan_free_bytes(&memplan);
+	for (uint32_t i = 0; i < bi->module_count && i < ARRAY_SIZE(plat.module_names); i++) {
+		const char *s = bi->modules[i].cmdline;
+		size_t n = 0;
+
+		while (s[n] && s[n] != ' ' && n + 1 < CONFIG_NAME_LEN)
+			n++;
+		memcpy(names[i], s, n);
+		names[i][n] = 0;
+		plat.module_names[plat.module_count++] = names[i];
+	}
+	if (config_validate(&hv_config, &plat, &e)) {
+		log_err("config: %s:%u: %s\n", CONFIG_MODULE_NAME, e.line, e.msg);
+		hv_stop(STOP_FAILURE, "partition config does not fit this machine");
+	}
+}
+
+/* Usable RAM minus the low 1 MiB, this image, the loader's info and modules. */
+static void plan_memory(const struct boot_info *bi)
+{
+	memplan_init(&memplan, IDENTITY_MAP_LIMIT);
+	for (uint32_t i = 0; i < bi->mmap_count; i++)
+		if (bi->mmap[i].type == BOOT_MEM_USABLE)
+			memplan_add(&memplan, bi->mmap[i].base, bi->mmap[i].length);
+	memplan_reserve(&memplan, 0, 0x1000);	/* page 0 */
+	memplan_reserve(&memplan, (uint64_t)__image_start,
+			(uint64_t)(__image_end - __image_start));
+	memplan_reserve(&memplan, bi->info_phys, bi->info_size);
+	for (uint32_t i = 0; i < bi->module_count; i++)
+		memplan_reserve(&memplan, bi->modules[i].start,
+				bi->modules[i].end - bi->modules[i].start);
+	if (pages_init(&memplan, HV_POOL_BYTES)) {
+		log_err("memory: no %lu MiB of free RAM below 4 GiB for the hypervisor\n",
+			HV_POOL_BYTES >> 20);
+		hv_stop(STOP_FAILURE, "out of memory");
+	}
+}
+
+static __attribute__((noreturn)) void enter_pcpu_loop(uint64_t stack_top)
+{
+	asm volatile("mov %0, %%rsp\n\t"
+		     "xor %%ebp, %%ebp\n\t"
+		     "call pcpu_loop" : : "r"(stack_top) : "memory");
+	__builtin_unreachable();
+}
+
 void kmain(uint32_t magic, uint64_t info_phys);
 void kmain(uint32_t magic, uint64_t info_phys)
 {
@@ -188,6 +281,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	struct vmx_caps vmx;
 	struct tsc_report tsc;
 	char err[160], missing[96];
+	const struct boot_module *config_module;
 	uint64_t avail;
 
 	uart_init(UART_COM1_PORT);
@@ -227,7 +321,35 @@ void kmain(uint32_t magic, uint64_t info_phys)
 			  cpu.vmx && !cpu.vmx_locked_off ? "" : "no VMX here: ", missing);
 		hv_stop(STOP_NO_VMX, "missing CPU features");
 	}
+	if (!vmx_controls_init(&vmx, err, sizeof(err))) {
+		log_emerg("FATAL: %s\n", err);
+		hv_stop(STOP_NO_VMX, "a required VMX control is missing");
+	}
+	platform.tsc_hz = tsc.hz;
+	platform.cpuid_max_basic = cpu.max_basic_leaf;
 	log_info("Platform report complete: %u CPUs, TSC %lu kHz, VMX ready\n",
 		 acpi_info.cpu_count, tsc.hz / 1000);
-	hv_stop(STOP_OK, "platform report done");
+
+	config_module = find_config(&boot_info);
+	if (!config_module) {
+		log_info("No partition config (a module2 whose string is \"%s\"): nothing to "
+			 "run\n", CONFIG_MODULE_NAME);
+		hv_stop(STOP_OK, "platform report done");
+	}
+	parse_config(config_module);
+
+	plan_memory(&boot_info);
+	platform.cpu_count = smp_boot(&acpi_info, &memplan, tsc.hz);
+	if (!platform.cpu_count)
+		hv_stop(STOP_FAILURE, "VMX could not be enabled on the boot CPU");
+	memplan_reserve(&memplan, 0, 0x100000);	/* the low 1 MiB stays out of partitions */
+	log_info("SMP: %u of %u CPUs online with VMX; %lu MiB free for partitions\n",
+		 platform.cpu_count, pcpu_count, memplan_free_bytes(&memplan) >> 20);
+	validate_config(&boot_info);
+	if (partitions_build(&hv_config, &boot_info, &memplan, err, sizeof(err))) {
+		log_err("partitions: %s\n", err);
+		hv_stop(STOP_FAILURE, "partition setup failed");
+	}
+	__atomic_store_n(&partitions_go, true, __ATOMIC_RELEASE);
+	enter_pcpu_loop(pcpus[0].stack_top);
 }

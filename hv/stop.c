@@ -8,6 +8,13 @@
 #define BOCHS_SHUTDOWN_PORT	0x8900
 
 static int emulator_exit;
+static void (*halt_others)(void);
+volatile int hv_stopping;
+
+void stop_set_halt_others(void (*fn)(void))
+{
+	halt_others = fn;
+}
 
 void stop_set_emulator_exit(int on)
 {
@@ -30,6 +37,9 @@ static const char *stop_name(enum stop_code code)
 void hv_stop(enum stop_code code, const char *why)
 {
 	asm volatile("cli");
+	/* the other CPUs halt first, so nothing runs on while we report */
+	if (!__atomic_exchange_n(&hv_stopping, 1, __ATOMIC_ACQ_REL) && halt_others)
+		halt_others();
 	log_emerg("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n", code, stop_name(code), why);
 	if (emulator_exit) {
 		outb(QEMU_DEBUG_EXIT_PORT, code);

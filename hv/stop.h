@@ -22,6 +22,9 @@ enum stop_code {
 };
 
 void stop_set_emulator_exit(int on);
+/* Once other CPUs run, how to halt them; they check hv_stopping on an NMI. */
+void stop_set_halt_others(void (*fn)(void));
+extern volatile int hv_stopping;
 __attribute__((noreturn)) void hv_stop(enum stop_code code, const char *why);
 
 #endif

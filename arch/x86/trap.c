@@ -12,6 +12,9 @@
 #include "hv/log.h"
 #include "hv/stop.h"
 
+/* Which CPU we are on, from the task register: each CPU has its own TSS. */
+static uint32_t trap_current_cpu(void);
+
 #define GDT_CODE64	0x08
 #define GDT_DATA	0x10
 #define GDT_TSS		0x18
@@ -55,10 +58,11 @@ extern const uint64_t isr_table[32];
 extern const uint64_t isr_spurious;
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 
-static uint64_t gdt[5] __attribute__((aligned(16)));
-static struct tss64 tss __attribute__((aligned(16)));
+static uint64_t gdt[TRAP_MAX_CPUS][5] __attribute__((aligned(16)));
+static struct tss64 tss[TRAP_MAX_CPUS] __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-static uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
+static uint8_t ist_stacks[TRAP_MAX_CPUS][3][IST_STACK_SIZE] __attribute__((aligned(16)));
+static volatile uint64_t root_nmis[TRAP_MAX_CPUS];
 
 static const char *const exception_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -84,25 +88,27 @@ static void set_gate(unsigned int vec, uint64_t handler, uint8_t ist)
 	};
 }
 
-void trap_init(void)
+void trap_init_cpu(uint32_t cpu)
 {
-	uint64_t tss_base = (uint64_t)&tss;
-	uint64_t tss_limit = sizeof(tss) - 1;
-	struct desc_ptr gdtr = { sizeof(gdt) - 1, (uint64_t)gdt };
+	struct tss64 *t = &tss[cpu];
+	uint64_t *g = gdt[cpu];
+	uint64_t tss_base = (uint64_t)t;
+	uint64_t tss_limit = sizeof(*t) - 1;
+	struct desc_ptr gdtr = { sizeof(gdt[cpu]) - 1, (uint64_t)g };
 	struct desc_ptr idtr = { sizeof(idt) - 1, (uint64_t)idt };
 
-	tss.ist[IST_DOUBLE_FAULT - 1] = (uint64_t)ist_stacks[0] + IST_STACK_SIZE;
-	tss.ist[IST_NMI - 1] = (uint64_t)ist_stacks[1] + IST_STACK_SIZE;
-	tss.ist[IST_MACHINE_CHECK - 1] = (uint64_t)ist_stacks[2] + IST_STACK_SIZE;
-	tss.iomap_base = sizeof(tss);	/* no I/O bitmap */
+	t->ist[IST_DOUBLE_FAULT - 1] = (uint64_t)ist_stacks[cpu][0] + IST_STACK_SIZE;
+	t->ist[IST_NMI - 1] = (uint64_t)ist_stacks[cpu][1] + IST_STACK_SIZE;
+	t->ist[IST_MACHINE_CHECK - 1] = (uint64_t)ist_stacks[cpu][2] + IST_STACK_SIZE;
+	t->iomap_base = sizeof(*t);	/* no I/O bitmap */
 
-	gdt[0] = 0;
-	gdt[1] = 0x00af9a000000ffffull;	/* 64-bit code */
-	gdt[2] = 0x00cf92000000ffffull;	/* data */
+	g[0] = 0;
+	g[1] = 0x00af9a000000ffffull;	/* 64-bit code */
+	g[2] = 0x00cf92000000ffffull;	/* data */
 	/* 16-byte available 64-bit TSS descriptor (SDM Vol. 3A 8.2.3) */
-	gdt[3] = (tss_limit & 0xffff) | ((tss_base & 0xffffff) << 16) | (0x89ull << 40) |
-		 (((tss_limit >> 16) & 0xf) << 48) | (((tss_base >> 24) & 0xff) << 56);
-	gdt[4] = tss_base >> 32;
+	g[3] = (tss_limit & 0xffff) | ((tss_base & 0xffffff) << 16) | (0x89ull << 40) |
+	       (((tss_limit >> 16) & 0xf) << 48) | (((tss_base >> 24) & 0xff) << 56);
+	g[4] = tss_base >> 32;
 
 	asm volatile("lgdt %0" : : "m"(gdtr));
 	asm volatile("pushq %[cs]\n\t"
@@ -116,7 +122,11 @@ void trap_init(void)
 		     "mov %%eax, %%ss\n\t"
 		     : : [cs] "i"(GDT_CODE64), [ds] "i"(GDT_DATA) : "rax", "memory");
 	asm volatile("ltr %w0" : : "r"(GDT_TSS));
+	asm volatile("lidt %0" : : "m"(idtr));
+}
 
+void trap_init(void)
+{
 	for (unsigned int v = 0; v < 256; v++)
 		set_gate(v, isr_spurious, 0);
 	for (unsigned int v = 0; v < 32; v++)
@@ -124,7 +134,27 @@ void trap_init(void)
 	idt[8].ist = IST_DOUBLE_FAULT;
 	idt[2].ist = IST_NMI;
 	idt[18].ist = IST_MACHINE_CHECK;
-	asm volatile("lidt %0" : : "m"(idtr));
+	trap_init_cpu(0);
+}
+
+void trap_cpu_tables(uint32_t cpu, uint64_t *gdt_base, uint64_t *tss_base, uint64_t *idt_base)
+{
+	*gdt_base = (uint64_t)gdt[cpu];
+	*tss_base = (uint64_t)&tss[cpu];
+	*idt_base = (uint64_t)idt;
+}
+
+uint64_t trap_root_nmis(uint32_t cpu)
+{
+	return root_nmis[cpu];
+}
+
+static uint32_t trap_current_cpu(void)
+{
+	struct desc_ptr gdtr;
+
+	asm volatile("sgdt %0" : "=m"(gdtr));
+	return (uint32_t)((gdtr.base - (uint64_t)gdt) / sizeof(gdt[0]));
 }
 
 static bool try_fixup(struct trap_frame *f)
@@ -143,6 +173,19 @@ void trap_dispatch(struct trap_frame *f)
 {
 	if (f->vector == 13 && try_fixup(f))
 		return;
+	/*
+	 * An NMI in root mode is a kick from another CPU: its reason is in the
+	 * receiver's mailbox, which every root-mode loop polls.
+	 */
+	if (f->vector == 2) {
+		uint32_t cpu = trap_current_cpu();
+
+		if (cpu < TRAP_MAX_CPUS)
+			root_nmis[cpu]++;
+		if (hv_stopping)
+			halt_forever();
+		return;
+	}
 
 	log_emerg("EXCEPTION: vector %lu (%s) error_code 0x%lx\n", f->vector,
 		  f->vector < 32 ? exception_names[f->vector] : "unexpected interrupt",

@@ -12,7 +12,15 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss;
 };
 
-/* Load a GDT with a TSS (IST stacks for #DF, NMI, #MC) and the IDT. */
+#define TRAP_MAX_CPUS 64
+
+/* Build the IDT and load the boot CPU's GDT, TSS (IST stacks for #DF, NMI, #MC). */
 void trap_init(void);
+/* Load CPU @cpu's own GDT and TSS, and the shared IDT (each AP calls it). */
+void trap_init_cpu(uint32_t cpu);
+/* The descriptor tables of CPU @cpu, for the VMCS host-state area. */
+void trap_cpu_tables(uint32_t cpu, uint64_t *gdt_base, uint64_t *tss_base, uint64_t *idt_base);
+/* NMIs taken in root mode by @cpu (kicks). */
+uint64_t trap_root_nmis(uint32_t cpu);
 
 #endif

@@ -4,10 +4,14 @@
 # status and the TEMPO_EXIT marker) and then checks what the hypervisor
 # printed. A test prints why it failed and returns non-zero.
 
-EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_fault qemu_bios qemu_uefi qemu_ud"
+EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_fault
+	qemu_bios qemu_uefi qemu_ud
+	bochs_partitions bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
+	bochs_bad_cpu"
 
-ISO=${BUILD:-build}/tempo.iso
+DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
+ISO=$TEST_ISO_DIR/platform.iso	# no partition config: the platform report only
 
 # The serial log without carriage returns and terminal escapes.
 serial() {
@@ -68,7 +72,8 @@ test_bochs_1cpu() {
 	bochs "$1" --cpus 1 --iso "$ISO" --expect ok || return 1
 	banner "$1" && cpus_listed "$1" 1 && tsc_close "$1" 50000 && vmx_report "$1" &&
 		need "$1" '^Memory: [0-9]+ KiB usable' "memory map" &&
-		need "$1" '^  module 0: .* "partitions"$' "the config module"
+		need "$1" '^No partition config \(a module2 whose string is "partitions"\): nothing' \
+			"no config: platform report only"
 }
 
 test_bochs_4cpu() {
@@ -125,4 +130,86 @@ test_qemu_uefi() {
 test_qemu_ud() {
 	qemu "$1" --emu qemu-bios --cpus 1 --iso "$TEST_ISO_DIR/ud.iso" --expect failure || return 1
 	need "$1" '^EXCEPTION: vector 6 \(#UD invalid opcode\)' "#UD dump"
+}
+
+# ---- partitions (issue: SMP, VMX on every core, EPT-isolated guests) ----
+
+aps_online() {
+	local i
+	for ((i = 1; i < $2; i++)); do
+		need "$1" "^SMP: CPU $i \\(APIC id $i\\) online, VMX on" "CPU $i online with VMX" ||
+			return 1
+	done
+}
+
+# exits OUT PARTITION VCPU REASON: the count the hypervisor printed, or empty
+exits() {
+	serial "$1" | grep -E "^EXITS partition=$2 vcpu=$3 " | grep -oE " $4=[0-9]+" | cut -d= -f2
+}
+
+# hello_ran OUT NAME MB CPUS APIC_IDS: a hello guest ran to its end in NAME
+hello_ran() {
+	need "$1" "^\\[$2\\] hello: start \\(multiboot$3\\) " "[$2] started as multiboot$3" &&
+	need "$1" "^\\[$2\\] hello: under Tempo$" "[$2] detects Tempo by CPUID" &&
+	need "$1" "^\\[$2\\] hello: partition=$2 vcpus=$4 memory=[0-9]+$" "[$2] info hypercall" &&
+	need "$1" "^\\[$2\\] hello: hypercall console ok$" "[$2] console hypercall" &&
+	need "$1" "^\\[$2\\] hello: cpus=$4 apic_ids=$5$" "[$2] sees only its CPUs ($5)" &&
+	need "$1" "^\\[$2\\] hello: all $4 CPUs online$" "[$2] started its APs" &&
+	need "$1" "^\\[$2\\] hello: done$" "[$2] finished" &&
+	need "$1" "^PARTITION_END name=$2 state=shutdown exit_code=0$" "[$2] shut down cleanly"
+}
+
+test_bochs_partitions() {
+	local io
+	bochs "$1" --cpus 4 --iso "$DEMO_ISO" --expect ok || return 1
+	aps_online "$1" 4 &&
+		hello_ran "$1" rt0 2 2 "1,2" && hello_ran "$1" rt1 1 1 "3" &&
+		need "$1" '^\[rt0\] hello: AP apic_id=2 online$' "rt0's AP started by SIPI" &&
+		need "$1" '^TEMPO_EXIT code=16 status=ok reason="all partitions ended"' "clean end" ||
+		return 1
+	# every vCPU's exits were counted and printed; the console path exits per byte
+	io=$(exits "$1" rt0 0 io)
+	[ -n "$io" ] && [ "$io" -gt 100 ] || { echo "rt0 vCPU 0: no io exit count ($io)"; return 1; }
+	[ -n "$(exits "$1" rt0 0 vmcall)" ] && [ -n "$(exits "$1" rt0 1 cpuid)" ] &&
+		[ -n "$(exits "$1" rt1 0 vmcall)" ] || { echo "missing EXITS lines"; return 1; }
+	# nobody was stopped
+	! serial "$1" | grep -q '^PARTITION_STOP' || { echo "unexpected PARTITION_STOP"; return 1; }
+}
+
+# stopped OUT REASON DETAIL_REGEX: 'bad' was stopped, 'good' ran to its end
+bad_stopped_good_ran() {
+	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/$2.iso" --expect ok || return 1
+	need "$1" "^PARTITION_STOP name=bad reason=$3 rip=0x[0-9a-f]+ qual=0x[0-9a-f]+ vcpu=0 cpu=1 detail=\"$4\"" \
+		"bad stopped: $3" &&
+		need "$1" '^PARTITION_END name=bad state=stopped ' "bad ended as stopped" &&
+		hello_ran "$1" good 1 1 "2" &&
+		! serial "$1" | grep -q '^\[bad\] hello: done' ||
+		{ echo "bad was not stopped before its end"; return 1; }
+}
+
+test_bochs_stop_oob() {
+	bad_stopped_good_ran "$1" stop-oob ept_violation 'gpa=0x2000000' &&
+		need "$1" '^\[bad\] hello: oob write to 0x2000000 ' "the write that faulted"
+}
+
+test_bochs_stop_triple() {
+	bad_stopped_good_ran "$1" stop-triple triple_fault 'the guest triple-faulted'
+}
+
+test_bochs_stop_vmxon() {
+	bad_stopped_good_ran "$1" stop-vmxon vmx_instruction vmxon
+}
+
+test_bochs_bad_syntax() {
+	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/bad-syntax.iso" --expect failure || return 1
+	need "$1" "^ERROR: config: partitions:6: timer: expected direct, inject or emulated, found 'fast'" \
+		"line-numbered config error" &&
+		! serial "$1" | grep -q '^Partition ' || { echo "a partition was built"; return 1; }
+}
+
+test_bochs_bad_cpu() {
+	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/bad-cpu.iso" --expect failure || return 1
+	need "$1" "^ERROR: config: partitions:7: partition 'p1': CPU 7 does not exist" \
+		"refused before any guest starts" &&
+		! serial "$1" | grep -q '^\[p0\]' || { echo "a guest ran"; return 1; }
 }

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/*
+ * VMX operation on each core and the VMCS of each vCPU. Controls are fixed
+ * once at boot from the capability MSRs (TRUE controls when offered, SDM Vol.
+ * 3D A.3) and a missing required control is named. The guest starts the way
+ * a loader leaves it (hv/partition.c decides where); CR0.NE and CR4.VMXE,
+ * which VMX forces on, are masked and shadowed so the guest sees its own.
+ */
+#include "arch/x86/vmx.h"
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/trap.h"
+#include "hv/fmt.h"
+#include "hv/lib.h"
+#include "hv/log.h"
+#include "hv/partition.h"
+#include "hv/stop.h"
+
+#define CR0_PE	(1ull << 0)
+#define CR0_ET	(1ull << 4)
+#define CR0_NE	(1ull << 5)
+#define CR0_PG	(1ull << 31)
+#define CR4_VMXE (1ull << 13)
+
+struct vmx_controls vmx_ctl;
+
+extern char vmx_exit_stub[];
+void vmx_enter(struct vcpu *v, int launched);
+
+static bool adjust(const char *what, uint64_t cap, uint32_t required, uint32_t optional,
+		   uint32_t *out, char *err, unsigned long errlen)
+{
+	uint32_t allowed0 = (uint32_t)cap, allowed1 = (uint32_t)(cap >> 32);
+	uint32_t v = ((required | optional) | allowed0) & allowed1;
+
+	if ((v & required) != required) {
+		fmt_snprintf(err, errlen, "VMX: this CPU cannot set %s control bits 0x%x "
+			     "(allowed-1 0x%x)", what, required & ~v, allowed1);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long errlen)
+{
+	struct vmx_controls *c = &vmx_ctl;
+
+	if (!adjust("pin-based", caps->pinbased, PIN_NMI_EXITING,
+		    PIN_VIRTUAL_NMIS, &c->pin, err, errlen))
+		return false;
+	/*
+	 * Every port exits (unconditional I/O exiting): the guest's UART is
+	 * virtual and every other port reads all-ones. MWAIT and MONITOR exit
+	 * so no guest parks its core in a C-state where the preemption timer
+	 * stops (DESIGN.md). HLT does not exit: on a dedicated core the guest
+	 * may sleep until its own interrupt.
+	 */
+	if (!adjust("processor-based", caps->procbased,
+		    PROC_UNCOND_IO_EXITING | PROC_USE_MSR_BITMAPS | PROC_MWAIT_EXITING |
+			    PROC_MONITOR_EXITING | PROC_SECONDARY_CONTROLS,
+		    0, &c->proc, err, errlen))
+		return false;
+	if (!adjust("secondary processor-based", caps->procbased2,
+		    PROC2_ENABLE_EPT | PROC2_ENABLE_VPID | PROC2_UNRESTRICTED_GUEST,
+		    PROC2_ENABLE_RDTSCP | PROC2_ENABLE_INVPCID | PROC2_ENABLE_XSAVES, &c->proc2,
+		    err, errlen))
+		return false;
+	if (!adjust("VM-exit", caps->exit,
+		    EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_EFER | EXIT_LOAD_EFER | EXIT_SAVE_PAT |
+			    EXIT_LOAD_PAT,
+		    0, &c->exit, err, errlen))
+		return false;
+	if (!adjust("VM-entry", caps->entry, ENTRY_LOAD_EFER | ENTRY_LOAD_PAT, 0, &c->entry, err,
+		    errlen))
+		return false;
+	/* The guest decides long mode; it is set per vCPU (and read back on exit). */
+	c->entry &= ~ENTRY_IA32E_MODE_GUEST;
+	c->has_rdtscp = c->proc2 & PROC2_ENABLE_RDTSCP;
+	c->has_invpcid = c->proc2 & PROC2_ENABLE_INVPCID;
+	c->has_xsaves = c->proc2 & PROC2_ENABLE_XSAVES;
+	c->cr0_fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0);
+	c->cr0_fixed1 = rdmsr(MSR_IA32_VMX_CR0_FIXED1);
+	c->cr4_fixed0 = rdmsr(MSR_IA32_VMX_CR4_FIXED0);
+	c->cr4_fixed1 = rdmsr(MSR_IA32_VMX_CR4_FIXED1);
+	c->preemption_timer_rate = caps->preemption_timer_rate;
+	return true;
+}
+
+bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
+{
+	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
+	uint64_t cr0, cr4;
+	uint8_t fail;
+
+	if (!(fc & FEATURE_CONTROL_LOCK)) {
+		/* Bochs and some firmware leave it unlocked: enable and lock. */
+		wrmsr(MSR_IA32_FEATURE_CONTROL,
+		      fc | FEATURE_CONTROL_LOCK | FEATURE_CONTROL_VMX_OUTSIDE_SMX);
+	} else if (!(fc & FEATURE_CONTROL_VMX_OUTSIDE_SMX)) {
+		fmt_snprintf(err, errlen, "CPU %u: VMX is disabled and locked by the firmware "
+			     "(IA32_FEATURE_CONTROL 0x%lx): enable VT-x in the BIOS", c->index, fc);
+		return false;
+	}
+	asm volatile("mov %%cr0, %0" : "=r"(cr0));
+	cr0 = (cr0 | vmx_ctl.cr0_fixed0) & vmx_ctl.cr0_fixed1;
+	asm volatile("mov %0, %%cr0" : : "r"(cr0));
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	cr4 = (cr4 | vmx_ctl.cr4_fixed0 | CR4_VMXE) & vmx_ctl.cr4_fixed1;
+	asm volatile("mov %0, %%cr4" : : "r"(cr4));
+
+	*(volatile uint32_t *)c->vmxon_pa = (uint32_t)rdmsr(MSR_IA32_VMX_BASIC) & 0x7fffffff;
+	asm volatile("vmxon %1; setna %0" : "=q"(fail) : "m"(c->vmxon_pa) : "cc", "memory");
+	if (fail) {
+		fmt_snprintf(err, errlen, "CPU %u: VMXON failed (CR0 0x%lx CR4 0x%lx)", c->index,
+			     cr0, cr4);
+		return false;
+	}
+	return true;
+}
+
+static void vmclear_ptrld(uint64_t pa)
+{
+	uint8_t fail;
+
+	*(volatile uint32_t *)pa = (uint32_t)rdmsr(MSR_IA32_VMX_BASIC) & 0x7fffffff;
+	asm volatile("vmclear %1; setna %0" : "=q"(fail) : "m"(pa) : "cc", "memory");
+	if (!fail)
+		asm volatile("vmptrld %1; setna %0" : "=q"(fail) : "m"(pa) : "cc", "memory");
+	if (fail) {
+		log_err("VMX: VMCLEAR/VMPTRLD of 0x%lx failed\n", pa);
+		hv_stop(STOP_FAILURE, "VMCS load failed");
+	}
+}
+
+static void setup_host_state(struct vcpu *v)
+{
+	struct pcpu *c = v->pcpu;
+	uint64_t gdt, tss, idt, cr;
+
+	trap_cpu_tables(c->index, &gdt, &tss, &idt);
+	asm volatile("mov %%cr0, %0" : "=r"(cr));
+	vmwrite(VMCS_HOST_CR0, cr);
+	asm volatile("mov %%cr3, %0" : "=r"(cr));
+	vmwrite(VMCS_HOST_CR3, cr);
+	asm volatile("mov %%cr4, %0" : "=r"(cr));
+	vmwrite(VMCS_HOST_CR4, cr);
+	vmwrite(VMCS_HOST_CS_SEL, 0x08);
+	vmwrite(VMCS_HOST_SS_SEL, 0x10);
+	vmwrite(VMCS_HOST_DS_SEL, 0x10);
+	vmwrite(VMCS_HOST_ES_SEL, 0x10);
+	vmwrite(VMCS_HOST_FS_SEL, 0);
+	vmwrite(VMCS_HOST_GS_SEL, 0);
+	vmwrite(VMCS_HOST_TR_SEL, 0x18);
+	vmwrite(VMCS_HOST_FS_BASE, 0);
+	vmwrite(VMCS_HOST_GS_BASE, (uint64_t)c);	/* this_pcpu() */
+	vmwrite(VMCS_HOST_TR_BASE, tss);
+	vmwrite(VMCS_HOST_GDTR_BASE, gdt);
+	vmwrite(VMCS_HOST_IDTR_BASE, idt);
+	vmwrite(VMCS_HOST_SYSENTER_CS, 0);
+	vmwrite(VMCS_HOST_SYSENTER_ESP, 0);
+	vmwrite(VMCS_HOST_SYSENTER_EIP, 0);
+	vmwrite(VMCS_HOST_EFER, rdmsr(MSR_IA32_EFER));
+	vmwrite(VMCS_HOST_PAT, rdmsr(MSR_IA32_PAT));
+	/* The exit stub finds the vCPU in the 16-byte slot HOST_RSP points at. */
+	*(struct vcpu **)(c->stack_top - 16) = v;
+	vmwrite(VMCS_HOST_RSP, c->stack_top - 16);
+	vmwrite(VMCS_HOST_RIP, (uint64_t)vmx_exit_stub);
+}
+
+static void setup_controls(struct vcpu *v)
+{
+	vmwrite(VMCS_PIN_CONTROLS, vmx_ctl.pin);
+	vmwrite(VMCS_PROC_CONTROLS, vmx_ctl.proc);
+	vmwrite(VMCS_PROC_CONTROLS2, vmx_ctl.proc2);
+	vmwrite(VMCS_EXIT_CONTROLS, vmx_ctl.exit);
+	vmwrite(VMCS_ENTRY_CONTROLS, vmx_ctl.entry);
+	vmwrite(VMCS_EXCEPTION_BITMAP, 0);
+	vmwrite(VMCS_PF_ERROR_MASK, 0);
+	vmwrite(VMCS_PF_ERROR_MATCH, 0);
+	vmwrite(VMCS_CR3_TARGET_COUNT, 0);
+	vmwrite(VMCS_EXIT_MSR_STORE_COUNT, 0);
+	vmwrite(VMCS_EXIT_MSR_LOAD_COUNT, 0);
+	vmwrite(VMCS_ENTRY_MSR_LOAD_COUNT, 0);
+	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
+	vmwrite(VMCS_MSR_BITMAP, v->part->msr_bitmap_pa);
+	vmwrite(VMCS_EPT_POINTER, v->part->eptp);
+	vmwrite(VMCS_VPID, v->vpid);
+	vmwrite(VMCS_TSC_OFFSET, 0);	/* the guest's TSC is the host's */
+	vmwrite(VMCS_LINK_POINTER, ~0ull);
+	vmwrite(VMCS_CR0_GUEST_HOST_MASK, CR0_NE);
+	vmwrite(VMCS_CR4_GUEST_HOST_MASK, CR4_VMXE);
+}
+
+/* What the CPU runs for a guest CR0 value: VMX-forced bits on (PE/PG exempt). */
+uint64_t vmx_guest_cr0(uint64_t want)
+{
+	uint64_t fixed0 = vmx_ctl.cr0_fixed0 & ~(CR0_PE | CR0_PG);
+
+	return (want | fixed0 | CR0_ET) & (vmx_ctl.cr0_fixed1 | CR0_PE | CR0_PG);
+}
+
+uint64_t vmx_guest_cr4(uint64_t want)
+{
+	return (want | vmx_ctl.cr4_fixed0) & vmx_ctl.cr4_fixed1;
+}
+
+static void set_segment(uint32_t sel_field, uint16_t sel, uint64_t base, uint32_t limit,
+			uint32_t ar)
+{
+	/* ES, CS, SS, DS, FS, GS, LDTR, TR fields share one layout (Appendix B) */
+	uint32_t i = (sel_field - VMCS_GUEST_ES_SEL) / 2;
+
+	vmwrite(sel_field, sel);
+	vmwrite(VMCS_GUEST_ES_BASE + 2 * i, base);
+	vmwrite(VMCS_GUEST_ES_LIMIT + 2 * i, limit);
+	vmwrite(VMCS_GUEST_ES_AR + 2 * i, ar);
+}
+
+/*
+ * The state GRUB leaves for a multiboot kernel (Multiboot2 spec 3.3): 32-bit
+ * protected mode, paging off, flat 4 GiB code and data segments.
+ */
+static void setup_guest_protected(struct vcpu *v, uint64_t entry)
+{
+	v->cr0_shadow = CR0_PE | CR0_ET;
+	v->cr4_shadow = 0;
+	set_segment(VMCS_GUEST_CS_SEL, 0x08, 0, 0xffffffff, 0xc09b);
+	for (uint32_t f = VMCS_GUEST_ES_SEL; f <= VMCS_GUEST_GS_SEL; f += 2)
+		if (f != VMCS_GUEST_CS_SEL)
+			set_segment(f, 0x10, 0, 0xffffffff, 0xc093);
+	vmwrite(VMCS_GUEST_RIP, entry);
+}
+
+/* Real mode at CS:IP = (vector << 8):0, as a SIPI leaves an AP (SDM 9.4.4). */
+static void setup_guest_sipi(struct vcpu *v, uint32_t vector)
+{
+	v->cr0_shadow = CR0_ET;
+	v->cr4_shadow = 0;
+	set_segment(VMCS_GUEST_CS_SEL, (uint16_t)(vector << 8), (uint64_t)vector << 12, 0xffff,
+		    0x9b);
+	for (uint32_t f = VMCS_GUEST_ES_SEL; f <= VMCS_GUEST_GS_SEL; f += 2)
+		if (f != VMCS_GUEST_CS_SEL)
+			set_segment(f, 0, 0, 0xffff, 0x93);
+	vmwrite(VMCS_GUEST_RIP, 0);
+}
+
+void vmcs_setup(struct vcpu *v)
+{
+	vmclear_ptrld(v->vmcs_pa);
+	setup_controls(v);
+	setup_host_state(v);
+
+	if (v->index == 0)
+		setup_guest_protected(v, v->part->entry);
+	else
+		setup_guest_sipi(v, v->sipi_vector);
+	vmwrite(VMCS_GUEST_CR0, vmx_guest_cr0(v->cr0_shadow));
+	vmwrite(VMCS_CR0_READ_SHADOW, v->cr0_shadow);
+	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(v->cr4_shadow));
+	vmwrite(VMCS_CR4_READ_SHADOW, v->cr4_shadow);
+	vmwrite(VMCS_GUEST_CR3, 0);
+	set_segment(VMCS_GUEST_LDTR_SEL, 0, 0, 0, 0x10000);	/* unusable */
+	set_segment(VMCS_GUEST_TR_SEL, 0, 0, 0xff, 0x8b);	/* busy 32-bit TSS */
+	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
+	vmwrite(VMCS_GUEST_DR7, 0x400);
+	vmwrite(VMCS_GUEST_RSP, 0);
+	vmwrite(VMCS_GUEST_RFLAGS, 0x2);
+	vmwrite(VMCS_GUEST_PENDING_DBG, 0);
+	vmwrite(VMCS_GUEST_INTERRUPTIBILITY, 0);
+	vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+	vmwrite(VMCS_GUEST_SYSENTER_CS, 0);
+	vmwrite(VMCS_GUEST_SYSENTER_ESP, 0);
+	vmwrite(VMCS_GUEST_SYSENTER_EIP, 0);
+	vmwrite(VMCS_GUEST_DEBUGCTL, 0);
+	vmwrite(VMCS_GUEST_EFER, 0);
+	vmwrite(VMCS_GUEST_PAT, 0x0007040600070406ull);	/* the power-on PAT */
+	v->launched = false;
+}
+
+void vmx_run(struct vcpu *v)
+{
+	bool launched = v->launched;
+
+	v->launched = true;
+	vmx_enter(v, launched);
+	__builtin_unreachable();
+}
+
+void vmx_entry_failed(struct vcpu *v);
+void vmx_entry_failed(struct vcpu *v)
+{
+	uint32_t e = (uint32_t)vmread(VMCS_INSTR_ERROR);
+
+	log_err("VMX: VM entry of partition '%s' vCPU %u failed: VM-instruction error %u (%s)\n",
+		v->part->cfg->name, v->index, e, vmx_instr_error_name(e));
+	partition_stop(v, "vm_entry_failed", e, vmx_instr_error_name(e));
+}
+
+const char *vmx_instr_error_name(uint32_t err)
+{
+	static const char *const names[] = {
+		[1] = "VMCALL in VMX root operation",
+		[2] = "VMCLEAR with invalid physical address",
+		[3] = "VMCLEAR with VMXON pointer",
+		[4] = "VMLAUNCH with non-clear VMCS",
+		[5] = "VMRESUME with non-launched VMCS",
+		[6] = "VMRESUME after VMXOFF",
+		[7] = "VM entry with invalid control fields",
+		[8] = "VM entry with invalid host-state fields",
+		[9] = "VMPTRLD with invalid physical address",
+		[10] = "VMPTRLD with VMXON pointer",
+		[11] = "VMPTRLD with incorrect VMCS revision identifier",
+		[12] = "VMREAD/VMWRITE of unsupported VMCS component",
+		[13] = "VMWRITE to read-only VMCS component",
+		[15] = "VMXON executed in VMX root operation",
+		[16] = "VM entry with invalid executive-VMCS pointer",
+		[17] = "VM entry with non-launched executive VMCS",
+		[18] = "VM entry with executive-VMCS pointer not VMXON pointer",
+		[19] = "VMCALL with non-clear VMCS",
+		[20] = "VMCALL with invalid VM-exit control fields",
+		[22] = "VMCALL with incorrect MSEG revision identifier",
+		[23] = "VMXOFF under dual-monitor treatment",
+		[24] = "VMCALL with invalid SMM-monitor features",
+		[25] = "VM entry with invalid VM-execution control fields in executive VMCS",
+		[26] = "VM entry with events blocked by MOV SS",
+		[28] = "invalid operand to INVEPT/INVVPID",
+	};
+
+	if (err < ARRAY_SIZE(names) && names[err])
+		return names[err];
+	return "unknown VM-instruction error";
+}
+
+const char *vmx_exit_reason_name(uint32_t reason)
+{
+	static const char *const names[EXIT_REASON_COUNT] = {
+		[EXIT_REASON_EXCEPTION_NMI] = "exception_nmi",
+		[EXIT_REASON_EXTERNAL_INTR] = "external_interrupt",
+		[EXIT_REASON_TRIPLE_FAULT] = "triple_fault",
+		[EXIT_REASON_INIT] = "init_signal",
+		[EXIT_REASON_SIPI] = "sipi",
+		[EXIT_REASON_INTR_WINDOW] = "interrupt_window",
+		[EXIT_REASON_NMI_WINDOW] = "nmi_window",
+		[EXIT_REASON_TASK_SWITCH] = "task_switch",
+		[EXIT_REASON_CPUID] = "cpuid",
+		[EXIT_REASON_GETSEC] = "getsec",
+		[EXIT_REASON_HLT] = "hlt",
+		[EXIT_REASON_INVD] = "invd",
+		[EXIT_REASON_INVLPG] = "invlpg",
+		[EXIT_REASON_RDPMC] = "rdpmc",
+		[EXIT_REASON_RDTSC] = "rdtsc",
+		[EXIT_REASON_RSM] = "rsm",
+		[EXIT_REASON_VMCALL] = "vmcall",
+		[EXIT_REASON_VMCLEAR] = "vmclear",
+		[EXIT_REASON_VMLAUNCH] = "vmlaunch",
+		[EXIT_REASON_VMPTRLD] = "vmptrld",
+		[EXIT_REASON_VMPTRST] = "vmptrst",
+		[EXIT_REASON_VMREAD] = "vmread",
+		[EXIT_REASON_VMRESUME] = "vmresume",
+		[EXIT_REASON_VMWRITE] = "vmwrite",
+		[EXIT_REASON_VMXOFF] = "vmxoff",
+		[EXIT_REASON_VMXON] = "vmxon",
+		[EXIT_REASON_CR_ACCESS] = "cr_access",
+		[EXIT_REASON_DR_ACCESS] = "dr_access",
+		[EXIT_REASON_IO] = "io",
+		[EXIT_REASON_RDMSR] = "rdmsr",
+		[EXIT_REASON_WRMSR] = "wrmsr",
+		[EXIT_REASON_INVALID_GUEST_STATE] = "invalid_guest_state",
+		[EXIT_REASON_MSR_LOADING] = "msr_loading",
+		[EXIT_REASON_MWAIT] = "mwait",
+		[EXIT_REASON_MTF] = "monitor_trap_flag",
+		[EXIT_REASON_MONITOR] = "monitor",
+		[EXIT_REASON_PAUSE] = "pause",
+		[EXIT_REASON_MACHINE_CHECK] = "machine_check",
+		[EXIT_REASON_TPR_BELOW] = "tpr_below_threshold",
+		[EXIT_REASON_APIC_ACCESS] = "apic_access",
+		[EXIT_REASON_VIRT_EOI] = "virtualized_eoi",
+		[EXIT_REASON_GDTR_IDTR] = "gdtr_idtr",
+		[EXIT_REASON_LDTR_TR] = "ldtr_tr",
+		[EXIT_REASON_EPT_VIOLATION] = "ept_violation",
+		[EXIT_REASON_EPT_MISCONFIG] = "ept_misconfig",
+		[EXIT_REASON_INVEPT] = "invept",
+		[EXIT_REASON_RDTSCP] = "rdtscp",
+		[EXIT_REASON_PREEMPTION_TIMER] = "preemption_timer",
+		[EXIT_REASON_INVVPID] = "invvpid",
+		[EXIT_REASON_WBINVD] = "wbinvd",
+		[EXIT_REASON_XSETBV] = "xsetbv",
+		[EXIT_REASON_APIC_WRITE] = "apic_write",
+		[EXIT_REASON_RDRAND] = "rdrand",
+		[EXIT_REASON_INVPCID] = "invpcid",
+		[EXIT_REASON_VMFUNC] = "vmfunc",
+		[EXIT_REASON_RDSEED] = "rdseed",
+		[EXIT_REASON_XSAVES] = "xsaves",
+		[EXIT_REASON_XRSTORS] = "xrstors",
+	};
+
+	if (reason < EXIT_REASON_COUNT && names[reason])
+		return names[reason];
+	return "unknown";
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guest entry and the VM-exit landing pad. HOST_RSP points at a 16-byte
+ * aligned slot on the CPU's stack that holds the vCPU pointer, so the exit
+ * path finds the vCPU without any lookup. struct guest_regs is the first
+ * member of struct vcpu (hv/partition.h): rax, rbx, rcx, rdx, rsi, rdi, rbp,
+ * r8-r15 at offsets 0, 8, ... 112.
+ */
+
+	.text
+/* void vmx_enter(struct vcpu *v, int launched) */
+	.globl vmx_enter
+vmx_enter:
+	push	%rdi			/* for vmx_entry_failed */
+	mov	%rdi, %rax
+	test	%esi, %esi
+	mov	8(%rax), %rbx
+	mov	16(%rax), %rcx
+	mov	24(%rax), %rdx
+	mov	32(%rax), %rsi
+	mov	40(%rax), %rdi
+	mov	48(%rax), %rbp
+	mov	56(%rax), %r8
+	mov	64(%rax), %r9
+	mov	72(%rax), %r10
+	mov	80(%rax), %r11
+	mov	88(%rax), %r12
+	mov	96(%rax), %r13
+	mov	104(%rax), %r14
+	mov	112(%rax), %r15
+	mov	0(%rax), %rax		/* flags from the test survive the moves */
+	jnz	1f
+	vmlaunch
+	jmp	2f
+1:	vmresume
+2:	pop	%rdi
+	and	$-16, %rsp
+	call	vmx_entry_failed	/* does not return */
+	ud2
+
+	.globl vmx_exit_stub
+vmx_exit_stub:
+	push	%rax
+	mov	8(%rsp), %rax		/* the vCPU */
+	mov	%rbx, 8(%rax)
+	mov	%rcx, 16(%rax)
+	mov	%rdx, 24(%rax)
+	mov	%rsi, 32(%rax)
+	mov	%rdi, 40(%rax)
+	mov	%rbp, 48(%rax)
+	mov	%r8, 56(%rax)
+	mov	%r9, 64(%rax)
+	mov	%r10, 72(%rax)
+	mov	%r11, 80(%rax)
+	mov	%r12, 88(%rax)
+	mov	%r13, 96(%rax)
+	mov	%r14, 104(%rax)
+	mov	%r15, 112(%rax)
+	popq	0(%rax)			/* guest rax */
+	mov	%rax, %rdi
+	xor	%ebp, %ebp
+	call	vmx_exit_handler	/* returns the vCPU to resume */
+	mov	%rax, %rdi
+	mov	$1, %esi
+	jmp	vmx_enter
+
+	.section .note.GNU-stack, "", @progbits

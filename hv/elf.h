@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guest kernel images: the ELF program headers and the multiboot header.
+ * Outside input: every offset and size is checked against the image length
+ * and the partition's memory before a byte is copied. Host-testable; fuzzed.
+ */
+#ifndef TEMPO_HV_ELF_H
+#define TEMPO_HV_ELF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ELF_MAX_SEGMENTS 16
+
+struct elf_segment {
+	uint64_t file_offset;	/* where the bytes are in the image */
+	uint64_t file_size;	/* bytes to copy */
+	uint64_t paddr;		/* guest-physical load address (p_paddr) */
+	uint64_t mem_size;	/* bytes occupied; the tail past file_size is zeroed */
+	bool exec;		/* PF_X */
+};
+
+struct elf_plan {
+	bool is64;		/* ELFCLASS64 (x86-64) or ELFCLASS32 (i386) */
+	uint64_t entry;		/* e_entry (the multiboot entry unless overridden) */
+	uint32_t segment_count;
+	struct elf_segment segments[ELF_MAX_SEGMENTS];
+	uint64_t lowest;	/* lowest paddr loaded */
+	uint64_t highest;	/* one past the highest byte loaded */
+};
+
+/*
+ * Check @img (@len bytes) is a little-endian i386 or x86-64 executable ELF
+ * (ET_EXEC) and plan its PT_LOAD segments: each lies within
+ * [@min_addr, @mem_size) of guest-physical memory, its file bytes within the
+ * image, file_size <= mem_size, no two segments overlap, and the entry point
+ * lies in an executable segment. Returns 0, or -1 with a reason in @err.
+ */
+int elf_plan_load(const void *img, size_t len, uint64_t min_addr, uint64_t mem_size,
+		  struct elf_plan *plan, char *err, size_t errlen);
+
+enum mb_version {
+	MB_NONE = 0,
+	MB_V1 = 1,	/* magic 0x1BADB002, 4-byte aligned in the first 8 KiB */
+	MB_V2 = 2,	/* magic 0xE85250D6, 8-byte aligned in the first 32 KiB */
+};
+
+struct mb_header_info {
+	enum mb_version version;
+	uint32_t offset;	/* of the header in the image */
+	uint32_t flags;		/* multiboot1 flags word (0 for v2) */
+	bool has_entry_override;	/* v2 entry address tag (type 3) / v1 address fields
+					   are not supported and make the image refused */
+};
+
+/*
+ * Find the multiboot header (v2 preferred when both exist) with a valid
+ * checksum, and for v2 a header_length that fits the image and tags that are
+ * well formed. Returns 0 with @out filled, or -1 with a reason in @err
+ * ("no multiboot header in the first 32 KiB", "multiboot2 header checksum
+ * ...", "multiboot1 header requests the a.out kludge (flag 16): unsupported").
+ */
+int mb_find_header(const void *img, size_t len, struct mb_header_info *out, char *err,
+		   size_t errlen);
+
+#endif

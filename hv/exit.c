@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: MIT
+/*
+ * VM-exit dispatch: one handler per basic exit reason, in a table. A handler
+ * either completes the guest's instruction (and the vCPU resumes at once) or
+ * stops the partition with a report. Anything not in the table stops the
+ * partition too: an exit we did not plan for is never ignored.
+ */
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/vmx.h"
+#include "hv/fmt.h"
+#include "hv/hypercall_abi.h"
+#include "hv/icr.h"
+#include "hv/lib.h"
+#include "hv/log.h"
+#include "hv/msr_policy.h"
+#include "hv/partition.h"
+#include "hv/platform.h"
+#include "hv/stop.h"
+
+#define CR0_PE		(1ull << 0)
+#define CR0_NE		(1ull << 5)
+#define CR0_PG		(1ull << 31)
+#define CR4_PAE		(1ull << 5)
+#define CR4_VMXE	(1ull << 13)
+#define EFER_SCE	(1ull << 0)
+#define EFER_LME	(1ull << 8)
+#define EFER_LMA	(1ull << 10)
+#define EFER_NXE	(1ull << 11)
+
+#define VEC_UD		6
+#define VEC_GP		13
+
+uint64_t vmx_guest_cr0(uint64_t want);
+uint64_t vmx_guest_cr4(uint64_t want);
+
+typedef void (*exit_handler_t)(struct vcpu *v);
+
+static void skip_instruction(void)
+{
+	uint64_t rip = vmread(VMCS_GUEST_RIP) + vmread(VMCS_EXIT_INSTR_LEN);
+	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+
+	vmwrite(VMCS_GUEST_RIP, rip);
+	/* the emulated instruction ends STI / MOV SS blocking (SDM 25.4.2) */
+	if (intr & 3)
+		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
+}
+
+static void inject_exception(uint32_t vector, bool has_error, uint32_t error)
+{
+	uint32_t info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector;
+
+	if (has_error) {
+		info |= INTR_INFO_DELIVER_CODE;
+		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, error);
+	}
+	vmwrite(VMCS_ENTRY_INTR_INFO, info);
+}
+
+static bool guest_long_mode(void)
+{
+	return vmread(VMCS_ENTRY_CONTROLS) & ENTRY_IA32E_MODE_GUEST;
+}
+
+/* CPL is SS.DPL (SDM Vol. 3A 5.5) */
+static uint32_t guest_cpl(void)
+{
+	return (vmread(VMCS_GUEST_SS_AR) >> 5) & 3;
+}
+
+static uint64_t *gpr(struct vcpu *v, uint32_t index)
+{
+	/* SDM encoding: rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8-r15 */
+	static const uint8_t offset[16] = { 0, 2, 3, 1, 0xff, 6, 4, 5,
+					    7, 8, 9, 10, 11, 12, 13, 14 };
+
+	return &((uint64_t *)&v->regs)[offset[index & 15]];
+}
+
+static uint64_t read_gpr(struct vcpu *v, uint32_t index)
+{
+	return (index & 15) == 4 ? vmread(VMCS_GUEST_RSP) : *gpr(v, index);
+}
+
+/* ---- CPUID ---- */
+
+static void handle_cpuid(struct vcpu *v)
+{
+	uint32_t leaf = (uint32_t)v->regs.rax, sub = (uint32_t)v->regs.rcx;
+	struct cpuid_regs r = { 0, 0, 0, 0 };
+	uint64_t tsc_hz = platform.tsc_hz;
+
+	if (leaf >= TEMPO_CPUID_BASE && leaf <= 0x4fffffff) {
+		if (leaf == TEMPO_CPUID_BASE) {
+			r.eax = TEMPO_CPUID_TIMING;
+			r.ebx = TEMPO_CPUID_SIG_EBX;
+			r.ecx = TEMPO_CPUID_SIG_ECX;
+			r.edx = TEMPO_CPUID_SIG_EDX;
+		} else if (leaf == TEMPO_CPUID_TIMING) {
+			r.eax = (uint32_t)(tsc_hz / 1000);
+			r.ebx = 0;	/* LAPIC bus frequency: not known */
+		}
+	} else if (leaf == 0x15 && platform.cpuid_max_basic < 0x15) {
+		goto synth15;
+	} else if (leaf == 0x16 && platform.cpuid_max_basic < 0x16) {
+		goto synth16;
+	} else {
+		r = cpuid(leaf, sub);
+	}
+
+	switch (leaf) {
+	case 0:
+		if (r.eax < 0x16)
+			r.eax = 0x16;	/* so guests read the TSC frequency (0x15/0x16) */
+		break;
+	case 1:
+		r.ecx &= ~((1u << 3) |	/* MONITOR/MWAIT: MWAIT exits, hide it */
+			   (1u << 5) |	/* VMX */
+			   (1u << 6));	/* SMX */
+		r.ecx |= 1u << 31;	/* hypervisor present */
+		break;
+	case 5:
+		r.eax = r.ebx = r.ecx = r.edx = 0;
+		break;
+	case 7:
+		if (sub == 0) {
+			r.ebx &= ~(1u << 1);	/* IA32_TSC_ADJUST: writes are ignored */
+			if (!vmx_ctl.has_invpcid)
+				r.ebx &= ~(1u << 10);
+			r.ecx &= ~(1u << 5);	/* WAITPKG: UMWAIT would sleep unseen */
+		}
+		break;
+	case 0xd:
+		if (sub == 1 && !vmx_ctl.has_xsaves)
+			r.eax &= ~(1u << 3);
+		break;
+	case 0x15:
+		if (tsc_hz) {
+synth15:
+			/* TSC = crystal * EBX / EAX: give the frequency as the crystal */
+			r.eax = 1;
+			r.ebx = 1;
+			r.ecx = (uint32_t)tsc_hz;
+			r.edx = 0;
+			if (tsc_hz > 0xffffffffull) {
+				r.ebx = 1000;
+				r.ecx = (uint32_t)(tsc_hz / 1000);
+			}
+		}
+		break;
+	case 0x16:
+		if (tsc_hz) {
+synth16:
+			r.eax = r.ebx = (uint32_t)(tsc_hz / 1000000);
+			r.ecx = 100;
+			r.edx = 0;
+		}
+		break;
+	case 0x80000001:
+		r.ecx &= ~(1u << 2);	/* SVM */
+		if (!vmx_ctl.has_rdtscp)
+			r.edx &= ~(1u << 27);
+		break;
+	}
+	v->regs.rax = r.eax;
+	v->regs.rbx = r.ebx;
+	v->regs.rcx = r.ecx;
+	v->regs.rdx = r.edx;
+	skip_instruction();
+}
+
+/* ---- MSRs ---- */
+
+static uint64_t apic_base_value(struct vcpu *v)
+{
+	return 0xfee00000ull | APIC_BASE_EN | APIC_BASE_EXTD | (v->index == 0 ? APIC_BASE_BSP : 0);
+}
+
+static bool emulate_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	switch (msr) {
+	case MSR_IA32_APIC_BASE:
+		*value = apic_base_value(v);
+		return true;
+	case MSR_IA32_FEATURE_CONTROL:
+		*value = FEATURE_CONTROL_LOCK;	/* locked with VMX off */
+		return true;
+	case MSR_IA32_EFER:
+		*value = vmread(VMCS_GUEST_EFER);
+		return true;
+	}
+	return false;
+}
+
+static void handle_icr(struct vcpu *v, uint64_t value);
+
+/* LVT entries with a delivery-mode field may only use fixed delivery. */
+static uint32_t filter_lvt(uint32_t msr, uint32_t value)
+{
+	bool has_delivery = msr == X2APIC_LVT_CMCI || msr == X2APIC_LVT_THERMAL ||
+			    msr == X2APIC_LVT_PMC || msr == X2APIC_LVT_LINT0 ||
+			    msr == X2APIC_LVT_LINT1;
+
+	if (has_delivery && (value & APIC_LVT_DELIVERY_MASK))
+		value = (value & ~APIC_LVT_DELIVERY_MASK) | APIC_LVT_MASKED;
+	if (!has_delivery)
+		value &= ~APIC_LVT_DELIVERY_MASK;	/* reserved there */
+	if (!(value & APIC_LVT_MASKED) && (value & 0xff) < 16)
+		value |= APIC_LVT_MASKED;	/* an illegal vector would only raise an error */
+	return value;
+}
+
+static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+	switch (msr) {
+	case MSR_IA32_APIC_BASE:
+		/* Disabling, leaving x2APIC mode or moving the APIC is refused. */
+		return value == apic_base_value(v);
+	case MSR_IA32_EFER: {
+		uint64_t cur = vmread(VMCS_GUEST_EFER);
+
+		if (value & ~(EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE))
+			return false;
+		/* LMA belongs to the CPU; LME may not change while paging is on */
+		if ((vmread(VMCS_GUEST_CR0) & CR0_PG) && ((value ^ cur) & EFER_LME))
+			return false;
+		vmwrite(VMCS_GUEST_EFER, (value & ~EFER_LMA) | (cur & EFER_LMA));
+		return true;
+	}
+	case X2APIC_SVR:
+		wrmsr(msr, (value | APIC_SVR_ENABLE) & 0x11ff);
+		return true;
+	case X2APIC_ICR:
+		handle_icr(v, value);
+		return true;
+	case X2APIC_LVT_CMCI:
+	case X2APIC_LVT_TIMER:
+	case X2APIC_LVT_THERMAL:
+	case X2APIC_LVT_PMC:
+	case X2APIC_LVT_LINT0:
+	case X2APIC_LVT_LINT1:
+	case X2APIC_LVT_ERROR:
+		wrmsr(msr, filter_lvt(msr, (uint32_t)value));
+		return true;
+	}
+	return false;
+}
+
+static void handle_rdmsr(struct vcpu *v)
+{
+	uint32_t msr = (uint32_t)v->regs.rcx;
+	const struct msr_rule *rule = msr_rule_find(msr);
+	uint64_t value = 0;
+	bool ok;
+
+	switch (rule->read) {
+	case MSR_PASS:
+		ok = rdmsr_safe(msr, &value);
+		break;
+	case MSR_IGNORE:
+		ok = true;
+		break;
+	case MSR_EMULATE:
+		ok = emulate_rdmsr(v, msr, &value);
+		break;
+	default:
+		ok = false;
+		break;
+	}
+	if (!ok) {
+		inject_exception(VEC_GP, true, 0);
+		return;
+	}
+	v->regs.rax = (uint32_t)value;
+	v->regs.rdx = value >> 32;
+	skip_instruction();
+}
+
+static void handle_wrmsr(struct vcpu *v)
+{
+	uint32_t msr = (uint32_t)v->regs.rcx;
+	uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
+	const struct msr_rule *rule = msr_rule_find(msr);
+	bool ok;
+
+	switch (rule->write) {
+	case MSR_PASS:
+		ok = true;
+		wrmsr(msr, value);
+		break;
+	case MSR_IGNORE:
+		ok = true;
+		break;
+	case MSR_EMULATE:
+		ok = emulate_wrmsr(v, msr, value);
+		break;
+	default:
+		ok = false;
+		break;
+	}
+	if (!ok) {
+		inject_exception(VEC_GP, true, 0);
+		return;
+	}
+	skip_instruction();
+}
+
+/* ---- x2APIC ICR ---- */
+
+static void handle_icr(struct vcpu *v, uint64_t value)
+{
+	struct partition *p = v->part;
+	uint32_t ids[MAX_VCPUS_PER_PART];
+	struct icr_route r;
+
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		ids[i] = p->vcpus[i]->apic_id;
+	r = icr_route(ids, p->vcpu_count, v->index, value);
+	if (r.verdict == ICR_DENY)
+		partition_stop(v, "icr_denied", value, r.why);
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		struct vcpu *t = p->vcpus[i];
+
+		if (!(r.targets & (1ull << i)))
+			continue;
+		switch (r.verdict) {
+		case ICR_SEND:
+			x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | r.vector |
+						ICR_LEVEL_ASSERT);
+			break;
+		case ICR_SIPI:
+			/* only a vCPU waiting for SIPI starts, as on hardware */
+			if (t->state == VCPU_WAIT_SIPI && !t->sipi_pending) {
+				t->sipi_vector = r.vector;
+				__atomic_store_n(&t->sipi_pending, true, __ATOMIC_RELEASE);
+			}
+			break;
+		case ICR_INIT:
+			/* a vCPU already running is not reset (documented limitation) */
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* ---- port I/O ---- */
+
+static void handle_io(struct vcpu *v)
+{
+	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
+	uint32_t size = (q & 7) + 1;
+	bool in = q & 8;
+	uint16_t port = (uint16_t)(q >> 16);
+	uint64_t value;
+
+	if (q & 16)
+		partition_stop(v, "string_io", q, "INS/OUTS are not emulated");
+	if (in) {
+		if (vuart_owns_port(port))
+			value = vuart_read(&v->part->uart, port);
+		else
+			value = 0xffffffff;	/* no device: the bus floats high */
+		if (size == 1)
+			v->regs.rax = (v->regs.rax & ~0xffull) | (value & 0xff);
+		else if (size == 2)
+			v->regs.rax = (v->regs.rax & ~0xffffull) | (value & 0xffff);
+		else
+			v->regs.rax = value & 0xffffffff;
+	} else if (vuart_owns_port(port)) {
+		vuart_write(&v->part->uart, port, (uint8_t)v->regs.rax);
+	}
+	/* any other port: the write is dropped (documented) */
+	skip_instruction();
+}
+
+/* ---- hypercalls ---- */
+
+static int64_t hc_console_write(struct vcpu *v, uint64_t gpa, uint64_t len)
+{
+	const char *text;
+
+	if (len > 4096)
+		return TEMPO_HC_EINVAL;
+	text = gpa_to_hva(v->part, gpa, len);
+	if (!text)
+		return TEMPO_HC_EINVAL;
+	vuart_put(&v->part->uart, text, (uint32_t)len);
+	return (int64_t)len;
+}
+
+static int64_t hc_partition_info(struct vcpu *v, uint64_t gpa)
+{
+	struct tempo_partition_info info, *dst;
+
+	dst = gpa_to_hva(v->part, gpa, sizeof(info));
+	if (!dst)
+		return TEMPO_HC_EINVAL;
+	memset(&info, 0, sizeof(info));
+	str_copy(info.name, sizeof(info.name), v->part->cfg->name, CONFIG_NAME_LEN);
+	info.partition_id = v->part->id;
+	info.vcpu_count = v->part->vcpu_count;
+	info.vcpu_index = v->index;
+	info.timer_mode = v->part->cfg->timer;
+	info.memory_bytes = v->part->mem_size;
+	info.tsc_khz = platform.tsc_hz / 1000;
+	memcpy(dst, &info, sizeof(info));
+	return TEMPO_HC_OK;
+}
+
+static void handle_vmcall(struct vcpu *v)
+{
+	uint64_t mask = guest_long_mode() ? ~0ull : 0xffffffffull;
+	uint64_t nr = v->regs.rax & mask, a0 = v->regs.rdi & mask, a1 = v->regs.rsi & mask;
+	int64_t ret;
+
+	if (guest_cpl() != 0) {
+		inject_exception(VEC_UD, false, 0);	/* not for user space */
+		return;
+	}
+	switch (nr) {
+	case TEMPO_HC_CONSOLE_WRITE:
+		ret = hc_console_write(v, a0, a1);
+		break;
+	case TEMPO_HC_PARTITION_INFO:
+		ret = hc_partition_info(v, a0);
+		break;
+	case TEMPO_HC_SHUTDOWN:
+		partition_shutdown(v, (int64_t)a0);
+	default:
+		ret = TEMPO_HC_ENOSYS;
+		break;
+	}
+	v->regs.rax = (uint64_t)ret;
+	skip_instruction();
+}
+
+/* ---- control registers ---- */
+
+/* With EPT, 32-bit PAE paging takes its PDPTEs from the VMCS (SDM 26.3.2.4). */
+static bool load_pdptes(struct vcpu *v, uint64_t cr3)
+{
+	const uint64_t *pdpte = gpa_to_hva(v->part, cr3 & 0xffffffe0ull, 32);
+
+	if (!pdpte)
+		return false;
+	for (int i = 0; i < 4; i++)
+		vmwrite(VMCS_GUEST_PDPTE0 + 2 * i, pdpte[i]);
+	return true;
+}
+
+static void write_cr0(struct vcpu *v, uint64_t value)
+{
+	uint64_t old = vmread(VMCS_GUEST_CR0), efer = vmread(VMCS_GUEST_EFER);
+	uint32_t entry = (uint32_t)vmread(VMCS_ENTRY_CONTROLS);
+
+	if ((value & CR0_PG) && !(value & CR0_PE)) {
+		inject_exception(VEC_GP, true, 0);
+		return;
+	}
+	/* The write exited, so the CPU did none of it: do what it would do. */
+	if (!(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME)) {
+		efer |= EFER_LMA;
+		entry |= ENTRY_IA32E_MODE_GUEST;
+	} else if ((old & CR0_PG) && !(value & CR0_PG) && (efer & EFER_LMA)) {
+		efer &= ~EFER_LMA;
+		entry &= ~ENTRY_IA32E_MODE_GUEST;
+	}
+	if ((value & CR0_PG) && !(efer & EFER_LMA) && (vmread(VMCS_GUEST_CR4) & CR4_PAE) &&
+	    !load_pdptes(v, vmread(VMCS_GUEST_CR3)))
+		partition_stop(v, "bad_pdpte", vmread(VMCS_GUEST_CR3), "PAE PDPTEs outside RAM");
+	vmwrite(VMCS_GUEST_EFER, efer);
+	vmwrite(VMCS_ENTRY_CONTROLS, entry);
+	v->cr0_shadow = value;
+	vmwrite(VMCS_CR0_READ_SHADOW, value);
+	vmwrite(VMCS_GUEST_CR0, vmx_guest_cr0(value));
+	skip_instruction();
+}
+
+static void write_cr4(struct vcpu *v, uint64_t value)
+{
+	if (value & CR4_VMXE) {
+		inject_exception(VEC_GP, true, 0);	/* VMX is not offered */
+		return;
+	}
+	v->cr4_shadow = value;
+	vmwrite(VMCS_CR4_READ_SHADOW, value);
+	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(value));
+	skip_instruction();
+}
+
+static void handle_cr_access(struct vcpu *v)
+{
+	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
+	uint32_t cr = q & 15, type = (q >> 4) & 3, reg = (q >> 8) & 15;
+
+	if (type == 0 && cr == 0)
+		write_cr0(v, read_gpr(v, reg));
+	else if (type == 0 && cr == 4)
+		write_cr4(v, read_gpr(v, reg));
+	else
+		partition_stop(v, "cr_access", q, "unexpected control-register access");
+}
+
+/* ---- the rest ---- */
+
+static void handle_nmi_or_exception(struct vcpu *v)
+{
+	uint32_t info = (uint32_t)vmread(VMCS_EXIT_INTR_INFO);
+
+	if ((info & INTR_TYPE_MASK) == INTR_TYPE_NMI) {
+		v->pcpu->nmis++;	/* a kick: the mailbox is read before resuming */
+		if (hv_stopping)
+			halt_forever();
+		return;
+	}
+	partition_stop(v, "exception", info, "unexpected exception exit");
+}
+
+static void handle_triple_fault(struct vcpu *v)
+{
+	partition_stop(v, "triple_fault", 0, "the guest triple-faulted");
+}
+
+static void handle_ept_violation(struct vcpu *v)
+{
+	char detail[64];
+
+	fmt_snprintf(detail, sizeof(detail), "gpa=0x%lx", vmread(VMCS_GUEST_PHYS_ADDR));
+	partition_stop(v, "ept_violation", vmread(VMCS_EXIT_QUALIFICATION), detail);
+}
+
+static void handle_ept_misconfig(struct vcpu *v)
+{
+	partition_stop(v, "ept_misconfig", vmread(VMCS_GUEST_PHYS_ADDR), "hypervisor EPT bug");
+}
+
+static void handle_vmx_instruction(struct vcpu *v)
+{
+	uint32_t reason = (uint32_t)vmread(VMCS_EXIT_REASON) & 0xffff;
+
+	partition_stop(v, "vmx_instruction", reason, vmx_exit_reason_name(reason));
+}
+
+static void handle_nop(struct vcpu *v)
+{
+	(void)v;
+	skip_instruction();	/* MONITOR, MWAIT, INVD, WBINVD: harmless as no-ops */
+}
+
+static void handle_ud(struct vcpu *v)
+{
+	(void)v;
+	inject_exception(VEC_UD, false, 0);	/* GETSEC: SMX is hidden */
+}
+
+static void handle_xsetbv(struct vcpu *v)
+{
+	uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
+	struct cpuid_regs r = cpuid(0xd, 0);
+	uint64_t supported = ((uint64_t)r.edx << 32) | r.eax;
+
+	/* XCR0: x87 always on, only what the CPU supports, AVX needs SSE */
+	if ((uint32_t)v->regs.rcx != 0 || !(value & 1) || (value & ~supported) ||
+	    ((value & 4) && !(value & 2)) || guest_cpl() != 0) {
+		inject_exception(VEC_GP, true, 0);
+		return;
+	}
+	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)));
+	skip_instruction();
+}
+
+static void handle_init_signal(struct vcpu *v)
+{
+	partition_stop(v, "init_signal", 0, "unexpected INIT");
+}
+
+static void handle_invalid_state(struct vcpu *v)
+{
+	partition_stop(v, "invalid_guest_state", vmread(VMCS_EXIT_QUALIFICATION),
+		       "VM entry refused the guest state");
+}
+
+static const exit_handler_t exit_handlers[EXIT_REASON_COUNT] = {
+	[EXIT_REASON_EXCEPTION_NMI] = handle_nmi_or_exception,
+	[EXIT_REASON_TRIPLE_FAULT] = handle_triple_fault,
+	[EXIT_REASON_INIT] = handle_init_signal,
+	[EXIT_REASON_CPUID] = handle_cpuid,
+	[EXIT_REASON_GETSEC] = handle_ud,
+	[EXIT_REASON_INVD] = handle_nop,
+	[EXIT_REASON_VMCALL] = handle_vmcall,
+	[EXIT_REASON_VMCLEAR] = handle_vmx_instruction,
+	[EXIT_REASON_VMLAUNCH] = handle_vmx_instruction,
+	[EXIT_REASON_VMPTRLD] = handle_vmx_instruction,
+	[EXIT_REASON_VMPTRST] = handle_vmx_instruction,
+	[EXIT_REASON_VMREAD] = handle_vmx_instruction,
+	[EXIT_REASON_VMRESUME] = handle_vmx_instruction,
+	[EXIT_REASON_VMWRITE] = handle_vmx_instruction,
+	[EXIT_REASON_VMXOFF] = handle_vmx_instruction,
+	[EXIT_REASON_VMXON] = handle_vmx_instruction,
+	[EXIT_REASON_CR_ACCESS] = handle_cr_access,
+	[EXIT_REASON_IO] = handle_io,
+	[EXIT_REASON_RDMSR] = handle_rdmsr,
+	[EXIT_REASON_WRMSR] = handle_wrmsr,
+	[EXIT_REASON_INVALID_GUEST_STATE] = handle_invalid_state,
+	[EXIT_REASON_MWAIT] = handle_nop,
+	[EXIT_REASON_MONITOR] = handle_nop,
+	[EXIT_REASON_EPT_VIOLATION] = handle_ept_violation,
+	[EXIT_REASON_EPT_MISCONFIG] = handle_ept_misconfig,
+	[EXIT_REASON_INVEPT] = handle_vmx_instruction,
+	[EXIT_REASON_INVVPID] = handle_vmx_instruction,
+	[EXIT_REASON_VMFUNC] = handle_vmx_instruction,
+	[EXIT_REASON_WBINVD] = handle_nop,
+	[EXIT_REASON_XSETBV] = handle_xsetbv,
+};
+
+struct vcpu *vmx_exit_handler(struct vcpu *v);
+struct vcpu *vmx_exit_handler(struct vcpu *v)
+{
+	uint32_t reason = (uint32_t)vmread(VMCS_EXIT_REASON);
+	uint32_t basic = reason & 0xffff;
+	exit_handler_t h = basic < EXIT_REASON_COUNT ? exit_handlers[basic] : NULL;
+
+	v->exits_total++;
+	if (basic < EXIT_REASON_COUNT)
+		v->exits[basic]++;
+	if ((reason & EXIT_REASON_ENTRY_FAILURE) && basic != EXIT_REASON_INVALID_GUEST_STATE)
+		partition_stop(v, "vm_entry_failed", reason, vmx_exit_reason_name(basic));
+	if (!h)
+		partition_stop(v, "unhandled_exit", basic, vmx_exit_reason_name(basic));
+	h(v);
+
+	if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_STOP_VCPU)
+		vcpu_leave(v);
+	if (v->pcpu->console)
+		console_drain_all(false);
+	return v;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a guest finds in its memory at entry, written the way GRUB (and the
+ * firmware) would leave it: a multiboot1 or multiboot2 information block and
+ * ACPI tables (RSDP, RSDT, MADT) that list only the partition's CPUs.
+ *
+ * The builders write into a host view of guest memory (@mem, @mem_size bytes
+ * mapping guest-physical 0..@mem_size) and never outside it. Pure and
+ * host-testable.
+ */
+#ifndef TEMPO_HV_GUEST_BOOT_H
+#define TEMPO_HV_GUEST_BOOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fixed guest-physical layout of what the hypervisor writes (documented). */
+#define GUEST_INFO_GPA		0x1000ull	/* multiboot info block, up to ... */
+#define GUEST_INFO_MAX		0x7000ul	/* ... 28 KiB (0x1000-0x7fff) */
+#define GUEST_ACPI_GPA		0xe0000ull	/* RSDP here (BIOS area, found by scanning) */
+#define GUEST_ACPI_MAX		0x10000ull
+#define GUEST_LOW_USABLE_END	0x9f000ull	/* 0..0x9efff usable, then reserved to 1 MiB */
+#define GUEST_HIGH_START	0x100000ull
+
+#define GUEST_MAX_CPUS		64
+#define GUEST_MAX_MODULES	4
+
+struct guest_module {
+	uint64_t start;		/* guest-physical */
+	uint64_t end;		/* exclusive */
+	const char *string;	/* module string, NUL-terminated */
+};
+
+struct guest_platform {
+	uint64_t mem_size;		/* guest RAM: 0..mem_size */
+	uint32_t cpu_count;
+	uint32_t apic_ids[GUEST_MAX_CPUS];	/* x2APIC ids; [0] is the boot vCPU */
+	const char *cmdline;		/* NUL-terminated */
+	const char *loader_name;	/* e.g. "Tempo 0.1" */
+	uint32_t module_count;
+	struct guest_module modules[GUEST_MAX_MODULES];
+};
+
+/*
+ * ACPI 2.0 tables at GUEST_ACPI_GPA: RSDP (revision 2, with both RSDT and
+ * XSDT), RSDT, XSDT and a MADT with one x2APIC entry (type 9) per CPU, or a
+ * type 0 local APIC entry when the id fits in 8 bits, flags enabled; no I/O
+ * APIC. All checksums valid. Returns the RSDP's guest-physical address, or 0
+ * if it does not fit.
+ */
+uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p);
+
+/*
+ * Multiboot2 information at GUEST_INFO_GPA with tags: command line (1), boot
+ * loader name (2), modules (3), basic meminfo (4), memory map (6: usable
+ * 0..GUEST_LOW_USABLE_END, reserved to 1 MiB, usable 1 MiB..mem_size), ACPI
+ * new RSDP (15, a copy of the 36-byte RSDP at @rsdp_gpa, which must be what
+ * guest_build_acpi() returned), end. Returns its guest-physical address, or 0
+ * if it does not fit in GUEST_INFO_MAX.
+ */
+uint64_t guest_build_mb2_info(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p,
+			      uint64_t rsdp_gpa);
+
+/*
+ * Multiboot1 information at GUEST_INFO_GPA: flags MEM (mem_lower/upper in
+ * KiB), CMDLINE, MODS, MMAP (same map as above, entries size 20 + 4),
+ * BOOT_LOADER_NAME; strings and tables placed after the structure. Returns its
+ * guest-physical address, or 0 if it does not fit.
+ */
+uint64_t guest_build_mb1_info(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p);
+
+#endif

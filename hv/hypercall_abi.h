@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The guest-visible interface of Tempo: CPUID leaves and VMCALL hypercalls.
+ * Guests include this header; it has no dependency but <stdint.h>.
+ *
+ * Detect Tempo: CPUID.1:ECX[31] (hypervisor present), then CPUID 0x40000000
+ * returns EAX = highest hypervisor leaf, EBX:ECX:EDX = "Tempo-RT-HV ".
+ * CPUID 0x40000010: EAX = TSC frequency in kHz, EBX = LAPIC timer (bus)
+ * frequency in kHz (the VMware/KVM convention).
+ *
+ * Hypercall: VMCALL with RAX = number, arguments in RDI, RSI, RDX; the result
+ * comes back in RAX (negative values are errors). From 32-bit code the same
+ * registers' low halves are used. Any pointer argument is guest-physical.
+ */
+#ifndef TEMPO_HV_HYPERCALL_ABI_H
+#define TEMPO_HV_HYPERCALL_ABI_H
+
+#define TEMPO_CPUID_BASE		0x40000000u
+#define TEMPO_CPUID_TIMING		0x40000010u
+#define TEMPO_CPUID_SIG_EBX		0x706d6554u	/* "Temp" */
+#define TEMPO_CPUID_SIG_ECX		0x54522d6fu	/* "o-RT" */
+#define TEMPO_CPUID_SIG_EDX		0x2056482du	/* "-HV " */
+
+enum tempo_hypercall {
+	/* RDI = guest-physical address of text, RSI = length (at most 4096). */
+	TEMPO_HC_CONSOLE_WRITE = 0,
+	/*
+	 * RDI = guest-physical address of a struct tempo_partition_info to fill.
+	 * Returns 0.
+	 */
+	TEMPO_HC_PARTITION_INFO = 1,
+	/* RDI = exit code the partition reports. Does not return. */
+	TEMPO_HC_SHUTDOWN = 2,
+};
+
+enum tempo_hc_error {
+	TEMPO_HC_OK = 0,
+	TEMPO_HC_EINVAL = -22,	/* bad argument (address outside the partition, length) */
+	TEMPO_HC_ENOSYS = -38,	/* unknown hypercall number */
+};
+
+struct tempo_partition_info {
+	char name[32];		/* NUL-terminated */
+	unsigned int partition_id;
+	unsigned int vcpu_count;
+	unsigned int vcpu_index;	/* of the calling vCPU */
+	unsigned int timer_mode;	/* 0 direct, 1 inject, 2 emulated */
+	unsigned long long memory_bytes;
+	unsigned long long tsc_khz;
+};
+
+#endif

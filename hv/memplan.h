@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Physical memory planning: which RAM is free once the hypervisor image, the
+ * loader's info block, the boot modules and the low 1 MiB are set aside, and
+ * carving it for partitions and hypervisor pages. Pure and host-testable.
+ */
+#ifndef TEMPO_HV_MEMPLAN_H
+#define TEMPO_HV_MEMPLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define MEMPLAN_MAX_RANGES 64
+
+struct mem_range {
+	uint64_t base;
+	uint64_t end;	/* exclusive */
+};
+
+struct memplan {
+	uint32_t count;
+	struct mem_range free[MEMPLAN_MAX_RANGES];	/* sorted, disjoint, non-empty */
+	uint64_t limit;	/* nothing at or above this is used (the identity map's end) */
+};
+
+/* Start with no free memory; @limit as above. */
+void memplan_init(struct memplan *mp, uint64_t limit);
+
+/*
+ * Add a usable range (clipped to the limit; merged with neighbours). Returns
+ * false if the table is full (the range is then dropped).
+ */
+bool memplan_add(struct memplan *mp, uint64_t base, uint64_t length);
+
+/* Remove [base, base+length) from the free ranges (splitting as needed). */
+bool memplan_reserve(struct memplan *mp, uint64_t base, uint64_t length);
+
+/*
+ * Take @size bytes aligned to @align (a power of two) from the free ranges,
+ * highest address first (so low memory stays for what needs it). Returns
+ * the base, or 0 when nothing fits.
+ */
+uint64_t memplan_alloc(struct memplan *mp, uint64_t size, uint64_t align);
+
+/* Take exactly [base, base+size) if it is entirely free; false otherwise. */
+bool memplan_take(struct memplan *mp, uint64_t base, uint64_t size);
+
+uint64_t memplan_free_bytes(const struct memplan *mp);
+
+#endif

@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Partitions: carving their RAM, their EPT, loading their image the way GRUB
+ * would, and their life on the cores: started, stopped with a report, shut
+ * down on request. Each core runs one vCPU (dedicated cores); cores given to
+ * no partition stay in root mode, and the first of them drains the consoles.
+ */
+#include "hv/partition.h"
+
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/vmx.h"
+#include "hv/boot_info.h"
+#include "hv/elf.h"
+#include "hv/fmt.h"
+#include "hv/guest_boot.h"
+#include "hv/lib.h"
+#include "hv/log.h"
+#include "hv/msr_policy.h"
+#include "hv/pages.h"
+#include "hv/partition_build.h"
+#include "hv/platform.h"
+#include "hv/stop.h"
+#include "hv/version.h"
+
+#define MB1_BOOT_MAGIC	0x2badb002u
+#define MB2_BOOT_MAGIC	0x36d76289u
+#define GIB		(1ull << 30)
+#define MIB2		(2ull << 20)
+
+struct partition partitions[CONFIG_MAX_PARTITIONS];
+uint32_t partition_count;
+volatile bool partitions_go;
+struct platform platform;
+
+static struct vcpu vcpu_pool[MAX_CPUS];
+static uint32_t vcpu_pool_used;
+static volatile int run_ending;
+
+/* ---- building ---- */
+
+static const struct boot_module *find_module(const struct boot_info *bi, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < bi->module_count; i++) {
+		const char *s = bi->modules[i].cmdline;
+
+		if (!strncmp(s, name, n) && (s[n] == 0 || s[n] == ' '))
+			return &bi->modules[i];
+	}
+	return NULL;
+}
+
+/* EPT mapping guest-physical 0..size onto host-physical hpa with 2 MiB pages. */
+static uint64_t build_ept(uint64_t hpa, uint64_t size)
+{
+	uint64_t *pml4 = pages_alloc(PAGE_SIZE, "EPT PML4");
+	uint64_t *pdpt = pages_alloc(PAGE_SIZE, "EPT PDPT");
+	uint64_t gib = (size + GIB - 1) / GIB;
+
+	pml4[0] = (uint64_t)pdpt | EPT_RWX;
+	for (uint64_t g = 0; g < gib; g++) {
+		uint64_t *pd = pages_alloc(PAGE_SIZE, "EPT PD");
+
+		pdpt[g] = (uint64_t)pd | EPT_RWX;
+		for (uint64_t i = 0; i < 512; i++) {
+			uint64_t gpa = g * GIB + i * MIB2;
+
+			if (gpa >= size)
+				break;
+			pd[i] = (hpa + gpa) | EPT_RWX | EPT_MEMTYPE_WB | EPT_LARGE_PAGE;
+		}
+	}
+	return (uint64_t)pml4 | EPTP_MEMTYPE_WB | EPTP_WALK_4;
+}
+
+static int load_image(struct partition *p, const struct boot_module *m, char *err,
+		      size_t errlen)
+{
+	const uint8_t *img = (const uint8_t *)(uintptr_t)m->start;
+	size_t len = m->end - m->start;
+	struct mb_header_info mb;
+	struct elf_plan plan;
+	char why[120];
+
+	if (mb_find_header(img, len, &mb, why, sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
+		return -1;
+	}
+	if (mb.has_entry_override) {
+		fmt_snprintf(err, errlen, "image '%s': multiboot address/entry tags are not "
+			     "supported; link it as a plain ELF", p->cfg->image);
+		return -1;
+	}
+	if (elf_plan_load(img, len, GUEST_HIGH_START, p->mem_size, &plan, why, sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
+		return -1;
+	}
+	for (uint32_t i = 0; i < plan.segment_count; i++) {
+		const struct elf_segment *s = &plan.segments[i];
+		uint8_t *dst = gpa_to_hva(p, s->paddr, s->mem_size);
+
+		memcpy(dst, img + s->file_offset, s->file_size);
+		memset(dst + s->file_size, 0, s->mem_size - s->file_size);
+	}
+	p->entry = plan.entry;
+	p->boot_magic = mb.version == MB_V2 ? MB2_BOOT_MAGIC : MB1_BOOT_MAGIC;
+	p->image_end = plan.highest;
+	p->mb_version = mb.version;
+	return 0;
+}
+
+static int load_modules_and_info(struct partition *p, const struct boot_info *bi, char *err,
+				 size_t errlen)
+{
+	struct guest_platform gp;
+	uint64_t next = ALIGN_UP(p->image_end, PAGE_SIZE), rsdp;
+	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
+
+	memset(&gp, 0, sizeof(gp));
+	gp.mem_size = p->mem_size;
+	gp.cmdline = p->cfg->cmdline;
+	gp.loader_name = "Tempo " TEMPO_VERSION;
+	gp.cpu_count = p->vcpu_count;
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		gp.apic_ids[i] = p->vcpus[i]->apic_id;
+	for (uint32_t i = 0; i < p->cfg->module_count; i++) {
+		const struct boot_module *m = find_module(bi, p->cfg->modules[i]);
+		uint64_t len = m->end - m->start;
+
+		if (!gpa_to_hva(p, next, len)) {
+			fmt_snprintf(err, errlen, "module '%s' (%lu bytes) does not fit in the "
+				     "partition's memory after the image", p->cfg->modules[i], len);
+			return -1;
+		}
+		memcpy(gpa_to_hva(p, next, len), (const void *)(uintptr_t)m->start, len);
+		gp.modules[i] = (struct guest_module){ next, next + len, p->cfg->modules[i] };
+		gp.module_count++;
+		next = ALIGN_UP(next + len, PAGE_SIZE);
+	}
+	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
+	if (!rsdp) {
+		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");
+		return -1;
+	}
+	if (p->mb_version == MB_V2)
+		p->info_gpa = guest_build_mb2_info(mem, p->mem_size, &gp, rsdp);
+	else
+		p->info_gpa = guest_build_mb1_info(mem, p->mem_size, &gp);
+	if (!p->info_gpa) {
+		fmt_snprintf(err, errlen, "the multiboot information does not fit in %lu bytes "
+			     "(command line or module strings too long)", GUEST_INFO_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
+		     struct memplan *mp, char *err, size_t errlen)
+{
+	static uint16_t next_vpid = 1;
+	uint8_t *bitmap = pages_alloc(PAGE_SIZE, "MSR bitmap");
+
+	msr_bitmap_build(bitmap);
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		const struct partition_config *pc = &cfg->partitions[i];
+		struct partition *p = &partitions[i];
+		const struct boot_module *image = find_module(bi, pc->image);
+
+		memset(p, 0, sizeof(*p));
+		p->cfg = pc;
+		p->id = i;
+		p->mem_size = pc->memory_bytes;
+		p->msr_bitmap_pa = (uint64_t)bitmap;
+		vuart_init(&p->uart);
+		if (pc->base) {
+			if (!memplan_take(mp, pc->base, pc->memory_bytes)) {
+				fmt_snprintf(err, errlen, "partition '%s' (line %u): base 0x%lx + "
+					     "%lu MiB is not free usable RAM", pc->name, pc->line,
+					     pc->base, pc->memory_bytes >> 20);
+				return -1;
+			}
+			p->mem_hpa = pc->base;
+		} else {
+			p->mem_hpa = memplan_alloc(mp, pc->memory_bytes, MIB2);
+			if (!p->mem_hpa) {
+				fmt_snprintf(err, errlen, "partition '%s' (line %u): no %lu MiB of "
+					     "free RAM below 4 GiB (%lu MiB left)", pc->name,
+					     pc->line, pc->memory_bytes >> 20,
+					     memplan_free_bytes(mp) >> 20);
+				return -1;
+			}
+		}
+		memset((void *)(uintptr_t)p->mem_hpa, 0, p->mem_size);
+		p->eptp = build_ept(p->mem_hpa, p->mem_size);
+
+		for (uint32_t cpu = 0; cpu < CONFIG_MAX_CPUS; cpu++) {
+			struct vcpu *v;
+
+			if (!(pc->cpu_mask & (1ull << cpu)))
+				continue;
+			if (cpu >= pcpu_count || pcpus[cpu].state != PCPU_ONLINE) {
+				fmt_snprintf(err, errlen, "partition '%s' (line %u): CPU %u is not "
+					     "online", pc->name, pc->line, cpu);
+				return -1;
+			}
+			v = &vcpu_pool[vcpu_pool_used++];
+			v->part = p;
+			v->pcpu = &pcpus[cpu];
+			v->index = p->vcpu_count;
+			v->apic_id = pcpus[cpu].apic_id;
+			v->vpid = next_vpid++;
+			v->vmcs_pa = (uint64_t)pages_alloc(PAGE_SIZE, "VMCS");
+			v->state = v->index == 0 ? VCPU_RUNNING : VCPU_WAIT_SIPI;
+			p->vcpus[p->vcpu_count++] = v;
+		}
+		if (load_image(p, image, err, errlen) ||
+		    load_modules_and_info(p, bi, err, errlen))
+			return -1;
+		p->vcpus[0]->regs.rax = p->boot_magic;
+		p->vcpus[0]->regs.rbx = p->info_gpa;
+		log_info("Partition '%s': %u vCPU%s (CPUs", pc->name, p->vcpu_count,
+			 p->vcpu_count == 1 ? "" : "s");
+		for (uint32_t k = 0; k < p->vcpu_count; k++)
+			log_info(" %u", p->vcpus[k]->pcpu->index);
+		log_info("), %lu MiB at 0x%lx, image '%s' multiboot%u entry 0x%lx, timer %s\n",
+			 p->mem_size >> 20, p->mem_hpa, pc->image, p->mb_version, p->entry,
+			 timer_mode_name(pc->timer));
+		partition_count++;
+	}
+	/* hand each vCPU to its core, then let them all go */
+	for (uint32_t i = 0; i < vcpu_pool_used; i++)
+		vcpu_pool[i].pcpu->vcpu = &vcpu_pool[i];
+	for (uint32_t c = 0; c < pcpu_count; c++) {
+		if (pcpus[c].state == PCPU_ONLINE && !pcpus[c].vcpu) {
+			pcpus[c].console = true;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* ---- console ---- */
+
+static volatile int drain_lock;
+
+struct emit_ctx {
+	const char *name;
+};
+
+static void emit_line(void *ctx, const char *line)
+{
+	log_printf(LOG_EMERG, "[%s] %s\n", ((struct emit_ctx *)ctx)->name, line);
+}
+
+/*
+ * @flush: also the partial last lines, and wait for a drain in progress (a
+ * stop report must come after the partition's last words). Without it, a
+ * busy drainer means there is nothing to do here.
+ */
+void console_drain_all(bool flush)
+{
+	while (__atomic_exchange_n(&drain_lock, 1, __ATOMIC_ACQUIRE)) {
+		if (!flush)
+			return;
+		cpu_relax();
+	}
+	for (uint32_t i = 0; i < partition_count; i++) {
+		struct emit_ctx ctx = { partitions[i].cfg->name };
+
+		vuart_drain(&partitions[i].uart, flush, emit_line, &ctx);
+	}
+	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* ---- ending ---- */
+
+static bool all_partitions_done(void)
+{
+	for (uint32_t i = 0; i < partition_count; i++)
+		if (partitions[i].vcpus_done != partitions[i].vcpu_count)
+			return false;
+	return true;
+}
+
+static void print_exit_stats(const struct partition *p)
+{
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		const struct vcpu *v = p->vcpus[i];
+		char line[480];
+		int n = fmt_snprintf(line, sizeof(line), "EXITS partition=%s vcpu=%u total=%lu",
+				     p->cfg->name, v->index, v->exits_total);
+
+		for (uint32_t r = 0; r < EXIT_REASON_COUNT; r++)
+			if (v->exits[r] && n < (int)sizeof(line))
+				n += fmt_snprintf(line + n, sizeof(line) - n, " %s=%lu",
+						  vmx_exit_reason_name(r), v->exits[r]);
+		log_printf(LOG_EMERG, "%s\n", line);
+	}
+}
+
+static void end_run_if_done(void)
+{
+	if (!all_partitions_done())
+		return;
+	if (__atomic_exchange_n(&run_ending, 1, __ATOMIC_ACQ_REL))
+		return;
+	console_drain_all(true);
+	for (uint32_t i = 0; i < partition_count; i++) {
+		const struct partition *p = &partitions[i];
+
+		log_printf(LOG_EMERG, "PARTITION_END name=%s state=%s exit_code=%ld\n",
+			   p->cfg->name, p->state == PART_SHUTDOWN ? "shutdown" : "stopped",
+			   p->exit_code);
+		print_exit_stats(p);
+	}
+	hv_stop(STOP_OK, "all partitions ended");
+}
+
+void vcpu_leave(struct vcpu *v)
+{
+	struct partition *p = v->part;
+	struct pcpu *c = v->pcpu;
+
+	v->state = VCPU_STOPPED;
+	c->vcpu = NULL;
+	__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
+	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
+	pcpu_loop();
+}
+
+/* Ask every other vCPU of @p to leave: mailbox first, then the NMI. */
+static void kick_partition(struct partition *p, struct vcpu *self)
+{
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		struct vcpu *t = p->vcpus[i];
+
+		if (t == self)
+			continue;
+		__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
+		x2apic_send_nmi(t->pcpu->apic_id);
+	}
+}
+
+void partition_stop(struct vcpu *v, const char *reason, uint64_t qual, const char *detail)
+{
+	struct partition *p = v->part;
+	uint32_t expected = PART_RUNNING;
+
+	if (__atomic_compare_exchange_n(&p->state, &expected, PART_STOPPED, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		console_drain_all(true);
+		log_printf(LOG_EMERG, "PARTITION_STOP name=%s reason=%s rip=0x%lx qual=0x%lx "
+			   "vcpu=%u cpu=%u detail=\"%s\"\n", p->cfg->name, reason,
+			   vmread(VMCS_GUEST_RIP), qual, v->index, v->pcpu->index, detail);
+		kick_partition(p, v);
+	}
+	vcpu_leave(v);
+}
+
+void partition_shutdown(struct vcpu *v, int64_t code)
+{
+	struct partition *p = v->part;
+	uint32_t expected = PART_RUNNING;
+
+	if (__atomic_compare_exchange_n(&p->state, &expected, PART_SHUTDOWN, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		p->exit_code = code;
+		console_drain_all(true);
+		log_info("Partition '%s' shut down (exit code %ld)\n", p->cfg->name, code);
+		kick_partition(p, v);
+	}
+	vcpu_leave(v);
+}
+
+/* ---- the root-mode loop ---- */
+
+void pcpu_loop(void)
+{
+	struct pcpu *c = this_pcpu();
+
+	for (;;) {
+		struct vcpu *v = c->vcpu;
+
+		if (partitions_go && v) {
+			if (v->part->state != PART_RUNNING) {
+				/* its partition ended before this vCPU ever ran */
+				v->state = VCPU_STOPPED;
+				c->vcpu = NULL;
+				__atomic_fetch_add(&v->part->vcpus_done, 1, __ATOMIC_ACQ_REL);
+			} else if (v->state == VCPU_RUNNING) {
+				vmcs_setup(v);
+				vmx_run(v);
+			} else if (v->state == VCPU_WAIT_SIPI &&
+				   __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE)) {
+				v->state = VCPU_RUNNING;
+				vmcs_setup(v);
+				vmx_run(v);
+			}
+		}
+		if (c->console)
+			console_drain_all(false);
+		if (partitions_go && (c->console || !c->vcpu))
+			end_run_if_done();
+		cpu_relax();
+	}
+}

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/* Partitions, their vCPUs and the physical CPUs that run them. */
+#ifndef TEMPO_HV_PARTITION_H
+#define TEMPO_HV_PARTITION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/vmx_defs.h"
+#include "hv/config.h"
+#include "hv/vuart.h"
+
+#define MAX_CPUS		64
+#define MAX_VCPUS_PER_PART	CONFIG_MAX_CPUS
+
+/* Guest general-purpose registers; arch/x86/vmx_entry.S relies on this order. */
+struct guest_regs {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+};
+
+enum vcpu_state {
+	VCPU_WAIT_SIPI,		/* an AP before its partition's INIT-SIPI-SIPI */
+	VCPU_RUNNING,
+	VCPU_STOPPED,
+};
+
+struct partition;
+struct pcpu;
+
+struct vcpu {
+	struct guest_regs regs;	/* must stay first (vmx_entry.S) */
+	struct partition *part;
+	struct pcpu *pcpu;
+	uint32_t index;		/* within the partition; 0 is the boot vCPU */
+	uint32_t apic_id;	/* the physical x2APIC id, shown to the guest as is */
+	uint16_t vpid;
+	uint64_t vmcs_pa;
+	bool launched;
+	volatile enum vcpu_state state;
+	volatile uint32_t sipi_vector;	/* set by the partition's emulated SIPI */
+	volatile bool sipi_pending;
+	uint64_t exits[EXIT_REASON_COUNT];
+	uint64_t exits_total;
+	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
+};
+
+enum partition_state {
+	PART_RUNNING = 0,
+	PART_SHUTDOWN,		/* the guest asked (hypercall) */
+	PART_STOPPED,		/* the hypervisor stopped it */
+};
+
+struct partition {
+	const struct partition_config *cfg;
+	uint32_t id;
+	uint64_t mem_hpa;	/* host-physical base of its RAM */
+	uint64_t mem_size;
+	uint64_t eptp;
+	uint64_t msr_bitmap_pa;
+	uint64_t entry;		/* guest-physical entry point of the boot vCPU */
+	uint64_t info_gpa;	/* the multiboot information block */
+	uint32_t boot_magic;	/* EAX at entry: multiboot1 or multiboot2 magic */
+	uint32_t mb_version;	/* 1 or 2 */
+	uint64_t image_end;	/* one past the image's highest byte (guest-physical) */
+	uint32_t vcpu_count;
+	struct vcpu *vcpus[MAX_VCPUS_PER_PART];
+	volatile uint32_t state;	/* enum partition_state */
+	volatile uint32_t vcpus_done;	/* vCPUs that have left for good */
+	int64_t exit_code;		/* from TEMPO_HC_SHUTDOWN */
+	struct vuart uart;
+};
+
+enum pcpu_state {
+	PCPU_OFFLINE = 0,
+	PCPU_STARTING,
+	PCPU_ONLINE,		/* in long mode, VMX on, waiting for work */
+	PCPU_FAILED,
+};
+
+/* Mailbox bits: why another CPU kicked this one (NMIs coalesce). */
+#define MAILBOX_STOP_VCPU	(1u << 0)
+#define MAILBOX_SIPI		(1u << 1)
+
+struct pcpu {
+	struct pcpu *self;	/* first: this_pcpu() reads it through GS */
+	uint32_t index;		/* MADT order */
+	uint32_t apic_id;
+	volatile uint32_t state;
+	uint64_t stack_top;
+	uint64_t vmxon_pa;
+	struct vcpu *vcpu;	/* the vCPU this core runs (dedicated cores) */
+	volatile uint32_t mailbox;
+	volatile uint64_t nmis;
+	bool console;		/* drains the partitions' console buffers */
+};
+
+extern struct pcpu pcpus[MAX_CPUS];
+extern uint32_t pcpu_count;
+extern struct partition partitions[CONFIG_MAX_PARTITIONS];
+extern uint32_t partition_count;
+
+static inline struct pcpu *this_pcpu(void)
+{
+	struct pcpu *p;
+
+	asm volatile("mov %%gs:0, %0" : "=r"(p));
+	return p;
+}
+
+extern volatile bool partitions_go;
+
+/* Stop @p with a PARTITION_STOP report; the caller's vCPU leaves for good. */
+__attribute__((noreturn)) void partition_stop(struct vcpu *v, const char *reason, uint64_t qual,
+					      const char *detail);
+/* The guest asked to shut down (hypercall). */
+__attribute__((noreturn)) void partition_shutdown(struct vcpu *v, int64_t code);
+/* @v leaves its core for good (its partition ended); the core goes idle. */
+__attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
+
+/* The root-mode loop of every core: start its vCPU, drain consoles, idle. */
+__attribute__((noreturn)) void pcpu_loop(void);
+/* Drain every partition's console ring to the serial line (console core). */
+void console_drain_all(bool flush);
+
+/* Guest-physical to host pointer, or NULL unless [gpa, gpa+len) is guest RAM. */
+static inline void *gpa_to_hva(const struct partition *p, uint64_t gpa, uint64_t len)
+{
+	if (gpa >= p->mem_size || len > p->mem_size - gpa)
+		return (void *)0;
+	return (void *)(uintptr_t)(p->mem_hpa + gpa);
+}
+
+#endif

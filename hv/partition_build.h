@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef TEMPO_HV_PARTITION_BUILD_H
+#define TEMPO_HV_PARTITION_BUILD_H
+
+#include <stddef.h>
+
+#include "hv/boot_info.h"
+#include "hv/config.h"
+#include "hv/memplan.h"
+
+/*
+ * Carve RAM, build the EPT, load the image and the boot information of every
+ * partition in @cfg, and hand its vCPUs to their cores. Returns 0, or -1 with
+ * the reason in @err (nothing has run yet then).
+ */
+int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
+		     struct memplan *mp, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* Facts about the machine that the boot CPU found and everyone reads. */
+#ifndef TEMPO_HV_PLATFORM_H
+#define TEMPO_HV_PLATFORM_H
+
+#include <stdint.h>
+
+struct platform {
+	uint64_t tsc_hz;
+	uint32_t cpuid_max_basic;
+	uint32_t cpu_count;	/* online CPUs */
+};
+
+extern struct platform platform;
+
+#endif
