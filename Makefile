@@ -44,7 +44,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit test-images deps format help clean
+.PHONY: all iso run test unit fuzz test-images deps format help clean
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -75,13 +75,14 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 
 # Extra images the emulator tests boot, each with its own command line and,
 # where CONFIG_name is set, a partition config and the guests.
-TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu
+TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
+		   all-cpus
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
 CMDLINE_platform := exit=emu
 CMDLINE_fault	:= exit=emu test=fault
 CMDLINE_ud	:= exit=emu test=ud
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
-$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu,\
+$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus,\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 
 $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
@@ -103,6 +104,10 @@ unit:	## Host unit tests (cmocka, ASan+UBSan)
 
 test: deps	## Install what is missing, then run unit and emulator tests
 	@tests/run_tests.sh
+
+FUZZ_SECONDS	?= 300
+fuzz:	## Run every libFuzzer target for FUZZ_SECONDS (default 300) each
+	$(MAKE) -C tests/fuzz all regress run BUILD=$(abspath $(BUILD)) FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 format:	## clang-format every C source and header
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [unit|emu] [NAME_FILTER]
+#   tests/run_tests.sh [unit|fuzz|emu] [NAME_FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,6 +35,30 @@ if [ "$what" = all ] || [ "$what" = unit ]; then
 		tail -n 30 "$logdir/unit.log"
 	fi
 	echo "  unit: $ok passed, $bad failed"
+fi
+
+if [ "$what" = all ] || [ "$what" = fuzz ]; then
+	# A short bounded run of every libFuzzer target plus its saved crash
+	# inputs; `make fuzz` runs them longer.
+	secs=${FUZZ_SECONDS:-10}
+	echo "== fuzz targets (${secs}s each, ASan+UBSan)"
+	fb=$(readlink -f "$BUILD")
+	if ! make -s -C tests/fuzz all regress BUILD="$fb" > "$logdir/fuzz-build.log" 2>&1; then
+		fail fuzz-build "fuzz build or regression replay failed (see $logdir/fuzz-build.log)"
+		tail -n 20 "$logdir/fuzz-build.log"
+	else
+		for t in $(make -s -C tests/fuzz list); do
+			if make -s -C tests/fuzz run FUZZ_TARGETS="$t" FUZZ_SECONDS="$secs" \
+				BUILD="$fb" > "$logdir/fuzz-$t.log" 2>&1; then
+				execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
+					"$logdir/fuzz-$t.log")
+				pass "fuzz_$t (${execs:-?} execs)"
+			else
+				fail "fuzz_$t" "finding (see $logdir/fuzz-$t.log)"
+				tail -n 20 "$logdir/fuzz-$t.log"
+			fi
+		done
+	fi
 fi
 
 if [ "$what" = all ] || [ "$what" = emu ]; then

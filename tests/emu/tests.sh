@@ -7,7 +7,7 @@
 EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_fault
 	qemu_bios qemu_uefi qemu_ud
 	bochs_partitions bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
-	bochs_bad_cpu"
+	bochs_bad_cpu bochs_all_cpus"
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
@@ -212,4 +212,12 @@ test_bochs_bad_cpu() {
 	need "$1" "^ERROR: config: partitions:7: partition 'p1': CPU 7 does not exist" \
 		"refused before any guest starts" &&
 		! serial "$1" | grep -q '^\[p0\]' || { echo "a guest ran"; return 1; }
+}
+
+# The boot CPU runs a guest too, and no core is left free for the consoles.
+test_bochs_all_cpus() {
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/all-cpus.iso" --expect ok || return 1
+	need "$1" '^WARNING: every CPU runs a partition' "the console fallback warning" &&
+		need "$1" '^Partition .first.: 1 vCPU \(CPUs 0\)' "CPU 0 given to a partition" &&
+		hello_ran "$1" first 2 1 "0" && hello_ran "$1" second 1 1 "1"
 }
