@@ -155,8 +155,9 @@ static int elf_fail(struct elf_ctx *c, struct elf_plan *plan, const char *fmt, .
 
 /*
  * Check one PT_LOAD segment (program header @idx) and append it to the plan.
- * Segments occupying no memory are skipped: they load nothing, and linkers
- * emit them (e.g. an empty .bss-only PT_LOAD) more often than one expects.
+ * Segments occupying no memory are skipped (once file size <= memory size
+ * holds, they have no file bytes either): they load nothing, and linkers do
+ * emit them.
  */
 static int plan_segment(struct elf_ctx *c, struct elf_plan *plan, uint32_t idx,
 			const struct phdr *ph, size_t len, uint64_t min_addr, uint64_t mem_size)
@@ -164,13 +165,12 @@ static int plan_segment(struct elf_ctx *c, struct elf_plan *plan, uint32_t idx,
 	struct elf_segment *s;
 	char sz[32];
 
-	if (!ph->memsz)
-		return 0;
 	if (ph->filesz > ph->memsz)
 		return elf_fail(c, plan, "ELF: segment %u: file size 0x%llx exceeds memory size "
-				"0x%llx",
-				idx, (unsigned long long)ph->filesz,
+				"0x%llx", idx, (unsigned long long)ph->filesz,
 				(unsigned long long)ph->memsz);
+	if (!ph->memsz)
+		return 0;
 	/*
 	 * Only the file bytes actually copied must lie in the image: a
 	 * segment with no file bytes (all .bss) may carry any p_offset.

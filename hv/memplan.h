@@ -32,7 +32,11 @@ void memplan_init(struct memplan *mp, uint64_t limit);
  */
 bool memplan_add(struct memplan *mp, uint64_t base, uint64_t length);
 
-/* Remove [base, base+length) from the free ranges (splitting as needed). */
+/*
+ * Remove [base, base+length) from the free ranges (splitting as needed).
+ * Returns false if a split found the table full: the smaller leftover piece
+ * is then dropped too, so reserved memory never stays free.
+ */
 bool memplan_reserve(struct memplan *mp, uint64_t base, uint64_t length);
 
 /*

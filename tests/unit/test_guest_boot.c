@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Unit tests for hv/guest_boot.c. What the builders write is read back with
+ * the hypervisor's own parsers (drivers/acpi.c, hv/mb2.c), so a guest gets
+ * nothing those would refuse; multiboot1 fields are checked as a kernel
+ * reads them. Guest memory is an exact-size heap buffer filled with a
+ * pattern, so ASan catches a write past its end and the pattern one outside
+ * the area a builder owns.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "drivers/acpi.h"
+#include "hv/guest_boot.h"
+#include "hv/mb2.h"
+
+#define MIB (1ull << 20)
+#define GIB (1ull << 30)
+#define FILL 0xcc
+
+/* ---- guest memory ---- */
+
+static uint8_t *mem;
+static uint64_t mem_size;	/* what the builders are told */
+static size_t buf_size;		/* what is allocated (less only where a test says why) */
+
+static void mem_free(void)
+{
+	free(mem);
+	mem = NULL;
+}
+
+static void mem_new(size_t alloc, uint64_t told)
+{
+	mem_free();
+	mem = malloc(alloc ? alloc : 1);
+	assert_non_null(mem);
+	memset(mem, FILL, alloc);
+	buf_size = alloc;
+	mem_size = told;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mem_free();
+	return 0;
+}
+
+static uint32_t ld32(uint64_t gpa)
+{
+	uint32_t v;
+
+	assert_true(gpa + 4 <= buf_size);
+	memcpy(&v, mem + gpa, 4);
+	return v;
+}
+
+static uint64_t ld64(uint64_t gpa)
+{
+	uint64_t v;
+
+	assert_true(gpa + 8 <= buf_size);
+	memcpy(&v, mem + gpa, 8);
+	return v;
+}
+
+/* Every byte outside [lo, hi) still holds the fill pattern. */
+static void assert_untouched_outside(uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < buf_size; i++)
+		if ((i < lo || i >= hi) && mem[i] != FILL)
+			fail_msg("byte 0x%zx written, outside [0x%llx, 0x%llx)", i,
+				 (unsigned long long)lo, (unsigned long long)hi);
+}
+
+static void assert_all_untouched(void)
+{
+	assert_untouched_outside(0, 0);
+}
+
+/* ---- the platform ---- */
+
+static struct guest_platform plat;
+
+static void plat_init(uint32_t ncpu, const uint32_t *ids)
+{
+	memset(&plat, 0, sizeof(plat));
+	plat.mem_size = mem_size;
+	plat.cpu_count = ncpu;
+	for (uint32_t i = 0; i < ncpu; i++)
+		plat.apic_ids[i] = ids ? ids[i] : i;
+	plat.cmdline = "console=ttyS0 quiet";
+	plat.loader_name = "Tempo 0.1";
+}
+
+static void plat_module(uint64_t start, uint64_t end, const char *s)
+{
+	struct guest_module *m = &plat.modules[plat.module_count++];
+
+	m->start = start;
+	m->end = end;
+	m->string = s;
+}
+
+/* ---- ACPI read back through drivers/acpi.c ---- */
+
+/* Serves guest-physical ranges inside the buffer only. */
+static const void *fake_map(void *ctx, uint64_t phys, size_t len)
+{
+	(void)ctx;
+	if (phys > buf_size || len > buf_size - phys)
+		return NULL;
+	return mem + phys;
+}
+
+static const struct acpi_mem amem = { .map = fake_map };
+static struct acpi_info ai;
+static char err[256];
+static char warn[512];
+
+static void acpi_read(const uint8_t *rsdp, size_t len)
+{
+	memset(&ai, 0xa5, sizeof(ai));
+	if (acpi_parse(rsdp, len, &amem, &ai, err, sizeof(err), warn, sizeof(warn)))
+		fail_msg("acpi_parse: %s", err);
+	/* The only complaint allowed: there is no HPET. */
+	if (strcmp(warn, "ACPI: no HPET listed in the XSDT") &&
+	    strcmp(warn, "ACPI: no HPET listed in the RSDT"))
+		fail_msg("acpi_parse warned: %s", warn);
+}
+
+static void check_header(uint64_t gpa, const char *sig, uint32_t min_len)
+{
+	uint32_t len = ld32(gpa + 4);
+
+	assert_memory_equal(mem + gpa, sig, 4);
+	assert_true(len >= min_len);
+	assert_int_equal(acpi_checksum(mem + gpa, len), 0);
+	assert_memory_equal(mem + gpa + 10, "TEMPO ", 6);
+	assert_memory_equal(mem + gpa + 16, "TEMPOHV ", 8);
+	assert_memory_equal(mem + gpa + 28, "TMPO", 4);
+	assert_int_equal(gpa % 16, 0);
+	assert_true(gpa >= GUEST_ACPI_GPA && gpa + len <= GUEST_ACPI_GPA + GUEST_ACPI_MAX);
+}
+
+/* End of the MADT, the last table written. */
+static uint64_t check_acpi(uint64_t rsdp)
+{
+	uint64_t rsdt, xsdt, madt;
+
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	assert_memory_equal(mem + rsdp, "RSD PTR ", 8);
+	assert_int_equal(acpi_checksum(mem + rsdp, 20), 0);
+	assert_int_equal(acpi_checksum(mem + rsdp, 36), 0);
+	assert_memory_equal(mem + rsdp + 9, "TEMPO ", 6);
+	assert_int_equal(mem[rsdp + 15], 2);
+	assert_int_equal(ld32(rsdp + 20), 36);
+	assert_int_equal(mem[rsdp + 33] | mem[rsdp + 34] | mem[rsdp + 35], 0);
+	rsdt = ld32(rsdp + 16);
+	xsdt = ld64(rsdp + 24);
+
+	check_header(rsdt, "RSDT", 40);
+	assert_int_equal(ld32(rsdt + 4), 40);
+	assert_true(rsdt >= rsdp + 36);
+	check_header(xsdt, "XSDT", 44);
+	assert_int_equal(ld32(xsdt + 4), 44);
+	assert_true(xsdt >= rsdt + 40);
+	madt = ld64(xsdt + 36);
+	assert_int_equal(ld32(rsdt + 36), madt);
+	check_header(madt, "APIC", 44);
+	assert_true(madt >= xsdt + 44);
+	assert_int_equal(ld32(madt + 36), 0xfee00000u);
+	assert_int_equal(ld32(madt + 40), 0);
+
+	/* Through the XSDT (what a 2.0+ OS uses) ... */
+	acpi_read(mem + rsdp, 36);
+	assert_int_equal(ai.rsdp_revision, 2);
+	assert_string_equal(ai.oem_id, "TEMPO ");
+	assert_true(ai.use_xsdt);
+	assert_int_equal(ai.root_phys, xsdt);
+	assert_int_equal(ai.table_count, 1);
+	assert_string_equal(ai.table_sigs[0], "APIC");
+	assert_int_equal(ai.table_phys[0], madt);
+	assert_true(ai.has_madt);
+	assert_false(ai.has_hpet);
+	assert_int_equal(ai.lapic_phys, 0xfee00000u);
+	assert_int_equal(ai.madt_flags, 0);
+	assert_int_equal(ai.ioapic_count, 0);
+	return madt + ld32(madt + 4);
+}
+
+static void check_cpus(void)
+{
+	assert_int_equal(ai.cpu_count, plat.cpu_count);
+	assert_false(ai.cpus_truncated);
+	for (uint32_t i = 0; i < plat.cpu_count; i++) {
+		assert_int_equal(ai.cpus[i].apic_id, plat.apic_ids[i]);
+		assert_int_equal(ai.cpus[i].acpi_uid, i);
+		assert_true(ai.cpus[i].enabled);
+		assert_false(ai.cpus[i].online_capable);
+		assert_int_equal(ai.cpus[i].from_x2apic_entry, plat.apic_ids[i] > 254);
+	}
+}
+
+/* ... and through the RSDT, as an ACPI 1.0 reader of the same RSDP would. */
+static void check_via_rsdt(uint64_t rsdp)
+{
+	uint8_t v1[20];
+
+	memcpy(v1, mem + rsdp, 20);
+	v1[15] = 0;
+	v1[8] = 0;
+	v1[8] = (uint8_t)-acpi_checksum(v1, 20);
+	acpi_read(v1, 20);
+	assert_false(ai.use_xsdt);
+	assert_int_equal(ai.root_phys, ld32(rsdp + 16));
+	check_cpus();
+}
+
+static uint64_t build_and_check_acpi(uint32_t ncpu, const uint32_t *ids)
+{
+	uint64_t rsdp, end;
+
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(ncpu, ids);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	end = check_acpi(rsdp);
+	check_cpus();
+	check_via_rsdt(rsdp);
+	assert_untouched_outside(GUEST_ACPI_GPA, end);
+	return end;
+}
+
+static void test_acpi_one_cpu(void **state)
+{
+	const uint32_t ids[] = { 0 };
+
+	(void)state;
+	/* RSDP 36, RSDT at +0x30 (40), XSDT at +0x60 (44), MADT at +0x90 (44 + 8). */
+	assert_int_equal(build_and_check_acpi(1, ids), GUEST_ACPI_GPA + 0x90 + 52);
+	assert_int_equal(ld32(GUEST_ACPI_GPA + 16), GUEST_ACPI_GPA + 0x30);
+	assert_int_equal(ld64(GUEST_ACPI_GPA + 24), GUEST_ACPI_GPA + 0x60);
+	/* The type 0 entry, byte by byte (ACPI 6.5 5.2.12.2). */
+	assert_memory_equal(mem + GUEST_ACPI_GPA + 0x90 + 44, "\x00\x08\x00\x00\x01\x00\x00\x00",
+			    8);
+}
+
+static void test_acpi_two_cpus(void **state)
+{
+	const uint32_t ids[] = { 2, 6 };
+
+	(void)state;
+	build_and_check_acpi(2, ids);
+}
+
+static void test_acpi_four_cpus(void **state)
+{
+	const uint32_t ids[] = { 0, 1, 2, 3 };
+
+	(void)state;
+	assert_int_equal(build_and_check_acpi(4, ids), GUEST_ACPI_GPA + 0x90 + 44 + 4 * 8);
+}
+
+/* IDs of 255 and up need x2APIC entries (255 is the xAPIC broadcast ID). */
+static void test_acpi_x2apic_ids(void **state)
+{
+	const uint32_t ids[] = { 254, 255, 256, 0x12345678, 0, 0xffffffffu };
+	uint64_t madt;
+
+	(void)state;
+	madt = GUEST_ACPI_GPA + 0x90;
+	assert_int_equal(build_and_check_acpi(6, ids), madt + 44 + 2 * 8 + 4 * 16);
+	/* The second entry, a type 9, byte by byte (ACPI 6.5 5.2.12.12). */
+	assert_memory_equal(mem + madt + 44 + 8,
+			    "\x09\x10\x00\x00\xff\x00\x00\x00"
+			    "\x01\x00\x00\x00\x01\x00\x00\x00", 16);
+}
+
+/* The most CPUs a partition can have, all x2APIC: the largest MADT. */
+static void test_acpi_max_cpus(void **state)
+{
+	uint32_t ids[GUEST_MAX_CPUS];
+
+	(void)state;
+	for (uint32_t i = 0; i < GUEST_MAX_CPUS; i++)
+		ids[i] = 0x1000 + 3 * i;
+	build_and_check_acpi(GUEST_MAX_CPUS, ids);
+	for (uint32_t i = 0; i < GUEST_MAX_CPUS; i++)
+		ids[i] = GUEST_MAX_CPUS - 1 - i;	/* boot vCPU need not be 0 */
+	build_and_check_acpi(GUEST_MAX_CPUS, ids);
+}
+
+static void test_acpi_bad_platform(void **state)
+{
+	const uint32_t dup[] = { 1, 2, 1 };
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(0, NULL);
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat_init(GUEST_MAX_CPUS, NULL);
+	plat.cpu_count = GUEST_MAX_CPUS + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat_init(3, dup);
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat_init(1, NULL);
+	assert_int_equal(guest_build_acpi(NULL, mem_size, &plat), 0);
+	assert_int_equal(guest_build_acpi(mem, mem_size, NULL), 0);
+	assert_all_untouched();
+}
+
+/*
+ * Memory ending anywhere before the MADT's last byte is refused with
+ * nothing written past it; ending exactly there is enough.
+ */
+static void check_acpi_sizes(uint32_t ncpu, const uint32_t *ids)
+{
+	uint64_t end;
+
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(ncpu, ids);
+	assert_true(guest_build_acpi(mem, mem_size, &plat));
+	end = check_acpi(GUEST_ACPI_GPA);
+	for (uint64_t size = 0; size <= end; size += size < GUEST_ACPI_GPA ? 0x10000 : 1) {
+		uint64_t ret;
+
+		mem_new(size, size);
+		ret = guest_build_acpi(mem, mem_size, &plat);
+		if (size < end) {
+			/* Refused before a byte is written (a dry run measures first). */
+			assert_int_equal(ret, 0);
+			assert_all_untouched();
+		} else {
+			assert_int_equal(ret, GUEST_ACPI_GPA);
+			check_acpi(ret);
+			check_cpus();
+		}
+	}
+}
+
+static void test_acpi_small_memory(void **state)
+{
+	const uint32_t ids[] = { 0, 300, 1 };
+
+	(void)state;
+	check_acpi_sizes(1, NULL);
+	check_acpi_sizes(3, ids);
+}
+
+/* ---- multiboot2 information read back through hv/mb2.c ---- */
+
+static struct boot_info bi;
+
+static uint64_t build_all_mb2(void)
+{
+	uint64_t rsdp = guest_build_acpi(mem, mem_size, &plat), info;
+
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	info = guest_build_mb2_info(mem, mem_size, &plat, rsdp);
+	assert_int_equal(info, GUEST_INFO_GPA);
+	return info;
+}
+
+static void mb2_read(uint64_t info)
+{
+	size_t avail = (size_t)(buf_size - info);
+
+	if (avail > GUEST_INFO_MAX)
+		avail = GUEST_INFO_MAX;
+	/* An exact-size copy of the block: mb2_parse must not read past total_size. */
+	memset(err, 0, sizeof(err));
+	if (mb2_parse(mem + info, avail, info, &bi, err, sizeof(err)))
+		fail_msg("mb2_parse: %s", err);
+	assert_int_equal(bi.info_phys, info);
+	assert_int_equal(bi.info_size, ld32(info));
+	assert_true(bi.info_size <= GUEST_INFO_MAX);
+	assert_int_equal(bi.info_size % 8, 0);
+}
+
+/* The tag of @type, walked the way the spec lays them out; 0 when absent. */
+static uint64_t mb2_find_tag(uint64_t info, uint32_t type)
+{
+	uint64_t end = info + ld32(info);
+
+	for (uint64_t t = info + 8; t < end; t += (ld32(t + 4) + 7) & ~7u) {
+		assert_int_equal(t % 8, 0);
+		if (ld32(t) == type)
+			return t;
+		if (ld32(t) == 0)
+			break;
+	}
+	return 0;
+}
+
+static void check_map(const struct boot_mmap_entry *m, uint32_t n)
+{
+	assert_int_equal(n, 3);
+	assert_int_equal(m[0].base, 0);
+	assert_int_equal(m[0].length, GUEST_LOW_USABLE_END);
+	assert_int_equal(m[0].type, 1);
+	assert_int_equal(m[1].base, GUEST_LOW_USABLE_END);
+	assert_int_equal(m[1].length, GUEST_HIGH_START - GUEST_LOW_USABLE_END);
+	assert_int_equal(m[1].type, 2);
+	assert_int_equal(m[2].base, GUEST_HIGH_START);
+	assert_int_equal(m[2].length, mem_size - GUEST_HIGH_START);
+	assert_int_equal(m[2].type, 1);
+}
+
+static void check_mb2(uint64_t info)
+{
+	uint64_t t;
+
+	mb2_read(info);
+	assert_string_equal(bi.cmdline, plat.cmdline ? plat.cmdline : "");
+	assert_string_equal(bi.loader_name, plat.loader_name ? plat.loader_name : "");
+	assert_int_equal(bi.module_count, plat.module_count);
+	for (uint32_t i = 0; i < plat.module_count; i++) {
+		assert_int_equal(bi.modules[i].start, plat.modules[i].start);
+		assert_int_equal(bi.modules[i].end, plat.modules[i].end);
+		assert_string_equal(bi.modules[i].cmdline,
+				    plat.modules[i].string ? plat.modules[i].string : "");
+	}
+	check_map(bi.mmap, bi.mmap_count);
+	assert_int_equal(ld32(mb2_find_tag(info, 6) + 8), 24);	/* entry_size */
+	assert_int_equal(ld32(mb2_find_tag(info, 6) + 12), 0);	/* entry_version */
+	assert_true(bi.has_rsdp);
+	assert_int_equal(bi.rsdp_len, 36);
+	assert_int_equal(bi.rsdp_revision, 2);
+	assert_memory_equal(bi.rsdp, mem + GUEST_ACPI_GPA, 36);
+	assert_false(bi.has_efi64_system_table || bi.has_efi_mmap || bi.efi_boot_services_active);
+
+	/* Basic meminfo (not kept by mb2_parse): 636 KiB low, RAM above 1 MiB high. */
+	t = mb2_find_tag(info, 4);
+	assert_true(t);
+	assert_int_equal(ld32(t + 4), 16);
+	assert_int_equal(ld32(t + 8), GUEST_LOW_USABLE_END / 1024);
+	assert_int_equal(ld32(t + 12), ((mem_size < 4 * GIB ? mem_size : 4 * GIB) - MIB) / 1024);
+	/* Exactly one ACPI tag, the new one; the block ends with the end tag. */
+	assert_false(mb2_find_tag(info, 14));
+	assert_int_equal(ld32(mb2_find_tag(info, 15) + 4), 8 + 36);
+	t = mb2_find_tag(info, 0);
+	assert_int_equal(ld32(t + 4), 8);
+	assert_int_equal(t + 8, info + ld32(info));
+
+	/* And the RSDP copy leads to the CPUs. */
+	acpi_read(bi.rsdp, bi.rsdp_len);
+	check_cpus();
+}
+
+static void test_mb2_info(void **state)
+{
+	const uint32_t ids[] = { 0, 2, 4, 400 };
+	uint64_t info;
+
+	(void)state;
+	mem_new(4 * MIB, 4 * MIB);
+	plat_init(4, ids);
+	plat_module(0x200000, 0x212345, "initrd");
+	plat_module(0x300000, 0x300000, "");
+	plat_module(0x301000, 0x400000, "extra module string with spaces");
+	info = build_all_mb2();
+	check_mb2(info);
+	/* Nothing outside the info block and the ACPI area was written. */
+	for (size_t i = 0; i < buf_size; i++)
+		if ((i < info || i >= info + ld32(info)) &&
+		    (i < GUEST_ACPI_GPA || i >= GUEST_ACPI_GPA + 0x200))
+			assert_int_equal(mem[i], FILL);
+	/* total_size: 8 + cmdline 28->32 + name 18->24 + 3 modules + 16 + 88 + 44->48 + 8. */
+	assert_int_equal(ld32(info), 8 + 32 + 24 + 24 + 24 + 48 + 16 + 88 + 48 + 8);
+	assert_int_equal(ld32(info + 4), 0);
+}
+
+static void test_mb2_info_minimal(void **state)
+{
+	(void)state;
+	mem_new(MIB + 4096, MIB + 4096);
+	plat_init(1, NULL);
+	plat.cmdline = NULL;
+	plat.loader_name = NULL;
+	check_mb2(build_all_mb2());
+	plat_init(1, NULL);
+	plat.cmdline = "";
+	plat_module(0x100000, 0x101000, NULL);
+	plat_module(0x100000, 0x101000, NULL);
+	plat_module(0x100000, 0x101000, NULL);
+	plat_module(0x100800, 0x101000, NULL);
+	check_mb2(build_all_mb2());
+}
+
+/*
+ * mem_upper caps at 4 GiB. The builders touch only the info block and the
+ * ACPI area, so a 2 MiB buffer stands for the large memory; ASan would
+ * report a write anywhere past it.
+ */
+static void test_mb2_info_large_memory(void **state)
+{
+	(void)state;
+	mem_new(2 * MIB, 64 * GIB);
+	plat_init(2, NULL);
+	check_mb2(build_all_mb2());
+	mem_new(2 * MIB, 4 * GIB + MIB);
+	plat_init(2, NULL);
+	check_mb2(build_all_mb2());
+	mem_new(2 * MIB, 4 * GIB - 4096);
+	plat_init(2, NULL);
+	check_mb2(build_all_mb2());
+}
+
+static void test_mb2_info_bad_input(void **state)
+{
+	(void)state;
+	mem_new(4 * MIB, 4 * MIB);
+	plat_init(1, NULL);
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, 0), 0);
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, mem_size - 35), 0);
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, UINT64_MAX - 10), 0);
+	assert_int_equal(guest_build_mb2_info(NULL, mem_size, &plat, GUEST_ACPI_GPA), 0);
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, NULL, GUEST_ACPI_GPA), 0);
+	/* Too many modules; an end below the start; past memory; past 4 GiB. */
+	for (int i = 0; i < GUEST_MAX_MODULES; i++)
+		plat_module(0x200000, 0x201000, "m");
+	plat.module_count++;
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	plat_init(1, NULL);
+	plat_module(0x201000, 0x200000, "m");
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	plat_init(1, NULL);
+	plat_module(0x200000, mem_size + 1, "m");
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	mem_size = 8 * GIB;	/* (a lie, but nothing reaches that far) */
+	plat_init(1, NULL);
+	plat_module(4 * GIB - 4096, 4 * GIB + 4096, "m");
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	/* The end is exclusive: 4 GiB itself does not fit a u32 field either. */
+	plat.modules[0].end = 4 * GIB;
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	plat.modules[0].end = 4 * GIB - 1;
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), GUEST_INFO_GPA);
+	assert_int_equal(ld32(ld32(GUEST_INFO_GPA + 24) + 4), 0xffffffffu);
+	assert_untouched_outside(GUEST_INFO_GPA, GUEST_INFO_GPA + GUEST_INFO_MAX);
+}
+
+/* The tags' sizes for a command line of @n bytes and the default loader name. */
+static uint64_t mb2_total(size_t n)
+{
+	size_t name = strlen("Tempo 0.1") + 1;
+
+	return 8 + ((8 + n + 1 + 7) & ~7ull) + ((8 + name + 7) & ~7ull) + 16 + 88 + 48 + 8;
+}
+
+/* The longest command line that fits is taken whole; one byte more is refused. */
+static void test_mb2_info_cmdline_limit(void **state)
+{
+	static char line[GUEST_INFO_MAX + 16];
+	uint64_t rsdp;
+	bool fitted = false, refused = false;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = 0;
+	for (size_t n = GUEST_INFO_MAX - 300; n < GUEST_INFO_MAX; n++) {
+		uint64_t info;
+
+		line[n] = 0;
+		plat.cmdline = line;
+		info = guest_build_mb2_info(mem, mem_size, &plat, rsdp);
+		if (mb2_total(n) <= GUEST_INFO_MAX) {
+			assert_int_equal(info, GUEST_INFO_GPA);
+			mb2_read(info);
+			assert_int_equal(ld32(info), mb2_total(n));
+			/* The tag holds it all; the parser keeps what fits its field. */
+			assert_int_equal(strlen((const char *)mem + info + 16), n);
+			assert_int_equal(strlen(bi.cmdline), sizeof(bi.cmdline) - 1);
+			fitted = true;
+		} else {
+			assert_int_equal(info, 0);
+			refused = true;
+		}
+		line[n] = 'x';
+	}
+	assert_true(fitted && refused);
+	/* A string longer than any area, with no NUL in sight of the scan. */
+	plat.cmdline = line;
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, rsdp), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	plat.cmdline = "ok";
+	plat.loader_name = line;
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, rsdp), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	plat.loader_name = "ok";
+	plat_module(0x200000, 0x300000, line);
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, rsdp), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	/* Nothing ever went past the info area. */
+	assert_untouched_outside(GUEST_INFO_GPA, GUEST_ACPI_GPA + 0x200);
+	for (uint64_t i = GUEST_INFO_GPA + GUEST_INFO_MAX; i < GUEST_ACPI_GPA; i++)
+		assert_int_equal(mem[i], FILL);
+}
+
+static void test_mb_too_small_memory(void **state)
+{
+	(void)state;
+	for (uint64_t size = 0; size <= MIB + 8; size += size < MIB - 16 ? 0x1000 : 1) {
+		uint64_t rsdp;
+
+		mem_new(size, size);
+		plat_init(1, NULL);
+		rsdp = guest_build_acpi(mem, mem_size, &plat);
+		assert_true(rsdp == 0 || rsdp == GUEST_ACPI_GPA);
+		assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat,
+						      rsdp ? rsdp : GUEST_ACPI_GPA),
+				 size > MIB ? GUEST_INFO_GPA : 0);
+		assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat),
+				 size > MIB ? GUEST_INFO_GPA : 0);
+		if (size <= MIB && !rsdp)
+			assert_all_untouched();
+	}
+	/* NULL memory or platform. */
+	plat_init(1, NULL);
+	assert_int_equal(guest_build_mb1_info(NULL, 4 * MIB, &plat), 0);
+	mem_new(4 * MIB, 4 * MIB);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, NULL), 0);
+	assert_all_untouched();
+}
+
+/* ---- multiboot1 information, read the way a kernel reads it (mb1 3.3) ---- */
+
+static const char *mb1_str(uint32_t ptr)
+{
+	assert_true(ptr >= GUEST_INFO_GPA && ptr < GUEST_INFO_GPA + GUEST_INFO_MAX);
+	assert_non_null(memchr(mem + ptr, 0, GUEST_INFO_GPA + GUEST_INFO_MAX - ptr));
+	return (const char *)mem + ptr;
+}
+
+/* The larger of @hi and one past @s's NUL, as a guest-physical address. */
+static uint64_t str_end(const char *s, uint64_t hi)
+{
+	uint64_t end = (uint64_t)(s - (const char *)mem) + strlen(s) + 1;
+
+	return end > hi ? end : hi;
+}
+
+/* One past the highest byte of the block (its strings come last). */
+static uint64_t check_mb1(uint64_t info)
+{
+	uint32_t mods, mmap, len, n = 0;
+	uint64_t hi = info + 120;
+	struct boot_mmap_entry map[8];
+	const char *s;
+
+	assert_int_equal(info, GUEST_INFO_GPA);
+	assert_int_equal(ld32(info), 0x24d);	/* MEM, CMDLINE, MODS, MMAP, LOADER_NAME */
+	assert_int_equal(ld32(info + 4), 636);
+	assert_int_equal(ld32(info + 8), ((mem_size < 4 * GIB ? mem_size : 4 * GIB) - MIB) / 1024);
+	assert_int_equal(ld32(info + 12), 0);	/* boot_device: flag 1 clear */
+	for (uint32_t off = 28; off < 44; off += 4)
+		assert_int_equal(ld32(info + off), 0);	/* syms */
+	for (uint32_t off = 52; off < 120; off += 4)
+		if (off != 64)
+			assert_int_equal(ld32(info + off), 0);	/* drives .. framebuffer */
+
+	s = mb1_str(ld32(info + 16));
+	assert_string_equal(s, plat.cmdline ? plat.cmdline : "");
+	hi = str_end(s, hi);
+	s = mb1_str(ld32(info + 64));
+	assert_string_equal(s, plat.loader_name ? plat.loader_name : "");
+	hi = str_end(s, hi);
+
+	assert_int_equal(ld32(info + 20), plat.module_count);
+	mods = ld32(info + 24);
+	assert_int_equal(mods % 4, 0);
+	assert_true(mods >= info + 120);
+	for (uint32_t i = 0; i < plat.module_count; i++) {
+		uint32_t m = mods + 16 * i;
+
+		assert_int_equal(ld32(m), plat.modules[i].start);
+		assert_int_equal(ld32(m + 4), plat.modules[i].end);
+		s = mb1_str(ld32(m + 8));
+		assert_string_equal(s, plat.modules[i].string ? plat.modules[i].string : "");
+		hi = str_end(s, hi);
+		assert_int_equal(ld32(m + 12), 0);
+	}
+
+	/* The memory map walked by each entry's size field, as the spec shows. */
+	len = ld32(info + 44);
+	mmap = ld32(info + 48);
+	assert_int_equal(len, 3 * 24);
+	assert_int_equal(mmap % 4, 0);
+	assert_true(mmap >= mods + 16 * plat.module_count);
+	for (uint32_t p = mmap; p < mmap + len; p += ld32(p) + 4) {
+		assert_true(n < 8);
+		assert_int_equal(ld32(p), 20);
+		map[n].base = ld64(p + 4);
+		map[n].length = ld64(p + 12);
+		map[n].type = ld32(p + 20);
+		n++;
+	}
+	check_map(map, n);
+	assert_untouched_outside(info, hi);
+	return hi;
+}
+
+static void test_mb1_info(void **state)
+{
+	(void)state;
+	mem_new(4 * MIB, 4 * MIB);
+	plat_init(2, NULL);
+	plat_module(0x200000, 0x212345, "initrd");
+	plat_module(0x300000, 0x300000, "");
+	plat_module(0x301000, 0x400000, NULL);
+	check_mb1(guest_build_mb1_info(mem, mem_size, &plat));
+
+	mem_new(MIB + 4096, MIB + 4096);
+	plat_init(1, NULL);
+	plat.cmdline = NULL;
+	plat.loader_name = NULL;
+	check_mb1(guest_build_mb1_info(mem, mem_size, &plat));
+
+	mem_new(2 * MIB, 16 * GIB);	/* see test_mb2_info_large_memory */
+	plat_init(1, NULL);
+	for (int i = 0; i < GUEST_MAX_MODULES; i++)
+		plat_module(0x100000 * (i + 1), 0x100000 * (i + 1) + 0x1000, "mod");
+	check_mb1(guest_build_mb1_info(mem, mem_size, &plat));
+}
+
+/* Sizes: structure 120, modules 16 each, map 72, then the strings. */
+static void test_mb1_info_cmdline_limit(void **state)
+{
+	static char line[GUEST_INFO_MAX + 16];
+	const uint64_t fixed = 120 + 2 * 16 + 72 + strlen("Tempo 0.1") + 1 + 2 + 4;
+	bool fitted = false, refused = false;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	memset(line, 'y', sizeof(line) - 1);
+	line[sizeof(line) - 1] = 0;
+	for (size_t n = GUEST_INFO_MAX - 300; n < GUEST_INFO_MAX; n++) {
+		uint64_t info;
+
+		plat_init(1, NULL);
+		plat_module(0x180000, 0x181000, "a");
+		plat_module(0x181000, 0x182000, "bcd");
+		line[n] = 0;
+		plat.cmdline = line;
+		info = guest_build_mb1_info(mem, mem_size, &plat);
+		if (fixed + n + 1 <= GUEST_INFO_MAX) {
+			assert_int_equal(check_mb1(info), GUEST_INFO_GPA + fixed + n + 1);
+			fitted = true;
+		} else {
+			assert_int_equal(info, 0);
+			refused = true;
+		}
+		line[n] = 'y';
+		memset(mem, FILL, buf_size);
+	}
+	assert_true(fitted && refused);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_acpi_one_cpu, teardown),
+		cmocka_unit_test_teardown(test_acpi_two_cpus, teardown),
+		cmocka_unit_test_teardown(test_acpi_four_cpus, teardown),
+		cmocka_unit_test_teardown(test_acpi_x2apic_ids, teardown),
+		cmocka_unit_test_teardown(test_acpi_max_cpus, teardown),
+		cmocka_unit_test_teardown(test_acpi_bad_platform, teardown),
+		cmocka_unit_test_teardown(test_acpi_small_memory, teardown),
+		cmocka_unit_test_teardown(test_mb2_info, teardown),
+		cmocka_unit_test_teardown(test_mb2_info_minimal, teardown),
+		cmocka_unit_test_teardown(test_mb2_info_large_memory, teardown),
+		cmocka_unit_test_teardown(test_mb2_info_bad_input, teardown),
+		cmocka_unit_test_teardown(test_mb2_info_cmdline_limit, teardown),
+		cmocka_unit_test_teardown(test_mb_too_small_memory, teardown),
+		cmocka_unit_test_teardown(test_mb1_info, teardown),
+		cmocka_unit_test_teardown(test_mb1_info_cmdline_limit, teardown),
+	};
+
+	return cmocka_run_group_tests_name("guest_boot", tests, NULL, NULL);
+}
