@@ -36,7 +36,12 @@ HELLO_OBJS	:= $(GUEST_OBJ)/hello/main.o $(GUEST_COMMON_OBJS)
 HELLO_MB1	:= $(BUILD)/guests/hello-mb1.elf
 HELLO_MB2	:= $(BUILD)/guests/hello-mb2.elf
 
-GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1)
+# rtbench: the TSC-deadline latency benchmark (multiboot2 only).
+RTBENCH_OBJS	:= $(GUEST_OBJ)/rtbench/main.o $(GUEST_OBJ)/rtbench/latstat.o \
+		   $(GUEST_OBJ)/rtbench/irq.o $(GUEST_COMMON_OBJS)
+RTBENCH_MB2	:= $(BUILD)/guests/rtbench-mb2.elf
+
+GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2)
 
 .PHONY: guests
 guests: $(GUEST_ELFS)
@@ -69,8 +74,12 @@ endef
 
 $(eval $(call guest_link,$(HELLO_MB2),$(GUEST_MB2_HDR),$(HELLO_OBJS),--is-x86-multiboot2))
 $(eval $(call guest_link,$(HELLO_MB1),$(GUEST_MB1_HDR),$(HELLO_OBJS),--is-x86-multiboot))
+$(eval $(call guest_link,$(RTBENCH_MB2),$(GUEST_MB2_HDR),$(RTBENCH_OBJS),--is-x86-multiboot2))
 
--include $(HELLO_OBJS:.o=.d) $(GUEST_MB1_HDR:.o=.d) $(GUEST_MB2_HDR:.o=.d)
+.PHONY: rtbench
+rtbench: $(RTBENCH_MB2)
+
+-include $(HELLO_OBJS:.o=.d) $(RTBENCH_OBJS:.o=.d) $(GUEST_MB1_HDR:.o=.d) $(GUEST_MB2_HDR:.o=.d)
 
 # Bare-metal boot images of hello (GRUB, BIOS+UEFI) that end the emulator.
 HELLO_ISOS	:= $(BUILD)/guests/hello-mb2.iso $(BUILD)/guests/hello-mb1.iso
@@ -84,20 +93,39 @@ $(BUILD)/guests/hello-mb2.iso: $(HELLO_MB2) boot/mkiso.sh
 $(BUILD)/guests/hello-mb1.iso: $(HELLO_MB1) guests/hello/mkiso-mb1.sh
 	guests/hello/mkiso-mb1.sh $@ $< "exit=emu"
 
+# rtbench bare metal, default run (1000 fixed events, HLT wait); ends the emulator.
+RTBENCH_ISO	:= $(BUILD)/guests/rtbench-mb2.iso
+
+.PHONY: rtbench-iso
+rtbench-iso: $(RTBENCH_ISO)
+
+$(RTBENCH_ISO): $(RTBENCH_MB2) boot/mkiso.sh
+	boot/mkiso.sh $@ $< "exit=emu label=bare"
+
 # Host unit tests of the guests' parsers (cmocka, ASan+UBSan).
 GUEST_UNIT	:= $(BUILD)/guests/unit/test_guest_parsers
 GUEST_UNIT_SRCS	:= guests/common/test/test_guest_parsers.c guests/common/acpi.c \
 		   guests/common/bootinfo.c guests/common/fmt.c
 GUEST_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
+# Host unit tests of rtbench's exact latency statistics.
+RTBENCH_UNIT	:= $(BUILD)/guests/unit/test_latstat
+RTBENCH_UNIT_SRCS := guests/rtbench/test/test_latstat.c guests/rtbench/latstat.c
+
 .PHONY: guests-unit
-guests-unit: $(GUEST_UNIT)
+guests-unit: $(GUEST_UNIT) $(RTBENCH_UNIT)
 	$(GUEST_UNIT)
+	$(RTBENCH_UNIT)
 
 $(GUEST_UNIT): $(GUEST_UNIT_SRCS) $(wildcard guests/common/*.h)
 	@mkdir -p $(dir $@)
 	gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -DGUEST_HOST_TEST -I. $(GUEST_SAN) \
 		$(GUEST_UNIT_SRCS) -o $@ -lcmocka
+
+$(RTBENCH_UNIT): $(RTBENCH_UNIT_SRCS) guests/rtbench/latstat.h guests/common/div64.h
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -DGUEST_HOST_TEST -I. $(GUEST_SAN) \
+		$(RTBENCH_UNIT_SRCS) -o $@ -lcmocka
 
 # Last: hand the default goal back to the including makefile.
 ifneq ($(GUEST_INCLUDED),)

@@ -50,6 +50,11 @@ const char *exc_name(uint32_t vector)
 	return "reserved";
 }
 
+uint32_t exc_stub_address(uint32_t vector)
+{
+	return vector < EXC_VECTORS ? exc_stubs[vector] : 0;
+}
+
 void exc_init(void)
 {
 	for (int i = 0; i < EXC_VECTORS; i++) {

@@ -18,5 +18,10 @@ void exc_init(void);
 /* Loads the IDT exc_init() built (each AP). */
 void exc_load(void);
 const char *exc_name(uint32_t vector);
+/*
+ * The entry stub of exception @vector (0-31), for a guest that builds an IDT
+ * of its own (one with interrupt vectors too) but keeps these exceptions.
+ */
+uint32_t exc_stub_address(uint32_t vector);
 
 #endif
