@@ -20,7 +20,7 @@ KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-se
 
 HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.c \
 		   hv/config.c hv/memplan.c hv/pages.c hv/elf.c hv/guest_boot.c hv/vuart.c \
-		   hv/msr_policy.c hv/icr.c hv/exit.c hv/partition.c \
+		   hv/msr_policy.c hv/icr.c hv/exit.c hv/partition.c hv/timer.c hv/vlapic.c \
 		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
 		   arch/x86/vmx.c arch/x86/smp.c \
 		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c
@@ -44,7 +44,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz test-images deps format help clean
+.PHONY: all iso run test unit fuzz bench test-images deps format help clean
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -75,14 +75,15 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 
 # Extra images the emulator tests boot, each with its own command line and,
 # where CONFIG_name is set, a partition config and the guests.
+TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
-		   all-cpus
+		   all-cpus $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
 CMDLINE_platform := exit=emu
 CMDLINE_fault	:= exit=emu test=fault
 CMDLINE_ud	:= exit=emu test=ud
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
-$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus,\
+$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus $(TIMER_ISOS),\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 
 $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
@@ -104,6 +105,9 @@ unit:	## Host unit tests (cmocka, ASan+UBSan)
 
 test: deps	## Install what is missing, then run unit and emulator tests
 	@tests/run_tests.sh
+
+bench: deps all	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated (table + BENCH lines)
+	@tests/bench/bench.sh $(BUILD)/bench
 
 FUZZ_SECONDS	?= 300
 fuzz:	## Run every libFuzzer target for FUZZ_SECONDS (default 300) each

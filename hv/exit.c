@@ -235,8 +235,11 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	case X2APIC_ICR:
 		handle_icr(v, value);
 		return true;
-	case X2APIC_LVT_CMCI:
 	case X2APIC_LVT_TIMER:
+		vtimer_write_lvt(&v->vt, filter_lvt(msr, (uint32_t)value));
+		timer_program_lvt(v);
+		return true;
+	case X2APIC_LVT_CMCI:
 	case X2APIC_LVT_THERMAL:
 	case X2APIC_LVT_PMC:
 	case X2APIC_LVT_LINT0:
@@ -248,6 +251,58 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	return false;
 }
 
+/*
+ * inject/emulated: the guest's interrupt state is the virtual LAPIC's, so
+ * TPR, PPR, EOI, ISR/TMR/IRR and the LVT timer's reads come here (the
+ * bitmap of those modes traps them), and in emulated mode the deadline.
+ */
+static bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	const struct vlapic *l = &v->vt.vlapic;
+
+	if (msr >= X2APIC_ISR0 && msr < X2APIC_ISR0 + 8)
+		*value = l->isr[msr - X2APIC_ISR0];
+	else if (msr >= X2APIC_TMR0 && msr < X2APIC_TMR0 + 8)
+		*value = 0;	/* edge-triggered only */
+	else if (msr >= X2APIC_IRR0 && msr < X2APIC_IRR0 + 8)
+		*value = l->irr[msr - X2APIC_IRR0];
+	else if (msr == X2APIC_TPR)
+		*value = l->tpr;
+	else if (msr == X2APIC_PPR)
+		*value = vlapic_ppr(l);
+	else if (msr == X2APIC_LVT_TIMER)
+		*value = v->vt.lvt;
+	else if (msr == MSR_IA32_TSC_DEADLINE)
+		*value = vtimer_read_deadline(&v->vt);
+	else
+		return false;	/* EOI is write-only: #GP */
+	return true;
+}
+
+static bool vapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+	switch (msr) {
+	case X2APIC_TPR:
+		if (value > 0xff)
+			return false;
+		vlapic_set_tpr(&v->vt.vlapic, (uint8_t)value);
+		return true;
+	case X2APIC_EOI:
+		if (value)
+			return false;	/* x2APIC EOI takes 0 only (SDM 11.12.1.2) */
+		v->eoi_exits++;
+		vlapic_eoi(&v->vt.vlapic);
+		return true;
+	case X2APIC_LVT_TIMER:
+		return emulate_wrmsr(v, msr, value);
+	case MSR_IA32_TSC_DEADLINE:
+		v->deadline_write_exits++;
+		vtimer_write_deadline(&v->vt, value, rdtsc());
+		return true;
+	}
+	return false;	/* read-only registers */
+}
+
 static void handle_rdmsr(struct vcpu *v)
 {
 	uint32_t msr = (uint32_t)v->regs.rcx;
@@ -255,6 +310,11 @@ static void handle_rdmsr(struct vcpu *v)
 	uint64_t value = 0;
 	bool ok;
 
+	if (v->vt.mode != TIMER_DIRECT &&
+	    (msr_virtual_apic(msr) || (msr == MSR_IA32_TSC_DEADLINE && v->vt.mode == TIMER_EMULATED))) {
+		ok = vapic_rdmsr(v, msr, &value);
+		goto done;
+	}
 	switch (rule->read) {
 	case MSR_PASS:
 		ok = rdmsr_safe(msr, &value);
@@ -269,6 +329,7 @@ static void handle_rdmsr(struct vcpu *v)
 		ok = false;
 		break;
 	}
+done:
 	if (!ok) {
 		inject_exception(VEC_GP, true, 0);
 		return;
@@ -285,6 +346,11 @@ static void handle_wrmsr(struct vcpu *v)
 	const struct msr_rule *rule = msr_rule_find(msr);
 	bool ok;
 
+	if (v->vt.mode != TIMER_DIRECT &&
+	    (msr_virtual_apic(msr) || (msr == MSR_IA32_TSC_DEADLINE && v->vt.mode == TIMER_EMULATED))) {
+		ok = vapic_wrmsr(v, msr, value);
+		goto done;
+	}
 	switch (rule->write) {
 	case MSR_PASS:
 		ok = true;
@@ -300,6 +366,7 @@ static void handle_wrmsr(struct vcpu *v)
 		ok = false;
 		break;
 	}
+done:
 	if (!ok) {
 		inject_exception(VEC_GP, true, 0);
 		return;
@@ -410,6 +477,48 @@ static int64_t hc_partition_info(struct vcpu *v, uint64_t gpa)
 	return TEMPO_HC_OK;
 }
 
+static bool physical_isr_empty(void)
+{
+	for (uint32_t i = 0; i < 8; i++)
+		if (rdmsr(X2APIC_ISR0 + i))
+			return false;
+	return true;
+}
+
+/*
+ * Only with nothing in service, physical or virtual (DESIGN.md). A deadline
+ * in the hardware is taken out by the save protocol and put back, or kept in
+ * software, by the new mode.
+ */
+static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
+{
+	struct vtimer *t = &v->vt;
+	uint64_t d;
+
+	if (mode > TIMER_EMULATED)
+		return TEMPO_HC_EINVAL;
+	if (mode == t->mode)
+		return TEMPO_HC_OK;
+	if (vlapic_in_service(&t->vlapic) || !physical_isr_empty())
+		return TEMPO_HC_EBUSY;
+	if (t->mode != TIMER_EMULATED) {
+		uint64_t before = rdtsc();
+
+		d = rdmsr(MSR_IA32_TSC_DEADLINE);
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+		vtimer_save(t, d, before, rdtsc());
+	}
+	if (!vtimer_switch_mode(t, (enum timer_mode)mode, rdtsc()))
+		return TEMPO_HC_EBUSY;
+	vmx_apply_timer_mode(v);
+	timer_program_lvt(v);
+	if (t->mode != TIMER_EMULATED)
+		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(t));	/* after the LVT */
+	return TEMPO_HC_OK;
+}
+
+static void snapshot_vcpu(struct vcpu *v);
+
 static void handle_vmcall(struct vcpu *v)
 {
 	uint64_t mask = guest_long_mode() ? ~0ull : 0xffffffffull;
@@ -427,6 +536,16 @@ static void handle_vmcall(struct vcpu *v)
 	case TEMPO_HC_PARTITION_INFO:
 		ret = hc_partition_info(v, a0);
 		break;
+	case TEMPO_HC_TIMER_MODE_SET:
+		ret = hc_timer_mode_set(v, a0);
+		break;
+	case TEMPO_HC_TIMER_MODE_GET:
+		ret = v->vt.mode;
+		break;
+	case TEMPO_HC_STATS:
+		snapshot_vcpu(v);
+		ret = TEMPO_HC_OK;
+		break;
 	case TEMPO_HC_SHUTDOWN:
 		partition_shutdown(v, (int64_t)a0);
 	default:
@@ -435,6 +554,33 @@ static void handle_vmcall(struct vcpu *v)
 	}
 	v->regs.rax = (uint64_t)ret;
 	skip_instruction();
+}
+
+/*
+ * On demand (hypercall): a copy of the counters, a few dozen instructions on
+ * the guest's core; the console core formats it later (a VCPU_STATS line a
+ * script can difference between two calls). A full ring drops the copy.
+ */
+static void snapshot_vcpu(struct vcpu *v)
+{
+	uint32_t head = v->snap_head;
+	struct vcpu_snapshot *s;
+
+	if (head - __atomic_load_n(&v->snap_tail, __ATOMIC_ACQUIRE) >= VCPU_SNAPSHOTS)
+		return;
+	s = &v->snaps[head % VCPU_SNAPSHOTS];
+	s->tsc = rdtsc();
+	s->exits = v->exits_total;
+	s->tick_exits = v->host_tick_exits;
+	s->timer_exits = v->exits[EXIT_REASON_PREEMPTION_TIMER];
+	s->deadline_write_exits = v->deadline_write_exits;
+	s->extint_exits = v->exits[EXIT_REASON_EXTERNAL_INTR];
+	s->eoi_exits = v->eoi_exits;
+	s->host_ticks = v->pcpu->ht.ticks;
+	s->tick_late_max = v->pcpu->ht.late_max;
+	s->timer = v->vt.stats;
+	s->mode = v->vt.mode;
+	__atomic_store_n(&v->snap_head, head + 1, __ATOMIC_RELEASE);
 }
 
 /* ---- control registers ---- */
@@ -496,7 +642,16 @@ static void handle_cr_access(struct vcpu *v)
 	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
 	uint32_t cr = q & 15, type = (q >> 4) & 3, reg = (q >> 8) & 15;
 
-	if (type == 0 && cr == 0)
+	if (cr == 8 && type <= 1) {
+		/* CR8 is TPR[7:4] (SDM 11.8.6); it exits only off direct mode */
+		if (type == 0)
+			vlapic_set_tpr(&v->vt.vlapic, (uint8_t)((read_gpr(v, reg) & 15) << 4));
+		else if ((reg & 15) == 4)
+			vmwrite(VMCS_GUEST_RSP, v->vt.vlapic.tpr >> 4);
+		else
+			*gpr(v, reg) = v->vt.vlapic.tpr >> 4;
+		skip_instruction();
+	} else if (type == 0 && cr == 0)
 		write_cr0(v, read_gpr(v, reg));
 	else if (type == 0 && cr == 4)
 		write_cr4(v, read_gpr(v, reg));
@@ -572,6 +727,31 @@ static void handle_xsetbv(struct vcpu *v)
 	skip_instruction();
 }
 
+/* Exit 52: compare the TSC with what is due (a clamped value fires early). */
+static void handle_preemption_timer(struct vcpu *v)
+{
+	/* a host tick, or (emulated mode) the guest's deadline: the tail fires it */
+	if (host_timer_run(&v->pcpu->ht, rdtsc()))
+		v->host_tick_exits++;
+}
+
+/* inject/emulated: a physical interrupt, acknowledged on exit (SDM 27.2.2). */
+static void handle_external_interrupt(struct vcpu *v)
+{
+	uint8_t vector = (uint8_t)vmread(VMCS_EXIT_INTR_INFO);
+
+	wrmsr(X2APIC_EOI, 0);
+	if (vector == HV_TIMER_VECTOR)
+		vtimer_hw_fired(&v->vt);
+	else
+		vlapic_raise(&v->vt.vlapic, vector);
+}
+
+static void handle_interrupt_window(struct vcpu *v)
+{
+	(void)v;	/* the tail injects what is pending */
+}
+
 static void handle_init_signal(struct vcpu *v)
 {
 	partition_stop(v, "init_signal", 0, "unexpected INIT");
@@ -614,7 +794,54 @@ static const exit_handler_t exit_handlers[EXIT_REASON_COUNT] = {
 	[EXIT_REASON_VMFUNC] = handle_vmx_instruction,
 	[EXIT_REASON_WBINVD] = handle_nop,
 	[EXIT_REASON_XSETBV] = handle_xsetbv,
+	[EXIT_REASON_PREEMPTION_TIMER] = handle_preemption_timer,
+	[EXIT_REASON_EXTERNAL_INTR] = handle_external_interrupt,
+	[EXIT_REASON_INTR_WINDOW] = handle_interrupt_window,
 };
+
+/*
+ * Off direct mode, before every entry: an expired software deadline fires,
+ * and the highest deliverable vector is injected when the guest can take it,
+ * else the interrupt window is opened so the guest exits when it can.
+ */
+static void deliver_virtual(struct vcpu *v)
+{
+	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+	int vector;
+
+	if (v->vt.mode == TIMER_EMULATED)
+		vtimer_check(&v->vt, rdtsc());
+	vector = vlapic_pending(&v->vt.vlapic);
+	if (vector >= 0 && !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID)) {
+		if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
+		    !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & 3)) {
+			vmwrite(VMCS_ENTRY_INTR_INFO,
+				INTR_INFO_VALID | INTR_TYPE_EXT_INTR | (uint32_t)vector);
+			vlapic_accept(&v->vt.vlapic, (uint8_t)vector);
+			/* an interrupt ends HLT (SDM 26.6.3 allows injecting into it) */
+			if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
+				vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+			vector = vlapic_pending(&v->vt.vlapic);
+		}
+	}
+	if (vector >= 0)
+		proc |= PROC_INTR_WINDOW_EXITING;
+	else
+		proc &= ~PROC_INTR_WINDOW_EXITING;
+	vmwrite(VMCS_PROC_CONTROLS, proc);
+}
+
+/* An exit during event delivery: deliver that event again (SDM 27.2.4). */
+static void reinject_vectoring(void)
+{
+	uint32_t info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
+
+	if (!(info & INTR_INFO_VALID))
+		return;
+	if (info & INTR_INFO_DELIVER_CODE)
+		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, vmread(VMCS_IDT_VECTORING_ERROR));
+	vmwrite(VMCS_ENTRY_INTR_INFO, info & ~(1u << 12));
+}
 
 struct vcpu *vmx_exit_handler(struct vcpu *v);
 struct vcpu *vmx_exit_handler(struct vcpu *v)
@@ -630,11 +857,15 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 		partition_stop(v, "vm_entry_failed", reason, vmx_exit_reason_name(basic));
 	if (!h)
 		partition_stop(v, "unhandled_exit", basic, vmx_exit_reason_name(basic));
+	reinject_vectoring();
 	h(v);
 
 	if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_STOP_VCPU)
 		vcpu_leave(v);
 	if (v->pcpu->console)
 		console_drain_all(false);
+	if (v->vt.mode != TIMER_DIRECT)
+		deliver_virtual(v);
+	vmx_arm_preemption_timer(v);
 	return v;
 }

@@ -31,10 +31,21 @@ enum tempo_hypercall {
 	TEMPO_HC_PARTITION_INFO = 1,
 	/* RDI = exit code the partition reports. Does not return. */
 	TEMPO_HC_SHUTDOWN = 2,
+	/*
+	 * RDI = timer mode for the calling vCPU (0 direct, 1 inject, 2 emulated).
+	 * Refused with TEMPO_HC_EBUSY while an interrupt is in service. The
+	 * armed deadline carries over.
+	 */
+	TEMPO_HC_TIMER_MODE_SET = 3,
+	/* Returns the calling vCPU's timer mode. */
+	TEMPO_HC_TIMER_MODE_GET = 4,
+	/* Prints the calling vCPU's exit and timer counters on the console. */
+	TEMPO_HC_STATS = 5,
 };
 
 enum tempo_hc_error {
 	TEMPO_HC_OK = 0,
+	TEMPO_HC_EBUSY = -16,	/* not now (an interrupt is in service) */
 	TEMPO_HC_EINVAL = -22,	/* bad argument (address outside the partition, length) */
 	TEMPO_HC_ENOSYS = -38,	/* unknown hypercall number */
 };

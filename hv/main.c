@@ -350,6 +350,10 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		log_err("partitions: %s\n", err);
 		hv_stop(STOP_FAILURE, "partition setup failed");
 	}
+	host_tick_tsc = (uint64_t)hv_config.tick_us * (tsc.hz / 1000) / 1000;
+	log_info("Host tick: %u us = %lu TSC ticks on the VMX-preemption timer (rate %u)%s\n",
+		 hv_config.tick_us, host_tick_tsc, vmx.preemption_timer_rate,
+		 host_tick_tsc ? "" : " (tickless)");
 	__atomic_store_n(&partitions_go, true, __ATOMIC_RELEASE);
 	enter_pcpu_loop(pcpus[0].stack_top);
 }

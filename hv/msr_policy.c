@@ -77,6 +77,11 @@ const struct msr_rule *msr_rule_find(uint32_t msr)
 }
 
 /* Bitmap layout: read low, read high, write low, write high; 1 KiB each. */
+static uint32_t bitmap_offset(uint32_t msr, int write)
+{
+	return (msr >= 0xc0000000 ? 1024 : 0) + (write ? 2048 : 0) + (msr & 0x1fff) / 8;
+}
+
 static void clear_bit(uint8_t *bitmap, uint32_t msr, int write)
 {
 	uint32_t base;
@@ -102,5 +107,26 @@ void msr_bitmap_build(uint8_t bitmap[4096])
 			if (rules[i].write == MSR_PASS)
 				clear_bit(bitmap, m, 1);
 		}
+	}
+}
+
+int msr_virtual_apic(uint32_t msr)
+{
+	return msr == 0x808 || msr == 0x80a || msr == 0x80b || (msr >= 0x810 && msr <= 0x827) ||
+	       msr == 0x832;
+}
+
+void msr_bitmap_build_virtual(uint8_t bitmap[4096], int trap_deadline)
+{
+	msr_bitmap_build(bitmap);
+	for (uint32_t m = 0x800; m <= 0x8ff; m++) {
+		if (!msr_virtual_apic(m))
+			continue;
+		bitmap[bitmap_offset(m, 0)] |= (uint8_t)(1u << (m % 8));
+		bitmap[bitmap_offset(m, 1)] |= (uint8_t)(1u << (m % 8));
+	}
+	if (trap_deadline) {
+		bitmap[bitmap_offset(0x6e0, 0)] |= (uint8_t)(1u << (0x6e0 % 8));
+		bitmap[bitmap_offset(0x6e0, 1)] |= (uint8_t)(1u << (0x6e0 % 8));
 	}
 }

@@ -29,6 +29,15 @@ const struct msr_rule *msr_rule_find(uint32_t msr);
 /* Fill a 4 KiB VMX MSR bitmap (SDM Vol. 3C 25.6.9) from the table. */
 void msr_bitmap_build(uint8_t bitmap[4096]);
 
+/*
+ * The timer modes with a virtual LAPIC (inject, emulated) trap, on top of the
+ * table, what the physical APIC must not answer for the guest: TPR, PPR, EOI,
+ * ISR/TMR/IRR and the LVT timer's reads; emulated mode also the TSC deadline.
+ * msr_virtual_apic() says which MSRs hv/exit.c routes to the virtual LAPIC.
+ */
+void msr_bitmap_build_virtual(uint8_t bitmap[4096], int trap_deadline);
+int msr_virtual_apic(uint32_t msr);
+
 /* For tests and the docs: the table itself. */
 const struct msr_rule *msr_rules(unsigned int *count);
 

@@ -32,8 +32,38 @@ struct partition partitions[CONFIG_MAX_PARTITIONS];
 uint32_t partition_count;
 volatile bool partitions_go;
 struct platform platform;
+uint64_t host_tick_tsc;
 
 static struct vcpu vcpu_pool[MAX_CPUS];
+static uint64_t rearm_cost_ticks;	/* see measure_rearm() */
+static uint64_t msr_bitmaps[TIMER_EMULATED + 1];
+
+uint64_t msr_bitmap_for(enum timer_mode mode)
+{
+	return msr_bitmaps[mode];
+}
+
+/*
+ * direct: the guest's LVT as it wrote it (filtered). inject: the hypervisor's
+ * vector in the guest's mode with the guest's mask, so a masked timer costs
+ * no exit. emulated: masked; the deadline lives on the preemption timer.
+ */
+void timer_program_lvt(struct vcpu *v)
+{
+	uint32_t lvt = v->vt.lvt;
+
+	switch (v->vt.mode) {
+	case TIMER_DIRECT:
+		break;
+	case TIMER_INJECT:
+		lvt = (lvt & (APIC_LVT_MASKED | APIC_LVT_TIMER_MODE_MASK)) | HV_TIMER_VECTOR;
+		break;
+	case TIMER_EMULATED:
+		lvt = APIC_LVT_MASKED | HV_TIMER_VECTOR;
+		break;
+	}
+	wrmsr(X2APIC_LVT_TIMER, lvt);
+}
 static uint32_t vcpu_pool_used;
 static volatile int run_ending;
 
@@ -160,9 +190,16 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		     struct memplan *mp, char *err, size_t errlen)
 {
 	static uint16_t next_vpid = 1;
-	uint8_t *bitmap = pages_alloc(PAGE_SIZE, "MSR bitmap");
 
-	msr_bitmap_build(bitmap);
+	for (int m = TIMER_DIRECT; m <= TIMER_EMULATED; m++) {
+		uint8_t *bm = pages_alloc(PAGE_SIZE, "MSR bitmap");
+
+		if (m == TIMER_DIRECT)
+			msr_bitmap_build(bm);
+		else
+			msr_bitmap_build_virtual(bm, m == TIMER_EMULATED);
+		msr_bitmaps[m] = (uint64_t)bm;
+	}
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *pc = &cfg->partitions[i];
 		struct partition *p = &partitions[i];
@@ -172,7 +209,6 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		p->cfg = pc;
 		p->id = i;
 		p->mem_size = pc->memory_bytes;
-		p->msr_bitmap_pa = (uint64_t)bitmap;
 		vuart_init(&p->uart);
 		if (pc->base) {
 			if (!memplan_take(mp, pc->base, pc->memory_bytes)) {
@@ -213,6 +249,8 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			v->vpid = next_vpid++;
 			v->vmcs_pa = (uint64_t)pages_alloc(PAGE_SIZE, "VMCS");
 			v->state = v->index == 0 ? VCPU_RUNNING : VCPU_WAIT_SIPI;
+			vtimer_init(&v->vt, pc->timer);
+			v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
 			p->vcpus[p->vcpu_count++] = v;
 		}
 		if (load_image(p, image, err, errlen) ||
@@ -267,6 +305,30 @@ static void emit_line(void *ctx, const char *line)
  * stop report must come after the partition's last words). Without it, a
  * busy drainer means there is nothing to do here.
  */
+static void print_snapshots(struct partition *p)
+{
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		struct vcpu *v = p->vcpus[i];
+
+		while (v->snap_tail != __atomic_load_n(&v->snap_head, __ATOMIC_ACQUIRE)) {
+			const struct vcpu_snapshot *s = &v->snaps[v->snap_tail % VCPU_SNAPSHOTS];
+
+			log_printf(LOG_EMERG, "VCPU_STATS partition=%s vcpu=%u mode=%s tsc=%lu "
+				   "exits=%lu tick_exits=%lu timer_exits=%lu "
+				   "deadline_write_exits=%lu extint_exits=%lu eoi_exits=%lu "
+				   "programmed=%lu fired=%lu injected=%lu dropped_masked=%lu "
+				   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu\n",
+				   p->cfg->name, v->index, timer_mode_name(s->mode), s->tsc,
+				   s->exits, s->tick_exits, s->timer_exits,
+				   s->deadline_write_exits, s->extint_exits, s->eoi_exits,
+				   s->timer.programmed, s->timer.fired, s->timer.injected,
+				   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
+				   s->tick_late_max);
+			__atomic_store_n(&v->snap_tail, v->snap_tail + 1, __ATOMIC_RELEASE);
+		}
+	}
+}
+
 void console_drain_all(bool flush)
 {
 	while (__atomic_exchange_n(&drain_lock, 1, __ATOMIC_ACQUIRE)) {
@@ -278,6 +340,7 @@ void console_drain_all(bool flush)
 		struct emit_ctx ctx = { partitions[i].cfg->name };
 
 		vuart_drain(&partitions[i].uart, flush, emit_line, &ctx);
+		print_snapshots(&partitions[i]);
 	}
 	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }
@@ -308,6 +371,19 @@ static void print_exit_stats(const struct partition *p)
 	}
 }
 
+static void print_host_ticks(void)
+{
+	for (uint32_t i = 0; i < pcpu_count; i++) {
+		const struct host_timer *h = &pcpus[i].ht;
+
+		if (!h->ticks && !h->ticks_missed)
+			continue;
+		log_printf(LOG_EMERG, "HOSTTICK cpu=%u ticks=%lu missed=%lu late_max_ticks=%lu "
+			   "late_avg_ticks=%lu period_ticks=%lu\n", i, h->ticks, h->ticks_missed,
+			   h->late_max, h->ticks ? h->late_sum / h->ticks : 0, h->period_tsc);
+	}
+}
+
 static void end_run_if_done(void)
 {
 	if (!all_partitions_done())
@@ -323,6 +399,8 @@ static void end_run_if_done(void)
 			   p->exit_code);
 		print_exit_stats(p);
 	}
+	print_host_ticks();
+	log_printf(LOG_EMERG, "TIMER_COST rearm_instr=%lu\n", rearm_cost_ticks);
 	hv_stop(STOP_OK, "all partitions ended");
 }
 
@@ -382,6 +460,35 @@ void partition_shutdown(struct vcpu *v, int64_t code)
 	vcpu_leave(v);
 }
 
+/*
+ * What the timer adds to a short exit: the preemption-timer re-arm (an RDTSC,
+ * the arithmetic, one VMWRITE). Timed with the TSC around the real code; in
+ * Bochs a tick is an instruction, so this is an instruction count.
+ */
+static void measure_rearm(struct vcpu *v)
+{
+	uint64_t t0, t1, t2, t3, base, cost;
+
+	t0 = rdtsc();
+	t1 = rdtsc();
+	vmx_arm_preemption_timer(v);
+	t2 = rdtsc();
+	t3 = rdtsc();
+	base = t3 - t2;
+	cost = t2 - t1 > base ? t2 - t1 - base : 0;
+	(void)t0;
+	if (cost > rearm_cost_ticks)
+		rearm_cost_ticks = cost;
+}
+
+static void start_vcpu(struct pcpu *c, struct vcpu *v)
+{
+	host_timer_init(&c->ht, rdtsc(), host_tick_tsc, 0);
+	vmcs_setup(v);
+	measure_rearm(v);
+	vmx_run(v);
+}
+
 /* ---- the root-mode loop ---- */
 
 void pcpu_loop(void)
@@ -398,13 +505,11 @@ void pcpu_loop(void)
 				c->vcpu = NULL;
 				__atomic_fetch_add(&v->part->vcpus_done, 1, __ATOMIC_ACQ_REL);
 			} else if (v->state == VCPU_RUNNING) {
-				vmcs_setup(v);
-				vmx_run(v);
+				start_vcpu(c, v);
 			} else if (v->state == VCPU_WAIT_SIPI &&
 				   __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE)) {
 				v->state = VCPU_RUNNING;
-				vmcs_setup(v);
-				vmx_run(v);
+				start_vcpu(c, v);
 			}
 		}
 		if (c->console)

@@ -8,6 +8,7 @@
 
 #include "arch/x86/vmx_defs.h"
 #include "hv/config.h"
+#include "hv/timer.h"
 #include "hv/vuart.h"
 
 #define MAX_CPUS		64
@@ -18,6 +19,16 @@ struct guest_regs {
 	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
 	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
 };
+
+/* Counters copied on the guest's request, formatted later by the console core. */
+struct vcpu_snapshot {
+	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
+	uint64_t eoi_exits, host_ticks, tick_late_max;
+	struct vtimer_stats timer;
+	uint32_t mode;
+};
+
+#define VCPU_SNAPSHOTS 8
 
 enum vcpu_state {
 	VCPU_WAIT_SIPI,		/* an AP before its partition's INIT-SIPI-SIPI */
@@ -42,7 +53,14 @@ struct vcpu {
 	volatile bool sipi_pending;
 	uint64_t exits[EXIT_REASON_COUNT];
 	uint64_t exits_total;
+	uint64_t host_tick_exits;	/* exit 52s that were host ticks */
+	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
+	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
+	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
+	struct vcpu_snapshot snaps[VCPU_SNAPSHOTS];
+	volatile uint32_t snap_head;	/* written by the vCPU's core */
+	uint32_t snap_tail;		/* read by the console core */
 };
 
 enum partition_state {
@@ -57,7 +75,6 @@ struct partition {
 	uint64_t mem_hpa;	/* host-physical base of its RAM */
 	uint64_t mem_size;
 	uint64_t eptp;
-	uint64_t msr_bitmap_pa;
 	uint64_t entry;		/* guest-physical entry point of the boot vCPU */
 	uint64_t info_gpa;	/* the multiboot information block */
 	uint32_t boot_magic;	/* EAX at entry: multiboot1 or multiboot2 magic */
@@ -93,6 +110,7 @@ struct pcpu {
 	volatile uint32_t mailbox;
 	volatile uint64_t nmis;
 	bool console;		/* drains the partitions' console buffers */
+	struct host_timer ht;	/* this core's own events, on the preemption timer */
 };
 
 extern struct pcpu pcpus[MAX_CPUS];
@@ -120,6 +138,25 @@ __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
 
 /* The root-mode loop of every core: start its vCPU, drain consoles, idle. */
 __attribute__((noreturn)) void pcpu_loop(void);
+/* The physical LVT timer vector while a guest's timer is in inject mode. */
+#define HV_TIMER_VECTOR	0xee
+
+/* The MSR bitmap for a timer mode (built once at boot). */
+uint64_t msr_bitmap_for(enum timer_mode mode);
+/* Program the physical LVT timer for @v's mode and its guest LVT shadow. */
+void timer_program_lvt(struct vcpu *v);
+/* The VMCS controls that depend on the timer mode (VMCS of @v current). */
+void vmx_apply_timer_mode(struct vcpu *v);
+
+/* The host tick period from the config, in TSC ticks (0 = tickless). */
+extern uint64_t host_tick_tsc;
+
+/*
+ * Arm the preemption timer for the earliest of this core's next host event
+ * and, in emulated mode, @v's software deadline (every entry).
+ */
+void vmx_arm_preemption_timer(struct vcpu *v);
+
 /* Drain every partition's console ring to the serial line (console core). */
 void console_drain_all(bool flush);
 

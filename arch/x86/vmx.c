@@ -47,7 +47,8 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 {
 	struct vmx_controls *c = &vmx_ctl;
 
-	if (!adjust("pin-based", caps->pinbased, PIN_NMI_EXITING,
+	/* Host ticks ride on the preemption timer, which no guest can touch. */
+	if (!adjust("pin-based", caps->pinbased, PIN_NMI_EXITING | PIN_PREEMPTION_TIMER,
 		    PIN_VIRTUAL_NMIS, &c->pin, err, errlen))
 		return false;
 	/*
@@ -184,7 +185,6 @@ static void setup_controls(struct vcpu *v)
 	vmwrite(VMCS_EXIT_MSR_LOAD_COUNT, 0);
 	vmwrite(VMCS_ENTRY_MSR_LOAD_COUNT, 0);
 	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
-	vmwrite(VMCS_MSR_BITMAP, v->part->msr_bitmap_pa);
 	vmwrite(VMCS_EPT_POINTER, v->part->eptp);
 	vmwrite(VMCS_VPID, v->vpid);
 	vmwrite(VMCS_TSC_OFFSET, 0);	/* the guest's TSC is the host's */
@@ -250,6 +250,8 @@ void vmcs_setup(struct vcpu *v)
 {
 	vmclear_ptrld(v->vmcs_pa);
 	setup_controls(v);
+	vmx_apply_timer_mode(v);
+	timer_program_lvt(v);
 	setup_host_state(v);
 
 	if (v->index == 0)
@@ -282,10 +284,51 @@ void vmcs_setup(struct vcpu *v)
 	v->launched = false;
 }
 
+/*
+ * One VMWRITE per entry, from the absolute due time: a value saved at exit
+ * would go stale by the time spent in root mode, and a guest that exits
+ * often would never be preempted (DESIGN.md).
+ */
+void vmx_arm_preemption_timer(struct vcpu *v)
+{
+	uint64_t due = host_timer_next(&v->pcpu->ht);
+
+	if (v->vt.mode == TIMER_EMULATED) {
+		uint64_t guest = vtimer_next(&v->vt);
+
+		if (guest < due)
+			due = guest;
+	}
+	vmwrite(VMCS_PREEMPTION_TIMER_VALUE,
+		ptimer_value(rdtsc(), due, vmx_ctl.preemption_timer_rate));
+}
+
+/*
+ * direct: the guest's interrupts reach its IDT with no exit (the physical
+ * APIC is the guest's). inject/emulated: every physical interrupt exits,
+ * acknowledged, and is delivered through the virtual LAPIC; CR8 (the TPR)
+ * is virtual too.
+ */
+void vmx_apply_timer_mode(struct vcpu *v)
+{
+	uint32_t pin = vmx_ctl.pin, exit = vmx_ctl.exit, proc = vmx_ctl.proc;
+
+	if (v->vt.mode != TIMER_DIRECT) {
+		pin |= PIN_EXTINT_EXITING;
+		exit |= EXIT_ACK_INTR_ON_EXIT;
+		proc |= PROC_CR8_LOAD_EXITING | PROC_CR8_STORE_EXITING;
+	}
+	vmwrite(VMCS_PIN_CONTROLS, pin);
+	vmwrite(VMCS_EXIT_CONTROLS, exit);
+	vmwrite(VMCS_PROC_CONTROLS, proc);
+	vmwrite(VMCS_MSR_BITMAP, msr_bitmap_for(v->vt.mode));
+}
+
 void vmx_run(struct vcpu *v)
 {
 	bool launched = v->launched;
 
+	vmx_arm_preemption_timer(v);
 	v->launched = true;
 	vmx_enter(v, launched);
 	__builtin_unreachable();

@@ -7,7 +7,9 @@
 EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_fault
 	qemu_bios qemu_uefi qemu_ud
 	bochs_partitions bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
-	bochs_bad_cpu bochs_all_cpus"
+	bochs_bad_cpu bochs_all_cpus
+	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
+	bochs_attacks_direct bochs_attacks_emulated"
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
@@ -18,9 +20,10 @@ serial() {
 	tr -d '\r' < "$1/serial.txt" | sed 's/\x1b\[[0-9;=]*[A-Za-z]//g'
 }
 
-# need OUT REGEX WHAT: the serial log must have a line matching REGEX.
+# need OUT REGEX WHAT: the serial log must have a line matching REGEX. (No grep -q
+# after a pipe: under pipefail its early exit fails the pipeline by SIGPIPE.)
 need() {
-	serial "$1" | grep -Eq -- "$2" && return 0
+	serial "$1" | grep -E -- "$2" > /dev/null && return 0
 	echo "missing: $3 (/$2/)"
 	return 1
 }
@@ -173,7 +176,7 @@ test_bochs_partitions() {
 	[ -n "$(exits "$1" rt0 0 vmcall)" ] && [ -n "$(exits "$1" rt0 1 cpuid)" ] &&
 		[ -n "$(exits "$1" rt1 0 vmcall)" ] || { echo "missing EXITS lines"; return 1; }
 	# nobody was stopped
-	! serial "$1" | grep -q '^PARTITION_STOP' || { echo "unexpected PARTITION_STOP"; return 1; }
+	! serial "$1" | grep '^PARTITION_STOP' > /dev/null || { echo "unexpected PARTITION_STOP"; return 1; }
 }
 
 # stopped OUT REASON DETAIL_REGEX: 'bad' was stopped, 'good' ran to its end
@@ -183,7 +186,7 @@ bad_stopped_good_ran() {
 		"bad stopped: $3" &&
 		need "$1" '^PARTITION_END name=bad state=stopped ' "bad ended as stopped" &&
 		hello_ran "$1" good 1 1 "2" &&
-		! serial "$1" | grep -q '^\[bad\] hello: done' ||
+		! serial "$1" | grep '^\[bad\] hello: done' > /dev/null ||
 		{ echo "bad was not stopped before its end"; return 1; }
 }
 
@@ -204,14 +207,14 @@ test_bochs_bad_syntax() {
 	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/bad-syntax.iso" --expect failure || return 1
 	need "$1" "^ERROR: config: partitions:6: timer: expected direct, inject or emulated, found 'fast'" \
 		"line-numbered config error" &&
-		! serial "$1" | grep -q '^Partition ' || { echo "a partition was built"; return 1; }
+		! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
 }
 
 test_bochs_bad_cpu() {
 	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/bad-cpu.iso" --expect failure || return 1
 	need "$1" "^ERROR: config: partitions:7: partition 'p1': CPU 7 does not exist" \
 		"refused before any guest starts" &&
-		! serial "$1" | grep -q '^\[p0\]' || { echo "a guest ran"; return 1; }
+		! serial "$1" | grep '^\[p0\]' > /dev/null || { echo "a guest ran"; return 1; }
 }
 
 # The boot CPU runs a guest too, and no core is left free for the consoles.
@@ -221,3 +224,105 @@ test_bochs_all_cpus() {
 		need "$1" '^Partition .first.: 1 vCPU \(CPUs 0\)' "CPU 0 given to a partition" &&
 		hello_ran "$1" first 2 1 "0" && hello_ran "$1" second 1 1 "1"
 }
+
+# ---- the timer (direct / inject / emulated; host ticks on the preemption timer) ----
+
+# kv LINE KEY
+kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+# window OUT KEY: KEY's growth between the two VCPU_STATS lines of rt's vCPU 0
+# (rtbench takes them around its measurement loop)
+window() {
+	local a b
+	a=$(serial "$1" | grep -E '^VCPU_STATS partition=rt vcpu=0 ' | sed -n 1p)
+	b=$(serial "$1" | grep -E '^VCPU_STATS partition=rt vcpu=0 ' | sed -n 2p)
+	[ -n "$a" ] && [ -n "$b" ] || { echo "no VCPU_STATS pair" >&2; return 1; }
+	echo $(($(kv "$b" "$2") - $(kv "$a" "$2")))
+}
+
+# rtbench_clean OUT EVENTS: all events measured, none lost, early or doubled
+rtbench_clean() {
+	local line
+	line=$(serial "$1" | grep -E '^\[rt\] RTBENCH ' | sed 's/^\[rt\] //')
+	[ -n "$line" ] || { echo "no RTBENCH line"; return 1; }
+	[ "$(kv "$line" events)" = "$2" ] && [ "$(kv "$line" lost)" = 0 ] &&
+		[ "$(kv "$line" early)" = 0 ] && [ "$(kv "$line" dup)" = 0 ] ||
+		{ echo "timer events not clean: $line"; return 1; }
+}
+
+# ticks_on_time OUT CPU MIN_TICKS: host ticks kept coming, none later than 1000 TSC ticks
+ticks_on_time() {
+	local h
+	h=$(serial "$1" | grep -E "^HOSTTICK cpu=$2 ")
+	[ -n "$h" ] || { echo "no HOSTTICK line for CPU $2"; return 1; }
+	[ "$(kv "$h" missed)" = 0 ] && [ "$(kv "$h" late_max_ticks)" -lt 1000 ] &&
+		[ "$(kv "$h" ticks)" -ge "$3" ] || { echo "host ticks late or missing: $h"; return 1; }
+}
+
+timer_run() {	# OUT MODE
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/timer-$2.iso" --expect ok --timeout 300 || return 1
+	need "$1" "^VCPU_STATS partition=rt vcpu=0 mode=$2 " "the vCPU ran in $2 mode"
+}
+
+# direct: 10,000 timer events, and the measured vCPU's only exits are host
+# ticks (the closing stats hypercall aside), about one per ms.
+test_bochs_timer_direct() {
+	local exits ticks tsc
+	timer_run "$1" direct && rtbench_clean "$1" 10000 || return 1
+	exits=$(window "$1" exits) ticks=$(window "$1" tick_exits) tsc=$(window "$1" tsc)
+	[ $((exits - 1)) -eq "$ticks" ] || { echo "exits $exits besides $ticks ticks"; return 1; }
+	# 50,000 TSC ticks a host tick (1 ms at ips 50M); allow one either side
+	[ $((ticks - tsc / 50000)) -le 1 ] && [ $((tsc / 50000 - ticks)) -le 1 ] ||
+		{ echo "$ticks host ticks in $tsc TSC ticks"; return 1; }
+	[ "$(window "$1" deadline_write_exits)" = 0 ] || { echo "deadline writes exited"; return 1; }
+	ticks_on_time "$1" 1 100
+}
+
+# inject: one exit per fire (the hypervisor's vector) and none per deadline
+# write; without APIC-register virtualization (Bochs has none) the guest's
+# EOI to its virtual LAPIC is one more.
+test_bochs_timer_inject() {
+	local exits ticks ext eoi
+	timer_run "$1" inject && rtbench_clean "$1" 2000 || return 1
+	exits=$(window "$1" exits) ticks=$(window "$1" tick_exits)
+	ext=$(window "$1" extint_exits) eoi=$(window "$1" eoi_exits)
+	[ "$ext" = 2000 ] && [ "$eoi" = 2000 ] ||
+		{ echo "extint exits $ext, EOI exits $eoi for 2000 fires"; return 1; }
+	[ "$(window "$1" deadline_write_exits)" = 0 ] || { echo "deadline writes exited"; return 1; }
+	[ $((exits - 1)) -eq $((ticks + ext + eoi)) ] ||
+		{ echo "$exits exits, expected $ticks ticks + $ext + $eoi + 1"; return 1; }
+	ticks_on_time "$1" 1 100
+}
+
+# emulated: every deadline write exits and is counted; expiries come on the
+# preemption timer.
+test_bochs_timer_emulated() {
+	local writes timer ticks
+	timer_run "$1" emulated && rtbench_clean "$1" 2000 || return 1
+	writes=$(window "$1" deadline_write_exits)
+	timer=$(window "$1" timer_exits) ticks=$(window "$1" tick_exits)
+	[ "$writes" = 2000 ] || { echo "$writes deadline-write exits for 2000 writes"; return 1; }
+	[ "$(window "$1" fired)" = 2000 ] || { echo "fired $(window "$1" fired) of 2000"; return 1; }
+	# an expiry may also be found at another exit's end: never more timer exits than fires
+	[ $((timer - ticks)) -le 2000 ] && [ $((timer - ticks)) -ge 1900 ] ||
+		{ echo "$((timer - ticks)) deadline-expiry exits for 2000 fires"; return 1; }
+	ticks_on_time "$1" 1 100
+}
+
+# Every attack of rtbench (IF=0 spin, no EOI, TPR 15, masked LVT, deadline 0,
+# all-ones, rewrite storm, CPUID storm; 20 ms each): host ticks stay on time
+# and the guest's timer still works afterwards.
+attacks_run() {	# OUT MODE
+	local a
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/attacks-$2.iso" --expect ok --timeout 300 || return 1
+	for a in cli_spin no_eoi tpr15 mask_lvt deadline_zero deadline_ones deadline_storm cpuid_storm; do
+		need "$1" "^\\[rt\\] rtbench: attack=$a loops=[0-9]+ irqs=[0-9]+ timer_after=ok$" \
+			"$a: the guest's timer works after it" &&
+			need "$1" "^\\[rt\\] rtbench: attack=$a end survived$" "$a survived" || return 1
+	done
+	rtbench_clean "$1" 100 && ticks_on_time "$1" 1 160 &&
+		need "$1" '^PARTITION_END name=rt state=shutdown exit_code=0$' "clean end"
+}
+
+test_bochs_attacks_direct() { attacks_run "$1" direct; }
+test_bochs_attacks_emulated() { attacks_run "$1" emulated; }

@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-core timer state machine (DESIGN.md, "Per-core timer state
+ * machine"). Pure C: no hardware access. The VMX side (hv/exit.c,
+ * hv/partition.c) feeds it what happened and does what it returns; the unit
+ * tests drive it with a simulated CPU and check it against a simpler
+ * reference model.
+ *
+ * Time is the TSC (the guest's TSC is the host's: offset 0).
+ */
+#ifndef TEMPO_HV_TIMER_H
+#define TEMPO_HV_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hv/config.h"	/* enum timer_mode */
+#include "hv/vlapic.h"
+
+#define TIMER_NO_EVENT	UINT64_MAX
+
+/* ---- the VMX-preemption timer (SDM Vol. 3C 26.5.1) ---- */
+
+/*
+ * The value to load so the timer expires no earlier than @due: it counts
+ * down by 1 every 2^@rate TSC ticks (rate = IA32_VMX_MISC[4:0], 0..31), so
+ * value = ceil((due - now - 1) / 2^rate) + 1, clamped to 32 bits; 0 when due
+ * is at or before now (exit at once). A clamped or rounded value may still
+ * expire before @due: exit 52 compares the TSC with what is due.
+ */
+uint32_t ptimer_value(uint64_t now, uint64_t due, uint32_t rate);
+
+/* ---- host events on one core ---- */
+
+struct host_timer {
+	uint64_t period_tsc;	/* tick period; 0 = tickless */
+	uint64_t next_tick;	/* absolute TSC of the next tick, TIMER_NO_EVENT if none */
+	uint64_t watchdog_tsc;	/* the watchdog's allowance; 0 = off */
+	uint64_t last_exit;	/* TSC of the vCPU's last exit (the watchdog's reference) */
+	/* stats */
+	uint64_t ticks;		/* ticks handled */
+	uint64_t ticks_missed;	/* periods skipped because the core was late by more */
+	uint64_t late_max;	/* worst (handled - due) in TSC ticks */
+	uint64_t late_sum;
+	uint64_t watchdog_fired;
+};
+
+void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
+		     uint64_t watchdog_tsc);
+/* The next host event as an absolute TSC (tick or watchdog), or TIMER_NO_EVENT. */
+uint64_t host_timer_next(const struct host_timer *h);
+/*
+ * Handle whatever is due at @now: account the tick (lateness = now - due),
+ * move next_tick forward by whole periods past @now (counting missed ones).
+ * Returns true if a tick was due. Call it before recording the exit at hand
+ * in last_exit, or the watchdog is never due; a watchdog fire re-arms it from
+ * @now.
+ */
+bool host_timer_run(struct host_timer *h, uint64_t now);
+
+/* ---- one vCPU's view of its timer ---- */
+
+struct vtimer_stats {
+	uint64_t programmed;	/* deadline writes seen (trapped or saved) */
+	uint64_t fired;		/* deadlines that expired */
+	uint64_t injected;	/* delivered through the virtual LAPIC */
+	uint64_t from_pending;	/* delivered on entry after expiring while out */
+	uint64_t dropped_masked;	/* expired while the LVT was masked */
+	uint64_t mode_switches;
+};
+
+struct vtimer {
+	enum timer_mode mode;
+	/*
+	 * The guest's deadline while it is NOT in the hardware: in emulated
+	 * mode always; in direct/inject mode only while the vCPU is out for a
+	 * long stay (saved by vtimer_save). 0 = not armed.
+	 */
+	uint64_t deadline;
+	bool in_hw;		/* direct/inject: the deadline lives in IA32_TSC_DEADLINE */
+	uint32_t lvt;		/* the guest's LVT timer register as it wrote it */
+	bool fired_pending;	/* expired, its interrupt not yet raised in the (v)LAPIC */
+	/*
+	 * Set by vtimer_save when the deadline was at or below the TSC: its
+	 * fire is (or may be) on its way through the physical APIC, so no mode
+	 * switch until vtimer_restore. hw_refire: it may have fired just before
+	 * the disarm, or not (the race between WRMSR 0 and RDTSC): restore fires
+	 * it again, which coalesces with the first fire in the physical IRR.
+	 */
+	bool hw_firing;
+	bool hw_refire;
+	struct vlapic vlapic;	/* inject and emulated modes */
+	struct vtimer_stats stats;
+};
+
+void vtimer_init(struct vtimer *t, enum timer_mode mode);
+
+/*
+ * LVT timer write (always trapped; the caller filters it first). Emulated
+ * mode: call vtimer_check first, so a deadline that expired before the write
+ * is judged by the LVT it expired under.
+ */
+void vtimer_write_lvt(struct vtimer *t, uint32_t lvt);
+bool vtimer_lvt_masked(const struct vtimer *t);
+uint8_t vtimer_vector(const struct vtimer *t);
+
+/* Emulated mode: the trapped WRMSR to IA32_TSC_DEADLINE and its RDMSR. */
+void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now);
+uint64_t vtimer_read_deadline(const struct vtimer *t);
+
+/*
+ * Emulated mode (and saved deadlines of the other modes): when the software
+ * deadline is due (deadline != 0 && now >= deadline) it fires: the deadline
+ * becomes 0 and the interrupt is raised in the virtual LAPIC (or counted as
+ * dropped when the LVT is masked). Returns true if it fired. Never early.
+ */
+bool vtimer_check(struct vtimer *t, uint64_t now);
+
+/*
+ * Inject mode: the hypervisor's vector arrived (external-interrupt exit), so
+ * the guest's hardware deadline expired: raise the guest's vector in the
+ * vlapic, or count it dropped if its LVT is masked. Also in emulated mode,
+ * for a fire inject mode left in the physical IRR before a switch. Ignored in
+ * direct mode (the physical LAPIC delivers the guest's vector itself).
+ */
+void vtimer_hw_fired(struct vtimer *t);
+
+/* The software deadline to arm the preemption timer for, or TIMER_NO_EVENT. */
+uint64_t vtimer_next(const struct vtimer *t);
+
+/*
+ * Direct/inject mode, leaving the guest for a long stay (DESIGN.md): the
+ * caller read @before from the TSC, then @msr_value from IA32_TSC_DEADLINE,
+ * then wrote 0, then read @now (IF=0 throughout). 0: nothing armed.
+ * value > now: it had not fired when disarmed: saved (in_hw false).
+ * value <= before: it has fired or is firing (in direct mode the vector is in
+ * the physical IRR; Bochs keeps a fired value in the MSR): never re-armed.
+ * before < value <= now: it may have fired just before the WRMSR of 0 or not;
+ * vtimer_restore fires it again (hw_refire), which the physical IRR coalesces
+ * with the first fire if there was one: the guest has not run in between.
+ */
+void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now);
+
+/*
+ * Direct/inject mode, entering the guest after a long stay: the value to
+ * write to IA32_TSC_DEADLINE after the LVT (0 = leave disarmed). A saved
+ * deadline already in the past is written anyway: it fires at once. In direct
+ * mode, one that vtimer_check fired while out (fired_pending) comes back as
+ * 1, which fires at once through the guest's LVT; so does one that
+ * vtimer_save could not tell fired or not (hw_refire), in both modes.
+ */
+uint64_t vtimer_restore(struct vtimer *t);
+
+/*
+ * Switch modes (only when no interrupt is in service: returns false and
+ * changes nothing otherwise; also refused while in_hw or hw_firing, and into
+ * direct mode while the vlapic holds a pending vector). The caller has saved
+ * a hardware deadline with vtimer_save first; the deadline carries over.
+ * Leaving direct mode the caller guarantees the physical APIC holds none of
+ * the guest's vectors (ISR or IRR); entering it, that the hypervisor's vector
+ * is not pending in the physical IRR (no maskable interrupt is taken in root
+ * mode: wait for the next exit). The caller moves the guest's TPR between the
+ * physical APIC and the vlapic.
+ */
+bool vtimer_switch_mode(struct vtimer *t, enum timer_mode mode, uint64_t now);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A virtual local APIC for the inject and emulated timer modes: the
+ * interrupt state (IRR, ISR, TPR) lives here, not in the physical APIC, so a
+ * core can be shared. Priority rules of SDM Vol. 3A 11.8 (PPR from TPR and
+ * the highest in-service class; an interrupt is deliverable when its class is
+ * above PPR's). Pure and host-testable.
+ */
+#ifndef TEMPO_HV_VLAPIC_H
+#define TEMPO_HV_VLAPIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct vlapic {
+	uint32_t irr[8];	/* 256 bits */
+	uint32_t isr[8];
+	uint8_t tpr;
+};
+
+void vlapic_init(struct vlapic *l);
+/* Raise @vector (16..255; lower vectors are ignored and return false). */
+bool vlapic_raise(struct vlapic *l, uint8_t vector);
+/* Highest vector in IRR, or -1. */
+int vlapic_highest_irr(const struct vlapic *l);
+/* Highest vector in ISR, or -1. */
+int vlapic_highest_isr(const struct vlapic *l);
+uint8_t vlapic_ppr(const struct vlapic *l);
+/* The vector to deliver now (IRR above PPR), or -1. */
+int vlapic_pending(const struct vlapic *l);
+/* The CPU accepted @vector: move it from IRR to ISR. */
+void vlapic_accept(struct vlapic *l, uint8_t vector);
+/* EOI: clear the highest ISR bit; returns the vector cleared or -1. */
+int vlapic_eoi(struct vlapic *l);
+void vlapic_set_tpr(struct vlapic *l, uint8_t tpr);
+bool vlapic_in_service(const struct vlapic *l);
+
+#endif

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# make bench: the RT latency guest bare metal, then under Tempo in direct,
+# inject and emulated mode (and direct with a busy neighbour), each in its own
+# Bochs run with the same settings. Bochs time is deterministic (one TSC tick
+# per instruction), so every figure is exact and repeats run to run.
+# Prints one table for people and BENCH lines (../shared/LINES.md).
+#   tests/bench/bench.sh [OUTDIR]
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+BUILD=${BUILD:-build}
+out=${1:-$BUILD/bench}
+IPS=${BENCH_IPS:-50000000}
+MODEL=${BENCH_MODEL:-corei7_ivy_bridge_3770k}
+COUNT=${BENCH_COUNT:-1000}
+INTERVAL_US=${BENCH_INTERVAL_US:-200}
+SEED=${BENCH_SEED:-1}
+TICK_US=1000
+HV=$BUILD/tempo.elf
+RT=$BUILD/guests/rtbench-mb2.elf
+mkdir -p "$out"
+rm -f "$out"/*.iso
+
+guest_args() {	# LABEL WORKLOAD
+	echo "workload=$2 count=$COUNT interval_us=$INTERVAL_US seed=$SEED label=$1"
+}
+
+# make_tempo_iso NAME MODE WORKLOAD NEIGHBOUR(none|busy)
+make_tempo_iso() {
+	local cfg=$out/$1.cfg
+	{
+		printf '[hypervisor]\ntick_us = %s\n\n' "$TICK_US"
+		printf '[partition rt]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\n'
+		printf 'cmdline = "%s"\ntimer = %s\n' "$(guest_args "$1" "$3")" "$2"
+		if [ "$4" = busy ]; then
+			printf '\n[partition busy]\ncpus = 2\nmemory = 16M\nimage = rtbench-mb2\n'
+			printf 'cmdline = "workload=random wait=busy count=%s interval_us=50 seed=7 label=neighbour"\n' \
+				"$((COUNT * INTERVAL_US / 50))"
+			printf 'timer = direct\n'
+		fi
+	} > "$cfg"
+	boot/mkiso.sh "$out/$1.iso" "$HV" "exit=emu" "$cfg:partitions" "$RT:rtbench-mb2"
+}
+
+run_one() {	# NAME CPUS
+	tests/emu/run.sh --emu bochs --cpus "$2" --model "$MODEL" --ips "$IPS" --timeout 900 \
+		--iso "$out/$1.iso" --out "$out/$1" > "$out/$1.run" 2>&1
+}
+
+# Each row: name mode workload neighbour
+ROWS="bare-fixed bare fixed none
+bare-random bare random none
+direct-fixed direct fixed none
+direct-random direct random none
+inject-fixed inject fixed none
+inject-random inject random none
+emulated-fixed emulated fixed none
+emulated-random emulated random none
+direct-fixed-busy direct fixed busy"
+
+total=$(echo "$ROWS" | wc -l)
+i=0
+echo "bench: building $total images"
+while read -r name mode workload neigh; do
+	if [ "$mode" = bare ]; then
+		boot/mkiso.sh "$out/$name.iso" "$RT" "exit=emu $(guest_args "$name" "$workload")"
+	else
+		make_tempo_iso "$name" "$mode" "$workload" "$neigh"
+	fi
+done <<< "$ROWS"
+
+# two Bochs runs at a time (the machine has two cores)
+pids=()
+while read -r name mode workload neigh; do
+	i=$((i + 1))
+	cpus=1
+	[ "$mode" != bare ] && cpus=3
+	echo "bench: [$i/$total] $name (Bochs, $cpus CPUs)"
+	run_one "$name" "$cpus" &
+	pids+=($!)
+	if [ ${#pids[@]} -ge 2 ]; then
+		wait "${pids[0]}"
+		pids=("${pids[@]:1}")
+	fi
+done <<< "$ROWS"
+wait
+
+serial() { tr -d '\r' < "$out/$1/serial.txt"; }
+# field LINE KEY
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
+
+rearm=$(serial direct-fixed | sed -n 's/^TIMER_COST .*rearm_instr=\([0-9]*\).*/\1/p' | head -n 1)
+declare -A p99_bare
+status=0
+lines=()
+printf '\n%-18s %-8s %-8s %6s %6s %9s %6s %8s %8s %8s %8s %6s %9s %7s\n' row mode workload \
+	shared events exits/ev tick_ex lat_min lat_avg lat_p99 lat_max ratio tick_late msr/1k
+while read -r name mode workload neigh; do
+	if ! grep -q ': pass' "$out/$name.run"; then
+		echo "bench: $name FAILED: $(cat "$out/$name.run")"
+		status=1
+		continue
+	fi
+	rt=$(serial "$name" | grep -E '^(\[rt\] )?RTBENCH ' | head -n 1 | sed 's/^\[rt\] //')
+	if [ -z "$rt" ]; then
+		echo "bench: $name: no RTBENCH line"
+		status=1
+		continue
+	fi
+	events=$(field "$rt" events)
+	min=$(field "$rt" lat_min_ticks) avg=$(field "$rt" lat_avg_ticks)
+	p99=$(field "$rt" lat_p99_ticks) max=$(field "$rt" lat_max_ticks)
+	lost=$(field "$rt" lost) early=$(field "$rt" early)
+	epe=na tick=na late=na msr=na rearm_k=na shared=na
+	if [ "$mode" = bare ]; then
+		p99_bare[$workload]=$p99
+	else
+		shared=1
+		mapfile -t st < <(serial "$name" | grep -E '^VCPU_STATS partition=rt vcpu=0 ')
+		if [ ${#st[@]} -ge 2 ]; then
+			a=${st[0]} b=${st[1]}
+			# the window's exits, less the closing stats hypercall itself
+			ex=$(($(field "$b" exits) - $(field "$a" exits) - 1))
+			tick=$(($(field "$b" tick_exits) - $(field "$a" tick_exits)))
+			wr=$(($(field "$b" deadline_write_exits) - $(field "$a" deadline_write_exits)))
+			epe=$(awk -v e="$ex" -v n="$events" 'BEGIN { printf "%.3f", n ? e / n : 0 }')
+			# one deadline write per event in the fixed and random workloads
+			msr=$(awk -v w="$wr" -v n="$events" 'BEGIN { printf "%.0f", n ? w * 1000 / n : 0 }')
+		fi
+		late=$(serial "$name" | sed -n 's/^HOSTTICK cpu=1 .*late_max_ticks=\([0-9]*\).*/\1/p')
+		rearm_k=${rearm:-na}
+	fi
+	ratio=na
+	[ -n "${p99_bare[$workload]:-}" ] && [ "${p99_bare[$workload]}" -gt 0 ] &&
+		ratio=$(awk -v a="$p99" -v b="${p99_bare[$workload]}" 'BEGIN { printf "%.2f", a / b }')
+	printf '%-18s %-8s %-8s %6s %6s %9s %6s %8s %8s %8s %8s %6s %9s %7s\n' "$name" "$mode" \
+		"$workload" "$shared" "$events" "$epe" "$tick" "$min" "$avg" "$p99" "$max" "$ratio" \
+		"${late:-na}" "$msr"
+	[ "$lost" = 0 ] && [ "$early" = 0 ] || { echo "bench: $name lost=$lost early=$early"; status=1; }
+	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=na cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=$SEED")
+done <<< "$ROWS"
+echo
+printf '%s\n' "${lines[@]}" | tee "$out/bench.txt"
+exit $status
