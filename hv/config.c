@@ -32,6 +32,7 @@ enum section {
 	SEC_NONE,
 	SEC_HYPERVISOR,
 	SEC_PARTITION,
+	SEC_SCHEDULE,
 };
 
 enum part_key {
@@ -59,6 +60,20 @@ static const char *const part_keys[KEY_COUNT] = {
 
 static const enum part_key required_keys[] = { KEY_CPUS, KEY_MEMORY, KEY_IMAGE };
 
+/* The longest frame fits the uint32_t frame_us, so summing windows cannot wrap. */
+_Static_assert((uint64_t)CONFIG_MAX_WINDOWS * CONFIG_MAX_WINDOW_US <= UINT32_MAX,
+	       "a frame's sum must fit frame_us");
+
+/*
+ * A window's partition as written. Names may refer to partitions further
+ * down, so they are resolved once the whole file is read; the line is kept
+ * for the errors that resolving finds.
+ */
+struct window_ref {
+	struct span name;		/* empty: idle */
+	uint32_t line;
+};
+
 struct parser {
 	struct hv_config *out;
 	struct config_error *err;
@@ -68,6 +83,11 @@ struct parser {
 	uint32_t tick_line;		/* 0: tick_us not set yet */
 	struct partition_config *part;	/* the open [partition], if sec says so */
 	uint32_t key_line[KEY_COUNT];	/* per key of the open partition; 0: unset */
+	struct schedule_config *sched;	/* the open [schedule], if sec says so */
+	uint32_t frame_line;		/* 0: frame_us not set in the open schedule */
+	uint64_t frame_us;		/* as given there */
+	/* [schedule][window], parallel to out->schedules; only config_parse has it. */
+	struct window_ref (*refs)[CONFIG_MAX_WINDOWS];
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -491,9 +511,11 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 			p->timer = TIMER_INJECT;
 		else if (span_eq(v, "emulated"))
 			p->timer = TIMER_EMULATED;
+		else if (span_eq(v, "pv-lazy"))
+			p->timer = TIMER_PV_LAZY;
 		else
-			return fail(ps, "timer: expected direct, inject or emulated, found '%s'",
-				    quote(q, v));
+			return fail(ps, "timer: expected direct, inject, emulated or pv-lazy, "
+				    "found '%s'", quote(q, v));
 		return 0;
 	case KEY_CONSOLE:
 		if (span_eq(v, "on"))
@@ -532,9 +554,104 @@ static int hv_statement(struct parser *ps, struct span key, struct span rest)
 	return 0;
 }
 
-/* Leaving a [partition]: its required keys must all have been given. */
+static int take_frame(struct parser *ps, struct span v)
+{
+	char q[QUOTE_BUF];
+	uint64_t x;
+	enum num_result r;
+
+	if (ps->frame_line)
+		return fail(ps, "duplicate key 'frame_us' (first set on line %u)", ps->frame_line);
+	ps->frame_line = ps->line;
+	r = parse_u64(v, &x);
+	if (r == NUM_BAD)
+		return fail(ps, "frame_us: expected a number of microseconds, found '%s'",
+			    quote(q, v));
+	if (r == NUM_BIG || x < CONFIG_MIN_WINDOW_US ||
+	    x > (uint64_t)CONFIG_MAX_WINDOWS * CONFIG_MAX_WINDOW_US)
+		return fail(ps, "frame_us: '%s' is out of range (%d-%llu)", quote(q, v),
+			    CONFIG_MIN_WINDOW_US,
+			    (unsigned long long)CONFIG_MAX_WINDOWS * CONFIG_MAX_WINDOW_US);
+	ps->frame_us = x;
+	return 0;
+}
+
+/* "NAME LENGTH" or "idle LENGTH"; the name is resolved at the end of the file. */
+static int take_window(struct parser *ps, struct span v)
+{
+	struct schedule_config *s = ps->sched;
+	struct window_ref *ref;
+	struct window_config *w;
+	struct span name, len_s;
+	char q[QUOTE_BUF], scratch[CONFIG_NAME_LEN];
+	uint64_t x;
+	enum num_result r;
+
+	if (s->window_count == CONFIG_MAX_WINDOWS)
+		return fail(ps, "too many windows in [schedule %u] (at most %d)", s->cpu,
+			    CONFIG_MAX_WINDOWS);
+	name = first_word(v, &len_s);
+	if (!name.n || !len_s.n)
+		return fail(ps, "window: expected a partition name (or idle) and a length in "
+			    "microseconds, such as 'rt0 400', found '%s'", quote(q, v));
+	if (span_eq(name, "idle"))
+		name.n = 0;
+	else if (take_name(ps, "window", name, scratch))
+		return -1;
+	r = parse_u64(len_s, &x);
+	if (r == NUM_BAD)
+		return fail(ps, "window: expected a length in microseconds, found '%s'",
+			    quote(q, len_s));
+	if (r == NUM_BIG || x > CONFIG_MAX_WINDOW_US)
+		return fail(ps, "window: length '%s' is out of range (%d-%d microseconds)",
+			    quote(q, len_s), CONFIG_MIN_WINDOW_US, CONFIG_MAX_WINDOW_US);
+	if (x < CONFIG_MIN_WINDOW_US)
+		return fail(ps, "window: %llu us is shorter than the minimum of %d us",
+			    (unsigned long long)x, CONFIG_MIN_WINDOW_US);
+
+	ref = &ps->refs[s - ps->out->schedules][s->window_count];
+	ref->name = name;
+	ref->line = ps->line;
+	w = &s->windows[s->window_count++];
+	w->partition = -1;		/* until resolve_windows() */
+	w->length_us = (uint32_t)x;
+	s->frame_us += (uint32_t)x;	/* bounded by the _Static_assert above */
+	return 0;
+}
+
+static int sched_statement(struct parser *ps, struct span key, struct span rest)
+{
+	struct span v = trim_right(strip_comment(rest));
+	char q[QUOTE_BUF];
+
+	if (span_eq(key, "window"))
+		return take_window(ps, v);
+	if (span_eq(key, "frame_us"))
+		return take_frame(ps, v);
+	return fail(ps, "unknown key '%s' in [schedule %u] (expected frame_us, window)",
+		    quote(q, key), ps->sched->cpu);
+}
+
+/*
+ * Leaving a [partition]: its required keys must all have been given. Leaving
+ * a [schedule]: it has windows, and frame_us, if given, is their sum.
+ */
 static int end_section(struct parser *ps)
 {
+	if (ps->sec == SEC_SCHEDULE) {
+		struct schedule_config *s = ps->sched;
+
+		if (!s->window_count) {
+			ps->line = s->line;
+			return fail(ps, "[schedule %u] has no windows", s->cpu);
+		}
+		if (ps->frame_line && ps->frame_us != s->frame_us) {
+			ps->line = ps->frame_line;
+			return fail(ps, "frame_us: %llu is not the sum of the windows (%u us)",
+				    (unsigned long long)ps->frame_us, s->frame_us);
+		}
+		return 0;
+	}
 	if (ps->sec != SEC_PARTITION)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(required_keys); i++) {
@@ -559,6 +676,10 @@ static int begin_partition(struct parser *ps, struct span name)
 	p = &cfg->partitions[cfg->partition_count];
 	if (take_name(ps, "partition name", name, p->name))
 		return -1;
+	/* A window naming "idle" must mean one thing. */
+	if (!strcmp(p->name, "idle"))
+		return fail(ps, "partition name: 'idle' is reserved (a [schedule] window where "
+			    "no vCPU runs)");
 	for (uint32_t i = 0; i < cfg->partition_count; i++)
 		if (!strcmp(cfg->partitions[i].name, p->name))
 			return fail(ps, "duplicate partition name '%s' (first on line %u)",
@@ -585,6 +706,38 @@ static int begin_hypervisor(struct parser *ps)
 	return 0;
 }
 
+static int begin_schedule(struct parser *ps, struct span num)
+{
+	struct hv_config *cfg = ps->out;
+	struct schedule_config *s;
+	char q[QUOTE_BUF];
+	uint64_t cpu;
+	enum num_result r;
+
+	if (end_section(ps))
+		return -1;
+	r = parse_u64(num, &cpu);
+	if (r == NUM_BAD)
+		return fail(ps, "schedule: expected a CPU number, found '%s'", quote(q, num));
+	if (r == NUM_BIG || cpu >= CONFIG_MAX_CPUS)
+		return fail(ps, "schedule: CPU %s is out of range (0-%d)", quote(q, num),
+			    CONFIG_MAX_CPUS - 1);
+	for (uint32_t i = 0; i < cfg->schedule_count; i++)
+		if (cfg->schedules[i].cpu == cpu)
+			return fail(ps, "duplicate [schedule %llu] section (first on line %u)",
+				    (unsigned long long)cpu, cfg->schedules[i].line);
+	if (cfg->schedule_count == CONFIG_MAX_SCHEDULES)
+		return fail(ps, "too many schedules (at most %d)", CONFIG_MAX_SCHEDULES);
+	s = &cfg->schedules[cfg->schedule_count++];
+	s->cpu = (uint32_t)cpu;
+	s->line = ps->line;
+	ps->sched = s;
+	ps->sec = SEC_SCHEDULE;
+	ps->frame_line = 0;
+	ps->frame_us = 0;
+	return 0;
+}
+
 /* @s starts with '['. */
 static int parse_header(struct parser *ps, struct span s)
 {
@@ -602,9 +755,11 @@ static int parse_header(struct parser *ps, struct span s)
 		return begin_hypervisor(ps);
 	if (span_eq(word, "partition") && rest.n)
 		return begin_partition(ps, rest);
+	if (span_eq(word, "schedule") && rest.n)
+		return begin_schedule(ps, rest);
 bad:
-	return fail(ps, "expected '[hypervisor]' or '[partition NAME]', found '%s'",
-		    quote(q, trim_right(strip_comment(s))));
+	return fail(ps, "expected '[hypervisor]', '[partition NAME]' or '[schedule CPU]', "
+		    "found '%s'", quote(q, trim_right(strip_comment(s))));
 }
 
 static int parse_line(struct parser *ps, struct span line)
@@ -635,15 +790,54 @@ static int parse_line(struct parser *ps, struct span line)
 			    quote(q, trim_right(strip_comment(s))));
 	rest = trim_left(advance(rest, 1));
 	if (ps->sec == SEC_NONE)
-		return fail(ps, "key outside a section: '%s' comes before any [hypervisor] or "
-			    "[partition NAME]", quote(q, key));
+		return fail(ps, "key outside a section: '%s' comes before any [hypervisor], "
+			    "[partition NAME] or [schedule CPU]", quote(q, key));
 	if (ps->sec == SEC_HYPERVISOR)
 		return hv_statement(ps, key, rest);
+	if (ps->sec == SEC_SCHEDULE)
+		return sched_statement(ps, key, rest);
 	return part_statement(ps, key, rest);
+}
+
+/*
+ * Every partition is known now: turn window names into indexes. A window's
+ * partition must run on the window's CPU; that is checked here, not in
+ * config_validate, because only here is the window's line still known.
+ */
+static int resolve_windows(struct parser *ps)
+{
+	struct hv_config *cfg = ps->out;
+	char q[QUOTE_BUF];
+
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		struct schedule_config *s = &cfg->schedules[i];
+
+		for (uint32_t w = 0; w < s->window_count; w++) {
+			const struct window_ref *ref = &ps->refs[i][w];
+			const struct partition_config *p;
+			uint32_t k = 0;
+
+			if (!ref->name.n)
+				continue;	/* idle: already -1 */
+			ps->line = ref->line;
+			while (k < cfg->partition_count && !span_eq(ref->name, cfg->partitions[k].name))
+				k++;
+			if (k == cfg->partition_count)
+				return fail(ps, "window: no partition named '%s' (expected the name of "
+					    "a [partition NAME] section, or idle)", quote(q, ref->name));
+			p = &cfg->partitions[k];
+			if (!(p->cpu_mask & (1ull << s->cpu)))
+				return fail(ps, "window '%s' on line %u: partition '%s' does not use "
+					    "CPU %u", p->name, ref->line, p->name, s->cpu);
+			s->windows[w].partition = (int32_t)k;
+		}
+	}
+	return 0;
 }
 
 int config_parse(const char *text, size_t len, struct hv_config *out, struct config_error *err)
 {
+	struct window_ref refs[CONFIG_MAX_SCHEDULES][CONFIG_MAX_WINDOWS];	/* 3 KiB */
 	struct config_error scratch;
 	struct parser ps;
 	size_t pos = 0;
@@ -655,6 +849,7 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
 	memset(&ps, 0, sizeof(ps));
 	ps.err = err;
 	ps.out = out;
+	ps.refs = refs;
 	if (!out)
 		return fail(&ps, "no place to put the config");
 	memset(out, 0, sizeof(*out));
@@ -686,7 +881,7 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
 		ps.line = 0;
 		return fail(&ps, "no [partition] section");
 	}
-	return 0;
+	return resolve_windows(&ps);
 }
 
 /* ---- the platform check ---- */
@@ -738,12 +933,108 @@ static int lowest_bit(uint64_t x)
 	return __builtin_ctzll(x);
 }
 
+static const struct schedule_config *schedule_of(const struct hv_config *cfg, uint32_t cpu)
+{
+	for (uint32_t i = 0; i < cfg->schedule_count; i++)
+		if (cfg->schedules[i].cpu == cpu)
+			return &cfg->schedules[i];
+	return NULL;
+}
+
+static bool has_window(const struct schedule_config *s, uint32_t part)
+{
+	for (uint32_t w = 0; w < s->window_count; w++)
+		if (s->windows[w].partition == (int32_t)part)
+			return true;
+	return false;
+}
+
+/*
+ * What config_parse already guarantees about schedules, checked again so a
+ * hand-built config cannot index past an array or wrap a sum. Sets
+ * @sched_mask to the CPUs that have a schedule.
+ */
+static int check_schedule_shape(struct parser *ps, const struct hv_config *cfg,
+				uint64_t *sched_mask)
+{
+	*sched_mask = 0;
+	if (cfg->schedule_count > CONFIG_MAX_SCHEDULES)
+		return fail(ps, "too many schedules (at most %d)", CONFIG_MAX_SCHEDULES);
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		const struct schedule_config *s = &cfg->schedules[i];
+		uint64_t sum = 0;
+
+		ps->line = s->line;
+		if (s->cpu >= CONFIG_MAX_CPUS)
+			return fail(ps, "schedule: CPU %u is out of range (0-%d)", s->cpu,
+				    CONFIG_MAX_CPUS - 1);
+		if (*sched_mask & (1ull << s->cpu))
+			return fail(ps, "duplicate [schedule %u] section (first on line %u)", s->cpu,
+				    schedule_of(cfg, s->cpu)->line);
+		*sched_mask |= 1ull << s->cpu;
+		if (!s->window_count)
+			return fail(ps, "[schedule %u] has no windows", s->cpu);
+		if (s->window_count > CONFIG_MAX_WINDOWS)
+			return fail(ps, "too many windows in [schedule %u] (at most %d)", s->cpu,
+				    CONFIG_MAX_WINDOWS);
+		for (uint32_t w = 0; w < s->window_count; w++) {
+			const struct window_config *wc = &s->windows[w];
+
+			if (wc->partition < -1 || wc->partition >= (int32_t)cfg->partition_count)
+				return fail(ps, "[schedule %u]: window %u is for partition %d, which "
+					    "does not exist", s->cpu, w + 1, wc->partition);
+			if (wc->length_us < CONFIG_MIN_WINDOW_US ||
+			    wc->length_us > CONFIG_MAX_WINDOW_US)
+				return fail(ps, "[schedule %u]: window %u is %u us long (%d-%d allowed)",
+					    s->cpu, w + 1, wc->length_us, CONFIG_MIN_WINDOW_US,
+					    CONFIG_MAX_WINDOW_US);
+			sum += wc->length_us;
+		}
+		if (sum != s->frame_us)
+			return fail(ps, "[schedule %u]: frame_us %u is not the sum of the windows "
+				    "(%llu us)", s->cpu, s->frame_us, (unsigned long long)sum);
+	}
+	return 0;
+}
+
+/* Schedules against the platform and the partitions, once every partition is checked. */
+static int check_schedules(struct parser *ps, const struct hv_config *cfg,
+			   const struct config_platform *plat)
+{
+	uint64_t used = 0;
+
+	for (uint32_t i = 0; i < cfg->partition_count; i++)
+		used |= cfg->partitions[i].cpu_mask;
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		const struct schedule_config *s = &cfg->schedules[i];
+
+		ps->line = s->line;
+		if (s->cpu >= plat->cpu_count)
+			return fail(ps, "[schedule %u]: CPU %u does not exist (the MADT lists %u)",
+				    s->cpu, s->cpu, plat->cpu_count);
+		if (!(used & (1ull << s->cpu)))
+			return fail(ps, "[schedule %u]: no partition uses CPU %u", s->cpu, s->cpu);
+		for (uint32_t w = 0; w < s->window_count; w++) {
+			const struct partition_config *p;
+
+			if (s->windows[w].partition < 0)
+				continue;
+			p = &cfg->partitions[s->windows[w].partition];
+			/* config_parse refuses this at the window's line; not kept here. */
+			if (!(p->cpu_mask & (1ull << s->cpu)))
+				return fail(ps, "window '%s' in [schedule %u]: partition '%s' does "
+					    "not use CPU %u", p->name, s->cpu, p->name, s->cpu);
+		}
+	}
+	return 0;
+}
+
 int config_validate(const struct hv_config *cfg, const struct config_platform *plat,
 		    struct config_error *err)
 {
 	struct config_error scratch;
 	struct parser ps;
-	uint64_t total = 0;
+	uint64_t total = 0, sched_mask;
 	char have[72];	/* keeps the longest "not found" message within err->msg */
 
 	if (!err)
@@ -758,6 +1049,8 @@ int config_validate(const struct hv_config *cfg, const struct config_platform *p
 		return fail(&ps, "no [partition] section");
 	if (cfg->partition_count > CONFIG_MAX_PARTITIONS)
 		return fail(&ps, "too many partitions (at most %d)", CONFIG_MAX_PARTITIONS);
+	if (check_schedule_shape(&ps, cfg, &sched_mask))
+		return -1;
 	module_list(have, sizeof(have), plat);
 
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
@@ -772,11 +1065,30 @@ int config_validate(const struct hv_config *cfg, const struct config_platform *p
 				    p->name, lowest_bit(p->cpu_mask & beyond), plat->cpu_count);
 		for (uint32_t j = 0; j < i; j++) {
 			const struct partition_config *o = &cfg->partitions[j];
-			uint64_t both = p->cpu_mask & o->cpu_mask;
+			uint64_t both = p->cpu_mask & o->cpu_mask & ~sched_mask;
 
 			if (both)
-				return fail(&ps, "CPU %d is given to both '%s' and '%s'",
-					    lowest_bit(both), o->name, p->name);
+				return fail(&ps, "CPU %d is given to both '%s' and '%s'; add a "
+					    "[schedule %d] section to share it", lowest_bit(both),
+					    o->name, p->name, lowest_bit(both));
+		}
+		/* On a scheduled CPU a partition runs only in its windows. */
+		for (uint64_t m = p->cpu_mask & sched_mask; m; m &= m - 1) {
+			const struct schedule_config *s = schedule_of(cfg, (uint32_t)lowest_bit(m));
+
+			if (!has_window(s, i))
+				return fail(&ps, "partition '%s' uses CPU %u but has no window in "
+					    "[schedule %u] (line %u)", p->name, s->cpu, s->cpu,
+					    s->line);
+			/*
+			 * direct hands the guest the real LAPIC timer, which cannot be
+			 * switched away from it at a window's end.
+			 */
+			if (p->timer == TIMER_DIRECT)
+				return fail(&ps, "partition '%s': timer = direct needs a dedicated "
+					    "core, but CPU %u is shared by [schedule %u] (line %u); "
+					    "use inject, emulated or pv-lazy", p->name, s->cpu,
+					    s->cpu, s->line);
 		}
 		if (!have_module(plat, p->image))
 			return fail(&ps, "image '%s' not found among the boot modules (have: %s)",
@@ -813,7 +1125,7 @@ int config_validate(const struct hv_config *cfg, const struct config_platform *p
 				    (unsigned long long)(plat->usable_bytes >> 20));
 		total += p->memory_bytes;
 	}
-	return 0;
+	return check_schedules(&ps, cfg, plat);
 }
 
 const char *timer_mode_name(enum timer_mode m)
@@ -825,6 +1137,8 @@ const char *timer_mode_name(enum timer_mode m)
 		return "inject";
 	case TIMER_EMULATED:
 		return "emulated";
+	case TIMER_PV_LAZY:
+		return "pv-lazy";
 	}
 	return "unknown";
 }

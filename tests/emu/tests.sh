@@ -205,7 +205,7 @@ test_bochs_stop_vmxon() {
 
 test_bochs_bad_syntax() {
 	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/bad-syntax.iso" --expect failure || return 1
-	need "$1" "^ERROR: config: partitions:6: timer: expected direct, inject or emulated, found 'fast'" \
+	need "$1" "^ERROR: config: partitions:6: timer: expected direct, inject, emulated or pv-lazy, found 'fast'" \
 		"line-numbered config error" &&
 		! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
 }

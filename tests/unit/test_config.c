@@ -338,6 +338,7 @@ static void test_timer_mode_name(void **state)
 	assert_string_equal(timer_mode_name(TIMER_DIRECT), "direct");
 	assert_string_equal(timer_mode_name(TIMER_INJECT), "inject");
 	assert_string_equal(timer_mode_name(TIMER_EMULATED), "emulated");
+	assert_string_equal(timer_mode_name(TIMER_PV_LAZY), "pv-lazy");
 	assert_string_equal(timer_mode_name((enum timer_mode)7), "unknown");
 }
 
@@ -363,7 +364,8 @@ static const struct bad_case bad_cases[] = {
 	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us)" },
 	{ "cpus = 1\n[partition rt0]\n", 1, "key outside a section" },
 	{ "\n\n  memory = 2M\n", 3, "key outside a section" },
-	{ "[foo]\n", 1, "expected '[hypervisor]' or '[partition NAME]', found '[foo]'" },
+	{ "[foo]\n", 1,
+	  "expected '[hypervisor]', '[partition NAME]' or '[schedule CPU]', found '[foo]'" },
 	{ "[partition]\n", 1, "found '[partition]'" },
 	{ "[partition rt0\ncpus = 1\n", 1, "found '[partition rt0'" },
 	{ "[hypervisor x]\n", 1, "found '[hypervisor x]'" },
@@ -454,7 +456,9 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\ncmdline = \"a\" \"b\"\n", 2, "found '\"b\"'" },
 	/* timer, console, tick_us */
 	{ "[partition rt0]\ntimer = fast\n", 2,
-	  "timer: expected direct, inject or emulated, found 'fast'" },
+	  "timer: expected direct, inject, emulated or pv-lazy, found 'fast'" },
+	{ "[partition rt0]\ntimer = pv_lazy\n", 2, "found 'pv_lazy'" },
+	{ "[partition rt0]\ntimer = pv-lazy x\n", 2, "found 'pv-lazy x'" },
 	{ "[partition rt0]\ntimer = Direct\n", 2, "found 'Direct'" },
 	{ "[partition rt0]\ntimer =\n", 2, "found ''" },
 	{ "[partition rt0]\nconsole = yes\n", 2, "console: expected on or off, found 'yes'" },
@@ -616,7 +620,7 @@ static void test_validate_cpus(void **state)
 	validate_err("[partition a]\ncpus = 0-1\nmemory = 2M\nimage = hello\n"
 		     "[partition x]\ncpus = 3\nmemory = 2M\nimage = hello\n"
 		     "[partition b]\ncpus = 2,1\nmemory = 2M\nimage = hello\n", &plat4, 9,
-		     "CPU 1 is given to both 'a' and 'b'");
+		     "CPU 1 is given to both 'a' and 'b'; add a [schedule 1] section to share it");
 	validate_ok("[partition a]\ncpus = 0-62\nmemory = 2M\nimage = hello\n"
 		    "[partition b]\ncpus = 63\nmemory = 2M\nimage = hello\n", &all64);
 	validate_err("[partition a]\ncpus = 63\nmemory = 2M\nimage = hello\n", &plat4, 1,
@@ -715,6 +719,381 @@ static void test_validate_hand_built(void **state)
 	assert_int_equal(config_validate(&c, &plat4, &err), 0);
 }
 
+/* ---- time partitioning: [schedule N] and pv-lazy ---- */
+
+#define PART(name, cpus, timer)                                                         \
+	"[partition " name "]\ncpus = " cpus "\nmemory = 2M\nimage = hello\ntimer = " timer "\n"
+
+static const struct config_platform plat8 = {
+	.cpu_count = 8, .module_count = 1, .module_names = { "hello" }, .usable_bytes = GiB,
+};
+
+static void test_pv_lazy(void **state)
+{
+	(void)state;
+	parse_ok(MIN_PART "timer = pv-lazy\n");
+	assert_int_equal(cfg.partitions[0].timer, TIMER_PV_LAZY);
+	assert_int_equal(TIMER_PV_LAZY, 3);
+	parse_ok(MIN_PART "timer = pv-lazy   # comment\n");
+	assert_int_equal(cfg.partitions[0].timer, TIMER_PV_LAZY);
+	validate_ok(MIN_PART "timer = pv-lazy\n", &plat4);
+}
+
+static void test_schedule_good(void **state)
+{
+	const struct schedule_config *s = &cfg.schedules[0];
+
+	(void)state;
+	/* The example from the README: forward references, idle, frame_us given. */
+	validate_ok("[schedule 1]            # physical CPU 1 runs several vCPUs\n"
+		    "frame_us = 1000\n"
+		    "window = rt0 400\n"
+		    "window = rt1 350\n"
+		    "window = idle 250\n"
+		    "\n"
+		    PART("rt0", "1", "inject")
+		    PART("rt1", "1-2", "pv-lazy"), &plat4);
+	assert_int_equal(cfg.schedule_count, 1);
+	assert_int_equal(s->cpu, 1);
+	assert_int_equal(s->line, 1);
+	assert_int_equal(s->frame_us, 1000);
+	assert_int_equal(s->window_count, 3);
+	assert_int_equal(s->windows[0].partition, 0);
+	assert_int_equal(s->windows[0].length_us, 400);
+	assert_int_equal(s->windows[1].partition, 1);
+	assert_int_equal(s->windows[1].length_us, 350);
+	assert_int_equal(s->windows[2].partition, -1);
+	assert_int_equal(s->windows[2].length_us, 250);
+	assert_int_equal(cfg.partitions[1].timer, TIMER_PV_LAZY);
+
+	/* frame_us omitted is the sum; a partition may have several windows. */
+	validate_ok(PART("a", "0", "emulated") PART("b", "0", "inject")
+		    "[schedule 0]\n"
+		    "window = a 100\n"
+		    "window = b 50\n"
+		    "window = a 0x64\n"
+		    "window = idle 1000000\n"
+		    PART("c", "2", "direct")
+		    "[schedule 3]\n"
+		    "window = idle 60\n"
+		    "window = d 950\n"
+		    "frame_us = 1010 # after the windows is fine\n"
+		    PART("d", "3", "inject"), &plat4);
+	assert_int_equal(cfg.schedule_count, 2);
+	assert_int_equal(cfg.partition_count, 4);
+	assert_int_equal(s->cpu, 0);
+	assert_int_equal(s->line, 11);
+	assert_int_equal(s->frame_us, 1000250);
+	assert_int_equal(s->window_count, 4);
+	assert_int_equal(s->windows[0].partition, 0);
+	assert_int_equal(s->windows[1].partition, 1);
+	assert_int_equal(s->windows[2].partition, 0);
+	assert_int_equal(s->windows[2].length_us, 100);
+	assert_int_equal(s->windows[3].partition, -1);
+	assert_int_equal(cfg.schedules[1].cpu, 3);
+	assert_int_equal(cfg.schedules[1].frame_us, 1010);
+	assert_int_equal(cfg.schedules[1].windows[1].partition, 3);
+
+	/* A partition may be both on a shared core and on a dedicated one. */
+	validate_ok(PART("a", "0-2", "emulated") PART("b", "1", "inject")
+		    "[schedule 1]\nwindow = b 500\nwindow = a 500\n", &plat4);
+	/* Without a schedule a CPU still goes to one partition, direct allowed. */
+	validate_ok(PART("a", "0", "direct") PART("b", "1", "inject"), &plat4);
+	/* Tabs, CRLF, hex CPU numbers, spaces in the brackets. */
+	validate_ok("[ schedule \t0x2 ]\r\nwindow\t=\tx\t\t75\t# tab\r\nframe_us=75\r\n"
+		    PART("x", "2", "emulated"), &plat4);
+	assert_int_equal(cfg.schedules[0].cpu, 2);
+	assert_int_equal(cfg.schedules[0].frame_us, 75);
+	/* A partition named like the keyword's prefix is just a name. */
+	validate_ok("[schedule 1]\nwindow = idle2 50\nwindow = idle 50\n"
+		    PART("idle2", "1", "inject"), &plat4);
+	assert_int_equal(cfg.schedules[0].windows[0].partition, 0);
+	assert_int_equal(cfg.schedules[0].windows[1].partition, -1);
+}
+
+/* The most schedules and windows, the shortest and longest windows. */
+static void test_schedule_limits(void **state)
+{
+	static const struct config_platform plat64 = {
+		.cpu_count = 64, .module_count = 1, .module_names = { "hello" },
+		.usable_bytes = GiB,
+	};
+	char text[8192];
+	size_t o = 0;
+
+	(void)state;
+	o += snprintf(text + o, sizeof(text) - o, PART("p", "0-7", "emulated"));
+	for (int c = 0; c < CONFIG_MAX_SCHEDULES; c++) {
+		o += snprintf(text + o, sizeof(text) - o, "[schedule %d]\nframe_us = %d\n", c,
+			      c == 7 ? 16000000 : 16 * 50);
+		for (int w = 0; w < CONFIG_MAX_WINDOWS; w++)
+			o += snprintf(text + o, sizeof(text) - o, "window = %s %d\n",
+				      w % 2 ? "idle" : "p", c == 7 ? 1000000 : 50);
+	}
+	validate_ok(text, &plat64);
+	assert_int_equal(cfg.schedule_count, CONFIG_MAX_SCHEDULES);
+	assert_int_equal(cfg.schedules[7].window_count, CONFIG_MAX_WINDOWS);
+	assert_int_equal(cfg.schedules[7].frame_us, 16000000);
+	assert_int_equal(cfg.schedules[7].windows[15].partition, -1);
+	assert_int_equal(cfg.schedules[7].windows[14].partition, 0);
+	assert_int_equal(cfg.schedules[0].frame_us, 800);
+
+	/* A ninth schedule, and a seventeenth window. */
+	o += snprintf(text + o, sizeof(text) - o, "[schedule 8]\n");
+	expect_err(text, 5 + 8 * 18 + 1, "too many schedules (at most 8)");
+	o = snprintf(text, sizeof(text), PART("p", "63", "inject") "[schedule 63]\n");
+	for (int w = 0; w <= CONFIG_MAX_WINDOWS; w++)
+		o += snprintf(text + o, sizeof(text) - o, "window = p 100\n");
+	expect_err(text, 6 + 17, "too many windows in [schedule 63] (at most 16)");
+}
+
+static const struct bad_case bad_sched_cases[] = {
+	/* Headers. */
+	{ "[schedule]\n", 1, "expected '[hypervisor]', '[partition NAME]' or '[schedule CPU]', "
+	  "found '[schedule]'" },
+	{ "[schedule x]\n", 1, "schedule: expected a CPU number, found 'x'" },
+	{ "[schedule 1 2]\n", 1, "schedule: expected a CPU number, found '1 2'" },
+	{ "[schedule -1]\n", 1, "found '-1'" },
+	{ "[schedule 1-2]\n", 1, "found '1-2'" },
+	{ "[schedule 64]\n", 1, "schedule: CPU 64 is out of range (0-63)" },
+	{ "[schedule 99999999999999999999]\n", 1, "is out of range (0-63)" },
+	{ "[schedules 1]\n", 1, "found '[schedules 1]'" },
+	{ "[Schedule 1]\n", 1, "found '[Schedule 1]'" },
+	{ "[schedule 1]\nwindow = a 100\n\n[schedule 0x1]\n", 4,
+	  "duplicate [schedule 1] section (first on line 1)" },
+	{ "[partition idle]\n", 1, "partition name: 'idle' is reserved" },
+	/* A schedule needs windows; the error points at the section. */
+	{ "[schedule 1]\n", 1, "[schedule 1] has no windows" },
+	{ "\n[schedule 1]\nframe_us = 100\n" MIN_PART, 2, "[schedule 1] has no windows" },
+	/* Keys. */
+	{ "[schedule 1]\ncpus = 1\n", 2,
+	  "unknown key 'cpus' in [schedule 1] (expected frame_us, window)" },
+	{ "[schedule 1]\nwindows = a 100\n", 2, "unknown key 'windows'" },
+	{ "[schedule 1]\nframe_us = 100\nframe_us = 100\n", 3,
+	  "duplicate key 'frame_us' (first set on line 2)" },
+	/* frame_us */
+	{ "[schedule 1]\nframe_us = 1ms\n", 2,
+	  "frame_us: expected a number of microseconds, found '1ms'" },
+	{ "[schedule 1]\nframe_us =\n", 2, "frame_us: expected a number" },
+	{ "[schedule 1]\nframe_us = 0\n", 2, "frame_us: '0' is out of range (50-16000000)" },
+	{ "[schedule 1]\nframe_us = 16000001\n", 2, "'16000001' is out of range" },
+	{ "[schedule 1]\nframe_us = 99999999999999999999999\n", 2, "is out of range" },
+	{ "[schedule 1]\nframe_us = 900\nwindow = rt0 400\nwindow = idle 600\n" MIN_PART, 2,
+	  "frame_us: 900 is not the sum of the windows (1000 us)" },
+	{ "[schedule 1]\nwindow = rt0 400\nframe_us = 1001\n[hypervisor]\n" MIN_PART, 3,
+	  "frame_us: 1001 is not the sum of the windows (400 us)" },
+	{ MIN_PART "[schedule 1]\nwindow = rt0 400\nframe_us = 50\n", 7,
+	  "frame_us: 50 is not the sum" },
+	/* window */
+	{ "[schedule 1]\nwindow =\n", 2,
+	  "window: expected a partition name (or idle) and a length in microseconds, such as "
+	  "'rt0 400', found ''" },
+	{ "[schedule 1]\nwindow = rt0\n", 2, "found 'rt0'" },
+	{ "[schedule 1]\nwindow = 400\n", 2, "found '400'" },
+	{ "[schedule 1]\nwindow = rt0 # 400\n", 2, "found 'rt0'" },
+	{ "[schedule 1]\nwindow = rt0 400 500\n", 2,
+	  "window: expected a length in microseconds, found '400 500'" },
+	{ "[schedule 1]\nwindow = rt0 400us\n", 2, "found '400us'" },
+	{ "[schedule 1]\nwindow = rt0 -50\n", 2, "found '-50'" },
+	{ "[schedule 1]\nwindow = rt0, 400\n", 2, "window: expected a name of 1-31 characters" },
+	{ "[schedule 1]\nwindow = rt/0 400\n", 2, "found 'rt/0'" },
+	{ "[schedule 1]\nwindow = a2345678901234567890123456789012 400\n", 2,
+	  "window: name 'a2345678901234567890123456789012' is longer than 31 characters" },
+	{ "[schedule 1]\nwindow = rt0 49\n", 2,
+	  "window: 49 us is shorter than the minimum of 50 us" },
+	{ "[schedule 1]\nwindow = idle 0\n", 2, "0 us is shorter than the minimum of 50 us" },
+	{ "[schedule 1]\nwindow = rt0 1000001\n", 2,
+	  "window: length '1000001' is out of range (50-1000000 microseconds)" },
+	{ "[schedule 1]\nwindow = rt0 99999999999999999999999\n", 2, "is out of range" },
+	/* Names are resolved at the end, errors at the window's own line. */
+	{ "[schedule 1]\nwindow = rt0 100\nwindow = ghost 100\n" MIN_PART, 3,
+	  "window: no partition named 'ghost' (expected the name of a [partition NAME] "
+	  "section, or idle)" },
+	{ "[schedule 1]\nwindow = RT0 100\n" MIN_PART, 2, "no partition named 'RT0'" },
+	{ "[schedule 1]\nwindow = Idle 100\n" MIN_PART, 2, "no partition named 'Idle'" },
+	{ MIN_PART "[schedule 1]\nwindow = rt0 100\n\nwindow = c 100\n"
+	  "[partition c]\ncpus = 2\nmemory = 2M\nimage = hello\n", 8,
+	  "window 'c' on line 8: partition 'c' does not use CPU 1" },
+	{ MIN_PART "[schedule 3]\nwindow = idle 100\nwindow = rt0 100\n", 7,
+	  "window 'rt0' on line 7: partition 'rt0' does not use CPU 3" },
+	/* Other sections' errors still come first, in line order. */
+	{ "[schedule 1]\nwindow = ghost 100\n[partition rt0]\ncpus = 1\n", 3,
+	  "partition 'rt0' is missing 'memory'" },
+	{ "[schedule 1]\nwindow = ghost 100\n", 0, "no [partition] section" },
+};
+
+static void test_schedule_errors(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_sched_cases) / sizeof(bad_sched_cases[0]); i++)
+		expect_err(bad_sched_cases[i].text, bad_sched_cases[i].line, bad_sched_cases[i].msg);
+}
+
+static void test_validate_schedules(void **state)
+{
+	(void)state;
+	/* Sharing needs a schedule, and the message says so. */
+	validate_err(PART("a", "0-1", "inject") PART("b", "1", "inject"), &plat4, 6,
+		     "CPU 1 is given to both 'a' and 'b'; add a [schedule 1] section to share it");
+	/* A schedule on one CPU does not make another shareable. */
+	validate_err("[schedule 1]\nwindow = a 100\nwindow = b 100\n"
+		     PART("a", "1-2", "inject") PART("b", "1-2", "inject"), &plat4, 9,
+		     "CPU 2 is given to both 'a' and 'b'; add a [schedule 2] section");
+	/* Every partition on a scheduled CPU has a window there. */
+	validate_err("[schedule 1]\nwindow = a 100\n"
+		     PART("a", "1", "inject") PART("b", "1", "inject"), &plat4, 8,
+		     "partition 'b' uses CPU 1 but has no window in [schedule 1] (line 1)");
+	validate_err(PART("a", "1-2", "inject") PART("b", "2", "inject")
+		     "[schedule 1]\nwindow = a 100\n"
+		     "[schedule 2]\nwindow = b 100\n", &plat4, 1,
+		     "partition 'a' uses CPU 2 but has no window in [schedule 2] (line 13)");
+	/* direct needs the core to itself, also when the schedule is its alone. */
+	validate_err("\n[schedule 1]\nwindow = a 100\nwindow = b 100\n"
+		     PART("a", "1", "direct") PART("b", "1", "inject"), &plat4, 5,
+		     "partition 'a': timer = direct needs a dedicated core, but CPU 1 is shared "
+		     "by [schedule 1] (line 2); use inject, emulated or pv-lazy");
+	validate_err("[schedule 1]\nwindow = a 100\nwindow = idle 100\n"
+		     "[partition a]\ncpus = 1\nmemory = 2M\nimage = hello\n", &plat4, 4,
+		     "partition 'a': timer = direct needs a dedicated core, but CPU 1 is shared "
+		     "by [schedule 1] (line 1)");
+	/* One partition with idle gaps is fine in any other mode. */
+	validate_ok("[schedule 1]\nwindow = a 100\nwindow = idle 100\n" PART("a", "1", "inject"),
+		    &plat4);
+	/* A schedule for a CPU nobody uses, or that does not exist. */
+	validate_err(PART("a", "0", "direct") "\n[schedule 3]\nwindow = idle 100\n", &plat4, 7,
+		     "[schedule 3]: no partition uses CPU 3");
+	validate_err(PART("a", "0", "direct") "[schedule 5]\nwindow = idle 100\n", &plat4, 6,
+		     "[schedule 5]: CPU 5 does not exist (the MADT lists 4)");
+	validate_err(PART("a", "0", "direct") "[schedule 4]\nwindow = idle 100\n", &plat4, 6,
+		     "CPU 4 does not exist");
+	validate_ok(PART("a", "0", "direct") PART("b", "4", "inject")
+		    "[schedule 4]\nwindow = idle 100\nwindow = b 100\n", &plat8);
+	/* A partition on a CPU that does not exist is named first. */
+	validate_err(PART("a", "5", "inject") "[schedule 5]\nwindow = a 100\n", &plat4, 1,
+		     "partition 'a': CPU 5 does not exist (the MADT lists 4)");
+}
+
+/* The longest schedule messages, with 31-character names, still fit err->msg. */
+static void test_schedule_long_messages(void **state)
+{
+	static const struct config_platform plat64 = {
+		.cpu_count = 64, .module_count = 1, .module_names = { "hello" },
+		.usable_bytes = GiB,
+	};
+	static const char a[] = "a234567890123456789012345678901";
+	static const char b[] = "b234567890123456789012345678901";
+	char *text = malloc(CONFIG_MAX_TEXT);
+	char want[256];
+	size_t o;
+
+	(void)state;
+	assert_non_null(text);
+	/* Push the schedule to a five-digit line. */
+	o = snprintf(text, CONFIG_MAX_TEXT, "[partition %s]\ncpus = 63\nmemory = 2M\n"
+		     "image = hello\n", a);
+	memset(text + o, '\n', 20000);
+	o += 20000;
+	o += snprintf(text + o, CONFIG_MAX_TEXT - o,
+		      "[schedule 63]\nwindow = %s 100\nwindow = %s 100\n"
+		      "[partition %s]\ncpus = 63\nmemory = 2M\nimage = hello\ntimer = inject\n",
+		      a, b, b);
+	text[o] = 0;
+	validate_err(text, &plat64, 1, "");
+	snprintf(want, sizeof(want), "partition '%s': timer = direct needs a dedicated core, "
+		 "but CPU 63 is shared by [schedule 63] (line 20005); use inject, emulated or "
+		 "pv-lazy", a);
+	assert_string_equal(err.msg, want);
+
+	o = snprintf(text, CONFIG_MAX_TEXT, "[partition %s]\ncpus = 62-63\nmemory = 2M\n"
+		     "image = hello\n[partition %s]\ncpus = 63\nmemory = 2M\nimage = hello\n",
+		     a, b);
+	validate_err(text, &plat64, 5, "");
+	snprintf(want, sizeof(want), "CPU 63 is given to both '%s' and '%s'; add a "
+		 "[schedule 63] section to share it", a, b);
+	assert_string_equal(err.msg, want);
+	free(text);
+}
+
+/* A hand-built config's schedules are checked before anything indexes with them. */
+static void test_validate_hand_built_schedules(void **state)
+{
+	static struct hv_config c;
+	struct schedule_config *s = &c.schedules[0];
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.partition_count = 2;
+	for (int i = 0; i < 2; i++) {
+		snprintf(c.partitions[i].name, CONFIG_NAME_LEN, "p%d", i);
+		strcpy(c.partitions[i].image, "hello");
+		c.partitions[i].cpu_mask = 2;
+		c.partitions[i].memory_bytes = 2 * MiB;
+		c.partitions[i].timer = TIMER_INJECT;
+		c.partitions[i].line = 10 + i;
+	}
+	c.schedule_count = 1;
+	s->cpu = 1;
+	s->line = 3;
+	s->window_count = 2;
+	s->windows[0] = (struct window_config){ 0, 100 };
+	s->windows[1] = (struct window_config){ 1, 100 };
+	s->frame_us = 200;
+	assert_int_equal(config_validate(&c, &plat4, &err), 0);
+
+	c.schedule_count = 9;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "too many schedules (at most 8)");
+	c.schedule_count = 2;
+	c.schedules[1] = *s;
+	c.schedules[1].line = 7;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_int_equal(err.line, 7);
+	assert_string_equal(err.msg, "duplicate [schedule 1] section (first on line 3)");
+	c.schedules[1].cpu = 64;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "schedule: CPU 64 is out of range (0-63)");
+	c.schedule_count = 1;
+
+	s->window_count = 0;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "[schedule 1] has no windows");
+	assert_int_equal(err.line, 3);
+	s->window_count = 17;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "too many windows in [schedule 1] (at most 16)");
+	s->window_count = 2;
+
+	s->windows[1].partition = 2;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "[schedule 1]: window 2 is for partition 2, which does not "
+			    "exist");
+	s->windows[1].partition = -2;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	s->windows[1].partition = 1;
+
+	s->windows[0].length_us = 49;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "[schedule 1]: window 1 is 49 us long (50-1000000 allowed)");
+	s->windows[0].length_us = 0xffffffffu;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	s->windows[0].length_us = 100;
+
+	s->frame_us = 300;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "[schedule 1]: frame_us 300 is not the sum of the windows "
+			    "(200 us)");
+	s->frame_us = 200;
+
+	/* config_parse refuses this at the window's line; validate at the section's. */
+	c.partitions[1].cpu_mask = 4;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_int_equal(err.line, 3);
+	assert_string_equal(err.msg, "window 'p1' in [schedule 1]: partition 'p1' does not use "
+			    "CPU 1");
+	c.partitions[1].cpu_mask = 2;
+	assert_int_equal(config_validate(&c, &plat4, &err), 0);
+}
+
 /* ---- robustness ---- */
 
 static const char full_config[] =
@@ -760,7 +1139,31 @@ static void check_sane(int rc)
 		assert_true(p->base % CONFIG_MEM_ALIGN == 0);
 		assert_true(p->base <= UINT64_MAX - p->memory_bytes);
 		assert_true(p->module_count <= CONFIG_MAX_MODULES);
-		assert_true(p->timer <= TIMER_EMULATED);
+		assert_true(p->timer <= TIMER_PV_LAZY);
+	}
+	assert_true(cfg.schedule_count <= CONFIG_MAX_SCHEDULES);
+	for (uint32_t i = 0; i < cfg.schedule_count; i++) {
+		const struct schedule_config *s = &cfg.schedules[i];
+		uint64_t sum = 0;
+
+		assert_true(s->cpu < CONFIG_MAX_CPUS);
+		assert_true(s->line > 0);
+		assert_true(s->window_count >= 1 && s->window_count <= CONFIG_MAX_WINDOWS);
+		for (uint32_t j = 0; j < i; j++)
+			assert_true(cfg.schedules[j].cpu != s->cpu);
+		for (uint32_t w = 0; w < s->window_count; w++) {
+			const struct window_config *wc = &s->windows[w];
+
+			assert_true(wc->partition >= -1 &&
+				    wc->partition < (int32_t)cfg.partition_count);
+			if (wc->partition >= 0)
+				assert_true(cfg.partitions[wc->partition].cpu_mask &
+					    (1ull << s->cpu));
+			assert_true(wc->length_us >= CONFIG_MIN_WINDOW_US &&
+				    wc->length_us <= CONFIG_MAX_WINDOW_US);
+			sum += wc->length_us;
+		}
+		assert_int_equal(sum, s->frame_us);
 	}
 	memset(&err, 0x5a, sizeof(err));
 	config_validate(&cfg, &plat4, &err);
@@ -777,22 +1180,62 @@ static void test_full_config_validates(void **state)
 	assert_int_equal(cfg.partitions[1].line, 14);
 }
 
-/* Every truncation of a valid file, from an exact-size buffer. */
-static void test_every_prefix(void **state)
+/* Two partitions share CPU 1; rt0 also has CPU 3 to itself, with idle gaps. */
+static const char sched_config[] =
+	"# time partitioning\n"
+	"[schedule 1]\n"
+	"frame_us = 1100\n"
+	"window = rt0 400\n"
+	"window = linux 350 # the rest\n"
+	"window = idle 250\n"
+	"window = rt0 0x64\n"
+	"\n"
+	"[partition linux]\n"
+	"cpus = 0-1\n"
+	"memory = 512M\n"
+	"image = hello\n"
+	"timer = inject\n"
+	"\n"
+	"[partition rt0]\n"
+	"cpus = 1,3\n"
+	"memory = 64M\n"
+	"image = hello\n"
+	"timer = pv-lazy\n"
+	"\n"
+	"[schedule 3]\n"
+	"window = rt0 1000\n"
+	"window = idle 50\n";
+
+static void test_sched_config_validates(void **state)
 {
-	size_t n = sizeof(full_config) - 1;
+	(void)state;
+	validate_ok(sched_config, &plat4);
+	assert_int_equal(cfg.schedule_count, 2);
+	assert_int_equal(cfg.schedules[0].frame_us, 1100);
+	assert_int_equal(cfg.schedules[1].frame_us, 1050);
+}
+
+/* Every truncation of a valid file, from an exact-size buffer. */
+static void every_prefix(const char *text, size_t n)
+{
 	int ok = 0;
 
-	(void)state;
 	for (size_t len = 0; len <= n; len++) {
-		int rc = parse_n(full_config, len);
+		int rc = parse_n(text, len);
 
 		check_sane(rc);
 		ok += !rc;
 	}
 	/* Cuts after the second partition's required keys parse. */
 	assert_true(ok > 0);
-	assert_int_equal(parse_n(full_config, n), 0);
+	assert_int_equal(parse_n(text, n), 0);
+}
+
+static void test_every_prefix(void **state)
+{
+	(void)state;
+	every_prefix(full_config, sizeof(full_config) - 1);
+	every_prefix(sched_config, sizeof(sched_config) - 1);
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -814,19 +1257,18 @@ static char interesting_byte(void)
 	return pick[rng() % (sizeof(pick) - 1)];
 }
 
-static void test_random_mutations(void **state)
+static void random_mutations(const char *base, size_t n)
 {
 	/* parse_n() copies each mutant into an exact-size buffer of its own. */
-	static char buf[2 * sizeof(full_config) + 64];
-	size_t n = sizeof(full_config) - 1;
+	static char buf[4096];
 	int ok = 0;
 
-	(void)state;
+	assert_true(2 * n + 32 <= sizeof(buf));
 	for (int iter = 0; iter < 10000; iter++) {
 		size_t len = n;
 		int edits = 1 + rng() % 8;
 
-		memcpy(buf, full_config, n);
+		memcpy(buf, base, n);
 		for (int e = 0; e < edits; e++) {
 			size_t at = len ? rng() % len : 0;
 
@@ -878,6 +1320,13 @@ static void test_random_mutations(void **state)
 	assert_true(ok > 100);
 }
 
+static void test_random_mutations(void **state)
+{
+	(void)state;
+	random_mutations(full_config, sizeof(full_config) - 1);
+	random_mutations(sched_config, sizeof(sched_config) - 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -900,7 +1349,15 @@ int main(void)
 		cmocka_unit_test(test_validate_modules),
 		cmocka_unit_test(test_validate_memory),
 		cmocka_unit_test(test_validate_hand_built),
+		cmocka_unit_test(test_pv_lazy),
+		cmocka_unit_test(test_schedule_good),
+		cmocka_unit_test(test_schedule_limits),
+		cmocka_unit_test(test_schedule_errors),
+		cmocka_unit_test(test_validate_schedules),
+		cmocka_unit_test(test_schedule_long_messages),
+		cmocka_unit_test(test_validate_hand_built_schedules),
 		cmocka_unit_test(test_full_config_validates),
+		cmocka_unit_test(test_sched_config_validates),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_random_mutations),
 	};
