@@ -37,6 +37,8 @@ uint64_t vmx_guest_cr4(uint64_t want);
 
 typedef void (*exit_handler_t)(struct vcpu *v);
 
+static void deliver_virtual(struct vcpu *v);
+
 static void skip_instruction(void)
 {
 	uint64_t rip = vmread(VMCS_GUEST_RIP) + vmread(VMCS_EXIT_INSTR_LEN);
@@ -98,6 +100,8 @@ static void handle_cpuid(struct vcpu *v)
 			r.ebx = TEMPO_CPUID_SIG_EBX;
 			r.ecx = TEMPO_CPUID_SIG_ECX;
 			r.edx = TEMPO_CPUID_SIG_EDX;
+		} else if (leaf == TEMPO_CPUID_BASE + 1) {
+			r.eax = TEMPO_FEATURE_PV_LAZY_TIMER;
 		} else if (leaf == TEMPO_CPUID_TIMING) {
 			r.eax = (uint32_t)(tsc_hz / 1000);
 			r.ebx = 0;	/* LAPIC bus frequency: not known */
@@ -298,6 +302,8 @@ static bool vapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	case MSR_IA32_TSC_DEADLINE:
 		v->deadline_write_exits++;
 		vtimer_write_deadline(&v->vt, value, rdtsc());
+		if (v->pv)
+			v->pv_seen = v->pv->next;	/* it published this one before trapping */
 		return true;
 	}
 	return false;	/* read-only registers */
@@ -311,7 +317,7 @@ static void handle_rdmsr(struct vcpu *v)
 	bool ok;
 
 	if (v->vt.mode != TIMER_DIRECT &&
-	    (msr_virtual_apic(msr) || (msr == MSR_IA32_TSC_DEADLINE && v->vt.mode == TIMER_EMULATED))) {
+	    (msr_virtual_apic(msr) || (msr == MSR_IA32_TSC_DEADLINE && timer_mode_software(v->vt.mode)))) {
 		ok = vapic_rdmsr(v, msr, &value);
 		goto done;
 	}
@@ -347,7 +353,7 @@ static void handle_wrmsr(struct vcpu *v)
 	bool ok;
 
 	if (v->vt.mode != TIMER_DIRECT &&
-	    (msr_virtual_apic(msr) || (msr == MSR_IA32_TSC_DEADLINE && v->vt.mode == TIMER_EMULATED))) {
+	    (msr_virtual_apic(msr) || (msr == MSR_IA32_TSC_DEADLINE && timer_mode_software(v->vt.mode)))) {
 		ok = vapic_wrmsr(v, msr, value);
 		goto done;
 	}
@@ -495,13 +501,15 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
 	struct vtimer *t = &v->vt;
 	uint64_t d;
 
-	if (mode > TIMER_EMULATED)
+	if (mode > TIMER_PV_LAZY)
 		return TEMPO_HC_EINVAL;
+	if (mode == TIMER_DIRECT && v->pcpu->shared)
+		return TEMPO_HC_EINVAL;	/* direct mode needs a dedicated core */
 	if (mode == t->mode)
 		return TEMPO_HC_OK;
 	if (vlapic_in_service(&t->vlapic) || !physical_isr_empty())
 		return TEMPO_HC_EBUSY;
-	if (t->mode != TIMER_EMULATED) {
+	if (!timer_mode_software(t->mode)) {
 		uint64_t before = rdtsc();
 
 		d = rdmsr(MSR_IA32_TSC_DEADLINE);
@@ -512,12 +520,28 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
 		return TEMPO_HC_EBUSY;
 	vmx_apply_timer_mode(v);
 	timer_program_lvt(v);
-	if (t->mode != TIMER_EMULATED)
+	if (!timer_mode_software(t->mode))
 		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(t));	/* after the LVT */
+	else
+		v->pv = NULL;	/* a pv-lazy page is registered again in that mode */
 	return TEMPO_HC_OK;
 }
 
 static void snapshot_vcpu(struct vcpu *v);
+
+static int64_t hc_pv_timer(struct vcpu *v, uint64_t gpa)
+{
+	struct tempo_pv_timer *page;
+
+	if (v->vt.mode != TIMER_PV_LAZY || (gpa & 7))
+		return TEMPO_HC_EINVAL;
+	page = gpa_to_hva(v->part, gpa, sizeof(*page));
+	if (!page)
+		return TEMPO_HC_EINVAL;
+	v->pv = page;
+	v->pv_seen = page->next;
+	return TEMPO_HC_OK;
+}
 
 static void handle_vmcall(struct vcpu *v)
 {
@@ -541,6 +565,9 @@ static void handle_vmcall(struct vcpu *v)
 		break;
 	case TEMPO_HC_TIMER_MODE_GET:
 		ret = v->vt.mode;
+		break;
+	case TEMPO_HC_PV_TIMER:
+		ret = hc_pv_timer(v, a0);
 		break;
 	case TEMPO_HC_STATS:
 		snapshot_vcpu(v);
@@ -804,13 +831,39 @@ static const exit_handler_t exit_handlers[EXIT_REASON_COUNT] = {
  * and the highest deliverable vector is injected when the guest can take it,
  * else the interrupt window is opened so the guest exits when it can.
  */
+void vmx_deliver_virtual(struct vcpu *v)
+{
+	if (v->vt.mode != TIMER_DIRECT)
+		deliver_virtual(v);
+}
+
+/*
+ * pv-lazy: a deadline the guest published without trapping (it moved later
+ * than the exit we had armed) is taken here, on every entry and after every
+ * expiry, before the expiry check: the stale earlier one never fires.
+ */
+static void pv_sync(struct vcpu *v)
+{
+	uint64_t next = v->pv->next;
+
+	if (next != v->pv_seen) {
+		v->pv_seen = next;
+		v->pv_updates++;
+		vtimer_write_deadline(&v->vt, next, rdtsc());
+	}
+}
+
 static void deliver_virtual(struct vcpu *v)
 {
 	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
 	int vector;
 
-	if (v->vt.mode == TIMER_EMULATED)
+	if (v->pv)
+		pv_sync(v);
+	if (v->vt.mode != TIMER_INJECT)
 		vtimer_check(&v->vt, rdtsc());
+	if (v->pv)
+		v->pv->armed = vtimer_next(&v->vt) == TIMER_NO_EVENT ? 0 : vtimer_next(&v->vt);
 	vector = vlapic_pending(&v->vt.vlapic);
 	if (vector >= 0 && !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID)) {
 		if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
@@ -860,8 +913,12 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 	reinject_vectoring();
 	h(v);
 
-	if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_STOP_VCPU)
+	/* a stop request names a partition, not a vCPU: a shared core checks whose */
+	if ((__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_STOP_VCPU) &&
+	    v->part->state != PART_RUNNING)
 		vcpu_leave(v);
+	if (v->pcpu->shared && rdtsc() >= sched_window_end(&v->pcpu->sched))
+		sched_switch(v);
 	if (v->pcpu->console)
 		console_drain_all(false);
 	if (v->vt.mode != TIMER_DIRECT)

@@ -41,6 +41,31 @@ enum tempo_hypercall {
 	TEMPO_HC_TIMER_MODE_GET = 4,
 	/* Prints the calling vCPU's exit and timer counters on the console. */
 	TEMPO_HC_STATS = 5,
+	/*
+	 * pv-lazy mode: RDI = guest-physical address of a struct
+	 * tempo_pv_timer (8-byte aligned, inside the partition's RAM) the guest
+	 * and the hypervisor share. TEMPO_HC_EINVAL in the other modes.
+	 */
+	TEMPO_HC_PV_TIMER = 6,
+};
+
+/* CPUID 0x40000001 EAX: what this Tempo offers */
+#define TEMPO_FEATURE_PV_LAZY_TIMER	(1u << 0)
+
+/*
+ * The lazy TSC deadline (pv-lazy mode). To set deadline D the guest writes
+ * next = D, fences (MFENCE), reads armed, and only if armed == 0 or
+ * armed > D writes IA32_TSC_DEADLINE (which traps). Otherwise the hypervisor
+ * already has an exit due at armed <= D, and it reads next on every entry
+ * and every expiry: it then arms D without the guest having trapped.
+ * A deadline that moves later therefore costs no exit; one that moves
+ * earlier (or disarming, D = 0) traps, so nothing fires late or is lost.
+ * The hypervisor writes armed (the deadline it will exit for, 0 = none)
+ * before every entry; the guest never writes it.
+ */
+struct tempo_pv_timer {
+	volatile unsigned long long next;	/* guest-owned */
+	volatile unsigned long long armed;	/* hypervisor-owned */
 };
 
 enum tempo_hc_error {

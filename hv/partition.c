@@ -36,7 +36,7 @@ uint64_t host_tick_tsc;
 
 static struct vcpu vcpu_pool[MAX_CPUS];
 static uint64_t rearm_cost_ticks;	/* see measure_rearm() */
-static uint64_t msr_bitmaps[TIMER_EMULATED + 1];
+static uint64_t msr_bitmaps[TIMER_PV_LAZY + 1];
 
 uint64_t msr_bitmap_for(enum timer_mode mode)
 {
@@ -59,6 +59,7 @@ void timer_program_lvt(struct vcpu *v)
 		lvt = (lvt & (APIC_LVT_MASKED | APIC_LVT_TIMER_MODE_MASK)) | HV_TIMER_VECTOR;
 		break;
 	case TIMER_EMULATED:
+	case TIMER_PV_LAZY:
 		lvt = APIC_LVT_MASKED | HV_TIMER_VECTOR;
 		break;
 	}
@@ -186,18 +187,54 @@ static int load_modules_and_info(struct partition *p, const struct boot_info *bi
 	return 0;
 }
 
+/*
+ * A [schedule N] makes CPU N shared: its vCPUs become slots, each window
+ * names one (or none), lengths go to TSC ticks.
+ */
+static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen)
+{
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		const struct schedule_config *sc = &cfg->schedules[i];
+		struct pcpu *c = &pcpus[sc->cpu];
+
+		c->shared = true;
+		for (uint32_t k = 0; k < vcpu_pool_used; k++)
+			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS)
+				c->slots[c->slot_count++] = &vcpu_pool[k];
+		c->window_count = sc->window_count;
+		for (uint32_t w = 0; w < sc->window_count; w++) {
+			const struct window_config *wc = &sc->windows[w];
+
+			c->window_slot[w] = SCHED_IDLE;
+			c->window_len_tsc[w] = (uint64_t)wc->length_us * (platform.tsc_hz / 1000) /
+					       1000;
+			for (uint32_t k = 0; wc->partition >= 0 && k < c->slot_count; k++)
+				if (c->slots[k]->part == &partitions[wc->partition])
+					c->window_slot[w] = (int32_t)k;
+			if (!c->window_len_tsc[w]) {
+				fmt_snprintf(err, errlen, "[schedule %u] (line %u): window %u is "
+					     "shorter than one TSC tick", sc->cpu, sc->line, w);
+				return -1;
+			}
+		}
+		log_info("Schedule on CPU %u: %u windows, frame %u us\n", sc->cpu,
+			 sc->window_count, sc->frame_us);
+	}
+	return 0;
+}
+
 int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		     struct memplan *mp, char *err, size_t errlen)
 {
 	static uint16_t next_vpid = 1;
 
-	for (int m = TIMER_DIRECT; m <= TIMER_EMULATED; m++) {
+	for (int m = TIMER_DIRECT; m <= TIMER_PV_LAZY; m++) {
 		uint8_t *bm = pages_alloc(PAGE_SIZE, "MSR bitmap");
 
 		if (m == TIMER_DIRECT)
 			msr_bitmap_build(bm);
 		else
-			msr_bitmap_build_virtual(bm, m == TIMER_EMULATED);
+			msr_bitmap_build_virtual(bm, timer_mode_software((enum timer_mode)m));
 		msr_bitmaps[m] = (uint64_t)bm;
 	}
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
@@ -267,9 +304,12 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			 timer_mode_name(pc->timer));
 		partition_count++;
 	}
-	/* hand each vCPU to its core, then let them all go */
+	if (build_schedules(cfg, err, errlen))
+		return -1;
+	/* hand each vCPU of a dedicated core to it, then let them all go */
 	for (uint32_t i = 0; i < vcpu_pool_used; i++)
-		vcpu_pool[i].pcpu->vcpu = &vcpu_pool[i];
+		if (!vcpu_pool[i].pcpu->shared)
+			vcpu_pool[i].pcpu->vcpu = &vcpu_pool[i];
 	for (uint32_t c = 0; c < pcpu_count; c++) {
 		if (pcpus[c].state == PCPU_ONLINE && !pcpus[c].vcpu) {
 			pcpus[c].console = true;
@@ -341,6 +381,11 @@ void console_drain_all(bool flush)
 
 		vuart_drain(&partitions[i].uart, flush, emit_line, &ctx);
 		print_snapshots(&partitions[i]);
+		if (__atomic_load_n(&partitions[i].end_report_pending, __ATOMIC_ACQUIRE)) {
+			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);
+			log_printf(LOG_EMERG, "%s", partitions[i].end_report);
+			partitions[i].end_report_pending = false;
+		}
 	}
 	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }
@@ -384,6 +429,29 @@ static void print_host_ticks(void)
 	}
 }
 
+static void print_schedules(void)
+{
+	for (uint32_t i = 0; i < pcpu_count; i++) {
+		const struct pcpu *c = &pcpus[i];
+
+		if (!c->shared || !c->sched_started)
+			continue;
+		log_printf(LOG_EMERG, "SCHED cpu=%u windows=%u frame_ticks=%lu frames=%lu "
+			   "switches=%lu\n", i, c->sched.count, c->sched.frame_tsc, c->sched.frames,
+			   c->sched.switches);
+		for (uint32_t w = 0; w < c->sched.count; w++) {
+			const struct sched_window *sw = &c->sched.w[w];
+
+			log_printf(LOG_EMERG, "WINDOW cpu=%u index=%u partition=%s length_ticks=%lu "
+				   "starts=%lu start_late_max_ticks=%lu start_late_avg_ticks=%lu "
+				   "skipped=%lu\n", i, w,
+				   sw->slot >= 0 ? c->slots[sw->slot]->part->cfg->name : "idle",
+				   sw->length_tsc, sw->starts, sw->start_late_max,
+				   sw->starts ? sw->start_late_sum / sw->starts : 0, sw->skipped);
+		}
+	}
+}
+
 static void end_run_if_done(void)
 {
 	if (!all_partitions_done())
@@ -400,6 +468,7 @@ static void end_run_if_done(void)
 		print_exit_stats(p);
 	}
 	print_host_ticks();
+	print_schedules();
 	log_printf(LOG_EMERG, "TIMER_COST rearm_instr=%lu\n", rearm_cost_ticks);
 	hv_stop(STOP_OK, "all partitions ended");
 }
@@ -410,7 +479,8 @@ void vcpu_leave(struct vcpu *v)
 	struct pcpu *c = v->pcpu;
 
 	v->state = VCPU_STOPPED;
-	c->vcpu = NULL;
+	if (!c->shared)
+		c->vcpu = NULL;
 	__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
 	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
 	pcpu_loop();
@@ -429,6 +499,19 @@ static void kick_partition(struct partition *p, struct vcpu *self)
 	}
 }
 
+/*
+ * The end of a partition is reported by the console core, after the
+ * partition's last console lines: the stopping core only formats the line
+ * and never waits for the UART (on a shared core that would eat the other
+ * vCPUs' windows). With no console core, the stopping core prints it.
+ */
+static void report_end(struct partition *p)
+{
+	__atomic_store_n(&p->end_report_pending, true, __ATOMIC_RELEASE);
+	if (this_pcpu()->console)
+		console_drain_all(true);
+}
+
 void partition_stop(struct vcpu *v, const char *reason, uint64_t qual, const char *detail)
 {
 	struct partition *p = v->part;
@@ -436,10 +519,11 @@ void partition_stop(struct vcpu *v, const char *reason, uint64_t qual, const cha
 
 	if (__atomic_compare_exchange_n(&p->state, &expected, PART_STOPPED, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		console_drain_all(true);
-		log_printf(LOG_EMERG, "PARTITION_STOP name=%s reason=%s rip=0x%lx qual=0x%lx "
-			   "vcpu=%u cpu=%u detail=\"%s\"\n", p->cfg->name, reason,
-			   vmread(VMCS_GUEST_RIP), qual, v->index, v->pcpu->index, detail);
+		fmt_snprintf(p->end_report, sizeof(p->end_report),
+			     "PARTITION_STOP name=%s reason=%s rip=0x%lx qual=0x%lx vcpu=%u cpu=%u "
+			     "detail=\"%s\"\n", p->cfg->name, reason, vmread(VMCS_GUEST_RIP), qual,
+			     v->index, v->pcpu->index, detail);
+		report_end(p);
 		kick_partition(p, v);
 	}
 	vcpu_leave(v);
@@ -453,8 +537,9 @@ void partition_shutdown(struct vcpu *v, int64_t code)
 	if (__atomic_compare_exchange_n(&p->state, &expected, PART_SHUTDOWN, false,
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		p->exit_code = code;
-		console_drain_all(true);
-		log_info("Partition '%s' shut down (exit code %ld)\n", p->cfg->name, code);
+		fmt_snprintf(p->end_report, sizeof(p->end_report),
+			     "Partition '%s' shut down (exit code %ld)\n", p->cfg->name, code);
+		report_end(p);
 		kick_partition(p, v);
 	}
 	vcpu_leave(v);
@@ -489,6 +574,147 @@ static void start_vcpu(struct pcpu *c, struct vcpu *v)
 	vmx_run(v);
 }
 
+/* ---- shared cores ---- */
+
+static const uint32_t switched_msrs[6] = {
+	0xc0000081, 0xc0000082, 0xc0000083, 0xc0000084,	/* STAR, LSTAR, CSTAR, FMASK */
+	0xc0000102, 0xc0000103,				/* KERNEL_GS_BASE, TSC_AUX */
+};
+
+static bool host_has_xsave(void)
+{
+	return cpuid(1, 0).ecx & (1u << 26);
+}
+
+static uint64_t xgetbv0(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * Leaving the core for the rest of the frame (DESIGN.md): the deadline comes
+ * out of the hardware by the read / write-0 / compare protocol. In inject
+ * mode a fire that raced the save may sit in the physical IRR: a short STI
+ * window takes it (this core runs no direct-mode guest, so its APIC holds no
+ * guest state) and credits it to this vCPU, not to the next one.
+ */
+static volatile bool hv_timer_vector_seen;
+
+static void switch_out(struct vcpu *v)
+{
+	struct vtimer *t = &v->vt;
+	uint64_t cr2;
+
+	for (int i = 0; i < 6; i++)
+		v->msrs[i] = rdmsr(switched_msrs[i]);
+	asm volatile("mov %%cr2, %0" : "=r"(cr2));
+	v->cr2 = cr2;
+	if (host_has_xsave())
+		v->xcr0 = xgetbv0();
+	if (t->mode == TIMER_INJECT) {
+		uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE);
+
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+		vtimer_save(t, d, before, rdtsc());
+		hv_timer_vector_seen = false;
+		asm volatile("sti; nop; nop; cli" ::: "memory");
+		if (hv_timer_vector_seen)
+			vtimer_hw_fired(t);
+	}
+}
+
+void hv_timer_vector_handler(void);
+void hv_timer_vector_handler(void)
+{
+	hv_timer_vector_seen = true;
+	wrmsr(X2APIC_EOI, 0);
+}
+
+static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
+{
+	if (!v->vmcs_ready) {
+		vmcs_setup(v);
+		v->vmcs_ready = true;
+		v->xcr0 = 1;
+	} else {
+		vmx_vmptrld(v->vmcs_pa);
+		*(struct vcpu **)(c->stack_top - 16) = v;	/* the exit stub's vCPU */
+		for (int i = 0; i < 6; i++)
+			wrmsr(switched_msrs[i], v->msrs[i]);
+		asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
+		timer_program_lvt(v);
+		if (v->vt.mode == TIMER_INJECT)
+			wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(&v->vt));	/* after the LVT */
+	}
+	if (host_has_xsave() && v->xcr0)
+		asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)v->xcr0),
+			     "d"((uint32_t)(v->xcr0 >> 32)));
+	vmx_deliver_virtual(v);
+	vmx_run(v);
+}
+
+static bool slot_runnable(struct vcpu *v)
+{
+	if (!v || v->state == VCPU_STOPPED)
+		return false;
+	if (v->part->state != PART_RUNNING) {
+		v->state = VCPU_STOPPED;
+		__atomic_fetch_add(&v->part->vcpus_done, 1, __ATOMIC_ACQ_REL);
+		return false;
+	}
+	if (v->state == VCPU_WAIT_SIPI && __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE))
+		v->state = VCPU_RUNNING;
+	return v->state == VCPU_RUNNING;
+}
+
+/* Root mode on a shared core: whoever's window it is runs; idle windows poll. */
+static __attribute__((noreturn)) void sched_loop(struct pcpu *c)
+{
+	if (!c->sched_started) {
+		uint64_t now = rdtsc();
+
+		host_timer_init(&c->ht, now, host_tick_tsc, 0);
+		sched_init(&c->sched, c->window_slot, c->window_len_tsc, c->window_count, now);
+		c->sched_started = true;
+	}
+	for (;;) {
+		int32_t slot;
+
+		sched_advance(&c->sched, rdtsc());
+		slot = sched_slot(&c->sched);
+		if (slot >= 0 && slot_runnable(c->slots[slot]))
+			switch_in(c, c->slots[slot]);
+		if (host_timer_next(&c->ht) <= rdtsc())
+			host_timer_run(&c->ht, rdtsc());
+		for (uint32_t k = 0; k < c->slot_count; k++)
+			slot_runnable(c->slots[k]);	/* notice stopped partitions */
+		if (c->console)
+			console_drain_all(false);
+		if (partitions_go)
+			end_run_if_done();
+		cpu_relax();
+	}
+}
+
+void sched_switch(struct vcpu *v)
+{
+	struct pcpu *c = v->pcpu;
+	int32_t slot;
+
+	sched_advance(&c->sched, rdtsc());
+	slot = sched_slot(&c->sched);
+	if (slot >= 0 && c->slots[slot] == v) {
+		/* the next window is ours too: carry on without a switch */
+		vmx_deliver_virtual(v);
+		vmx_run(v);
+	}
+	switch_out(v);
+	sched_loop(c);
+}
+
 /* ---- the root-mode loop ---- */
 
 void pcpu_loop(void)
@@ -497,6 +723,10 @@ void pcpu_loop(void)
 
 	for (;;) {
 		struct vcpu *v = c->vcpu;
+
+		/* cores wait here from boot; a shared one learns it only at go */
+		if (partitions_go && c->shared)
+			sched_loop(c);
 
 		if (partitions_go && v) {
 			if (v->part->state != PART_RUNNING) {

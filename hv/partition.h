@@ -8,6 +8,8 @@
 
 #include "arch/x86/vmx_defs.h"
 #include "hv/config.h"
+#include "hv/hypercall_abi.h"
+#include "hv/sched.h"
 #include "hv/timer.h"
 #include "hv/vuart.h"
 
@@ -58,6 +60,14 @@ struct vcpu {
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
 	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
+	/* what the VMCS does not switch, kept while another vCPU has the core */
+	uint64_t msrs[6];	/* STAR, LSTAR, CSTAR, FMASK, KERNEL_GS_BASE, TSC_AUX */
+	uint64_t cr2;
+	uint64_t xcr0;
+	bool vmcs_ready;	/* built once; later runs only VMPTRLD it */
+	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
+	uint64_t pv_seen;		/* the last `next` the hypervisor took */
+	uint64_t pv_updates;		/* deadlines taken from the page without a trap */
 	struct vcpu_snapshot snaps[VCPU_SNAPSHOTS];
 	volatile uint32_t snap_head;	/* written by the vCPU's core */
 	uint32_t snap_tail;		/* read by the console core */
@@ -85,6 +95,9 @@ struct partition {
 	volatile uint32_t state;	/* enum partition_state */
 	volatile uint32_t vcpus_done;	/* vCPUs that have left for good */
 	int64_t exit_code;		/* from TEMPO_HC_SHUTDOWN */
+	/* its end, reported by the console core after the partition's last words */
+	char end_report[320];
+	volatile bool end_report_pending;
 	struct vuart uart;
 };
 
@@ -111,6 +124,15 @@ struct pcpu {
 	volatile uint64_t nmis;
 	bool console;		/* drains the partitions' console buffers */
 	struct host_timer ht;	/* this core's own events, on the preemption timer */
+	/* a shared core: several vCPUs in a cyclic schedule ([schedule N]) */
+	bool shared;
+	bool sched_started;
+	uint32_t slot_count;
+	struct vcpu *slots[SCHED_MAX_WINDOWS];
+	struct cyclic_sched sched;
+	uint64_t window_len_tsc[SCHED_MAX_WINDOWS];
+	int32_t window_slot[SCHED_MAX_WINDOWS];
+	uint32_t window_count;
 };
 
 extern struct pcpu pcpus[MAX_CPUS];
@@ -156,6 +178,12 @@ extern uint64_t host_tick_tsc;
  * and, in emulated mode, @v's software deadline (every entry).
  */
 void vmx_arm_preemption_timer(struct vcpu *v);
+
+/* Off direct mode: fire an expired software deadline, inject what is pending. */
+void vmx_deliver_virtual(struct vcpu *v);
+
+/* A shared core's window has ended while @v ran: save it and run the next. */
+__attribute__((noreturn)) void sched_switch(struct vcpu *v);
 
 /* Drain every partition's console ring to the serial line (console core). */
 void console_drain_all(bool flush);

@@ -210,21 +210,29 @@ bool vtimer_check(struct vtimer *t, uint64_t now)
 	if (!t->deadline || now < t->deadline)
 		return false;
 	t->deadline = 0;
-	vtimer_fire(t, t->mode != TIMER_EMULATED);
+	vtimer_fire(t, !timer_mode_software(t->mode));
 	return true;
 }
 
 /*
  * Inject mode (and emulated mode, for a fire left in the physical IRR by
  * inject mode before a switch): the hypervisor's vector arrived, meaning the
- * guest's hardware deadline expired. The guest's LVT is judged now, which is
- * right because its LVT writes trap: none can slip between the expiry and
- * this exit. In direct mode the physical APIC has delivered it already.
+ * guest's hardware deadline expired. The guest's LVT is judged now. LVT
+ * writes trap, so the only one that can fall between the expiry and this
+ * exit is one whose exit was being handled when the timer fired: to the guest
+ * that WRMSR was still executing, and either value is right. Taken while
+ * out (after vtimer_save, by a caller that lets its own vector in), it is the
+ * fire the save found on its way: nothing is left to re-fire or wait for. In
+ * direct mode the physical APIC has delivered it already.
  */
 void vtimer_hw_fired(struct vtimer *t)
 {
 	if (t->mode == TIMER_DIRECT)
 		return;
+	if (!t->in_hw) {
+		t->hw_firing = false;
+		t->hw_refire = false;
+	}
 	vtimer_fire(t, false);
 }
 
@@ -255,7 +263,7 @@ uint64_t vtimer_next(const struct vtimer *t)
  */
 void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now)
 {
-	if (t->mode == TIMER_EMULATED || !t->in_hw)
+	if (timer_mode_software(t->mode) || !t->in_hw)
 		return;
 	t->in_hw = false;
 	t->deadline = 0;
@@ -284,7 +292,7 @@ uint64_t vtimer_restore(struct vtimer *t)
 {
 	uint64_t value;
 
-	if (t->mode == TIMER_EMULATED || t->in_hw)
+	if (timer_mode_software(t->mode) || t->in_hw)
 		return 0;
 	t->in_hw = true;
 	t->hw_firing = false;
@@ -319,7 +327,7 @@ bool vtimer_switch_mode(struct vtimer *t, enum timer_mode mode, uint64_t now)
 {
 	if (mode == t->mode)
 		return true;
-	if (mode != TIMER_DIRECT && mode != TIMER_INJECT && mode != TIMER_EMULATED)
+	if (mode != TIMER_DIRECT && mode != TIMER_INJECT && !timer_mode_software(mode))
 		return false;
 	if (vlapic_in_service(&t->vlapic) || t->in_hw || t->hw_firing)
 		return false;

@@ -19,6 +19,12 @@
 
 #define TIMER_NO_EVENT	UINT64_MAX
 
+/* emulated and pv-lazy keep the guest's deadline in software (trapped writes) */
+static inline bool timer_mode_software(enum timer_mode m)
+{
+	return m == TIMER_EMULATED || m == TIMER_PV_LAZY;
+}
+
 /* ---- the VMX-preemption timer (SDM Vol. 3C 26.5.1) ---- */
 
 /*
@@ -120,8 +126,10 @@ bool vtimer_check(struct vtimer *t, uint64_t now);
  * Inject mode: the hypervisor's vector arrived (external-interrupt exit), so
  * the guest's hardware deadline expired: raise the guest's vector in the
  * vlapic, or count it dropped if its LVT is masked. Also in emulated mode,
- * for a fire inject mode left in the physical IRR before a switch. Ignored in
- * direct mode (the physical LAPIC delivers the guest's vector itself).
+ * for a fire inject mode left in the physical IRR before a switch. Called
+ * while out (after vtimer_save), it clears hw_firing and hw_refire: that
+ * fire has arrived. Ignored in direct mode (the physical LAPIC delivers the
+ * guest's vector itself).
  */
 void vtimer_hw_fired(struct vtimer *t);
 

@@ -89,6 +89,40 @@ isr_common:
 	add	$16, %rsp		/* vector, error code */
 	iretq
 
+/*
+ * The hypervisor's timer vector, taken only in the short STI window of a
+ * shared core's switch-out (hv/partition.c): caller-saved registers, C, iret.
+ */
+	.globl isr_hv_timer
+isr_hv_timer:
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	pushq	%rsi
+	pushq	%rdi
+	pushq	%r8
+	pushq	%r9
+	pushq	%r10
+	pushq	%r11
+	mov	%rsp, %rax
+	and	$-16, %rsp
+	pushq	%rax
+	pushq	%rax
+	cld
+	call	hv_timer_vector_handler
+	popq	%rax
+	popq	%rsp
+	popq	%r11
+	popq	%r10
+	popq	%r9
+	popq	%r8
+	popq	%rdi
+	popq	%rsi
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	iretq
+
 	.section .rodata
 	.balign 8
 	.globl isr_table

@@ -39,6 +39,13 @@ static void pcpu_common_init(struct pcpu *c)
 	char err[160];
 
 	wrmsr(0xc0000101, (uint64_t)c);	/* IA32_GS_BASE: this_pcpu() */
+	/* XSETBV on a guest's behalf needs CR4.OSXSAVE in root mode too */
+	if (cpuid(1, 0).ecx & (1u << 26)) {
+		uint64_t cr4;
+
+		asm volatile("mov %%cr4, %0" : "=r"(cr4));
+		asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1ull << 18)));
+	}
 	x2apic_enable();
 	c->vmxon_pa = (uint64_t)pages_alloc(PAGE_SIZE, "VMXON region");
 	if (!vmx_cpu_enable(c, err, sizeof(err))) {

@@ -13,6 +13,7 @@ struct trap_frame {
 };
 
 #define TRAP_MAX_CPUS 64
+#define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/partition.h) */
 
 /* Build the IDT and load the boot CPU's GDT, TSS (IST stacks for #DF, NMI, #MC). */
 void trap_init(void);

@@ -121,6 +121,17 @@ bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
 	return true;
 }
 
+void vmx_vmptrld(uint64_t pa)
+{
+	uint8_t fail;
+
+	asm volatile("vmptrld %1; setna %0" : "=q"(fail) : "m"(pa) : "cc", "memory");
+	if (fail) {
+		log_err("VMX: VMPTRLD of 0x%lx failed\n", pa);
+		hv_stop(STOP_FAILURE, "VMCS load failed");
+	}
+}
+
 static void vmclear_ptrld(uint64_t pa)
 {
 	uint8_t fail;
@@ -293,12 +304,14 @@ void vmx_arm_preemption_timer(struct vcpu *v)
 {
 	uint64_t due = host_timer_next(&v->pcpu->ht);
 
-	if (v->vt.mode == TIMER_EMULATED) {
+	if (v->vt.mode != TIMER_DIRECT && v->vt.mode != TIMER_INJECT) {
 		uint64_t guest = vtimer_next(&v->vt);
 
 		if (guest < due)
 			due = guest;
 	}
+	if (v->pcpu->shared && sched_window_end(&v->pcpu->sched) < due)
+		due = sched_window_end(&v->pcpu->sched);
 	vmwrite(VMCS_PREEMPTION_TIMER_VALUE,
 		ptimer_value(rdtsc(), due, vmx_ctl.preemption_timer_rate));
 }

@@ -31,6 +31,9 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 /* IA32_FEATURE_CONTROL, CR0/CR4 fixed bits, VMXON. */
 bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen);
 
+/* Make the VMCS at @pa current (a shared core switching vCPUs). */
+void vmx_vmptrld(uint64_t pa);
+
 /* Build @v's VMCS on this CPU (VMCLEAR, VMPTRLD, every field). */
 void vmcs_setup(struct vcpu *v);
 

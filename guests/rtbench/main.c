@@ -114,13 +114,14 @@ static const char *const attack_names[ATK_COUNT] = {
 };
 static const char *const known_keys[] = {
 	"exit", "workload", "wait", "count", "interval_us", "seed", "vector", "label",
-	"attack", "attack_ms", "timeout_us", "tsc_khz", "mask_every", "backstop",
+	"attack", "attack_ms", "timeout_us", "tsc_khz", "mask_every", "backstop", "rewrites",
 };
 
 struct rt_options {
 	enum workload workload;
 	enum wait_mode wait;
 	uint32_t count;
+	uint32_t rewrites;	/* rewrite-later: how many later rewrites before the last */
 	uint32_t interval_us;
 	uint64_t seed;
 	uint32_t vector;
@@ -555,6 +556,7 @@ static void parse_options(void)
 	opt.seed = 1;
 	opt.vector = DEFAULT_VECTOR;
 	opt.attack_ms = DEFAULT_ATTACK_MS;
+	opt.rewrites = 1;
 	memcpy(opt.label, "none", 5);
 
 	opt.exit_emu = cmdline_value(boot.cmdline, "exit", value, sizeof(value)) &&
@@ -573,6 +575,7 @@ static void parse_options(void)
 		opt.wait = i;
 	}
 	opt_u32("count", 0, UINT32_MAX - 1, &opt.count);
+	opt_u32("rewrites", 1, 4, &opt.rewrites);
 	opt_u32("interval_us", 1, MAX_INTERVAL_US, &opt.interval_us);
 	opt_u64("seed", 0, UINT64_MAX, &opt.seed);
 	/* Above the 8259's 0x20-0x2f, below the spurious vector. */
@@ -679,6 +682,39 @@ static bool wait_for_irq(uint64_t timeout)
 	return rt_fired;
 }
 
+/*
+ * pv-lazy mode (hv/hypercall_abi.h): publish, fence, and trap only when the
+ * hypervisor's armed exit would come too late.
+ */
+static struct tempo_pv_timer pv_timer __attribute__((aligned(64)));
+static bool pv_lazy;
+
+static void set_deadline(uint64_t d)
+{
+	if (pv_lazy) {
+		uint64_t armed;
+
+		pv_timer.next = d;
+		asm volatile("mfence" ::: "memory");
+		armed = pv_timer.armed;
+		if (armed && armed <= d && d)
+			return;
+	}
+	wrmsr(MSR_IA32_TSC_DEADLINE, d);
+}
+
+static void pv_lazy_setup(void)
+{
+	if (!tempo.present || tempo_hypercall(TEMPO_HC_TIMER_MODE_GET, 0, 0, 0) != 3)
+		return;
+	if (tempo_hypercall(TEMPO_HC_PV_TIMER, (uint32_t)(uintptr_t)&pv_timer, 0, 0) == 0) {
+		pv_lazy = true;
+		con_printf("rtbench: pv-lazy deadline page at 0x%x\n", (uint32_t)(uintptr_t)&pv_timer);
+	} else {
+		con_printf("rtbench: pv-lazy page refused; plain deadline writes\n");
+	}
+}
+
 static void run_event(uint32_t index)
 {
 	uint64_t interval = interval_ticks, now, first, deadline;
@@ -698,7 +734,13 @@ static void run_event(uint32_t index)
 		 * only the second may fire.
 		 */
 		first = opt.workload == WL_REWRITE_LATER ? now + interval / 2 : now + 2 * interval;
-		wrmsr(MSR_IA32_TSC_DEADLINE, first);
+		set_deadline(first);
+		/* rewrite-later may move it later several times (rewrites=) */
+		for (uint32_t r = 1; opt.workload == WL_REWRITE_LATER && r < opt.rewrites; r++) {
+			while (rdtsc() - now < r * interval / 16)
+				;
+			set_deadline(first + r * interval / 16);
+		}
 		while (rdtsc() - now < interval / 4)
 			;
 		now = rdtsc();
@@ -713,7 +755,7 @@ static void run_event(uint32_t index)
 	}
 	rt_fired = false;
 	rt_armed = true;
-	wrmsr(MSR_IA32_TSC_DEADLINE, deadline);
+	set_deadline(deadline);
 	fired = wait_for_irq(deadline + timeout_ticks);
 	if (fired) {
 		int64_t ticks = (int64_t)(rt_irq_tsc - deadline);
@@ -995,6 +1037,7 @@ void guest_main(uint32_t magic, uint32_t info)
 	if (boot.error)
 		con_printf("rtbench: boot info: %s\n", boot.error);
 	parse_options();
+	pv_lazy_setup();
 
 	idt_init();
 	if (!tempo.present)
