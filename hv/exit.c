@@ -240,6 +240,9 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		handle_icr(v, value);
 		return true;
 	case X2APIC_LVT_TIMER:
+		/* an expiry before this write is judged by the old LVT */
+		if (timer_mode_software(v->vt.mode))
+			vtimer_check(&v->vt, rdtsc());
 		vtimer_write_lvt(&v->vt, filter_lvt(msr, (uint32_t)value));
 		timer_program_lvt(v);
 		return true;
@@ -483,10 +486,11 @@ static int64_t hc_partition_info(struct vcpu *v, uint64_t gpa)
 	return TEMPO_HC_OK;
 }
 
-static bool physical_isr_empty(void)
+/* Nothing in service or pending in the physical APIC (no guest vector left). */
+static bool physical_apic_idle(void)
 {
 	for (uint32_t i = 0; i < 8; i++)
-		if (rdmsr(X2APIC_ISR0 + i))
+		if (rdmsr(X2APIC_ISR0 + i) || rdmsr(X2APIC_IRR0 + i))
 			return false;
 	return true;
 }
@@ -507,7 +511,7 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
 		return TEMPO_HC_EINVAL;	/* direct mode needs a dedicated core */
 	if (mode == t->mode)
 		return TEMPO_HC_OK;
-	if (vlapic_in_service(&t->vlapic) || !physical_isr_empty())
+	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle())
 		return TEMPO_HC_EBUSY;
 	if (!timer_mode_software(t->mode)) {
 		uint64_t before = rdtsc();
@@ -516,8 +520,12 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 		vtimer_save(t, d, before, rdtsc());
 	}
-	if (!vtimer_switch_mode(t, (enum timer_mode)mode, rdtsc()))
+	if (!vtimer_switch_mode(t, (enum timer_mode)mode, rdtsc())) {
+		/* refused after the save: the deadline goes back where it was */
+		if (!timer_mode_software(t->mode))
+			wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(t));
 		return TEMPO_HC_EBUSY;
+	}
 	vmx_apply_timer_mode(v);
 	timer_program_lvt(v);
 	if (!timer_mode_software(t->mode))

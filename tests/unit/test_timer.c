@@ -1,0 +1,920 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The timer state machine: the preemption-timer value for every rate, the
+ * host tick and watchdog, the vtimer's modes, and a seeded random simulation
+ * of a whole core checked against a reference model (timer_sim.c).
+ *
+ * TIMER_SEED=n overrides the simulation's base seed; TIMER_EVENTS=n the
+ * number of events of each seeded run.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "hv/timer.h"
+#include "timer_sim.h"
+
+#define DEFAULT_SEED	0x7e3d0b1aull
+#define DEFAULT_EVENTS	1000000ull
+#define LVT_MASK	(1u << 16)
+
+static uint64_t base_seed = DEFAULT_SEED;
+static uint64_t sim_events = DEFAULT_EVENTS;
+
+/* ---- the VMX-preemption timer ---- */
+
+/* ceil((d - 1) / 2^rate) + 1 in 128 bits, before the clamp. */
+static unsigned __int128 ptimer_exact(uint64_t now, uint64_t due, uint32_t rate)
+{
+	unsigned __int128 d1 = (unsigned __int128)(due - now - 1);
+	unsigned __int128 unit = (unsigned __int128)1 << rate;
+
+	return (d1 + unit - 1) / unit + 1;
+}
+
+/*
+ * When a timer loaded with @value at TSC @load reaches 0: it counts one each
+ * time TSC bit @rate changes. Stepped one tick at a time for small rates;
+ * for the others, from one change of the bit to the next (the bit flips
+ * exactly when the TSC crosses a multiple of 2^rate, checked on the way).
+ */
+static unsigned __int128 ptimer_expiry_model(uint64_t load, uint64_t value, uint32_t rate)
+{
+	unsigned __int128 t = load, unit = (unsigned __int128)1 << rate;
+
+	if (!value)
+		return load;
+	if (rate <= 6 && value <= 64) {
+		for (;;) {
+			unsigned __int128 prev = t++;
+
+			if ((((prev ^ t) >> rate) & 1) && --value == 0)
+				return t;
+		}
+	}
+	t = (t / unit + 1) * unit;	/* the first change after the load */
+	assert_true((((t - 1) ^ t) >> rate) & 1);
+	return t + (unsigned __int128)(value - 1) * unit;
+}
+
+static void check_one(uint64_t now, uint64_t due, uint32_t rate, unsigned __int128 *lo_seen,
+		      unsigned __int128 *hi_seen)
+{
+	uint32_t v = ptimer_value(now, due, rate);
+	unsigned __int128 exact, e, unit = (unsigned __int128)1 << rate;
+
+	if (due <= now) {
+		assert_int_equal(v, 0);
+		return;
+	}
+	assert_true(v >= 1);
+	exact = ptimer_exact(now, due, rate);
+	if (exact > 0xffffffffu) {
+		assert_int_equal(v, 0xffffffffu);
+		return;
+	}
+	assert_true(v == (uint32_t)exact);
+	/* The guarantee, for a load at now and later (VM entry takes time). */
+	const uint64_t after[] = { 0, 1, (uint64_t)unit - 1, (uint64_t)unit + 3, 1000 };
+
+	for (size_t i = 0; i < sizeof(after) / sizeof(after[0]); i++) {
+		uint64_t load = now + after[i];
+
+		if (load < now)
+			break;	/* past the end of the TSC */
+		e = ptimer_expiry_model(load, v, rate);
+		assert_true(e >= due);
+		assert_true(e <= (unsigned __int128)due + after[i] + 2 * unit - 2);
+		if (i == 0 && lo_seen) {
+			if (e - due < *lo_seen)
+				*lo_seen = e - due;
+			if (e - due > *hi_seen)
+				*hi_seen = e - due;
+		}
+	}
+}
+
+static void test_ptimer_due_now_or_past(void **state)
+{
+	(void)state;
+	for (uint32_t r = 0; r < 32; r++) {
+		assert_int_equal(ptimer_value(0, 0, r), 0);
+		assert_int_equal(ptimer_value(5, 5, r), 0);
+		assert_int_equal(ptimer_value(6, 5, r), 0);
+		assert_int_equal(ptimer_value(UINT64_MAX, 0, r), 0);
+		assert_int_equal(ptimer_value(UINT64_MAX, UINT64_MAX, r), 0);
+		assert_int_equal(ptimer_value(UINT64_MAX, UINT64_MAX - 1, r), 0);
+		/* the smallest delta is 1, never 0 */
+		assert_int_equal(ptimer_value(0, 1, r), 1);
+		assert_int_equal(ptimer_value(UINT64_MAX - 1, UINT64_MAX, r), 1);
+	}
+}
+
+static void test_ptimer_boundaries(void **state)
+{
+	(void)state;
+	for (uint32_t r = 0; r < 32; r++) {
+		uint64_t unit = 1ull << r;
+		const uint64_t nows[] = { 0, 1, unit - 1, unit, unit + 1, 3 * unit - 1,
+					  0x123456789abcdefull, (1ull << 62) + unit / 2,
+					  UINT64_MAX - 3 * unit, UINT64_MAX - unit, UINT64_MAX - 2 };
+		unsigned __int128 lo = ~(unsigned __int128)0, hi = 0;
+
+		for (size_t i = 0; i < sizeof(nows) / sizeof(nows[0]); i++) {
+			uint64_t now = nows[i];
+			const uint64_t ds[] = { 1, 2, 3, unit - 1, unit, unit + 1, unit + 2,
+						2 * unit, 2 * unit + 1, 2 * unit + 2, 7 * unit + 1,
+						1000, 1000000, 1ull << 32, 1ull << 40 };
+
+			for (size_t j = 0; j < sizeof(ds) / sizeof(ds[0]); j++) {
+				if (ds[j] && now + ds[j] > now)
+					check_one(now, now + ds[j], r, &lo, &hi);
+			}
+			check_one(now, UINT64_MAX, r, NULL, NULL);
+			check_one(now, now, r, NULL, NULL);
+			if (now)
+				check_one(now, now - 1, r, NULL, NULL);
+		}
+		/* exact boundaries of the rounding: d - 1 a multiple of 2^r, and one more */
+		assert_int_equal(ptimer_value(100, 101 + 5 * unit, r), 5 + 1);
+		if (r)
+			assert_int_equal(ptimer_value(100, 102 + 5 * unit, r), 6 + 1);
+		assert_int_equal(ptimer_value(100, 100 + 5 * unit, r), r ? 5 + 1 : 5);
+		(void)lo;
+		(void)hi;
+	}
+}
+
+/* The clamp: the last unclamped delta, the first clamped one, and the far end. */
+static void test_ptimer_clamp(void **state)
+{
+	(void)state;
+	for (uint32_t r = 0; r < 32; r++) {
+		unsigned __int128 d_last = ((unsigned __int128)0xfffffffeu << r) + 1;
+		uint64_t now = r == 31 ? 12345 : (1ull << 40) + 77;
+		uint64_t due = now + (uint64_t)d_last;
+		unsigned __int128 e;
+
+		/* ceil((d - 1) / 2^r) = 2^32 - 2: value 2^32 - 1, not clamped, not early */
+		assert_true((unsigned __int128)now + d_last <= UINT64_MAX);
+		assert_int_equal(ptimer_value(now, due, r), 0xffffffffu);
+		e = ptimer_expiry_model(now, 0xffffffffu, r);
+		assert_true(e >= due);
+		/* one more: the exact value would be 2^32, clamped, and it expires early */
+		assert_true(ptimer_exact(now, due + 1, r) == ((unsigned __int128)1 << 32));
+		assert_int_equal(ptimer_value(now, due + 1, r), 0xffffffffu);
+		/* the clamped expiry: at least now + 1 + (2^32 - 2) * 2^r */
+		assert_true(e >= (unsigned __int128)now + 1 + ((unsigned __int128)0xfffffffeu << r));
+		/* the largest deltas there are */
+		assert_int_equal(ptimer_value(0, UINT64_MAX, r), 0xffffffffu);
+		assert_int_equal(ptimer_value(1, UINT64_MAX, r), 0xffffffffu);
+	}
+	/* rate 31: every delta below 2^63 - 2^31 + 1 fits */
+	assert_int_equal(ptimer_value(0, 1ull << 62, 31), (1u << 31) + 1);
+	assert_int_equal(ptimer_value(0, (1ull << 62) + 1, 31), (1u << 31) + 1);
+	assert_int_equal(ptimer_value(0, (1ull << 62) + 2, 31), (1u << 31) + 2);
+	/* rate 0: value = delta */
+	assert_int_equal(ptimer_value(10, 10 + 0xffffffffull, 0), 0xffffffffu);
+	assert_int_equal(ptimer_value(10, 11 + 0xffffffffull, 0), 0xffffffffu);
+	assert_int_equal(ptimer_value(10, 10 + 12345, 0), 12345);
+}
+
+/*
+ * The property, for every rate: loaded at @now (or later), the timer never
+ * expires before @due unless clamped, and at most 2^(rate+1) - 2 after it;
+ * both ends are reached.
+ */
+static void test_ptimer_never_early(void **state)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+
+	(void)state;
+	for (uint32_t r = 0; r < 32; r++) {
+		uint64_t unit = 1ull << r, mask = unit - 1;
+		unsigned __int128 lo = ~(unsigned __int128)0, hi = 0;
+
+		for (int i = 0; i < 4000; i++) {
+			uint64_t now, d;
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			/* now: every phase against 2^r, including the extremes */
+			switch (i & 3) {
+			case 0: now = (x >> 4) & ~mask; break;
+			case 1: now = ((x >> 4) & ~mask) + mask; break;
+			case 2: now = ((x >> 4) & ~mask) + 1; break;
+			default: now = x >> 4; break;
+			}
+			/* d: around multiples of 2^r, small and large */
+			switch ((i >> 2) & 3) {
+			case 0: d = (x % 50) + 1; break;
+			case 1: d = (((x >> 8) % 9) << r) + ((x >> 20) % 3); break;
+			case 2: d = (x >> 24) % (unit * 64 + 3) + 1; break;
+			default: d = (x >> (x & 15)) + 1; break;
+			}
+			if (!d || now + d < now)
+				continue;
+			check_one(now, now + d, r, &lo, &hi);
+		}
+		/* the lower bound is reached: now = -1 mod 2^r, d - 1 = 0 mod 2^r */
+		check_one(unit * 5 + mask, unit * 5 + mask + 1 + 3 * unit, r, &lo, &hi);
+		assert_true(lo == 0);
+		/* the upper bound too: now = 0 mod 2^r, d - 1 = 1 mod 2^r */
+		if (r) {
+			check_one(unit * 5, unit * 5 + 2 + 3 * unit, r, &lo, &hi);
+			assert_true(hi == 2 * (unsigned __int128)unit - 2);
+		} else {
+			assert_true(hi == 0);
+		}
+	}
+}
+
+/* ---- host ticks and the watchdog ---- */
+
+static void test_host_periods(void **state)
+{
+	struct host_timer h;
+
+	(void)state;
+	host_timer_init(&h, 1000, 100, 0);
+	assert_int_equal(h.next_tick, 1100);
+	assert_int_equal(host_timer_next(&h), 1100);
+	assert_false(host_timer_run(&h, 1099));
+	assert_int_equal(h.ticks, 0);
+	assert_true(host_timer_run(&h, 1100));
+	assert_int_equal(h.ticks, 1);
+	assert_int_equal(h.late_max, 0);
+	assert_int_equal(h.next_tick, 1200);
+	assert_false(host_timer_run(&h, 1100));
+	assert_true(host_timer_run(&h, 1250));
+	assert_int_equal(h.late_max, 50);
+	assert_int_equal(h.late_sum, 50);
+	assert_int_equal(h.next_tick, 1300);
+	/* one tick before the next due time: nothing */
+	assert_false(host_timer_run(&h, 1299));
+	assert_true(host_timer_run(&h, 1399));
+	assert_int_equal(h.ticks, 3);
+	assert_int_equal(h.ticks_missed, 0);
+	assert_int_equal(h.late_max, 99);
+	assert_int_equal(h.next_tick, 1400);
+	assert_int_equal(h.watchdog_fired, 0);
+}
+
+static void test_host_missed(void **state)
+{
+	struct host_timer h;
+
+	(void)state;
+	host_timer_init(&h, 0, 100, 0);
+	/* 5 whole periods late: one tick handled, 5 missed, back on the grid */
+	assert_true(host_timer_run(&h, 100 + 5 * 100 + 30));
+	assert_int_equal(h.ticks, 1);
+	assert_int_equal(h.ticks_missed, 5);
+	assert_int_equal(h.late_max, 530);
+	assert_int_equal(h.next_tick, 700);
+	/* exactly on a later grid point: that one is handled now, next is after it */
+	assert_true(host_timer_run(&h, 1000));
+	assert_int_equal(h.ticks_missed, 5 + 3);
+	assert_int_equal(h.late_max, 530);
+	assert_int_equal(h.next_tick, 1100);
+	assert_int_equal(h.late_sum, 530 + 300);
+	/* one period late, to the tick: one missed */
+	assert_true(host_timer_run(&h, 1200));
+	assert_int_equal(h.ticks_missed, 9);
+	assert_int_equal(h.next_tick, 1300);
+}
+
+static void test_host_no_drift(void **state)
+{
+	struct host_timer h;
+	const uint64_t start = 123456789, period = 1000003;
+	uint64_t x = 42, late_max = 0, late_sum = 0, missed = 0, handled = 0, n;
+
+	(void)state;
+	host_timer_init(&h, start, period, 0);
+	for (n = 1; n <= 1000000; n++) {
+		uint64_t due = start + n * period, late;
+
+		assert_int_equal(h.next_tick, due);
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		late = (x >> 33) % 1000;
+		if ((x >> 20) % 1000 == 0)
+			late = period * ((x >> 40) % 3) + late;	/* sometimes whole periods */
+		assert_true(host_timer_run(&h, due + late));
+		handled++;
+		missed += late / period;
+		n += late / period;
+		late_sum += late;
+		if (late > late_max)
+			late_max = late;
+	}
+	assert_int_equal(h.ticks, handled);
+	assert_int_equal(h.ticks_missed, missed);
+	assert_true(missed > 0);
+	/* every period accounted for, and the next tick on the grid */
+	assert_int_equal(h.ticks + h.ticks_missed, n - 1);
+	assert_int_equal(h.next_tick, start + n * period);
+	assert_int_equal(h.late_max, late_max);
+	assert_int_equal(h.late_sum, late_sum);
+	assert_int_equal((h.next_tick - start) % period, 0);
+}
+
+static void test_host_tickless(void **state)
+{
+	struct host_timer h;
+
+	(void)state;
+	host_timer_init(&h, 500, 0, 0);
+	assert_int_equal(h.next_tick, TIMER_NO_EVENT);
+	assert_int_equal(host_timer_next(&h), TIMER_NO_EVENT);
+	assert_false(host_timer_run(&h, 1000000));
+	assert_false(host_timer_run(&h, UINT64_MAX));
+	assert_int_equal(h.ticks, 0);
+	assert_int_equal(h.ticks_missed, 0);
+	/* a first tick past the end of the TSC is none */
+	host_timer_init(&h, UINT64_MAX - 10, 100, 0);
+	assert_int_equal(host_timer_next(&h), TIMER_NO_EVENT);
+	/* nor is a next one */
+	host_timer_init(&h, UINT64_MAX - 300, 100, 0);
+	assert_int_equal(h.next_tick, UINT64_MAX - 200);
+	assert_true(host_timer_run(&h, UINT64_MAX - 100));
+	assert_int_equal(h.next_tick, TIMER_NO_EVENT);
+	assert_false(host_timer_run(&h, UINT64_MAX - 1));
+}
+
+static void test_host_watchdog(void **state)
+{
+	struct host_timer h;
+
+	(void)state;
+	host_timer_init(&h, 1000, 0, 500);
+	assert_int_equal(host_timer_next(&h), 1500);
+	/* exits move it */
+	h.last_exit = 1200;
+	assert_int_equal(host_timer_next(&h), 1700);
+	assert_false(host_timer_run(&h, 1699));
+	assert_int_equal(h.watchdog_fired, 0);
+	/* due: counted once, re-armed from now */
+	assert_false(host_timer_run(&h, 1710));
+	assert_int_equal(h.watchdog_fired, 1);
+	assert_int_equal(h.last_exit, 1710);
+	assert_int_equal(host_timer_next(&h), 2210);
+	assert_false(host_timer_run(&h, 1711));
+	assert_int_equal(h.watchdog_fired, 1);
+	/* with a tick: the earlier of the two */
+	host_timer_init(&h, 0, 300, 500);
+	assert_int_equal(host_timer_next(&h), 300);
+	assert_true(host_timer_run(&h, 300));
+	assert_int_equal(host_timer_next(&h), 500);
+	assert_true(host_timer_run(&h, 600));
+	assert_int_equal(h.watchdog_fired, 1);
+	assert_int_equal(host_timer_next(&h), 900);
+	/* off */
+	host_timer_init(&h, 0, 0, 0);
+	h.last_exit = 0;
+	assert_false(host_timer_run(&h, UINT64_MAX));
+	assert_int_equal(h.watchdog_fired, 0);
+	/* saturates at the end of the TSC */
+	host_timer_init(&h, UINT64_MAX - 5, 0, 100);
+	assert_int_equal(host_timer_next(&h), TIMER_NO_EVENT);
+}
+
+/* ---- the vtimer, by hand ---- */
+
+static void vt_setup(struct vtimer *t, enum timer_mode m, uint8_t vector)
+{
+	vtimer_init(t, m);
+	assert_true(vtimer_lvt_masked(t));
+	vtimer_write_lvt(t, vector);
+	assert_false(vtimer_lvt_masked(t));
+	assert_int_equal(vtimer_vector(t), vector);
+}
+
+static void test_vtimer_emulated(void **state)
+{
+	struct vtimer t;
+
+	(void)state;
+	vt_setup(&t, TIMER_EMULATED, 0x40);
+	assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+	vtimer_write_deadline(&t, 1000, 500);
+	assert_int_equal(vtimer_read_deadline(&t), 1000);
+	assert_int_equal(vtimer_next(&t), 1000);
+	assert_false(vtimer_check(&t, 999));
+	assert_true(vtimer_check(&t, 1000));
+	assert_int_equal(vlapic_pending(&t.vlapic), 0x40);
+	assert_int_equal(vtimer_read_deadline(&t), 0);
+	assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+	assert_false(vtimer_check(&t, 5000));
+	assert_int_equal(t.stats.fired, 1);
+	assert_int_equal(t.stats.injected, 1);
+	assert_int_equal(t.stats.programmed, 1);
+
+	/* rewritten later, then earlier, before it expires: only the last fires */
+	vtimer_init(&t, TIMER_EMULATED);
+	vtimer_write_lvt(&t, 0x40);
+	vtimer_write_deadline(&t, 2000, 1000);
+	vtimer_write_deadline(&t, 3000, 1500);
+	assert_false(vtimer_check(&t, 2500));
+	vtimer_write_deadline(&t, 2600, 2500);
+	assert_false(vtimer_check(&t, 2599));
+	assert_true(vtimer_check(&t, 2600));
+	assert_false(vtimer_check(&t, 3000));
+	assert_int_equal(t.stats.fired, 1);
+
+	/* the old one already expired when the write is handled: it fired first */
+	vtimer_write_deadline(&t, 4000, 3500);
+	vtimer_write_deadline(&t, 9000, 4010);
+	assert_int_equal(t.stats.fired, 2);
+	assert_int_equal(vtimer_read_deadline(&t), 9000);
+
+	/* 0 disarms */
+	vtimer_write_deadline(&t, 0, 4020);
+	assert_false(vtimer_check(&t, UINT64_MAX));
+	assert_int_equal(t.stats.fired, 2);
+
+	/* at or before now, or 1: fires at once */
+	vtimer_write_deadline(&t, 4030, 4030);
+	assert_int_equal(t.stats.fired, 3);
+	vtimer_write_deadline(&t, 1, 4040);
+	assert_int_equal(t.stats.fired, 4);
+	assert_int_equal(vtimer_read_deadline(&t), 0);
+
+	/* ~0 never comes */
+	vtimer_write_deadline(&t, UINT64_MAX, 4050);
+	assert_false(vtimer_check(&t, UINT64_MAX - 1));
+	assert_int_equal(vtimer_next(&t), UINT64_MAX);
+	assert_true(vtimer_check(&t, UINT64_MAX));
+}
+
+static void test_vtimer_masked(void **state)
+{
+	struct vtimer t;
+
+	(void)state;
+	vt_setup(&t, TIMER_EMULATED, 0x50);
+	vtimer_write_lvt(&t, 0x50 | LVT_MASK);
+	vtimer_write_deadline(&t, 100, 50);
+	assert_true(vtimer_check(&t, 100));
+	assert_int_equal(t.stats.dropped_masked, 1);
+	assert_int_equal(t.stats.injected, 0);
+	assert_int_equal(vlapic_highest_irr(&t.vlapic), -1);
+	/* unmasking later does not bring it back */
+	vtimer_write_lvt(&t, 0x50);
+	assert_false(vtimer_check(&t, 200));
+	assert_int_equal(vlapic_highest_irr(&t.vlapic), -1);
+	/* an illegal vector is refused like a masked one */
+	vtimer_write_lvt(&t, 0x0f);
+	vtimer_write_deadline(&t, 300, 250);
+	assert_true(vtimer_check(&t, 300));
+	assert_int_equal(t.stats.dropped_masked, 2);
+	/* inject mode: the hardware fire is judged by the LVT too */
+	vt_setup(&t, TIMER_INJECT, 0x60);
+	vtimer_write_lvt(&t, 0x60 | LVT_MASK);
+	vtimer_hw_fired(&t);
+	assert_int_equal(t.stats.dropped_masked, 1);
+	vtimer_write_lvt(&t, 0x60);
+	vtimer_hw_fired(&t);
+	assert_int_equal(t.stats.injected, 1);
+	assert_int_equal(vlapic_pending(&t.vlapic), 0x60);
+	/* direct mode: the physical APIC delivers; nothing to do */
+	vt_setup(&t, TIMER_DIRECT, 0x60);
+	vtimer_hw_fired(&t);
+	assert_int_equal(t.stats.fired, 0);
+}
+
+static void test_vtimer_save_restore(void **state)
+{
+	struct vtimer t;
+
+	(void)state;
+	vt_setup(&t, TIMER_DIRECT, 0x70);
+	/* the first entry: nothing to write */
+	assert_false(t.in_hw);
+	assert_int_equal(vtimer_restore(&t), 0);
+	assert_true(t.in_hw);
+	/* armed in the future: saved, written back on entry */
+	vtimer_save(&t, 5000, 4000, 4000);
+	assert_false(t.in_hw);
+	assert_int_equal(vtimer_next(&t), 5000);
+	assert_false(vtimer_check(&t, 4999));
+	assert_int_equal(vtimer_restore(&t), 5000);
+	assert_true(t.in_hw);
+	assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+	/* a second restore writes nothing */
+	assert_int_equal(vtimer_restore(&t), 0);
+	/* nothing armed */
+	vtimer_save(&t, 0, 6000, 6000);
+	assert_int_equal(vtimer_restore(&t), 0);
+	/* D <= TSC: fired or firing (Bochs keeps the old value): never re-armed */
+	vtimer_save(&t, 6000, 6000, 6000);
+	assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+	assert_int_equal(vtimer_restore(&t), 0);
+	vtimer_save(&t, 1, 7000, 7000);
+	assert_int_equal(vtimer_restore(&t), 0);
+	/* a second save (no entry between) reads the 0 the first wrote: no loss */
+	vtimer_save(&t, 9000, 8000, 8000);
+	vtimer_save(&t, 0, 8100, 8100);
+	assert_int_equal(vtimer_next(&t), 9000);
+	/* expiring while out, direct: pending, handed back as a past deadline */
+	assert_true(vtimer_check(&t, 9000));
+	assert_true(t.fired_pending);
+	assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+	assert_int_equal(vtimer_read_deadline(&t), 0);
+	assert_int_equal(vtimer_restore(&t), 1);
+	assert_false(t.fired_pending);
+	assert_int_equal(t.stats.from_pending, 1);
+	/* a saved one already past at entry is written anyway (it fires at once) */
+	vtimer_save(&t, 10000, 9500, 9500);
+	assert_int_equal(vtimer_restore(&t), 10000);
+
+	/* inject: expiring while out goes into the vlapic */
+	vt_setup(&t, TIMER_INJECT, 0x71);
+	vtimer_restore(&t);
+	vtimer_save(&t, 5000, 4000, 4000);
+	assert_true(vtimer_check(&t, 5001));
+	assert_int_equal(vlapic_pending(&t.vlapic), 0x71);
+	assert_int_equal(t.stats.from_pending, 1);
+	assert_int_equal(vtimer_restore(&t), 0);
+
+	/* emulated: nothing in the hardware, ever */
+	vt_setup(&t, TIMER_EMULATED, 0x72);
+	vtimer_write_deadline(&t, 5000, 100);
+	vtimer_save(&t, 7777, 200, 200);
+	assert_int_equal(vtimer_next(&t), 5000);
+	assert_int_equal(vtimer_restore(&t), 0);
+	assert_false(t.in_hw);
+}
+
+/*
+ * The disarm race: the TSC passed D between the RDTSC before the WRMSR of 0
+ * and the one after. It may have fired or not; either way it must reach the
+ * guest once: written back as 1, it fires again into the same IRR bit.
+ */
+static void test_vtimer_save_race(void **state)
+{
+	static const enum timer_mode modes[] = { TIMER_DIRECT, TIMER_INJECT };
+	struct vtimer t;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		vt_setup(&t, modes[i], 0x90);
+		vtimer_restore(&t);
+		/* D in (before, now] */
+		vtimer_save(&t, 6500, 6490, 6510);
+		assert_true(t.hw_refire);
+		assert_true(t.hw_firing);
+		/* nothing for software to do while out, and no mode switch */
+		assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+		assert_false(vtimer_check(&t, 100000));
+		assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 7000));
+		assert_int_equal(t.mode, modes[i]);
+		assert_int_equal(vtimer_restore(&t), 1);
+		assert_false(t.hw_refire);
+		assert_false(t.hw_firing);
+		/* D == now is in the window too; D == before is not */
+		vtimer_save(&t, 7000, 6990, 7000);
+		assert_true(t.hw_refire);
+		assert_int_equal(vtimer_restore(&t), 1);
+		vtimer_save(&t, 7990, 7990, 8000);
+		assert_false(t.hw_refire);
+		assert_true(t.hw_firing);
+		assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 8000));
+		assert_int_equal(vtimer_restore(&t), 0);
+		/* after the entry (and the next save) the switch goes */
+		vtimer_save(&t, 0, 9000, 9000);
+		assert_true(vtimer_switch_mode(&t, TIMER_EMULATED, 9000));
+		/* inject: the caller takes its own vector while out: the race is over */
+		if (modes[i] == TIMER_INJECT) {
+			vt_setup(&t, TIMER_INJECT, 0x90);
+			vtimer_restore(&t);
+			vtimer_save(&t, 9500, 9490, 9510);
+			assert_true(t.hw_refire);
+			vtimer_hw_fired(&t);
+			assert_false(t.hw_refire);
+			assert_false(t.hw_firing);
+			assert_int_equal(vlapic_pending(&t.vlapic), 0x90);
+			assert_int_equal(vtimer_restore(&t), 0);
+			vlapic_accept(&t.vlapic, 0x90);
+			vlapic_eoi(&t.vlapic);
+		}
+		/* D just past now: saved, not in the window */
+		vt_setup(&t, modes[i], 0x90);
+		vtimer_restore(&t);
+		vtimer_save(&t, 8001, 7990, 8000);
+		assert_false(t.hw_refire);
+		assert_false(t.hw_firing);
+		assert_int_equal(vtimer_next(&t), 8001);
+	}
+}
+
+static void test_vtimer_switch(void **state)
+{
+	struct vtimer t;
+
+	(void)state;
+	/* emulated -> direct: the deadline carries over to the hardware */
+	vt_setup(&t, TIMER_EMULATED, 0x80);
+	vtimer_write_deadline(&t, 5000, 100);
+	assert_true(vtimer_switch_mode(&t, TIMER_DIRECT, 200));
+	assert_int_equal(t.mode, TIMER_DIRECT);
+	assert_int_equal(vtimer_restore(&t), 5000);
+	/* in the hardware: save first */
+	assert_false(vtimer_switch_mode(&t, TIMER_INJECT, 300));
+	vtimer_save(&t, 5000, 300, 300);
+	assert_true(vtimer_switch_mode(&t, TIMER_INJECT, 300));
+	assert_int_equal(t.stats.mode_switches, 2);
+	assert_int_equal(vtimer_restore(&t), 5000);
+	/* refused while in service */
+	vtimer_hw_fired(&t);
+	vlapic_accept(&t.vlapic, 0x80);
+	vtimer_save(&t, 0, 400, 400);
+	assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 400));
+	assert_int_equal(t.mode, TIMER_INJECT);
+	vlapic_eoi(&t.vlapic);
+	/* refused into direct while a vector is pending; fine elsewhere */
+	vtimer_hw_fired(&t);
+	assert_false(vtimer_switch_mode(&t, TIMER_DIRECT, 400));
+	assert_true(vtimer_switch_mode(&t, TIMER_EMULATED, 400));
+	assert_int_equal(vlapic_pending(&t.vlapic), 0x80);
+	vlapic_accept(&t.vlapic, 0x80);
+	vlapic_eoi(&t.vlapic);
+	/* a deadline past at the switch fires then */
+	vtimer_write_deadline(&t, 600, 500);
+	assert_true(vtimer_switch_mode(&t, TIMER_INJECT, 600));
+	assert_int_equal(vlapic_pending(&t.vlapic), 0x80);
+	assert_true(vtimer_switch_mode(&t, TIMER_INJECT, 600));	/* same mode: no-op */
+	vlapic_accept(&t.vlapic, 0x80);
+	vlapic_eoi(&t.vlapic);
+	/* direct, fired while out, then left for emulated: raised in the vlapic */
+	vtimer_restore(&t);
+	vtimer_save(&t, 0, 700, 700);
+	assert_true(vtimer_switch_mode(&t, TIMER_DIRECT, 700));
+	vtimer_restore(&t);
+	vtimer_save(&t, 800, 750, 750);
+	assert_true(vtimer_check(&t, 800));
+	assert_true(t.fired_pending);
+	assert_true(vtimer_switch_mode(&t, TIMER_EMULATED, 810));
+	assert_false(t.fired_pending);
+	assert_int_equal(vlapic_pending(&t.vlapic), 0x80);
+	/* invalid mode */
+	assert_false(vtimer_switch_mode(&t, (enum timer_mode)7, 900));
+}
+
+/* ---- the simulation ---- */
+
+static void run_sim(const struct sim_params *p, struct sim_result *r, const char *name)
+{
+	struct timespec t0, t1;
+	double secs;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	sim_run(p, r);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	printf("  %s: seed %llu (TIMER_SEED=%llu) rate %u period %llu watchdog %llu start %s: "
+	       "%llu events in %.2f s, %llu TSC ticks\n"
+	       "    exits %llu (preemption %llu, early %llu), long stays %llu, switches %llu "
+	       "(refused %llu, skipped %llu)\n"
+	       "    deadline writes %llu, fired %llu, dropped %llu, delivered %llu, "
+	       "host ticks %llu late max %llu (bound %llu), watchdog %llu\n"
+	       "    saves: fired %llu, in the race window %llu (second fires coalesced %llu, "
+	       "drained %llu), expired while out %llu\n",
+	       name, (unsigned long long)p->seed, (unsigned long long)base_seed, p->rate,
+	       (unsigned long long)p->period, (unsigned long long)p->watchdog,
+	       p->mode == TIMER_DIRECT ? "direct" : p->mode == TIMER_INJECT ? "inject" : "emulated",
+	       (unsigned long long)r->events, secs, (unsigned long long)r->tsc_span,
+	       (unsigned long long)r->exits, (unsigned long long)r->exits_ptimer,
+	       (unsigned long long)r->exits_ptimer_idle, (unsigned long long)r->long_stays,
+	       (unsigned long long)r->switches, (unsigned long long)r->switches_refused,
+	       (unsigned long long)r->switches_skipped, (unsigned long long)r->writes,
+	       (unsigned long long)r->fires, (unsigned long long)r->drops,
+	       (unsigned long long)r->delivered, (unsigned long long)r->host_ticks,
+	       (unsigned long long)r->host_late_max, (unsigned long long)r->host_bound,
+	       (unsigned long long)r->watchdog_fired, (unsigned long long)r->save_fired,
+	       (unsigned long long)r->save_race, (unsigned long long)r->coalesced,
+	       (unsigned long long)r->save_drained, (unsigned long long)r->from_pending);
+	if (!r->ok)
+		fail_msg("%s: %s", name, r->msg);
+	assert_true(r->events >= p->events);
+	assert_true(r->host_late_max <= r->host_bound);
+	if (p->period)
+		assert_true(r->host_ticks + 1 >= r->tsc_span / p->period);
+}
+
+static void test_sim_seed1(void **state)
+{
+	struct sim_params p = {
+		.seed = base_seed, .events = sim_events, .rate = 0, .period = 20000,
+		.mode = TIMER_DIRECT, .switch_modes = true, .bochs_msr = true,
+	};
+	struct sim_result r;
+
+	(void)state;
+	run_sim(&p, &r, "sim 1 (Bochs-like: rate 0, MSR kept after a fire)");
+	assert_true(r.fires > 1000 && r.drops > 100 && r.delivered > 1000 && r.switches > 100);
+	assert_true(r.save_fired > 10 && r.save_race > 10 && r.from_pending > 10);
+}
+
+static void test_sim_seed2(void **state)
+{
+	struct sim_params p = {
+		.seed = base_seed + 1, .events = sim_events, .rate = 5, .period = 50000,
+		.watchdog = 300000, .mode = TIMER_INJECT, .switch_modes = true,
+	};
+	struct sim_result r;
+
+	(void)state;
+	run_sim(&p, &r, "sim 2 (rate 5, tick and watchdog)");
+	assert_true(r.fires > 1000 && r.drops > 100 && r.delivered > 1000 && r.switches > 100);
+	assert_true(r.save_race > 10 && r.save_drained > 10);
+}
+
+static void test_sim_seed3(void **state)
+{
+	struct sim_params p = {
+		.seed = base_seed + 2, .events = sim_events, .rate = 7, .period = 0,
+		.watchdog = 0, .mode = TIMER_EMULATED, .switch_modes = true,
+	};
+	struct sim_result r;
+
+	(void)state;
+	run_sim(&p, &r, "sim 3 (rate 7, tickless)");
+	assert_true(r.fires > 1000 && r.drops > 100 && r.delivered > 1000 && r.switches > 100);
+	/* tickless with no watchdog: preemption exits only for the guest or a clamp */
+	assert_int_equal(r.host_ticks, 0);
+}
+
+/*
+ * Rate 0 (Bochs), tickless, no watchdog, a guest that runs for seconds with
+ * no exit: the 32-bit preemption timer clamps and exits early, and exit 52
+ * must find nothing due and re-arm.
+ */
+static void test_sim_clamp(void **state)
+{
+	struct sim_params p = {
+		.seed = base_seed + 3, .events = sim_events / 5, .rate = 0,
+		.mode = TIMER_EMULATED, .switch_modes = true, .scenario = SIM_LONG_SPIN,
+	};
+	struct sim_result r;
+
+	(void)state;
+	run_sim(&p, &r, "sim 4 (rate 0, tickless, long runs: clamped preemption timer)");
+	assert_true(r.exits_ptimer_idle > 10);
+	assert_true(r.fires > 100 && r.delivered > 100);
+}
+
+/* Adversarial guests: whatever they do, host ticks stay on time. */
+static void run_scenario(uint32_t scenario, uint64_t seed_off, const char *name,
+			 struct sim_result *r)
+{
+	static const enum timer_mode modes[] = { TIMER_DIRECT, TIMER_INJECT, TIMER_EMULATED };
+
+	for (int i = 0; i < 3; i++) {
+		struct sim_params p = {
+			.seed = base_seed + seed_off + (uint64_t)i, .events = sim_events / 5,
+			.rate = (uint32_t)(i * 3), .period = 20000, .watchdog = 150000,
+			.mode = modes[i], .switch_modes = true, .bochs_msr = i == 1,
+			.scenario = scenario,
+		};
+		char label[96];
+
+		snprintf(label, sizeof(label), "%s, start %s", name,
+			 i == 0 ? "direct" : i == 1 ? "inject" : "emulated");
+		run_sim(&p, &r[i], label);
+		assert_int_equal(r[i].host_late_max <= r[i].host_bound, 1);
+	}
+}
+
+static void test_adv_never_eoi(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_NEVER_EOI, 100, "never EOI", r);
+	for (int i = 0; i < 3; i++)
+		assert_true(r[i].delivered <= 1);	/* the first one stays in service */
+}
+
+static void test_adv_tpr15(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_TPR15, 200, "TPR 15", r);
+	for (int i = 0; i < 3; i++)
+		assert_true(r[i].fires > 0);
+}
+
+static void test_adv_lvt_masked(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_LVT_MASKED, 300, "LVT masked", r);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(r[i].fires, 0);
+		assert_int_equal(r[i].delivered, 0);
+		assert_true(r[i].drops > 100);
+	}
+}
+
+static void test_adv_deadline_0(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_DEADLINE_0, 400, "deadline 0", r);
+}
+
+static void test_adv_deadline_max(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_DEADLINE_MAX, 500, "deadline ~0", r);
+}
+
+static void test_adv_tight_exits(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_TIGHT_EXITS, 600, "tight exit loop", r);
+	for (int i = 0; i < 3; i++)
+		assert_true(r[i].exits > r[i].events / 4);
+}
+
+static void test_adv_cli_spin(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_CLI_SPIN, 700, "spinning with IF=0", r);
+}
+
+static void test_adv_everything(void **state)
+{
+	struct sim_result r[3];
+
+	(void)state;
+	run_scenario(SIM_NEVER_EOI | SIM_TPR15 | SIM_LVT_MASKED | SIM_TIGHT_EXITS | SIM_CLI_SPIN,
+		     800, "all of them", r);
+}
+
+static uint64_t env_u64(const char *name, uint64_t def)
+{
+	const char *v = getenv(name);
+	char *end;
+	unsigned long long x;
+
+	if (!v || !*v)
+		return def;
+	x = strtoull(v, &end, 0);
+	return *end ? def : (uint64_t)x;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ptimer_due_now_or_past),
+		cmocka_unit_test(test_ptimer_boundaries),
+		cmocka_unit_test(test_ptimer_clamp),
+		cmocka_unit_test(test_ptimer_never_early),
+		cmocka_unit_test(test_host_periods),
+		cmocka_unit_test(test_host_missed),
+		cmocka_unit_test(test_host_no_drift),
+		cmocka_unit_test(test_host_tickless),
+		cmocka_unit_test(test_host_watchdog),
+		cmocka_unit_test(test_vtimer_emulated),
+		cmocka_unit_test(test_vtimer_masked),
+		cmocka_unit_test(test_vtimer_save_restore),
+		cmocka_unit_test(test_vtimer_save_race),
+		cmocka_unit_test(test_vtimer_switch),
+		cmocka_unit_test(test_sim_seed1),
+		cmocka_unit_test(test_sim_seed2),
+		cmocka_unit_test(test_sim_seed3),
+		cmocka_unit_test(test_sim_clamp),
+		cmocka_unit_test(test_adv_never_eoi),
+		cmocka_unit_test(test_adv_tpr15),
+		cmocka_unit_test(test_adv_lvt_masked),
+		cmocka_unit_test(test_adv_deadline_0),
+		cmocka_unit_test(test_adv_deadline_max),
+		cmocka_unit_test(test_adv_tight_exits),
+		cmocka_unit_test(test_adv_cli_spin),
+		cmocka_unit_test(test_adv_everything),
+	};
+
+	base_seed = env_u64("TIMER_SEED", DEFAULT_SEED);
+	sim_events = env_u64("TIMER_EVENTS", DEFAULT_EVENTS);
+	printf("timer simulation: base seed %llu (set TIMER_SEED to change), %llu events a run\n",
+	       (unsigned long long)base_seed, (unsigned long long)sim_events);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
