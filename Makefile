@@ -44,7 +44,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz bench test-images deps format help clean
+.PHONY: all iso run test unit fuzz bench test-images deps format help clean install run-kvm
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -108,6 +108,35 @@ test: deps	## Install what is missing, then run unit and emulator tests
 
 bench: deps all	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated (table + BENCH lines)
 	@tests/bench/bench.sh $(BUILD)/bench
+	@tests/bench/plot.py $(BUILD)/bench
+
+# ---- on a server: GRUB install, and QEMU/KVM with nested VMX ----
+# make install [DESTDIR=/mnt] [PREFIX=/boot/tempo] [CONFIG=my.cfg]; then update-grub.
+PREFIX		?= /boot/tempo
+CONFIG		?= $(DEMO_CFG)
+# run-kvm boots $(ISO) unless CONFIG names another config than the ISO's.
+KVM_ISO		:= $(if $(filter-out $(DEMO_CFG),$(CONFIG)),$(BUILD)/tempo-kvm.iso,$(ISO))
+KVM_MKISO	= boot/mkiso.sh $(KVM_ISO) $(HV_ELF) "$(ISO_CMDLINE)" $(CONFIG):partitions $(GUEST_MODULES)
+
+install: $(HV_ELF) $(GUEST_ELFS) $(CONFIG)	## Install Tempo, the guests and CONFIG in DESTDIR/boot/tempo, 20_tempo in DESTDIR/etc/grub.d
+	install -d "$(DESTDIR)$(PREFIX)" "$(DESTDIR)/etc/grub.d" "$(DESTDIR)/etc/default"
+	install -m 644 $(HV_ELF) "$(DESTDIR)$(PREFIX)/tempo.elf"
+	install -m 644 $(GUEST_ELFS) "$(DESTDIR)$(PREFIX)/"
+	install -m 644 $(CONFIG) "$(DESTDIR)$(PREFIX)/partitions.cfg"
+	sed 's|^tempo_default_root=.*|tempo_default_root=$(PREFIX)|' boot/grub.d/20_tempo \
+		> "$(DESTDIR)/etc/grub.d/20_tempo.new"
+	chmod 755 "$(DESTDIR)/etc/grub.d/20_tempo.new"
+	mv -f "$(DESTDIR)/etc/grub.d/20_tempo.new" "$(DESTDIR)/etc/grub.d/20_tempo"
+	[ -e "$(DESTDIR)/etc/default/tempo" ] || sed 's|/boot/tempo|$(PREFIX)|g' \
+		boot/grub.d/tempo.default > "$(DESTDIR)/etc/default/tempo"
+	@TEMPO_DEFAULTS=/dev/null TEMPO_ROOT="$(DESTDIR)$(PREFIX)" TEMPO_GRUB_DIR="$(PREFIX)" \
+		"$(DESTDIR)/etc/grub.d/20_tempo" >/dev/null || \
+		echo "install: warning: copy what is missing into $(DESTDIR)$(PREFIX) before update-grub"
+	@$(if $(DESTDIR),,echo "install: done; run update-grub (or grub-mkconfig -o /boot/grub/grub.cfg)")
+
+run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in QEMU/KVM with nested VMX (Intel hosts; CONFIG= picks the config)
+	$(if $(filter-out $(ISO),$(KVM_ISO)),$(KVM_MKISO))
+	boot/run-kvm.sh --iso $(KVM_ISO) --config $(CONFIG)
 
 FUZZ_SECONDS	?= 300
 fuzz:	## Run every libFuzzer target for FUZZ_SECONDS (default 300) each

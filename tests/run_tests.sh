@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [unit|fuzz|emu] [NAME_FILTER]
+#   tests/run_tests.sh [unit|fuzz|emu|grub] [NAME_FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,6 +82,23 @@ if [ "$what" = all ] || [ "$what" = emu ]; then
 			fi
 		done
 	fi
+fi
+
+if [ "$what" = all ] || [ "$what" = grub ]; then
+	echo "== GRUB install script and run-kvm checks"
+	for t in tests/grub/test_grubd.sh tests/grub/test_run_kvm.sh; do
+		if out=$(BUILD="$BUILD" "$t" 2>&1); then
+			n=$(echo "$out" | grep -c '^PASS ')
+			passed=$((passed + n))
+			echo "$out" | grep -E '^(PASS|FAIL) ' | sed 's/^/  /'
+		else
+			n=$(echo "$out" | grep -c '^FAIL ')
+			[ "$n" -gt 0 ] || n=1
+			failed=$((failed + n))
+			failures+=("$t")
+			echo "$out" | tail -n 20
+		fi
+	done
 fi
 
 echo

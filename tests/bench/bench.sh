@@ -23,12 +23,15 @@ mkdir -p "$out"
 rm -f "$out"/*.iso
 
 guest_args() {	# LABEL WORKLOAD
-	echo "workload=$2 count=$COUNT interval_us=$INTERVAL_US seed=$SEED label=$1"
+	local extra=""
+	[ "$2" = rewrite-later ] && extra=" rewrites=3"
+	echo "workload=$2 count=$COUNT interval_us=$INTERVAL_US seed=$SEED label=$1$extra"
 }
 
-# make_tempo_iso NAME MODE WORKLOAD NEIGHBOUR(none|busy)
+# make_tempo_iso NAME MODE WORKLOAD NEIGHBOUR(none|busy) SHARED(1|2|3)
+# SHARED > 1: rt and SHARED-1 neighbours share CPU 1 in 300 us windows.
 make_tempo_iso() {
-	local cfg=$out/$1.cfg
+	local cfg=$out/$1.cfg n
 	{
 		printf '[hypervisor]\ntick_us = %s\n\n' "$TICK_US"
 		printf '[partition rt]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\n'
@@ -39,6 +42,16 @@ make_tempo_iso() {
 				"$((COUNT * INTERVAL_US / 50))"
 			printf 'timer = direct\n'
 		fi
+		for ((n = 2; n <= $5; n++)); do
+			printf '\n[partition n%s]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\n' "$n"
+			printf 'cmdline = "workload=fixed wait=busy count=%s interval_us=%s seed=%s label=n%s"\n' \
+				"$COUNT" "$INTERVAL_US" "$n" "$n"
+			printf 'timer = %s\n' "$2"
+		done
+		if [ "$5" -gt 1 ]; then
+			printf '\n[schedule 1]\nwindow = rt 300\n'
+			for ((n = 2; n <= $5; n++)); do printf 'window = n%s 300\n' "$n"; done
+		fi
 	} > "$cfg"
 	boot/mkiso.sh "$out/$1.iso" "$HV" "exit=emu" "$cfg:partitions" "$RT:rtbench-mb2"
 }
@@ -48,31 +61,45 @@ run_one() {	# NAME CPUS
 		--iso "$out/$1.iso" --out "$out/$1" > "$out/$1.run" 2>&1
 }
 
-# Each row: name mode workload neighbour
-ROWS="bare-fixed bare fixed none
-bare-random bare random none
-direct-fixed direct fixed none
-direct-random direct random none
-inject-fixed inject fixed none
-inject-random inject random none
-emulated-fixed emulated fixed none
-emulated-random emulated random none
-direct-fixed-busy direct fixed busy"
+# Each row: name mode workload neighbour shared
+ROWS="bare-fixed bare fixed none 1
+bare-random bare random none 1
+bare-rewrite-later bare rewrite-later none 1
+bare-rewrite-earlier bare rewrite-earlier none 1
+direct-fixed direct fixed none 1
+direct-random direct random none 1
+inject-fixed inject fixed none 1
+inject-random inject random none 1
+emulated-fixed emulated fixed none 1
+emulated-random emulated random none 1
+pv-lazy-fixed pv-lazy fixed none 1
+direct-fixed-busy direct fixed busy 1
+emulated-rewrite-later emulated rewrite-later none 1
+pv-lazy-rewrite-later pv-lazy rewrite-later none 1
+emulated-rewrite-earlier emulated rewrite-earlier none 1
+pv-lazy-rewrite-earlier pv-lazy rewrite-earlier none 1
+shared2-inject-fixed inject fixed none 2
+shared2-emulated-fixed emulated fixed none 2
+shared2-pv-lazy-fixed pv-lazy fixed none 2
+shared2-emulated-rewrite-later emulated rewrite-later none 2
+shared2-pv-lazy-rewrite-later pv-lazy rewrite-later none 2
+shared3-pv-lazy-fixed pv-lazy fixed none 3
+shared3-inject-fixed inject fixed none 3"
 
 total=$(echo "$ROWS" | wc -l)
 i=0
 echo "bench: building $total images"
-while read -r name mode workload neigh; do
+while read -r name mode workload neigh shared; do
 	if [ "$mode" = bare ]; then
 		boot/mkiso.sh "$out/$name.iso" "$RT" "exit=emu $(guest_args "$name" "$workload")"
 	else
-		make_tempo_iso "$name" "$mode" "$workload" "$neigh"
+		make_tempo_iso "$name" "$mode" "$workload" "$neigh" "$shared"
 	fi
 done <<< "$ROWS"
 
 # two Bochs runs at a time (the machine has two cores)
 pids=()
-while read -r name mode workload neigh; do
+while read -r name mode workload neigh shared; do
 	i=$((i + 1))
 	cpus=1
 	[ "$mode" != bare ] && cpus=3
@@ -94,9 +121,9 @@ rearm=$(serial direct-fixed | sed -n 's/^TIMER_COST .*rearm_instr=\([0-9]*\).*/\
 declare -A p99_bare
 status=0
 lines=()
-printf '\n%-18s %-8s %-8s %6s %6s %9s %6s %8s %8s %8s %8s %6s %9s %7s\n' row mode workload \
-	shared events exits/ev tick_ex lat_min lat_avg lat_p99 lat_max ratio tick_late msr/1k
-while read -r name mode workload neigh; do
+printf '\n%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s\n' row mode workload \
+	sh events exits/ev tick_ex lat_min lat_avg lat_p99 lat_max ratio tick_late msr/1k win_jit
+while read -r name mode workload neigh shared; do
 	if ! grep -q ': pass' "$out/$name.run"; then
 		echo "bench: $name FAILED: $(cat "$out/$name.run")"
 		status=1
@@ -112,11 +139,13 @@ while read -r name mode workload neigh; do
 	min=$(field "$rt" lat_min_ticks) avg=$(field "$rt" lat_avg_ticks)
 	p99=$(field "$rt" lat_p99_ticks) max=$(field "$rt" lat_max_ticks)
 	lost=$(field "$rt" lost) early=$(field "$rt" early)
-	epe=na tick=na late=na msr=na rearm_k=na shared=na
+	epe=na tick=na late=na msr=na rearm_k=na jit=na
 	if [ "$mode" = bare ]; then
 		p99_bare[$workload]=$p99
+		shared=na
 	else
-		shared=1
+		[ "$shared" -gt 1 ] && jit=$(serial "$name" | sed -n 's/^WINDOW cpu=1 .*start_late_max_ticks=\([0-9]*\).*/\1/p' |
+			sort -n | tail -n 1)
 		mapfile -t st < <(serial "$name" | grep -E '^VCPU_STATS partition=rt vcpu=0 ')
 		if [ ${#st[@]} -ge 2 ]; then
 			a=${st[0]} b=${st[1]}
@@ -125,8 +154,11 @@ while read -r name mode workload neigh; do
 			tick=$(($(field "$b" tick_exits) - $(field "$a" tick_exits)))
 			wr=$(($(field "$b" deadline_write_exits) - $(field "$a" deadline_write_exits)))
 			epe=$(awk -v e="$ex" -v n="$events" 'BEGIN { printf "%.3f", n ? e / n : 0 }')
-			# one deadline write per event in the fixed and random workloads
-			msr=$(awk -v w="$wr" -v n="$events" 'BEGIN { printf "%.0f", n ? w * 1000 / n : 0 }')
+			# deadline writes per event: 1, 2 (rewrite-earlier), 4 (rewrite-later: 3 + the last)
+			writes=$events
+			[ "$workload" = rewrite-earlier ] && writes=$((events * 2))
+			[ "$workload" = rewrite-later ] && writes=$((events * 4))
+			msr=$(awk -v w="$wr" -v n="$writes" 'BEGIN { printf "%.0f", n ? w * 1000 / n : 0 }')
 		fi
 		late=$(serial "$name" | sed -n 's/^HOSTTICK cpu=1 .*late_max_ticks=\([0-9]*\).*/\1/p')
 		rearm_k=${rearm:-na}
@@ -134,11 +166,11 @@ while read -r name mode workload neigh; do
 	ratio=na
 	[ -n "${p99_bare[$workload]:-}" ] && [ "${p99_bare[$workload]}" -gt 0 ] &&
 		ratio=$(awk -v a="$p99" -v b="${p99_bare[$workload]}" 'BEGIN { printf "%.2f", a / b }')
-	printf '%-18s %-8s %-8s %6s %6s %9s %6s %8s %8s %8s %8s %6s %9s %7s\n' "$name" "$mode" \
+	printf '%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s\n' "$name" "$mode" \
 		"$workload" "$shared" "$events" "$epe" "$tick" "$min" "$avg" "$p99" "$max" "$ratio" \
-		"${late:-na}" "$msr"
+		"${late:-na}" "$msr" "${jit:-na}"
 	[ "$lost" = 0 ] && [ "$early" = 0 ] || { echo "bench: $name lost=$lost early=$early"; status=1; }
-	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=na cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=$SEED")
+	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=${jit:-na} cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=$SEED")
 done <<< "$ROWS"
 echo
 printf '%s\n' "${lines[@]}" | tee "$out/bench.txt"

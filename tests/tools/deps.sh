@@ -11,6 +11,7 @@ packages=(
 	bochs bochsbios vgabios bochs-term	# VMX emulation
 	qemu-system-x86 ovmf			# BIOS/UEFI boot paths
 	bsdutils coreutils			# script(1), timeout(1)
+	python3-matplotlib			# tests/bench/plot.py (make bench)
 )
 
 missing=()
