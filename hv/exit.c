@@ -857,7 +857,7 @@ static void pv_sync(struct vcpu *v)
 	if (next != v->pv_seen) {
 		v->pv_seen = next;
 		v->pv_updates++;
-		vtimer_write_deadline(&v->vt, next, rdtsc());
+		vtimer_replace_deadline(&v->vt, next, rdtsc());
 	}
 }
 

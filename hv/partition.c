@@ -434,13 +434,17 @@ static void print_schedules(void)
 	for (uint32_t i = 0; i < pcpu_count; i++) {
 		const struct pcpu *c = &pcpus[i];
 
+		struct cyclic_sched snap;
+
 		if (!c->shared || !c->sched_started)
 			continue;
+		/* the core runs on while the UART takes ms a line: print one moment */
+		snap = c->sched;
 		log_printf(LOG_EMERG, "SCHED cpu=%u windows=%u frame_ticks=%lu frames=%lu "
-			   "switches=%lu\n", i, c->sched.count, c->sched.frame_tsc, c->sched.frames,
-			   c->sched.switches);
-		for (uint32_t w = 0; w < c->sched.count; w++) {
-			const struct sched_window *sw = &c->sched.w[w];
+			   "switches=%lu\n", i, snap.count, snap.frame_tsc, snap.frames,
+			   snap.switches);
+		for (uint32_t w = 0; w < snap.count; w++) {
+			const struct sched_window *sw = &snap.w[w];
 
 			log_printf(LOG_EMERG, "WINDOW cpu=%u index=%u partition=%s length_ticks=%lu "
 				   "starts=%lu start_late_max_ticks=%lu start_late_avg_ticks=%lu "

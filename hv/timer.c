@@ -199,6 +199,20 @@ void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 	vtimer_check(t, now);
 }
 
+/*
+ * pv-lazy: a deadline the guest published without trapping. It did so only
+ * because the hypervisor's armed exit (the old deadline) came no later than
+ * the new one, and that exit stops the guest at the old deadline: so the
+ * guest wrote it before the old one expired, and the old one is replaced,
+ * not fired, even if it is due by the time the hypervisor reads the page.
+ */
+void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now)
+{
+	t->stats.programmed++;
+	t->deadline = value;
+	vtimer_check(t, now);
+}
+
 /* What RDMSR IA32_TSC_DEADLINE returns: 0 once fired or when disarmed. */
 uint64_t vtimer_read_deadline(const struct vtimer *t)
 {

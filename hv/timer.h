@@ -113,6 +113,8 @@ uint8_t vtimer_vector(const struct vtimer *t);
 /* Emulated mode: the trapped WRMSR to IA32_TSC_DEADLINE and its RDMSR. */
 void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now);
 uint64_t vtimer_read_deadline(const struct vtimer *t);
+/* pv-lazy: a deadline taken from the shared page replaces the old one unfired. */
+void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now);
 
 /*
  * Emulated mode (and saved deadlines of the other modes): when the software
