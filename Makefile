@@ -44,7 +44,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz bench test-images deps format help clean install run-kvm
+.PHONY: all iso run test unit fuzz bench test-images deps format help clean install run-kvm efi esp
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -75,7 +75,8 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 
 # Extra images the emulator tests boot, each with its own command line and,
 # where CONFIG_name is set, a partition config and the guests.
-TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated
+TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated \
+		   shared shared-solo pv-lazy
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
@@ -151,5 +152,58 @@ help:	## List the targets
 
 clean:	## Remove build outputs
 	rm -rf $(BUILD)
+
+# ---- UEFI without GRUB: the Tempo EFI loader and an EFI system partition ----
+# build/BOOTX64.EFI (GNU-EFI) reads \EFI\tempo\tempo.conf (format in
+# boot/efi/efiboot.h), loads the hypervisor and its modules and calls the
+# hypervisor's 64-bit entry. build/esp.img is a FAT ESP with the loader, the
+# hypervisor and the same config and guests as the ISO.
+EFI_LOADER	:= $(BUILD)/BOOTX64.EFI
+ESP_IMG		:= $(BUILD)/esp.img
+EFI_OBJ		:= $(BUILD)/efi/obj
+EFI_C_SRCS	:= boot/efi/loader.c boot/efi/efiboot.c hv/elf.c hv/fmt.c hv/lib.c \
+		   drivers/uart16550.c
+EFI_OBJS	:= $(patsubst %.c,$(EFI_OBJ)/%.o,$(EFI_C_SRCS))
+GNU_EFI_LIB	:= /usr/lib
+# GNU-EFI's flags (../shared/EMULATORS.md) plus ours. GNU_EFI_USE_MS_ABI makes
+# firmware calls plain calls through ms_abi pointers; efi_main stays SysV.
+EFI_CFLAGS	:= -std=gnu11 -O2 -g -I/usr/include/efi -I/usr/include/efi/x86_64 -I. -fpic \
+		   -ffreestanding -fno-builtin -fno-stack-protector -fshort-wchar -mno-red-zone \
+		   -maccumulate-outgoing-args -mgeneral-regs-only -fno-asynchronous-unwind-tables \
+		   -DGNU_EFI_USE_MS_ABI -DTEMPO_VERSION='"$(VERSION)"' -Wall -Wextra -Werror -MMD -MP
+EFI_LDFLAGS	:= -nostdlib -znocombreloc -shared -Bsymbolic -T $(GNU_EFI_LIB)/elf_x86_64_efi.lds
+EFI_SECTIONS	:= .text .sdata .data .rodata .dynamic .dynsym .rel .rela .rel.* .rela.* .reloc
+ESP_TEST_IMGS	:= $(BUILD)/test/esp-missing.img
+
+efi: $(EFI_LOADER)	## Build the UEFI loader (build/BOOTX64.EFI) that boots Tempo without GRUB
+
+esp: $(ESP_IMG)	## Build a FAT ESP image (build/esp.img): BOOTX64.EFI, Tempo, demo config, guests
+
+$(EFI_OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC EFI  $<")
+	$(Q)$(CC) $(EFI_CFLAGS) -c $< -o $@
+
+$(EFI_LOADER): $(EFI_OBJS)
+	@$(if $(Q),echo "  EFI     $@")
+	$(Q)$(LD) $(EFI_LDFLAGS) $(GNU_EFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) \
+		-L$(GNU_EFI_LIB) -lefi -lgnuefi -o $(BUILD)/efi/loader.so
+	$(Q)$(OBJCOPY) $(foreach s,$(EFI_SECTIONS),-j '$(s)') --target efi-app-x86_64 \
+		--subsystem=10 $(BUILD)/efi/loader.so $@
+
+$(ESP_IMG): $(EFI_LOADER) $(HV_ELF) $(GUEST_ELFS) boot/mkesp.sh $(DEMO_CFG)
+	@echo "  ESP     $@"
+	$(Q)boot/mkesp.sh $@ $(EFI_LOADER) $(HV_ELF) "$(ISO_CMDLINE)" $(DEMO_CFG):partitions \
+		$(GUEST_MODULES)
+
+# The loader's error path: tempo.conf names a file that is not there.
+$(BUILD)/test/esp-missing.img: $(EFI_LOADER) $(HV_ELF) boot/mkesp.sh
+	@echo "  ESP     $@"
+	$(Q)boot/mkesp.sh --missing nothere.cfg --shutdown $@ $(EFI_LOADER) $(HV_ELF) "exit=emu"
+
+test-images: $(ESP_IMG) $(ESP_TEST_IMGS)
+
+-include $(EFI_OBJS:.o=.d)
+# ---- end of the UEFI block ----
 
 -include $(HV_OBJS:.o=.d)

@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Multiboot2 header and the 32-bit entry GRUB jumps to (BIOS and UEFI alike:
- * without the "EFI boot services" header tag GRUB exits boot services and
- * enters here in 32-bit protected mode, paging off, EAX = magic, EBX = info).
- * We identity-map the low 4 GiB with 2 MiB pages, enter long mode and call
- * kmain(magic, info_phys).
+ * The two ways in:
+ * - _start: the 32-bit entry GRUB jumps to (BIOS and UEFI alike: without the
+ *   "EFI boot services" header tag GRUB exits boot services and enters here
+ *   in 32-bit protected mode, paging off, EAX = magic, EBX = info). We enter
+ *   long mode on the boot page tables and call kmain(magic, info_phys).
+ * - _start_efi64: the 64-bit entry the Tempo EFI loader (boot/efi/loader.c)
+ *   calls after ExitBootServices, on the firmware's identity-mapped page
+ *   tables; it finds the address in the EFI entry header below. We switch to
+ *   our own GDT, page tables and stack and call kmain_efi(magic, info, size).
+ * Both run on the same boot page tables: an identity map of the low 4 GiB in
+ * 2 MiB pages, built at link time (.data below), so neither path has code to
+ * build them and the APs use them too.
  */
 #include "arch/x86/boot_layout.h"
 
@@ -24,6 +31,17 @@ mb2_header:
 	.long 8
 mb2_header_end:
 
+	/*
+	 * The EFI entry header: the loader looks for the magic 8-byte aligned in
+	 * the first 32 KiB of the file (as GRUB looks for the multiboot2 header)
+	 * and calls the 64-bit physical address that follows it. A header rather
+	 * than a symbol lookup, so a stripped image still boots.
+	 */
+	.balign 8
+efi_entry_header:
+	.quad EFI_ENTRY_HDR_MAGIC
+	.quad _start_efi64
+
 	.section .text.boot, "ax"
 	.code32
 	.globl _start
@@ -33,8 +51,8 @@ _start:
 	mov	%eax, %esi		/* magic: survives the bss clear below */
 	mov	%ebx, %ebp		/* info pointer */
 
-	/* Zero .bss (page tables and stacks live there); GRUB zeroes it too,
-	 * other loaders may not. */
+	/* Zero .bss (the stacks live there); GRUB zeroes it too, other
+	 * loaders may not. */
 	mov	$__bss_start, %edi
 	mov	$__bss_end, %ecx
 	sub	%edi, %ecx
@@ -52,37 +70,6 @@ _start:
 	cpuid
 	bt	$29, %edx
 	jnc	no_long_mode
-
-	/* PML4[0] -> PDPT; PDPT[0..3] -> PD0..PD3; PDs map 0..4 GiB in 2 MiB
-	 * pages. The top GiB (APIC, HPET, PCI MMIO) is mapped uncached. */
-	mov	$boot_pdpt, %eax
-	or	$0x3, %eax
-	mov	%eax, boot_pml4
-	mov	$boot_pd, %eax
-	or	$0x3, %eax
-	mov	$boot_pdpt, %edi
-	mov	$4, %ecx
-1:	mov	%eax, (%edi)
-	add	$4096, %eax
-	add	$8, %edi
-	loop	1b
-
-	mov	$boot_pd, %edi
-	xor	%ebx, %ebx		/* entry index 0..2047 */
-2:	mov	%ebx, %eax
-	shl	$21, %eax		/* low 32 bits of 2 MiB * index */
-	or	$0x83, %eax		/* present, writable, 2 MiB page */
-	cmp	$1536, %ebx		/* >= 3 GiB: PCD|PWT */
-	jb	3f
-	or	$0x18, %eax
-3:	mov	%eax, (%edi)
-	mov	%ebx, %eax
-	shr	$11, %eax		/* high bits of the physical address */
-	mov	%eax, 4(%edi)
-	add	$8, %edi
-	inc	%ebx
-	cmp	$2048, %ebx
-	jb	2b
 
 	mov	%cr4, %eax
 	or	$(1 << 5), %eax		/* PAE */
@@ -131,6 +118,78 @@ long_mode_entry:
 6:	cli
 	hlt
 	jmp	6b
+
+/*
+ * The EFI loader calls here (SysV: RDI = EFI_BOOT_MAGIC, RSI = the
+ * struct boot_info it filled, RDX = its size) after ExitBootServices, in
+ * 64-bit mode on the firmware's page tables, GDT and stack, which all map
+ * the low 4 GiB 1:1 and must be replaced before the firmware's memory is
+ * handed out. The loader refuses 5-level paging (CR4.LA57), which cannot be
+ * turned off from long mode.
+ */
+	.globl _start_efi64
+_start_efi64:
+	cli
+	cld
+	mov	%rdi, %r12		/* the arguments survive the bss clear */
+	mov	%rsi, %r13
+	mov	%rdx, %r14
+
+	/* The loader zeroed our image, but this entry must not depend on it. */
+	mov	$__bss_start, %edi
+	mov	$__bss_end, %ecx
+	sub	%edi, %ecx
+	xor	%eax, %eax
+	rep stosb
+	mov	$(boot_stack + BOOT_STACK_SIZE), %esp
+
+	lgdt	boot_gdt_ptr(%rip)
+	pushq	$0x08
+	lea	1f(%rip), %rax
+	pushq	%rax
+	lretq
+1:	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
+	xor	%ax, %ax
+	mov	%ax, %fs
+	mov	%ax, %gs
+	/* A null selector need not clear the bases in 64-bit mode. */
+	xor	%eax, %eax
+	xor	%edx, %edx
+	mov	$0xc0000100, %ecx	/* IA32_FS_BASE */
+	wrmsr
+	mov	$0xc0000101, %ecx	/* IA32_GS_BASE */
+	wrmsr
+
+	/*
+	 * CR4 as the 32-bit path leaves it, PAE only: this drops the firmware's
+	 * PGE (flushing its global TLB entries), PCIDE, SMEP/SMAP, OSFXSR and
+	 * the like, so both boot paths hand C the same CPU state.
+	 */
+	mov	$(1 << 5), %eax
+	mov	%rax, %cr4
+	mov	$boot_pml4, %eax
+	mov	%rax, %cr3
+	mov	%cr0, %rax
+	or	$((1 << 16) | (1 << 5)), %eax	/* WP, NE */
+	mov	%rax, %cr0
+	/* EFER.NXE off as on the 32-bit path and the APs; only now, as the
+	 * firmware's tables (gone with the CR3 load) used the XD bit. */
+	mov	$0xc0000080, %ecx	/* IA32_EFER */
+	rdmsr
+	and	$~(1 << 11), %eax
+	wrmsr
+
+	mov	%r12d, %edi		/* arg 1: magic */
+	mov	%r13, %rsi		/* arg 2: struct boot_info physical address */
+	mov	%r14, %rdx		/* arg 3: its size */
+	xor	%ebp, %ebp
+	call	kmain_efi
+8:	cli
+	hlt
+	jmp	8b
 
 /*
  * Application processors arrive here from boot/trampoline.S in 32-bit
@@ -194,16 +253,40 @@ boot_gdt:
 	.quad 0x00cf92000000ffff	/* 0x10: data */
 	.quad 0x00cf9a000000ffff	/* 0x18: 32-bit code, for the AP trampoline */
 boot_gdt_end:
-boot_gdt_ptr:
+boot_gdt_ptr:				/* lgdt reads 6 bytes in 32-bit mode, 10 in 64 */
 	.word boot_gdt_end - boot_gdt - 1
-	.long boot_gdt
+	.quad boot_gdt
+
+/*
+ * The boot page tables: PML4[0] -> PDPT; PDPT[0..3] -> PD0..PD3; the PDs map
+ * 0..4 GiB in 2 MiB pages (present, writable, PS). The top GiB (APIC, HPET,
+ * PCI MMIO) is mapped uncached (PCD|PWT).
+ */
+	.data
+	.balign 4096
+	.globl boot_pml4
+boot_pml4:
+	.quad boot_pdpt + 0x3
+	.fill 511, 8, 0
+boot_pdpt:
+	.quad boot_pd + 0x3
+	.quad boot_pd + 0x1000 + 0x3
+	.quad boot_pd + 0x2000 + 0x3
+	.quad boot_pd + 0x3000 + 0x3
+	.fill 508, 8, 0
+boot_pd:
+	.set pde, 0
+	.rept 1536
+	.quad (pde << 21) | 0x83
+	.set pde, pde + 1
+	.endr
+	.rept 512
+	.quad (pde << 21) | 0x83 | 0x18
+	.set pde, pde + 1
+	.endr
 
 	.section .bss
 	.balign 4096
-	.globl boot_pml4
-boot_pml4:	.skip 4096
-boot_pdpt:	.skip 4096
-boot_pd:	.skip 4096 * 4
 	.globl boot_stack
 boot_stack:	.skip BOOT_STACK_SIZE
 

@@ -16,6 +16,7 @@
 #include "arch/x86/vmx.h"
 #include "hv/cmdline.h"
 #include "hv/config.h"
+#include "hv/fmt.h"
 #include "hv/lib.h"
 #include "hv/log.h"
 #include "hv/mb2.h"
@@ -274,34 +275,21 @@ static __attribute__((noreturn)) void enter_pcpu_loop(uint64_t stack_top)
 	__builtin_unreachable();
 }
 
-void kmain(uint32_t magic, uint64_t info_phys);
-void kmain(uint32_t magic, uint64_t info_phys)
+static void print_banner(void)
+{
+	log_info("\nTempo hypervisor %s: real-time partitions with direct TSC-deadline\n",
+		 TEMPO_VERSION);
+}
+
+/* Everything after the boot path: boot_info is filled and checked. */
+static __attribute__((noreturn)) void boot_continue(void)
 {
 	struct cpu_features cpu;
 	struct vmx_caps vmx;
 	struct tsc_report tsc;
 	char err[160], missing[96];
 	const struct boot_module *config_module;
-	uint64_t avail;
 
-	uart_init(UART_COM1_PORT);
-	trap_init();
-	log_info("\nTempo hypervisor %s: real-time partitions with direct TSC-deadline\n",
-		 TEMPO_VERSION);
-
-	if (magic != MB2_BOOTLOADER_MAGIC) {
-		log_err("boot: EAX is 0x%x, not the multiboot2 magic 0x%x; "
-			"boot Tempo with GRUB's multiboot2 command\n", magic, MB2_BOOTLOADER_MAGIC);
-		hv_stop(STOP_FAILURE, "not booted by multiboot2");
-	}
-	avail = info_phys < IDENTITY_MAP_LIMIT ? IDENTITY_MAP_LIMIT - info_phys : 0;
-	if (avail > MB2_INFO_MAX_SIZE)
-		avail = MB2_INFO_MAX_SIZE;
-	if (mb2_parse((const void *)(uintptr_t)info_phys, avail, info_phys, &boot_info, err,
-		      sizeof(err))) {
-		log_err("boot: malformed multiboot2 information at 0x%lx: %s\n", info_phys, err);
-		hv_stop(STOP_FAILURE, "malformed multiboot2 information");
-	}
 	apply_cmdline(boot_info.cmdline);
 	print_boot_info(&boot_info);
 	run_self_test(boot_info.cmdline);
@@ -356,4 +344,100 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		 host_tick_tsc ? "" : " (tickless)");
 	__atomic_store_n(&partitions_go, true, __ATOMIC_RELEASE);
 	enter_pcpu_loop(pcpus[0].stack_top);
+}
+
+void kmain(uint32_t magic, uint64_t info_phys);
+void kmain(uint32_t magic, uint64_t info_phys)
+{
+	char err[160];
+	uint64_t avail;
+
+	uart_init(UART_COM1_PORT);
+	trap_init();
+	print_banner();
+
+	if (magic != MB2_BOOTLOADER_MAGIC) {
+		log_err("boot: EAX is 0x%x, not the multiboot2 magic 0x%x; "
+			"boot Tempo with GRUB's multiboot2 command\n", magic, MB2_BOOTLOADER_MAGIC);
+		hv_stop(STOP_FAILURE, "not booted by multiboot2");
+	}
+	avail = info_phys < IDENTITY_MAP_LIMIT ? IDENTITY_MAP_LIMIT - info_phys : 0;
+	if (avail > MB2_INFO_MAX_SIZE)
+		avail = MB2_INFO_MAX_SIZE;
+	if (mb2_parse((const void *)(uintptr_t)info_phys, avail, info_phys, &boot_info, err,
+		      sizeof(err))) {
+		log_err("boot: malformed multiboot2 information at 0x%lx: %s\n", info_phys, err);
+		hv_stop(STOP_FAILURE, "malformed multiboot2 information");
+	}
+	boot_continue();
+}
+
+/*
+ * The EFI loader's block is the same structure, built from the same header,
+ * but it is still outside input: the strings are terminated, the counts and
+ * lengths clamped and the modules checked before anything reads them.
+ */
+static int efi_info_check(struct boot_info *bi, char *err, size_t errlen)
+{
+	bi->cmdline[sizeof(bi->cmdline) - 1] = 0;
+	bi->loader_name[sizeof(bi->loader_name) - 1] = 0;
+	if (bi->mmap_count > BOOT_INFO_MAX_MMAP) {
+		fmt_snprintf(err, errlen, "%u memory map entries, at most %u", bi->mmap_count,
+			     BOOT_INFO_MAX_MMAP);
+		return -1;
+	}
+	if (bi->module_count > BOOT_INFO_MAX_MODULES) {
+		fmt_snprintf(err, errlen, "%u modules, at most %u", bi->module_count,
+			     BOOT_INFO_MAX_MODULES);
+		return -1;
+	}
+	for (uint32_t i = 0; i < bi->module_count; i++) {
+		struct boot_module *m = &bi->modules[i];
+
+		m->cmdline[sizeof(m->cmdline) - 1] = 0;
+		if (m->end < m->start || m->end > IDENTITY_MAP_LIMIT) {
+			fmt_snprintf(err, errlen, "module %u: [0x%lx-0x%lx) not below 4 GiB", i,
+				     m->start, m->end);
+			return -1;
+		}
+	}
+	if (bi->has_rsdp && bi->rsdp_len > sizeof(bi->rsdp)) {
+		fmt_snprintf(err, errlen, "RSDP length %u, at most %zu", bi->rsdp_len,
+			     sizeof(bi->rsdp));
+		return -1;
+	}
+	return 0;
+}
+
+void kmain_efi(uint32_t magic, uint64_t info_phys, uint64_t info_size);
+void kmain_efi(uint32_t magic, uint64_t info_phys, uint64_t info_size)
+{
+	char err[160];
+
+	uart_init(UART_COM1_PORT);
+	trap_init();
+	print_banner();
+
+	if (magic != EFI_BOOT_MAGIC) {
+		log_err("boot: the 64-bit entry got magic 0x%x, not the Tempo EFI loader's 0x%x\n",
+			magic, EFI_BOOT_MAGIC);
+		hv_stop(STOP_FAILURE, "not booted by the Tempo EFI loader");
+	}
+	/* A loader built from another version of boot_info.h passes another size. */
+	if (info_size != sizeof(boot_info) || !info_phys || info_phys >= IDENTITY_MAP_LIMIT ||
+	    info_size > IDENTITY_MAP_LIMIT - info_phys) {
+		log_err("boot: EFI loader's boot info at 0x%lx is %lu bytes, expected %zu below "
+			"4 GiB: loader and hypervisor do not match\n", info_phys, info_size,
+			sizeof(boot_info));
+		hv_stop(STOP_FAILURE, "bad EFI loader boot info");
+	}
+	memcpy(&boot_info, (const void *)(uintptr_t)info_phys, sizeof(boot_info));
+	if (efi_info_check(&boot_info, err, sizeof(err))) {
+		log_err("boot: EFI loader's boot info at 0x%lx: %s\n", info_phys, err);
+		hv_stop(STOP_FAILURE, "bad EFI loader boot info");
+	}
+	/* Memory planning keeps the block (and so the copy's source) out of use. */
+	boot_info.info_phys = info_phys;
+	boot_info.info_size = info_size;
+	boot_continue();
 }

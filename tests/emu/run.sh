@@ -6,13 +6,16 @@
 # hypervisor prints (hv/stop.h has the table). Every run works in its own
 # directory, so several can run at once.
 #
-#   tests/emu/run.sh --emu bochs|qemu-bios|qemu-uefi --iso IMAGE [options]
+#   tests/emu/run.sh --emu bochs|qemu-bios|qemu-uefi|qemu-uefi-esp --iso IMAGE [options]
+#     (qemu-uefi-esp: IMAGE is a FAT ESP disk image, boot/mkesp.sh, booted by
+#     OVMF through \EFI\BOOT\BOOTX64.EFI; the image itself is never written)
 #     --cpus N          CPUs (default 1)
 #     --model NAME      Bochs CPU model (default corei7_ivy_bridge_3770k)
 #     --ips N           Bochs instructions per emulated second (default 50000000)
 #     --mem MiB         guest RAM (default 256)
 #     --timeout S       wall-clock limit (default 120)
-#     --expect STATUS   ok | failure | no-vmx (default ok)
+#     --expect STATUS   ok | failure | no-vmx (default ok), or poweroff: Tempo never
+#                       ran (no TEMPO_EXIT line) and the machine powered off (exit 0)
 #     --out DIR         keep serial.txt, e9.txt, emu.log there (default: a temp dir)
 #     --show            copy the serial output to stdout as it arrives
 # Exit status 0 when the run ended as expected, 1 otherwise, 2 on bad usage.
@@ -43,7 +46,8 @@ case $expect in
 ok) code=16 ;;
 failure) code=17 ;;
 no-vmx) code=18 ;;
-*) echo "run.sh: --expect ok|failure|no-vmx" >&2; exit 2 ;;
+poweroff) code="" ;;
+*) echo "run.sh: --expect ok|failure|no-vmx|poweroff" >&2; exit 2 ;;
 esac
 
 if [ -z "$out" ]; then
@@ -89,12 +93,17 @@ RC
 		< /dev/null > "$out/emu.log" 2>&1
 	status=$?
 	;;
-qemu-bios | qemu-uefi)
-	want_status=$((code * 2 + 1))
-	args=(-cpu max -smp "$cpus" -m "$mem" -cdrom "$iso" -display none
+qemu-bios | qemu-uefi | qemu-uefi-esp)
+	want_status=$([ -n "$code" ] && echo $((code * 2 + 1)) || echo 0)
+	if [ "$emu" = qemu-uefi-esp ]; then
+		disk=(-drive "format=raw,file=$iso,snapshot=on")
+	else
+		disk=(-cdrom "$iso")
+	fi
+	args=(-cpu max -smp "$cpus" -m "$mem" "${disk[@]}" -display none
 		-serial "file:$out/serial.txt" -debugcon "file:$out/e9.txt" -no-reboot -net none
 		-device isa-debug-exit,iobase=0xf4,iosize=0x04)
-	if [ "$emu" = qemu-uefi ]; then
+	if [ "$emu" != qemu-bios ]; then
 		cp /usr/share/OVMF/OVMF_VARS_4M.fd "$out/vars.fd"
 		args+=(-machine q35
 			-drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
@@ -119,6 +128,8 @@ if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
 	verdict=fail why="timeout after ${timeout_s}s"
 elif [ "$status" -ne "$want_status" ]; then
 	verdict=fail why="emulator exit status $status, expected $want_status"
+elif [ -z "$code" ]; then
+	[ -z "$marker" ] || verdict=fail why="'$marker': Tempo ran, expected it not to"
 elif [ "$marker" != "TEMPO_EXIT code=$code status=$expect" ]; then
 	verdict=fail why="marker '${marker:-none}', expected 'TEMPO_EXIT code=$code status=$expect'"
 fi

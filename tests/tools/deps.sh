@@ -10,6 +10,7 @@ packages=(
 	grub-common grub-pc-bin grub-efi-amd64-bin xorriso mtools	# hybrid ISO
 	bochs bochsbios vgabios bochs-term	# VMX emulation
 	qemu-system-x86 ovmf			# BIOS/UEFI boot paths
+	gnu-efi					# the UEFI loader (BOOTX64.EFI)
 	bsdutils coreutils			# script(1), timeout(1)
 	python3-matplotlib			# tests/bench/plot.py (make bench)
 )
