@@ -43,7 +43,10 @@ $modules	boot
 CFG
 
 mkdir -p "$(dirname "$out")"
-grub-mkrescue -o "$out" "$root" >"$work/mkrescue.log" 2>&1 || {
-	cat "$work/mkrescue.log" >&2
-	exit 1
-}
+# xorriso was seen to die with SIGSEGV once in many runs here: one retry.
+for try in 1 2; do
+	grub-mkrescue -o "$out" "$root" >"$work/mkrescue.log" 2>&1 && exit 0
+	echo "$0: grub-mkrescue failed (try $try)" >&2
+done
+cat "$work/mkrescue.log" >&2
+exit 1

@@ -18,6 +18,7 @@
 #include "hv/lib.h"
 
 #define TICK_US_MAX	1000000
+#define WATCHDOG_MS_MAX	60000
 #define QUOTE_MAX	40			/* characters of found text in a message */
 #define QUOTE_BUF	(QUOTE_MAX + 4)		/* room for "..." and the NUL */
 #define NAME_CHARS	"A-Z a-z 0-9 _ . -"
@@ -81,6 +82,7 @@ struct parser {
 	enum section sec;
 	uint32_t hypervisor_line;	/* 0: no [hypervisor] yet */
 	uint32_t tick_line;		/* 0: tick_us not set yet */
+	uint32_t watchdog_line;		/* 0: watchdog_ms not set yet */
 	struct partition_config *part;	/* the open [partition], if sec says so */
 	uint32_t key_line[KEY_COUNT];	/* per key of the open partition; 0: unset */
 	struct schedule_config *sched;	/* the open [schedule], if sec says so */
@@ -534,23 +536,31 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 static int hv_statement(struct parser *ps, struct span key, struct span rest)
 {
 	struct span v = trim_right(strip_comment(rest));
+	bool tick = span_eq(key, "tick_us");
+	uint32_t *line = tick ? &ps->tick_line : &ps->watchdog_line;
+	const char *name = tick ? "tick_us" : "watchdog_ms";
+	uint64_t max = tick ? TICK_US_MAX : WATCHDOG_MS_MAX;
 	char q[QUOTE_BUF];
 	uint64_t x;
 	enum num_result r;
 
-	if (!span_eq(key, "tick_us"))
-		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us)",
+	if (!tick && !span_eq(key, "watchdog_ms"))
+		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, watchdog_ms)",
 			    quote(q, key));
-	if (ps->tick_line)
-		return fail(ps, "duplicate key 'tick_us' (first set on line %u)", ps->tick_line);
-	ps->tick_line = ps->line;
+	if (*line)
+		return fail(ps, "duplicate key '%s' (first set on line %u)", name, *line);
+	*line = ps->line;
 	r = parse_u64(v, &x);
 	if (r == NUM_BAD)
-		return fail(ps, "tick_us: expected a number of microseconds, found '%s'",
-			    quote(q, v));
-	if (r == NUM_BIG || x > TICK_US_MAX)
-		return fail(ps, "tick_us: '%s' is out of range (0-%d)", quote(q, v), TICK_US_MAX);
-	ps->out->tick_us = (uint32_t)x;
+		return fail(ps, "%s: expected a number of %s, found '%s'", name,
+			    tick ? "microseconds" : "milliseconds", quote(q, v));
+	if (r == NUM_BIG || x > max)
+		return fail(ps, "%s: '%s' is out of range (0-%lu)", name, quote(q, v),
+			    (unsigned long)max);
+	if (tick)
+		ps->out->tick_us = (uint32_t)x;
+	else
+		ps->out->watchdog_ms = (uint32_t)x;
 	return 0;
 }
 

@@ -9,6 +9,8 @@
  *
  *   [hypervisor]                 optional, at most once
  *   tick_us = 1000               host tick period, 0 = tickless (default 1000)
+ *   watchdog_ms = 0              count a vCPU that runs this long without an exit
+ *                                (0 = off, the default; 1-60000)
  *
  *   [partition NAME]             NAME: 1-31 of [A-Za-z0-9_.-]
  *   cpus = 1,2-3                 physical CPUs by MADT index (list and ranges)
@@ -105,6 +107,7 @@ struct schedule_config {
 
 struct hv_config {
 	uint32_t tick_us;
+	uint32_t watchdog_ms;		/* 0 = off */
 	uint32_t partition_count;
 	struct partition_config partitions[CONFIG_MAX_PARTITIONS];
 	uint32_t schedule_count;	/* in file order, each for a different CPU */

@@ -339,6 +339,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 		hv_stop(STOP_FAILURE, "partition setup failed");
 	}
 	host_tick_tsc = (uint64_t)hv_config.tick_us * (tsc.hz / 1000) / 1000;
+	host_watchdog_tsc = (uint64_t)hv_config.watchdog_ms * (tsc.hz / 1000);
 	log_info("Host tick: %u us = %lu TSC ticks on the VMX-preemption timer (rate %u)%s\n",
 		 hv_config.tick_us, host_tick_tsc, vmx.preemption_timer_rate,
 		 host_tick_tsc ? "" : " (tickless)");

@@ -33,6 +33,7 @@ uint32_t partition_count;
 volatile bool partitions_go;
 struct platform platform;
 uint64_t host_tick_tsc;
+uint64_t host_watchdog_tsc;
 
 static struct vcpu vcpu_pool[MAX_CPUS];
 static uint64_t rearm_cost_ticks;	/* see measure_rearm() */
@@ -421,11 +422,12 @@ static void print_host_ticks(void)
 	for (uint32_t i = 0; i < pcpu_count; i++) {
 		const struct host_timer *h = &pcpus[i].ht;
 
-		if (!h->ticks && !h->ticks_missed)
+		if (!h->ticks && !h->ticks_missed && !h->watchdog_fired)
 			continue;
 		log_printf(LOG_EMERG, "HOSTTICK cpu=%u ticks=%lu missed=%lu late_max_ticks=%lu "
-			   "late_avg_ticks=%lu period_ticks=%lu\n", i, h->ticks, h->ticks_missed,
-			   h->late_max, h->ticks ? h->late_sum / h->ticks : 0, h->period_tsc);
+			   "late_avg_ticks=%lu period_ticks=%lu watchdog_fired=%lu\n", i, h->ticks,
+			   h->ticks_missed, h->late_max, h->ticks ? h->late_sum / h->ticks : 0,
+			   h->period_tsc, h->watchdog_fired);
 	}
 }
 
@@ -572,7 +574,7 @@ static void measure_rearm(struct vcpu *v)
 
 static void start_vcpu(struct pcpu *c, struct vcpu *v)
 {
-	host_timer_init(&c->ht, rdtsc(), host_tick_tsc, 0);
+	host_timer_init(&c->ht, rdtsc(), host_tick_tsc, host_watchdog_tsc);
 	vmcs_setup(v);
 	measure_rearm(v);
 	vmx_run(v);
@@ -680,7 +682,7 @@ static __attribute__((noreturn)) void sched_loop(struct pcpu *c)
 	if (!c->sched_started) {
 		uint64_t now = rdtsc();
 
-		host_timer_init(&c->ht, now, host_tick_tsc, 0);
+		host_timer_init(&c->ht, now, host_tick_tsc, host_watchdog_tsc);
 		sched_init(&c->sched, c->window_slot, c->window_len_tsc, c->window_count, now);
 		c->sched_started = true;
 	}

@@ -172,6 +172,8 @@ void vmx_apply_timer_mode(struct vcpu *v);
 
 /* The host tick period from the config, in TSC ticks (0 = tickless). */
 extern uint64_t host_tick_tsc;
+/* The watchdog's allowance in TSC ticks (0 = off): a vCPU without an exit that long. */
+extern uint64_t host_watchdog_tsc;
 
 /*
  * Arm the preemption timer for the earliest of this core's next host event

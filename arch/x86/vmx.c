@@ -302,7 +302,12 @@ void vmcs_setup(struct vcpu *v)
  */
 void vmx_arm_preemption_timer(struct vcpu *v)
 {
-	uint64_t due = host_timer_next(&v->pcpu->ht);
+	uint64_t now = rdtsc(), due;
+
+	/* the watchdog counts from the vCPU's latest exit: this one */
+	if (v->pcpu->ht.watchdog_tsc)
+		v->pcpu->ht.last_exit = now;
+	due = host_timer_next(&v->pcpu->ht);
 
 	if (v->vt.mode != TIMER_DIRECT && v->vt.mode != TIMER_INJECT) {
 		uint64_t guest = vtimer_next(&v->vt);
@@ -313,7 +318,7 @@ void vmx_arm_preemption_timer(struct vcpu *v)
 	if (v->pcpu->shared && sched_window_end(&v->pcpu->sched) < due)
 		due = sched_window_end(&v->pcpu->sched);
 	vmwrite(VMCS_PREEMPTION_TIMER_VALUE,
-		ptimer_value(rdtsc(), due, vmx_ctl.preemption_timer_rate));
+		ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
 }
 
 /*

@@ -9,7 +9,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_partitions bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
 	bochs_bad_cpu bochs_all_cpus
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
-	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_pv_lazy"
+	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_pv_lazy bochs_watchdog"
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
@@ -416,4 +416,16 @@ test_bochs_pv_lazy() {
 		{ echo "earlier: $(window "$1" deadline_write_exits earlier) write exits for 2000 writes"; return 1; }
 	[ "$(window "$1" fired later)" = 1000 ] && [ "$(window "$1" fired earlier)" = 1000 ] ||
 		{ echo "fires: later $(window "$1" fired later), earlier $(window "$1" fired earlier)"; return 1; }
+}
+
+# Tickless, 5 ms watchdog, a 30 ms IF=0 spin: no host tick at all, and the
+# watchdog (on the preemption timer too) notices the vCPU that does not exit.
+test_bochs_watchdog() {
+	local h
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/watchdog.iso" --expect ok --timeout 300 || return 1
+	need "$1" '^Host tick: 0 us = 0 TSC ticks .*\(tickless\)' "tickless" &&
+		rtbench_clean "$1" 50 || return 1
+	h=$(serial "$1" | grep -E '^HOSTTICK cpu=1 ')
+	[ "$(kv "$h" ticks)" = 0 ] && [ "$(kv "$h" watchdog_fired)" -ge 5 ] ||
+		{ echo "watchdog did not notice the 30 ms spin: $h"; return 1; }
 }
