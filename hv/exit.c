@@ -244,6 +244,7 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		if (timer_mode_software(v->vt.mode))
 			vtimer_check(&v->vt, rdtsc());
 		vtimer_write_lvt(&v->vt, filter_lvt(msr, (uint32_t)value));
+		vcpu_trace(v, TRACE_LVT, v->vt.lvt, rdtsc());
 		timer_program_lvt(v);
 		return true;
 	case X2APIC_LVT_CMCI:
@@ -302,12 +303,16 @@ static bool vapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		return true;
 	case X2APIC_LVT_TIMER:
 		return emulate_wrmsr(v, msr, value);
-	case MSR_IA32_TSC_DEADLINE:
+	case MSR_IA32_TSC_DEADLINE: {
+		uint64_t now = rdtsc();
+
 		v->deadline_write_exits++;
-		vtimer_write_deadline(&v->vt, value, rdtsc());
+		vcpu_trace(v, TRACE_DEADLINE_WRITE, value, now);
+		vtimer_write_deadline(&v->vt, value, now);
 		if (v->pv)
 			v->pv_seen = v->pv->next;	/* it published this one before trapping */
 		return true;
+	}
 	}
 	return false;	/* read-only registers */
 }
@@ -526,6 +531,7 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
 			wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(t));
 		return TEMPO_HC_EBUSY;
 	}
+	vcpu_trace(v, TRACE_MODE, mode, rdtsc());
 	vmx_apply_timer_mode(v);
 	timer_program_lvt(v);
 	if (!timer_mode_software(t->mode))
@@ -776,9 +782,10 @@ static void handle_external_interrupt(struct vcpu *v)
 	uint8_t vector = (uint8_t)vmread(VMCS_EXIT_INTR_INFO);
 
 	wrmsr(X2APIC_EOI, 0);
-	if (vector == HV_TIMER_VECTOR)
+	if (vector == HV_TIMER_VECTOR) {
+		vcpu_trace(v, TRACE_HW_FIRE, 0, rdtsc());
 		vtimer_hw_fired(&v->vt);
-	else
+	} else
 		vlapic_raise(&v->vt.vlapic, vector);
 }
 
@@ -857,6 +864,7 @@ static void pv_sync(struct vcpu *v)
 	if (next != v->pv_seen) {
 		v->pv_seen = next;
 		v->pv_updates++;
+		vcpu_trace(v, TRACE_PV_UPDATE, next, rdtsc());
 		vtimer_replace_deadline(&v->vt, next, rdtsc());
 	}
 }
@@ -879,6 +887,7 @@ static void deliver_virtual(struct vcpu *v)
 			vmwrite(VMCS_ENTRY_INTR_INFO,
 				INTR_INFO_VALID | INTR_TYPE_EXT_INTR | (uint32_t)vector);
 			vlapic_accept(&v->vt.vlapic, (uint8_t)vector);
+			vcpu_trace(v, TRACE_INJECT, (uint64_t)vector, rdtsc());
 			/* an interrupt ends HLT (SDM 26.6.3 allows injecting into it) */
 			if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
 				vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);

@@ -458,6 +458,31 @@ static void print_schedules(void)
 	}
 }
 
+static const char *const trace_names[] = {
+	[TRACE_DEADLINE_WRITE] = "deadline_write", [TRACE_PV_UPDATE] = "pv_update",
+	[TRACE_HW_FIRE] = "hw_fire", [TRACE_INJECT] = "inject", [TRACE_LVT] = "lvt",
+	[TRACE_SAVE] = "save", [TRACE_RESTORE] = "restore", [TRACE_MODE] = "mode",
+	[TRACE_WINDOW_IN] = "window_in",
+};
+
+/* The last few timer-state transitions of every vCPU of @p, oldest first. */
+static void print_trace(const struct partition *p)
+{
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		const struct vcpu *v = p->vcpus[i];
+		uint32_t n = v->trace_next < 8 ? v->trace_next : 8;
+
+		for (uint32_t k = v->trace_next - n; k != v->trace_next; k++) {
+			const struct trace_entry *t = &v->trace[k % TRACE_RING];
+
+			log_printf(LOG_EMERG, "TRACE partition=%s vcpu=%u seq=%u tsc=%lu event=%s "
+				   "value=0x%lx\n", p->cfg->name, v->index, k, t->tsc,
+				   t->event < ARRAY_SIZE(trace_names) && trace_names[t->event]
+					   ? trace_names[t->event] : "?", t->value);
+		}
+	}
+}
+
 static void end_run_if_done(void)
 {
 	if (!all_partitions_done())
@@ -472,6 +497,7 @@ static void end_run_if_done(void)
 			   p->cfg->name, p->state == PART_SHUTDOWN ? "shutdown" : "stopped",
 			   p->exit_code);
 		print_exit_stats(p);
+		print_trace(p);
 	}
 	print_host_ticks();
 	print_schedules();
@@ -625,6 +651,7 @@ static void switch_out(struct vcpu *v)
 
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 		vtimer_save(t, d, before, rdtsc());
+		vcpu_trace(v, TRACE_SAVE, d, before);
 		hv_timer_vector_seen = false;
 		asm volatile("sti; nop; nop; cli" ::: "memory");
 		if (hv_timer_vector_seen)
@@ -652,9 +679,14 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 			wrmsr(switched_msrs[i], v->msrs[i]);
 		asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
 		timer_program_lvt(v);
-		if (v->vt.mode == TIMER_INJECT)
-			wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(&v->vt));	/* after the LVT */
+		if (v->vt.mode == TIMER_INJECT) {
+			uint64_t d = vtimer_restore(&v->vt);
+
+			wrmsr(MSR_IA32_TSC_DEADLINE, d);	/* after the LVT */
+			vcpu_trace(v, TRACE_RESTORE, d, rdtsc());
+		}
 	}
+	vcpu_trace(v, TRACE_WINDOW_IN, c->sched.cur, rdtsc());
 	if (host_has_xsave() && v->xcr0)
 		asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)v->xcr0),
 			     "d"((uint32_t)(v->xcr0 >> 32)));

@@ -32,6 +32,27 @@ struct vcpu_snapshot {
 
 #define VCPU_SNAPSHOTS 8
 
+/* A ring of the vCPU's recent timer-state transitions, printed at its end. */
+enum trace_event {
+	TRACE_DEADLINE_WRITE = 1,	/* trapped IA32_TSC_DEADLINE write (value) */
+	TRACE_PV_UPDATE,		/* pv-lazy deadline taken from the page (value) */
+	TRACE_HW_FIRE,			/* inject: the hypervisor's vector arrived */
+	TRACE_INJECT,			/* a vector injected (value = vector) */
+	TRACE_LVT,			/* LVT timer written (value) */
+	TRACE_SAVE,			/* deadline out of the hardware (value = MSR) */
+	TRACE_RESTORE,			/* deadline back (value written) */
+	TRACE_MODE,			/* timer mode switched (value = new mode) */
+	TRACE_WINDOW_IN,		/* shared core: its window began (value = window) */
+};
+
+#define TRACE_RING 32
+
+struct trace_entry {
+	uint64_t tsc;
+	uint64_t value;
+	uint32_t event;
+};
+
 enum vcpu_state {
 	VCPU_WAIT_SIPI,		/* an AP before its partition's INIT-SIPI-SIPI */
 	VCPU_RUNNING,
@@ -69,6 +90,8 @@ struct vcpu {
 	uint64_t pv_seen;		/* the last `next` the hypervisor took */
 	uint64_t pv_updates;		/* deadlines taken from the page without a trap */
 	struct vcpu_snapshot snaps[VCPU_SNAPSHOTS];
+	struct trace_entry trace[TRACE_RING];
+	uint32_t trace_next;
 	volatile uint32_t snap_head;	/* written by the vCPU's core */
 	uint32_t snap_tail;		/* read by the console core */
 };
@@ -189,6 +212,15 @@ __attribute__((noreturn)) void sched_switch(struct vcpu *v);
 
 /* Drain every partition's console ring to the serial line (console core). */
 void console_drain_all(bool flush);
+
+static inline void vcpu_trace(struct vcpu *v, enum trace_event e, uint64_t value, uint64_t tsc)
+{
+	struct trace_entry *t = &v->trace[v->trace_next++ % TRACE_RING];
+
+	t->tsc = tsc;
+	t->value = value;
+	t->event = e;
+}
 
 /* Guest-physical to host pointer, or NULL unless [gpa, gpa+len) is guest RAM. */
 static inline void *gpa_to_hva(const struct partition *p, uint64_t gpa, uint64_t len)

@@ -307,6 +307,8 @@ test_bochs_timer_emulated() {
 	writes=$(window "$1" deadline_write_exits)
 	timer=$(window "$1" timer_exits) ticks=$(window "$1" tick_exits)
 	[ "$writes" = 2000 ] || { echo "$writes deadline-write exits for 2000 writes"; return 1; }
+	need "$1" '^TRACE partition=rt vcpu=0 seq=[0-9]+ tsc=[0-9]+ event=(deadline_write|inject|lvt) ' \
+		"the timer trace ring at the partition's end" || return 1
 	[ "$(window "$1" fired)" = 2000 ] || { echo "fired $(window "$1" fired) of 2000"; return 1; }
 	# an expiry may also be found at another exit's end: never more timer exits than fires
 	[ $((timer - ticks)) -le 2000 ] && [ $((timer - ticks)) -ge 1900 ] ||
@@ -376,7 +378,9 @@ test_bochs_shared() {
 	bochs "$1" --cpus 3 --iso "$TEST_ISO_DIR/shared.iso" --expect ok --timeout 300 || return 1
 	rtbench_clean "$1" 400 a && rtbench_clean "$1" 400 b && rtbench_clean "$1" 1500 c ||
 		return 1
-	need "$1" '^SCHED cpu=1 windows=3 frame_ticks=50000 ' "the schedule ran" || return 1
+	need "$1" '^SCHED cpu=1 windows=3 frame_ticks=50000 ' "the schedule ran" &&
+		need "$1" '^TRACE partition=a vcpu=0 .* event=(save|restore|window_in|hw_fire|inject) ' \
+			"a's switches traced" || return 1
 	frames=$(kv "$(serial "$1" | grep '^SCHED cpu=1 ')" frames)
 	for w in 0 1 2; do
 		local line
