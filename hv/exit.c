@@ -617,6 +617,7 @@ static void snapshot_vcpu(struct vcpu *v)
 	s->deadline_write_exits = v->deadline_write_exits;
 	s->extint_exits = v->exits[EXIT_REASON_EXTERNAL_INTR];
 	s->eoi_exits = v->eoi_exits;
+	s->fast_exits = v->fast_exits;
 	s->host_ticks = v->pcpu->ht.ticks;
 	s->tick_late_max = v->pcpu->ht.late_max;
 	s->timer = v->vt.stats;
@@ -913,13 +914,47 @@ static void reinject_vectoring(void)
 	vmwrite(VMCS_ENTRY_INTR_INFO, info & ~(1u << 12));
 }
 
+/*
+ * The fast path (KVM's "tscdeadline fastpath" idea): a trapped deadline
+ * write or a preemption-timer expiry of a software-deadline vCPU on a
+ * dedicated core is finished here and the vCPU re-entered without the
+ * generic tail (no vectoring check: neither exit happens during event
+ * delivery; kicks come as NMI exits, so the mailbox can wait). Returns false
+ * when the exit is not one of those.
+ */
+static bool exit_fast_path(struct vcpu *v, uint32_t reason)
+{
+	if (v->pcpu->shared || v->pcpu->console || !timer_mode_software(v->vt.mode))
+		return false;
+	if (reason == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == MSR_IA32_TSC_DEADLINE) {
+		uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
+
+		if (!vapic_wrmsr(v, MSR_IA32_TSC_DEADLINE, value))
+			return false;
+		skip_instruction();
+	} else if (reason == EXIT_REASON_PREEMPTION_TIMER) {
+		handle_preemption_timer(v);
+	} else {
+		return false;
+	}
+	v->exits_total++;
+	v->exits[reason]++;
+	v->fast_exits++;
+	deliver_virtual(v);
+	vmx_arm_preemption_timer(v);
+	return true;
+}
+
 struct vcpu *vmx_exit_handler(struct vcpu *v);
 struct vcpu *vmx_exit_handler(struct vcpu *v)
 {
 	uint32_t reason = (uint32_t)vmread(VMCS_EXIT_REASON);
 	uint32_t basic = reason & 0xffff;
-	exit_handler_t h = basic < EXIT_REASON_COUNT ? exit_handlers[basic] : NULL;
+	exit_handler_t h;
 
+	if (exit_fast_path(v, reason))
+		return v;
+	h = basic < EXIT_REASON_COUNT ? exit_handlers[basic] : NULL;
 	v->exits_total++;
 	if (basic < EXIT_REASON_COUNT)
 		v->exits[basic]++;

@@ -25,7 +25,7 @@ struct guest_regs {
 /* Counters copied on the guest's request, formatted later by the console core. */
 struct vcpu_snapshot {
 	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
-	uint64_t eoi_exits, host_ticks, tick_late_max;
+	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max;
 	struct vtimer_stats timer;
 	uint32_t mode;
 };
@@ -79,6 +79,7 @@ struct vcpu {
 	uint64_t host_tick_exits;	/* exit 52s that were host ticks */
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
+	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
 	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
 	/* what the VMCS does not switch, kept while another vCPU has the core */

@@ -263,6 +263,13 @@ void vmcs_setup(struct vcpu *v)
 	setup_controls(v);
 	vmx_apply_timer_mode(v);
 	timer_program_lvt(v);
+	/*
+	 * direct/inject: the deadline lives in the hardware from the first
+	 * entry on (vtimer_restore marks it so), or the first save would skip it
+	 * and lose what the guest wrote in its first window.
+	 */
+	if (!timer_mode_software(v->vt.mode))
+		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(&v->vt));
 	setup_host_state(v);
 
 	if (v->index == 0)
