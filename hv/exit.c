@@ -408,8 +408,20 @@ static void handle_icr(struct vcpu *v, uint64_t value)
 			continue;
 		switch (r.verdict) {
 		case ICR_SEND:
-			x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | r.vector |
-						ICR_LEVEL_ASSERT);
+			if (t->pcpu->shared) {
+				/*
+				 * A shared core's physical APIC does not know whose
+				 * window it is: the vector waits in the vCPU's own
+				 * bitmap, merged into its vLAPIC before it next enters.
+				 */
+				__atomic_fetch_or(&t->ipi_pending[r.vector / 32],
+						  1u << (r.vector % 32), __ATOMIC_RELEASE);
+				if (t != v)
+					x2apic_send_nmi(t->pcpu->apic_id);
+			} else {
+				x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | r.vector |
+							ICR_LEVEL_ASSERT);
+			}
 			break;
 		case ICR_SIPI:
 			/* only a vCPU waiting for SIPI starts, as on hardware */
@@ -536,8 +548,7 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
 	timer_program_lvt(v);
 	if (!timer_mode_software(t->mode))
 		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(t));	/* after the LVT */
-	else
-		v->pv = NULL;	/* a pv-lazy page is registered again in that mode */
+	v->pv = NULL;	/* a pv-lazy page is registered again in that mode */
 	return TEMPO_HC_OK;
 }
 
@@ -877,6 +888,14 @@ static void deliver_virtual(struct vcpu *v)
 
 	if (v->pv)
 		pv_sync(v);
+	for (uint32_t i = 0; v->pcpu->shared && i < 8; i++) {
+		uint32_t bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
+
+		while (bits) {
+			vlapic_raise(&v->vt.vlapic, (uint8_t)(i * 32 + __builtin_ctz(bits)));
+			bits &= bits - 1;
+		}
+	}
 	if (v->vt.mode != TIMER_INJECT)
 		vtimer_check(&v->vt, rdtsc());
 	if (v->pv)

@@ -200,8 +200,10 @@ static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen
 
 		c->shared = true;
 		for (uint32_t k = 0; k < vcpu_pool_used; k++)
-			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS)
+			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS) {
+				vcpu_pool[k].fpu = pages_alloc(PAGE_SIZE, "FPU state");
 				c->slots[c->slot_count++] = &vcpu_pool[k];
+			}
 		c->window_count = sc->window_count;
 		for (uint32_t w = 0; w < sc->window_count; w++) {
 			const struct window_config *wc = &sc->windows[w];
@@ -312,7 +314,8 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		if (!vcpu_pool[i].pcpu->shared)
 			vcpu_pool[i].pcpu->vcpu = &vcpu_pool[i];
 	for (uint32_t c = 0; c < pcpu_count; c++) {
-		if (pcpus[c].state == PCPU_ONLINE && !pcpus[c].vcpu) {
+		/* a shared core runs guests in its windows: it is no console core */
+		if (pcpus[c].state == PCPU_ONLINE && !pcpus[c].vcpu && !pcpus[c].shared) {
 			pcpus[c].console = true;
 			return 0;
 		}
@@ -635,6 +638,30 @@ static uint64_t xgetbv0(void)
  */
 static volatile bool hv_timer_vector_seen;
 
+/*
+ * x87/SSE/AVX state: the hypervisor never touches it, so on a dedicated core
+ * it simply stays the guest's; on a shared core it must be switched, or one
+ * partition would read (and clobber) another's registers. XSAVE with every
+ * component the guest enabled; FXSAVE on CPUs without XSAVE.
+ */
+static void fpu_save(struct vcpu *v)
+{
+	if (host_has_xsave())
+		asm volatile("xsave64 %0" : "=m"(*(uint8_t(*)[4096])v->fpu)
+			     : "a"(0xffffffffu), "d"(0xffffffffu) : "memory");
+	else
+		asm volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->fpu) : : "memory");
+}
+
+static void fpu_restore(struct vcpu *v)
+{
+	if (host_has_xsave())
+		asm volatile("xrstor64 %0" : : "m"(*(uint8_t(*)[4096])v->fpu),
+			     "a"(0xffffffffu), "d"(0xffffffffu) : "memory");
+	else
+		asm volatile("fxrstor64 %0" : : "m"(*(uint8_t(*)[512])v->fpu) : "memory");
+}
+
 static void switch_out(struct vcpu *v)
 {
 	struct vtimer *t = &v->vt;
@@ -646,6 +673,7 @@ static void switch_out(struct vcpu *v)
 	v->cr2 = cr2;
 	if (host_has_xsave())
 		v->xcr0 = xgetbv0();
+	fpu_save(v);
 	if (t->mode == TIMER_INJECT) {
 		uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE);
 
@@ -690,6 +718,7 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	if (host_has_xsave() && v->xcr0)
 		asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)v->xcr0),
 			     "d"((uint32_t)(v->xcr0 >> 32)));
+	fpu_restore(v);	/* a fresh (zeroed) area gives the reset state */
 	vmx_deliver_virtual(v);
 	vmx_run(v);
 }

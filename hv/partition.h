@@ -86,6 +86,8 @@ struct vcpu {
 	uint64_t msrs[6];	/* STAR, LSTAR, CSTAR, FMASK, KERNEL_GS_BASE, TSC_AUX */
 	uint64_t cr2;
 	uint64_t xcr0;
+	void *fpu;		/* XSAVE area (4 KiB, shared cores only) */
+	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
 	bool vmcs_ready;	/* built once; later runs only VMPTRLD it */
 	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
 	uint64_t pv_seen;		/* the last `next` the hypervisor took */
