@@ -32,7 +32,8 @@ enum tempo_hypercall {
 	/* RDI = exit code the partition reports. Does not return. */
 	TEMPO_HC_SHUTDOWN = 2,
 	/*
-	 * RDI = timer mode for the calling vCPU (0 direct, 1 inject, 2 emulated).
+	 * RDI = timer mode for the calling vCPU (0 direct, 1 inject, 2 emulated,
+	 * 3 pv-lazy; direct is refused on a shared core).
 	 * Refused with TEMPO_HC_EBUSY while an interrupt is in service. The
 	 * armed deadline carries over.
 	 */
