@@ -40,30 +40,6 @@ struct acpi_ctx {
 	bool saw_hpet;
 };
 
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 uint8_t acpi_checksum(const void *p, size_t len)
 {
 	const uint8_t *b = p;

@@ -69,30 +69,6 @@ enum {
 #define MB2_HT_OPTIONAL		1u	/* tag flags bit 0 */
 #define MB2_CONSOLE_REQUIRED	1u	/* console_flags bit 0: EGA text must be offered */
 
-static uint16_t rd16(const uint8_t *p)
-{
-	uint16_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* A size for a message: "64 MiB" when it is whole MiB, else hex bytes. */
 static void size_str(char *buf, size_t len, uint64_t bytes)
 {

@@ -29,6 +29,34 @@ char *strchr(const char *s, int c);
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
 #define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
 
+/*
+ * Little-endian loads from outside input at any alignment (memcpy, so no
+ * misaligned pointer is ever dereferenced: UBSan checks that in the tests).
+ */
+static inline uint16_t rd16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t rd32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t rd64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /* Copy a string into a fixed buffer, always NUL-terminating it. */
 void str_copy(char *dst, size_t dst_size, const char *src, size_t src_max);
 

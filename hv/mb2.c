@@ -39,22 +39,6 @@ struct mb2_ctx {
 	bool have_new_rsdp;
 };
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* A tag must hold at least its header plus the fixed fields its type defines. */
 static int need(struct mb2_ctx *c, uint32_t type, uint32_t off, uint32_t size, uint32_t min,
 		const char *what)

@@ -302,14 +302,6 @@ static EFI_STATUS alloc_low(uint64_t bytes, uint64_t *addr, const char *what)
 
 /* ---- the hypervisor image ---- */
 
-static uint64_t rd64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 /* The EFI entry header's entry point, which must lie in executable code. */
 static EFI_STATUS find_entry(const char *path, const uint8_t *img, uint64_t len,
 			     const struct elf_plan *plan, uint64_t *entry)
