@@ -44,7 +44,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz bench test-images deps format help clean install run-kvm efi esp
+.PHONY: all iso run test unit fuzz bench soak test-images deps format help clean install run-kvm efi esp
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -138,6 +138,9 @@ install: $(HV_ELF) $(GUEST_ELFS) $(CONFIG)	## Install Tempo, the guests and CONF
 run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in QEMU/KVM with nested VMX (Intel hosts; CONFIG= picks the config)
 	$(if $(filter-out $(ISO),$(KVM_ISO)),$(KVM_MKISO))
 	boot/run-kvm.sh --iso $(KVM_ISO) --config $(CONFIG)
+
+soak: deps all	## 10^6 guest timer events on two partitions in Bochs; ends with a SOAK line
+	@tests/bench/soak.sh
 
 FUZZ_SECONDS	?= 300
 fuzz:	## Run every libFuzzer target for FUZZ_SECONDS (default 300) each
