@@ -216,6 +216,23 @@ static uint32_t filter_lvt(uint32_t msr, uint32_t value)
 	return value;
 }
 
+/*
+ * Reserved LVT bits (31:19 everywhere, 18:17 outside the timer) and the
+ * reserved timer mode 11b get #GP, as on hardware: a value passed on would
+ * #GP in root mode (ending the hypervisor) or make Bochs' timer fire
+ * forever (SDM Vol. 3A 11.5.1).
+ */
+static bool lvt_value_ok(uint32_t msr, uint64_t value)
+{
+	uint64_t reserved = msr == X2APIC_LVT_TIMER ? ~0x7ffffull : ~0x1ffffull;
+
+	if (value & reserved)
+		return false;
+	if (msr == X2APIC_LVT_TIMER && (value & APIC_LVT_TIMER_MODE_MASK) == APIC_LVT_TIMER_MODE_MASK)
+		return false;
+	return true;
+}
+
 static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
 	switch (msr) {
@@ -234,12 +251,14 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		return true;
 	}
 	case X2APIC_SVR:
-		wrmsr(msr, (value | APIC_SVR_ENABLE) & 0x11ff);
-		return true;
+		/* bit 12 (EOI-broadcast suppression) is refused by CPUs without it */
+		return wrmsr_safe(msr, (value | APIC_SVR_ENABLE) & 0x11ff);
 	case X2APIC_ICR:
 		handle_icr(v, value);
 		return true;
 	case X2APIC_LVT_TIMER:
+		if (!lvt_value_ok(msr, value))
+			return false;
 		/* an expiry before this write is judged by the old LVT */
 		if (timer_mode_software(v->vt.mode))
 			vtimer_check(&v->vt, rdtsc());
@@ -253,7 +272,9 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	case X2APIC_LVT_LINT0:
 	case X2APIC_LVT_LINT1:
 	case X2APIC_LVT_ERROR:
-		wrmsr(msr, filter_lvt(msr, (uint32_t)value));
+		if (!lvt_value_ok(msr, value))
+			return false;
+		return wrmsr_safe(msr, filter_lvt(msr, (uint32_t)value));
 		return true;
 	}
 	return false;

@@ -43,6 +43,8 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 
 /* rdmsr that survives a #GP (MSR absent): returns false then. arch/x86/isr.S */
 bool rdmsr_safe(uint32_t msr, uint64_t *value);
+/* wrmsr that survives a #GP (a value this CPU refuses): returns false then. */
+bool wrmsr_safe(uint32_t msr, uint64_t value);
 
 static inline void outb(uint16_t port, uint8_t v)
 {

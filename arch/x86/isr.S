@@ -158,4 +158,25 @@ rdmsr_safe:
 	.balign 8
 	.quad 1b, 2b
 
+/*
+ * bool wrmsr_safe(uint32_t msr, uint64_t value): a value the CPU refuses
+ * (#GP) is reported instead of ending the hypervisor.
+ */
+	.text
+	.globl wrmsr_safe
+wrmsr_safe:
+	mov	%edi, %ecx
+	mov	%rsi, %rax
+	mov	%rsi, %rdx
+	shr	$32, %rdx
+3:	wrmsr
+	mov	$1, %eax
+	ret
+4:	xor	%eax, %eax
+	ret
+
+	.section .ex_table, "a"
+	.balign 8
+	.quad 3b, 4b
+
 	.section .note.GNU-stack, "", @progbits
