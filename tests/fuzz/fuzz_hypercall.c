@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: a VMCALL as a hostile guest issues it. The input is the
+ * guest's RAX, RDI, RSI, its mode and CPL, and the partition's RAM size and
+ * timer mode; hypercall_decode() must return a decision whose arguments all
+ * hold (hv/hypercall.h). Any that does not traps; ASan and UBSan catch the rest.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hv/config.h"
+#include "hv/hypercall.h"
+#include "hv/hypercall_abi.h"
+#include "hv/lib.h"
+
+static uint64_t take64(const uint8_t **p, size_t *len)
+{
+	uint64_t v = 0;
+
+	if (*len >= 8) {
+		v = rd64(*p);
+		*p += 8;
+		*len -= 8;
+	}
+	return v;
+}
+
+static void check(const struct hc_regs *r, const struct hc_context *c, const struct hc_decision *d)
+{
+	uint64_t mask = r->long_mode ? ~0ull : 0xffffffffull;
+	uint64_t nr = r->rax & mask, a0 = r->rdi & mask, a1 = r->rsi & mask;
+
+	if (d->nr != nr)
+		abort();
+	if (r->cpl != 0) {
+		if (d->action != HC_ACT_UD)
+			abort();
+		return;
+	}
+	switch (d->action) {
+	case HC_ACT_UD:
+		abort();
+	case HC_ACT_RETURN:
+		if (d->ret != TEMPO_HC_EINVAL && d->ret != TEMPO_HC_ENOSYS)
+			abort();
+		if ((d->ret == TEMPO_HC_ENOSYS) != (nr > TEMPO_HC_PV_TIMER))
+			abort();
+		break;
+	case HC_ACT_CONSOLE_WRITE:
+		if (nr != TEMPO_HC_CONSOLE_WRITE || d->len > TEMPO_HC_CONSOLE_MAX ||
+		    d->gpa != a0 || d->len != a1)
+			abort();
+		/* the range the hypervisor maps, checked again the long way */
+		if (d->gpa >= c->mem_size || d->gpa + d->len < d->gpa ||
+		    d->gpa + d->len > c->mem_size)
+			abort();
+		break;
+	case HC_ACT_PARTITION_INFO:
+		if (nr != TEMPO_HC_PARTITION_INFO || d->gpa != a0 ||
+		    d->len != sizeof(struct tempo_partition_info) ||
+		    d->gpa + d->len < d->gpa || d->gpa + d->len > c->mem_size)
+			abort();
+		break;
+	case HC_ACT_PV_TIMER:
+		if (nr != TEMPO_HC_PV_TIMER || d->gpa != a0 || (d->gpa & 7) ||
+		    c->timer_mode != TIMER_PV_LAZY || d->len != sizeof(struct tempo_pv_timer) ||
+		    d->gpa + d->len < d->gpa || d->gpa + d->len > c->mem_size)
+			abort();
+		break;
+	case HC_ACT_TIMER_MODE_SET:
+		if (nr != TEMPO_HC_TIMER_MODE_SET || d->mode > TIMER_PV_LAZY || d->mode != a0 ||
+		    (d->mode == TIMER_DIRECT && c->shared_core))
+			abort();
+		break;
+	case HC_ACT_SHUTDOWN:
+		if (nr != TEMPO_HC_SHUTDOWN || (uint64_t)d->exit_code != a0)
+			abort();
+		break;
+	case HC_ACT_TIMER_MODE_GET:
+		if (nr != TEMPO_HC_TIMER_MODE_GET)
+			abort();
+		break;
+	case HC_ACT_STATS:
+		if (nr != TEMPO_HC_STATS)
+			abort();
+		break;
+	default:
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hc_regs r;
+	struct hc_context c;
+	struct hc_decision d;
+	uint8_t flags;
+
+	if (size < 1)
+		return 0;
+	flags = data[0];
+	data++;
+	size--;
+	memset(&r, 0, sizeof(r));
+	memset(&c, 0, sizeof(c));
+	r.long_mode = flags & 1;
+	r.cpl = (flags >> 1) & 3;
+	c.shared_core = (flags >> 3) & 1;
+	c.timer_mode = (flags >> 4) & 3;
+	/* small numbers are the interesting ones: let one byte pick the call */
+	r.rax = (flags & 0x40) ? take64(&data, &size) : (size ? (size--, *data++) % 9 : 0);
+	r.rdi = take64(&data, &size);
+	r.rsi = take64(&data, &size);
+	c.mem_size = take64(&data, &size);
+	if (flags & 0x80)	/* a realistic size: 2 MiB granules up to 64 GiB */
+		c.mem_size = (c.mem_size & 0x7fff) << 21;
+	hypercall_decode(&r, &c, &d);
+	check(&r, &c, &d);
+	return 0;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/* Hypercall decoding and argument checks (hv/hypercall.c). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hv/config.h"
+#include "hv/hypercall.h"
+#include "hv/hypercall_abi.h"
+
+#define MEM	(16ull << 20)
+
+static struct hc_decision decode(uint64_t rax, uint64_t rdi, uint64_t rsi, bool lm, uint32_t cpl,
+				 uint32_t mode, bool shared)
+{
+	struct hc_regs r = { .rax = rax, .rdi = rdi, .rsi = rsi, .long_mode = lm, .cpl = cpl };
+	struct hc_context c = { .mem_size = MEM, .timer_mode = mode, .shared_core = shared };
+	struct hc_decision d;
+
+	memset(&d, 0xa5, sizeof(d));
+	hypercall_decode(&r, &c, &d);
+	return d;
+}
+
+/* A 64-bit kernel on a dedicated core in direct mode. */
+static struct hc_decision dec(uint64_t rax, uint64_t rdi, uint64_t rsi)
+{
+	return decode(rax, rdi, rsi, true, 0, TIMER_DIRECT, false);
+}
+
+static void assert_error(struct hc_decision d, int64_t err)
+{
+	assert_int_equal(d.action, HC_ACT_RETURN);
+	assert_int_equal(d.ret, err);
+}
+
+static void test_range(void **state)
+{
+	(void)state;
+	assert_true(hc_range_ok(MEM, 0, MEM));
+	assert_true(hc_range_ok(MEM, MEM - 1, 1));
+	assert_true(hc_range_ok(MEM, 0, 0));
+	assert_false(hc_range_ok(MEM, MEM, 0));
+	assert_false(hc_range_ok(MEM, MEM - 1, 2));
+	assert_false(hc_range_ok(MEM, 1, MEM));
+	assert_false(hc_range_ok(MEM, ~0ull, 2));	/* wraps */
+	assert_false(hc_range_ok(MEM, 8, ~0ull - 4));	/* wraps */
+	assert_false(hc_range_ok(0, 0, 0));
+}
+
+static void test_console_write(void **state)
+{
+	struct hc_decision d;
+
+	(void)state;
+	d = dec(TEMPO_HC_CONSOLE_WRITE, 0x1000, 12);
+	assert_int_equal(d.action, HC_ACT_CONSOLE_WRITE);
+	assert_int_equal(d.gpa, 0x1000);
+	assert_int_equal(d.len, 12);
+	d = dec(TEMPO_HC_CONSOLE_WRITE, MEM - 4096, 4096);
+	assert_int_equal(d.action, HC_ACT_CONSOLE_WRITE);
+	assert_error(dec(TEMPO_HC_CONSOLE_WRITE, 0x1000, 4097), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CONSOLE_WRITE, MEM - 4095, 4096), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CONSOLE_WRITE, ~0ull - 1, 16), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CONSOLE_WRITE, 0xfee00000, 1), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CONSOLE_WRITE, MEM, 0), TEMPO_HC_EINVAL);
+	assert_int_equal(dec(TEMPO_HC_CONSOLE_WRITE, 0, 0).action, HC_ACT_CONSOLE_WRITE);
+}
+
+static void test_partition_info(void **state)
+{
+	const uint64_t sz = sizeof(struct tempo_partition_info);
+	struct hc_decision d;
+
+	(void)state;
+	d = dec(TEMPO_HC_PARTITION_INFO, MEM - sz, 0);
+	assert_int_equal(d.action, HC_ACT_PARTITION_INFO);
+	assert_int_equal(d.gpa, MEM - sz);
+	assert_int_equal(d.len, sz);
+	assert_error(dec(TEMPO_HC_PARTITION_INFO, MEM - sz + 1, 0), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_PARTITION_INFO, ~0ull, 0), TEMPO_HC_EINVAL);
+}
+
+static void test_cpl_and_unknown(void **state)
+{
+	(void)state;
+	for (uint32_t cpl = 1; cpl <= 3; cpl++) {
+		assert_int_equal(decode(TEMPO_HC_SHUTDOWN, 0, 0, true, cpl, 0, false).action, HC_ACT_UD);
+		assert_int_equal(decode(TEMPO_HC_CONSOLE_WRITE, 0, 1, false, cpl, 0, false).action,
+				 HC_ACT_UD);
+	}
+	assert_error(dec(7, 0, 0), TEMPO_HC_ENOSYS);
+	assert_error(dec(~0ull, 0, 0), TEMPO_HC_ENOSYS);
+	assert_error(dec(1ull << 32, 0, 0), TEMPO_HC_ENOSYS);	/* not 0 in long mode */
+}
+
+static void test_32bit_truncation(void **state)
+{
+	struct hc_decision d;
+
+	(void)state;
+	/* outside long mode only the low halves count */
+	d = decode((1ull << 32) | TEMPO_HC_CONSOLE_WRITE, 0xdead00001000ull, 0x500000010ull, false, 0,
+		   TIMER_DIRECT, false);
+	assert_int_equal(d.action, HC_ACT_CONSOLE_WRITE);
+	assert_int_equal(d.gpa, 0x1000);
+	assert_int_equal(d.len, 0x10);
+	d = decode(TEMPO_HC_SHUTDOWN, 0xffffffff00000003ull, 0, false, 0, TIMER_DIRECT, false);
+	assert_int_equal(d.action, HC_ACT_SHUTDOWN);
+	assert_int_equal(d.exit_code, 3);
+	d = dec(TEMPO_HC_SHUTDOWN, (uint64_t)-5, 0);
+	assert_int_equal(d.exit_code, -5);
+}
+
+static void test_timer_mode(void **state)
+{
+	struct hc_decision d;
+
+	(void)state;
+	for (uint32_t m = TIMER_DIRECT; m <= TIMER_PV_LAZY; m++) {
+		d = dec(TEMPO_HC_TIMER_MODE_SET, m, 0);
+		assert_int_equal(d.action, HC_ACT_TIMER_MODE_SET);
+		assert_int_equal(d.mode, m);
+	}
+	assert_error(dec(TEMPO_HC_TIMER_MODE_SET, 4, 0), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_TIMER_MODE_SET, 1ull << 32, 0), TEMPO_HC_EINVAL);
+	/* 32-bit: 1 << 32 is 0, direct */
+	d = decode(TEMPO_HC_TIMER_MODE_SET, 1ull << 32, 0, false, 0, TIMER_INJECT, false);
+	assert_int_equal(d.action, HC_ACT_TIMER_MODE_SET);
+	assert_int_equal(d.mode, TIMER_DIRECT);
+	/* direct needs a dedicated core */
+	assert_error(decode(TEMPO_HC_TIMER_MODE_SET, TIMER_DIRECT, 0, true, 0, TIMER_INJECT, true),
+		     TEMPO_HC_EINVAL);
+	assert_int_equal(decode(TEMPO_HC_TIMER_MODE_SET, TIMER_EMULATED, 0, true, 0, TIMER_INJECT,
+				true).action, HC_ACT_TIMER_MODE_SET);
+	assert_int_equal(dec(TEMPO_HC_TIMER_MODE_GET, 99, 99).action, HC_ACT_TIMER_MODE_GET);
+	assert_int_equal(dec(TEMPO_HC_STATS, 99, 99).action, HC_ACT_STATS);
+}
+
+static void test_pv_timer(void **state)
+{
+	struct hc_decision d;
+
+	(void)state;
+	d = decode(TEMPO_HC_PV_TIMER, 0x2000, 0, true, 0, TIMER_PV_LAZY, false);
+	assert_int_equal(d.action, HC_ACT_PV_TIMER);
+	assert_int_equal(d.gpa, 0x2000);
+	d = decode(TEMPO_HC_PV_TIMER, MEM - 16, 0, true, 0, TIMER_PV_LAZY, false);
+	assert_int_equal(d.action, HC_ACT_PV_TIMER);
+	assert_error(decode(TEMPO_HC_PV_TIMER, MEM - 8, 0, true, 0, TIMER_PV_LAZY, false),
+		     TEMPO_HC_EINVAL);
+	assert_error(decode(TEMPO_HC_PV_TIMER, 0x2004, 0, true, 0, TIMER_PV_LAZY, false),
+		     TEMPO_HC_EINVAL);
+	for (uint32_t m = TIMER_DIRECT; m < TIMER_PV_LAZY; m++)
+		assert_error(decode(TEMPO_HC_PV_TIMER, 0x2000, 0, true, 0, m, false),
+			     TEMPO_HC_EINVAL);
+	assert_error(decode(TEMPO_HC_PV_TIMER, ~7ull, 0, true, 0, TIMER_PV_LAZY, false),
+		     TEMPO_HC_EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_console_write),
+		cmocka_unit_test(test_partition_info),
+		cmocka_unit_test(test_cpl_and_unknown),
+		cmocka_unit_test(test_32bit_truncation),
+		cmocka_unit_test(test_timer_mode),
+		cmocka_unit_test(test_pv_timer),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
