@@ -13,8 +13,11 @@
  * that fails has written nothing at all.
  *
  * References: ACPI 6.5, 5.2.5 (RSDP), 5.2.6 (table header), 5.2.7 (RSDT),
- * 5.2.8 (XSDT), 5.2.12 (MADT, types 0 and 9); Multiboot2 Specification 2.0,
- * 3.6 (boot information); Multiboot Specification 0.6.96, 3.3.
+ * 5.2.8 (XSDT), 5.2.9 (FADT), 5.2.3.2 (Generic Address Structure), 5.2.11.1
+ * (DSDT), 5.2.12 (MADT, types 0 and 9), 4.1 (hardware-reduced ACPI), 4.8.3.7
+ * (sleep control and status registers), 20.2 (AML grammar); Multiboot2
+ * Specification 2.0, 3.6 (boot information); Multiboot Specification
+ * 0.6.96, 3.3.
  */
 #include "hv/guest_boot.h"
 #include "hv/lib.h"
@@ -252,6 +255,48 @@ static void put_str(struct wr *w, const char *s)
  */
 #define MADT_XAPIC_MAX_ID	254
 
+/* FADT revision 6 (ACPI 6.5 5.2.9): field offsets, 276 bytes in all. */
+#define FADT_REVISION		6
+#define FADT_MINOR_VERSION	5	/* ACPI 6.5 */
+#define FADT_LEN		276
+#define FADT_IAPC_BOOT_ARCH	109	/* u16 */
+#define FADT_FLAGS		112	/* u32 */
+#define FADT_MINOR		131	/* u8 */
+#define FADT_X_DSDT		140	/* u64 */
+#define FADT_SLEEP_CONTROL	244	/* GAS */
+#define FADT_SLEEP_STATUS	256	/* GAS */
+#define FADT_HYPERVISOR_ID	268	/* 8 bytes */
+/*
+ * IA-PC boot architecture flags (5.2.9.3): no VGA to probe, no CMOS RTC.
+ * Bit 1 (8042) is left clear: there is no keyboard controller, and Linux
+ * then does not probe ports 0x60/0x64. Bit 0 clear: no legacy (ISA) devices.
+ */
+#define IAPC_VGA_NOT_PRESENT	(1u << 2)
+#define IAPC_CMOS_RTC_NOT_PRESENT (1u << 5)
+#define FADT_HW_REDUCED_ACPI	(1u << 20)	/* fixed feature flags: no fixed hardware, no SCI */
+#define FADT_HYPERVISOR_VENDOR	"TEMPO   "
+#define GAS_SYSTEM_IO		1	/* GAS address space ID */
+#define GAS_ACCESS_BYTE		1
+#define DSDT_REVISION		2	/* 64-bit AML integers */
+
+/*
+ * The DSDT's AML (ACPI 6.5 20.2): Name (_S5, Package () {5, 5, 0, 0}) at the
+ * root, the S5 sleep type for both sleep type registers (Linux writes the
+ * first, SLP_TYPa, as SLP_TYP to the sleep control register); the two zeroes
+ * are reserved.
+ */
+static const uint8_t dsdt_aml[] = {
+	0x08,			/* NameOp */
+	'_', 'S', '5', '_',	/* NameSeg "_S5_" (relative to the root, where it stands) */
+	0x12,			/* PackageOp */
+	0x08,			/* PkgLength: 8 bytes, this one included, to the package's end */
+	0x04,			/* NumElements */
+	0x0a, 0x05,		/* BytePrefix 5: SLP_TYPa */
+	0x0a, 0x05,		/* BytePrefix 5: SLP_TYPb */
+	0x00,			/* ZeroOp: reserved */
+	0x00,			/* ZeroOp: reserved */
+};
+
 /* The standard 36-byte header; length and checksum are patched by acpi_end(). */
 static uint64_t acpi_begin(struct wr *w, const char sig[4], uint8_t revision)
 {
@@ -314,16 +359,63 @@ static void madt_entries(struct wr *w, const struct guest_platform *p)
 	}
 }
 
+/* A Generic Address Structure (5.2.3.2) for an 8-bit I/O port, byte access. */
+static void put_gas_io8(struct wr *w, uint16_t port)
+{
+	put8(w, GAS_SYSTEM_IO);
+	put8(w, 8);			/* register bit width */
+	put8(w, 0);			/* register bit offset */
+	put8(w, GAS_ACCESS_BYTE);
+	put64(w, port);
+}
+
+/*
+ * A hardware-reduced FADT (ACPI 6.5 4.1): no PM1 blocks, PM timer, GPEs or
+ * SCI, so every legacy field stays 0; sleep goes through the sleep control
+ * and status registers (4.8.3.7) at @port and @port + 1.
+ */
+static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
+{
+	uint64_t fadt = acpi_begin(w, "FACP", FADT_REVISION);
+
+	put_zero(w, FADT_IAPC_BOOT_ARCH - ACPI_HDR_LEN);	/* FACS, DSDT (X_DSDT used), ... */
+	put16(w, IAPC_VGA_NOT_PRESENT | IAPC_CMOS_RTC_NOT_PRESENT);
+	put8(w, 0);						/* reserved */
+	put32(w, FADT_HW_REDUCED_ACPI);
+	put_zero(w, FADT_MINOR - (FADT_FLAGS + 4));		/* RESET_REG, ARM_BOOT_ARCH */
+	put8(w, FADT_MINOR_VERSION);
+	put64(w, 0);						/* X_FIRMWARE_CTRL: no FACS */
+	put64(w, dsdt);						/* X_DSDT */
+	put_zero(w, FADT_SLEEP_CONTROL - (FADT_X_DSDT + 8));	/* X_PM1a_EVT_BLK .. X_GPE1_BLK */
+	put_gas_io8(w, port);					/* SLEEP_CONTROL_REG */
+	put_gas_io8(w, (uint16_t)(port + 1));			/* SLEEP_STATUS_REG */
+	put_bytes(w, FADT_HYPERVISOR_VENDOR, 8);
+	acpi_end(w, fadt);
+	return fadt;
+}
+
+static uint64_t dsdt_emit(struct wr *w)
+{
+	uint64_t dsdt = acpi_begin(w, "DSDT", DSDT_REVISION);
+
+	put_bytes(w, dsdt_aml, sizeof(dsdt_aml));
+	acpi_end(w, dsdt);
+	return dsdt;
+}
+
 /*
  * Layout from GUEST_ACPI_GPA, each 16-aligned after the previous: RSDP
- * (36), RSDT (40), XSDT (44), MADT (44 + 8 or 16 per CPU). Inside the BIOS
- * area so a multiboot1 guest finds the RSDP by the usual scan of
- * 0xE0000-0xFFFFF (ACPI 6.5 5.2.5.1). Each table's address is patched into
- * the one pointing at it once it is placed.
+ * (36), RSDT (40), XSDT (44), MADT (44 + 8 or 16 per CPU), and with a PM
+ * port the RSDT (44) and XSDT (52) list a second table and the DSDT (50) and
+ * FADT (276) follow the MADT. Inside the BIOS area so a multiboot1 guest
+ * finds the RSDP by the usual scan of 0xE0000-0xFFFFF (ACPI 6.5 5.2.5.1).
+ * Each table's address is patched into the one pointing at it once it is
+ * placed.
  */
 static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unused)
 {
-	uint64_t rsdp, rsdt, xsdt, madt;
+	uint64_t rsdp, rsdt, xsdt, madt, dsdt, fadt = 0;
+	uint32_t n = p->acpi_pm_port ? 2 : 1;	/* tables the RSDT and XSDT list */
 
 	(void)unused;
 	rsdp = w->pos;
@@ -338,11 +430,11 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 	put_zero(w, 3);
 
 	rsdt = acpi_begin(w, "RSDT", 1);
-	put32(w, 0);			/* the MADT, below the 4 GiB line */
+	put_zero(w, 4 * n);		/* the MADT (and FADT), below the 4 GiB line */
 	acpi_end(w, rsdt);
 
 	xsdt = acpi_begin(w, "XSDT", 1);
-	put64(w, 0);
+	put_zero(w, 8 * n);
 	acpi_end(w, xsdt);
 
 	madt = acpi_begin(w, "APIC", MADT_REVISION);
@@ -351,11 +443,20 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 	madt_entries(w, p);
 	acpi_end(w, madt);
 
+	if (p->acpi_pm_port) {
+		dsdt = dsdt_emit(w);
+		fadt = fadt_emit(w, p->acpi_pm_port, dsdt);
+	}
+
 	/* Pointers, then the checksums over them, innermost first. */
 	patch32(w, rsdt + ACPI_HDR_LEN, (uint32_t)madt);
-	patch_checksum(w, rsdt, ACPI_HDR_LEN + 4, rsdt + 9);
 	patch64(w, xsdt + ACPI_HDR_LEN, madt);
-	patch_checksum(w, xsdt, ACPI_HDR_LEN + 8, xsdt + 9);
+	if (fadt) {
+		patch32(w, rsdt + ACPI_HDR_LEN + 4, (uint32_t)fadt);
+		patch64(w, xsdt + ACPI_HDR_LEN + 8, fadt);
+	}
+	patch_checksum(w, rsdt, ACPI_HDR_LEN + 4 * n, rsdt + 9);
+	patch_checksum(w, xsdt, ACPI_HDR_LEN + 8 * n, xsdt + 9);
 	patch32(w, rsdp + 16, (uint32_t)rsdt);
 	patch64(w, rsdp + 24, xsdt);
 	patch_checksum(w, rsdp, ACPI_RSDP_V1_LEN, rsdp + 8);
@@ -365,6 +466,9 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p)
 {
 	if (!mem || !p || !cpus_valid(p))
+		return 0;
+	/* The sleep status register is the port after the control register. */
+	if (p->acpi_pm_port == UINT16_MAX)
 		return 0;
 	if (!emit_twice(mem, mem_size, GUEST_ACPI_GPA, GUEST_ACPI_MAX, acpi_emit, p, 0))
 		return 0;

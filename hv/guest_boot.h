@@ -25,6 +25,13 @@
 #define GUEST_MAX_CPUS		64
 #define GUEST_MAX_MODULES	4
 
+/*
+ * The I/O port of the sleep control register a Linux guest's FADT names
+ * (the status register is the next port). A guest writes SLP_TYP 5 (S5) << 2
+ * | SLP_EN (bit 5), 0x34, there to power off.
+ */
+#define GUEST_ACPI_PM_PORT	0x600
+
 struct guest_module {
 	uint64_t start;		/* guest-physical */
 	uint64_t end;		/* exclusive */
@@ -39,14 +46,19 @@ struct guest_platform {
 	const char *loader_name;	/* e.g. "Tempo 0.1" */
 	uint32_t module_count;
 	struct guest_module modules[GUEST_MAX_MODULES];
+	uint16_t acpi_pm_port;		/* 0: no FADT/DSDT; else the sleep control port */
 };
 
 /*
  * ACPI 2.0 tables at GUEST_ACPI_GPA: RSDP (revision 2, with both RSDT and
  * XSDT), RSDT, XSDT and a MADT with one x2APIC entry (type 9) per CPU, or a
  * type 0 local APIC entry when the id fits in 8 bits, flags enabled; no I/O
- * APIC. All checksums valid. Returns the RSDP's guest-physical address, or 0
- * if it does not fit.
+ * APIC. With acpi_pm_port set (not 0xffff: the status register is the next
+ * port) also a DSDT defining \_S5 and a hardware-reduced revision 6 FADT
+ * pointing at it, whose sleep control and status registers are the 8-bit
+ * I/O ports acpi_pm_port and acpi_pm_port + 1; the RSDT and XSDT then list
+ * the MADT and the FADT. All checksums valid. Returns the RSDP's
+ * guest-physical address, or 0 if it does not fit.
  */
 uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p);
 

@@ -355,6 +355,201 @@ static void test_acpi_small_memory(void **state)
 	check_acpi_sizes(3, ids);
 }
 
+/* ---- the FADT and DSDT a Linux guest powers off through ---- */
+
+/*
+ * The one-CPU tables as they were before the FADT existed: with no PM port
+ * they must not change by a byte.
+ */
+static const uint8_t acpi_one_cpu_golden[] = {
+	0x52, 0x53, 0x44, 0x20, 0x50, 0x54, 0x52, 0x20, 0xfc, 0x54, 0x45, 0x4d,
+	0x50, 0x4f, 0x20, 0x02, 0x30, 0x00, 0x0e, 0x00, 0x24, 0x00, 0x00, 0x00,
+	0x60, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x6e, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x52, 0x53, 0x44, 0x54, 0x28, 0x00, 0x00, 0x00, 0x01, 0xd2, 0x54, 0x45,
+	0x4d, 0x50, 0x4f, 0x20, 0x54, 0x45, 0x4d, 0x50, 0x4f, 0x48, 0x56, 0x20,
+	0x01, 0x00, 0x00, 0x00, 0x54, 0x4d, 0x50, 0x4f, 0x01, 0x00, 0x00, 0x00,
+	0x90, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x58, 0x53, 0x44, 0x54, 0x2c, 0x00, 0x00, 0x00, 0x01, 0xc8, 0x54, 0x45,
+	0x4d, 0x50, 0x4f, 0x20, 0x54, 0x45, 0x4d, 0x50, 0x4f, 0x48, 0x56, 0x20,
+	0x01, 0x00, 0x00, 0x00, 0x54, 0x4d, 0x50, 0x4f, 0x01, 0x00, 0x00, 0x00,
+	0x90, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x41, 0x50, 0x49, 0x43, 0x34, 0x00, 0x00, 0x00, 0x03, 0x9b, 0x54, 0x45,
+	0x4d, 0x50, 0x4f, 0x20, 0x54, 0x45, 0x4d, 0x50, 0x4f, 0x48, 0x56, 0x20,
+	0x01, 0x00, 0x00, 0x00, 0x54, 0x4d, 0x50, 0x4f, 0x01, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0xe0, 0xfe, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00,
+	0x01, 0x00, 0x00, 0x00,
+};
+
+static void test_acpi_no_pm_port_unchanged(void **state)
+{
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	assert_int_equal(plat.acpi_pm_port, 0);
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_GPA);
+	assert_memory_equal(mem + GUEST_ACPI_GPA, acpi_one_cpu_golden,
+			    sizeof(acpi_one_cpu_golden));
+	assert_untouched_outside(GUEST_ACPI_GPA, GUEST_ACPI_GPA + sizeof(acpi_one_cpu_golden));
+}
+
+/* Name (_S5, Package () {5, 5, 0, 0}), hand-assembled (ACPI 6.5 20.2). */
+static const uint8_t s5_aml[] = {
+	0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 0x05, 0x0a, 0x05, 0x00, 0x00,
+};
+
+/* A GAS for an 8-bit I/O port with byte access (ACPI 6.5 5.2.3.2). */
+static void check_gas_io8(uint64_t gpa, uint16_t port)
+{
+	assert_memory_equal(mem + gpa, "\x01\x08\x00\x01", 4);
+	assert_int_equal(ld64(gpa + 4), port);
+}
+
+/* Every FADT byte but those named is zero. */
+static void check_fadt_zeroes(uint64_t fadt)
+{
+	static const struct { uint32_t off, len; } set[] = {
+		{ 0, 36 },	/* header */
+		{ 109, 2 },	/* IAPC_BOOT_ARCH */
+		{ 112, 4 },	/* Flags */
+		{ 131, 1 },	/* FADT Minor Version */
+		{ 140, 8 },	/* X_DSDT */
+		{ 244, 12 },	/* SLEEP_CONTROL_REG */
+		{ 256, 12 },	/* SLEEP_STATUS_REG */
+		{ 268, 8 },	/* Hypervisor Vendor Identity */
+	};
+
+	for (uint32_t i = 0; i < 276; i++) {
+		bool named = false;
+
+		for (size_t j = 0; j < sizeof(set) / sizeof(set[0]); j++)
+			named |= i >= set[j].off && i < set[j].off + set[j].len;
+		if (!named && mem[fadt + i])
+			fail_msg("FADT byte %u is 0x%02x", i, mem[fadt + i]);
+	}
+}
+
+/* The tables with a PM port; returns the end of the last (the FADT). */
+static uint64_t check_acpi_pm(uint64_t rsdp, uint16_t port)
+{
+	uint64_t rsdt, xsdt, madt, fadt, dsdt;
+
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	assert_int_equal(acpi_checksum(mem + rsdp, 20), 0);
+	assert_int_equal(acpi_checksum(mem + rsdp, 36), 0);
+	rsdt = ld32(rsdp + 16);
+	xsdt = ld64(rsdp + 24);
+	check_header(rsdt, "RSDT", 44);
+	assert_int_equal(ld32(rsdt + 4), 44);
+	check_header(xsdt, "XSDT", 52);
+	assert_int_equal(ld32(xsdt + 4), 52);
+	madt = ld64(xsdt + 36);
+	fadt = ld64(xsdt + 44);
+	assert_int_equal(ld32(rsdt + 36), madt);
+	assert_int_equal(ld32(rsdt + 40), fadt);
+	check_header(madt, "APIC", 44);
+
+	check_header(fadt, "FACP", 276);
+	assert_int_equal(ld32(fadt + 4), 276);
+	assert_int_equal(mem[fadt + 8], 6);			/* revision */
+	assert_int_equal(mem[fadt + 131], 5);			/* minor: ACPI 6.5 */
+	assert_int_equal(ld32(fadt + 36), 0);			/* FIRMWARE_CTRL: no FACS */
+	assert_int_equal(ld32(fadt + 40), 0);			/* DSDT: X_DSDT instead */
+	assert_int_equal(ld32(fadt + 112), 1u << 20);		/* HW_REDUCED_ACPI only */
+	assert_int_equal(mem[fadt + 109] | mem[fadt + 110] << 8, 0x24);	/* no VGA, no RTC */
+	check_gas_io8(fadt + 244, port);
+	check_gas_io8(fadt + 256, (uint16_t)(port + 1));
+	assert_memory_equal(mem + fadt + 268, "TEMPO   ", 8);
+	check_fadt_zeroes(fadt);
+
+	dsdt = ld64(fadt + 140);
+	check_header(dsdt, "DSDT", 36 + sizeof(s5_aml));
+	assert_int_equal(ld32(dsdt + 4), 36 + sizeof(s5_aml));
+	assert_int_equal(mem[dsdt + 8], 2);
+	assert_memory_equal(mem + dsdt + 36, s5_aml, sizeof(s5_aml));
+
+	/* Nothing overlaps: MADT, DSDT, FADT in that order. */
+	assert_true(madt >= xsdt + 52);
+	assert_true(dsdt >= madt + ld32(madt + 4));
+	assert_true(fadt >= dsdt + ld32(dsdt + 4));
+
+	/* The hypervisor's parser sees the MADT and the FADT through either root. */
+	acpi_read(mem + rsdp, 36);
+	assert_true(ai.use_xsdt);
+	assert_int_equal(ai.table_count, 2);
+	assert_string_equal(ai.table_sigs[0], "APIC");
+	assert_string_equal(ai.table_sigs[1], "FACP");
+	assert_int_equal(ai.table_phys[1], fadt);
+	assert_true(ai.has_madt);
+	check_cpus();
+	check_via_rsdt(rsdp);
+	assert_int_equal(ai.table_count, 2);
+	assert_string_equal(ai.table_sigs[1], "FACP");
+	return fadt + 276;
+}
+
+static void test_acpi_pm_port(void **state)
+{
+	const uint32_t ids[] = { 0, 1, 300 };
+	uint64_t end, info;
+	bool found;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(3, ids);
+	plat.acpi_pm_port = GUEST_ACPI_PM_PORT;
+	end = check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT);
+	assert_untouched_outside(GUEST_ACPI_GPA, end);
+	/* RSDP 0, RSDT 0x30 (44), XSDT 0x60 (52), MADT 0xa0 (76), DSDT 0xf0 (50), FADT 0x130. */
+	assert_int_equal(ld32(GUEST_ACPI_GPA + 0x30 + 36), GUEST_ACPI_GPA + 0xa0);
+	assert_int_equal(ld32(GUEST_ACPI_GPA + 0x30 + 40), GUEST_ACPI_GPA + 0x130);
+	assert_int_equal(ld64(GUEST_ACPI_GPA + 0x130 + 140), GUEST_ACPI_GPA + 0xf0);
+	assert_int_equal(end, GUEST_ACPI_GPA + 0x130 + 276);
+	/* The multiboot2 RSDP tag copies the same RSDP. */
+	info = guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA);
+	assert_int_equal(info, GUEST_INFO_GPA);
+	found = false;
+	for (uint64_t i = info; i + 36 <= info + ld32(info) && !found; i += 8)
+		found = !memcmp(mem + i, mem + GUEST_ACPI_GPA, 36);
+	assert_true(found);
+
+	/* Any port but the last (the status register is the next one). */
+	mem_new(2 * MIB, 2 * MIB);
+	plat.acpi_pm_port = 1;
+	check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), 1);
+	mem_new(2 * MIB, 2 * MIB);
+	plat.acpi_pm_port = 0xfffe;
+	check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), 0xfffe);
+	mem_new(2 * MIB, 2 * MIB);
+	plat.acpi_pm_port = 0xffff;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	assert_all_untouched();
+}
+
+/* Memory ending before the FADT's last byte is refused with nothing written. */
+static void test_acpi_pm_small_memory(void **state)
+{
+	uint64_t end;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat.acpi_pm_port = GUEST_ACPI_PM_PORT;
+	end = check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT);
+	for (uint64_t size = GUEST_ACPI_GPA; size <= end; size++) {
+		uint64_t ret;
+
+		mem_new(size, size);
+		ret = guest_build_acpi(mem, mem_size, &plat);
+		if (size < end) {
+			assert_int_equal(ret, 0);
+			assert_all_untouched();
+		} else {
+			check_acpi_pm(ret, GUEST_ACPI_PM_PORT);
+		}
+	}
+}
+
 /* ---- multiboot2 information read back through hv/mb2.c ---- */
 
 static struct boot_info bi;
@@ -782,6 +977,9 @@ int main(void)
 		cmocka_unit_test_teardown(test_acpi_max_cpus, teardown),
 		cmocka_unit_test_teardown(test_acpi_bad_platform, teardown),
 		cmocka_unit_test_teardown(test_acpi_small_memory, teardown),
+		cmocka_unit_test_teardown(test_acpi_no_pm_port_unchanged, teardown),
+		cmocka_unit_test_teardown(test_acpi_pm_port, teardown),
+		cmocka_unit_test_teardown(test_acpi_pm_small_memory, teardown),
 		cmocka_unit_test_teardown(test_mb2_info, teardown),
 		cmocka_unit_test_teardown(test_mb2_info_minimal, teardown),
 		cmocka_unit_test_teardown(test_mb2_info_large_memory, teardown),
