@@ -41,7 +41,11 @@ RTBENCH_OBJS	:= $(GUEST_OBJ)/rtbench/main.o $(GUEST_OBJ)/rtbench/latstat.o \
 		   $(GUEST_OBJ)/rtbench/irq.o $(GUEST_COMMON_OBJS)
 RTBENCH_MB2	:= $(BUILD)/guests/rtbench-mb2.elf
 
-GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2)
+# hostile: one documented attack at a time (docs/attacks.md, tests/attack/).
+HOSTILE_OBJS	:= $(GUEST_OBJ)/hostile/main.o $(GUEST_COMMON_OBJS)
+HOSTILE_MB2	:= $(BUILD)/guests/hostile-mb2.elf
+
+GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2) $(HOSTILE_MB2)
 
 .PHONY: guests
 guests: $(GUEST_ELFS)
@@ -75,11 +79,13 @@ endef
 $(eval $(call guest_link,$(HELLO_MB2),$(GUEST_MB2_HDR),$(HELLO_OBJS),--is-x86-multiboot2))
 $(eval $(call guest_link,$(HELLO_MB1),$(GUEST_MB1_HDR),$(HELLO_OBJS),--is-x86-multiboot))
 $(eval $(call guest_link,$(RTBENCH_MB2),$(GUEST_MB2_HDR),$(RTBENCH_OBJS),--is-x86-multiboot2))
+$(eval $(call guest_link,$(HOSTILE_MB2),$(GUEST_MB2_HDR),$(HOSTILE_OBJS),--is-x86-multiboot2))
 
 .PHONY: rtbench
 rtbench: $(RTBENCH_MB2)
 
--include $(HELLO_OBJS:.o=.d) $(RTBENCH_OBJS:.o=.d) $(GUEST_MB1_HDR:.o=.d) $(GUEST_MB2_HDR:.o=.d)
+-include $(HELLO_OBJS:.o=.d) $(RTBENCH_OBJS:.o=.d) $(HOSTILE_OBJS:.o=.d) \
+	$(GUEST_MB1_HDR:.o=.d) $(GUEST_MB2_HDR:.o=.d)
 
 # Bare-metal boot images of hello (GRUB, BIOS+UEFI) that end the emulator.
 HELLO_ISOS	:= $(BUILD)/guests/hello-mb2.iso $(BUILD)/guests/hello-mb1.iso

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Runs every attack of guests/hostile in Bochs and checks each against
+# tests/attack/expected.txt. Prints one line per attack,
+#   ATTACK name= expected= observed= ok=0|1
+# the victim's figures (a VICTIM line: rtbench on its own core next to the
+# attackers) and "ATTACKS passed=N failed=N"; exits non-zero if any failed.
+#
+# Batching: attacks that let the guest go on run one after another in one
+# partition, up to and including the next attack expected to stop it; each
+# such range is a partition of its own, on its own CPU, and up to
+# ATTACK_PARTS (7) of them share one Bochs run with the victim. Runs go
+# ATTACK_JOBS (2) at a time.
+#   tests/attack/run_attacks.sh [OUT_DIR]    (BUILD=build by default)
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+
+BUILD=${BUILD:-build}
+out=${1:-$BUILD/attack}
+jobs=${ATTACK_JOBS:-2}
+per_run=${ATTACK_PARTS:-7}
+hostile=$BUILD/guests/hostile-mb2.elf
+rtbench=$BUILD/guests/rtbench-mb2.elf
+expected_file=tests/attack/expected.txt
+
+make -s all > /dev/null || { echo "run_attacks: make all failed"; exit 1; }
+rm -rf "$out"
+mkdir -p "$out"
+
+names=() expect=()
+while read -r n e; do
+	[ -z "$n" ] || [[ $n == \#* ]] && continue
+	names+=("$n")
+	expect+=("$e")
+done < "$expected_file"
+count=${#names[@]}
+
+# The partitions: [first, last] ranges, each ending at a stop (or the table's end).
+ranges=()
+first=0
+for ((i = 0; i < count; i++)); do
+	if [[ ${expect[i]} != survived:* ]] || [ $i -eq $((count - 1)) ]; then
+		ranges+=("$first $i")
+		first=$((i + 1))
+	fi
+done
+
+# run_one RUN_INDEX RANGE...: one Bochs run with the victim and these partitions.
+run_one() {
+	local r=$1 dir="$out/run$1" cfg k=0 lo hi
+	shift
+	mkdir -p "$dir"
+	cfg=$dir/attack.cfg
+	{
+		printf '[hypervisor]\ntick_us = 1000\n\n'
+		printf '[partition victim]\ncpus = 1\nmemory = 4M\nimage = rtbench-mb2\n'
+		printf 'cmdline = "workload=fixed count=2000 interval_us=100 label=victim"\n'
+		printf 'timer = direct\n\n'
+		for rg in "$@"; do
+			read -r lo hi <<< "$rg"
+			printf '[partition h%d_%d]\ncpus = %d\nmemory = 4M\nimage = hostile-mb2\n' \
+				"$r" "$k" $((k + 2))
+			printf 'cmdline = "first=%d last=%d"\n\n' "$lo" "$hi"
+			k=$((k + 1))
+		done
+	} > "$cfg"
+	boot/mkiso.sh "$dir/attack.iso" "$BUILD/tempo.elf" "exit=emu loglevel=3" \
+		"$cfg:partitions" "$hostile:hostile-mb2" "$rtbench:rtbench-mb2" \
+		> "$dir/mkiso.log" 2>&1 || { echo "run_attacks: mkiso failed ($dir)"; return 1; }
+	tests/emu/run.sh --emu bochs --cpus $((k + 2)) --iso "$dir/attack.iso" --expect ok \
+		--timeout 300 --out "$dir" > "$dir/run.log" 2>&1
+	echo $? > "$dir/rc"
+}
+
+start=$SECONDS
+pids=() run=0 batch=()
+flush() {
+	[ ${#batch[@]} -gt 0 ] || return 0
+	run_one "$run" "${batch[@]}" &
+	pids+=($!)
+	run=$((run + 1))
+	batch=()
+	if [ ${#pids[@]} -ge "$jobs" ]; then
+		wait "${pids[0]}"
+		pids=("${pids[@]:1}")
+	fi
+}
+for rg in "${ranges[@]}"; do
+	batch+=("$rg")
+	[ ${#batch[@]} -ge "$per_run" ] && flush
+done
+flush
+wait
+
+# Judge: pair each partition's ATTACK_BEGIN/ATTACK_SURVIVED lines with its stop.
+passed=0 failed=0
+r=0 k=0
+for ((p = 0; p < ${#ranges[@]}; p++)); do
+	r=$((p / per_run)) k=$((p % per_run))
+	dir=$out/run$r part=h${r}_$k
+	log=$(tr -d '\r' < "$dir/serial.txt" 2>/dev/null)
+	stop=$(echo "$log" | sed -n "s/^PARTITION_STOP name=$part reason=\\([a-z_]*\\) .*/\\1/p")
+	read -r lo hi <<< "${ranges[p]}"
+	for ((i = lo; i <= hi; i++)); do
+		n=${names[i]}
+		obs=$(echo "$log" | sed -n "s/^\\[$part\\] ATTACK_SURVIVED name=$n observed=\\([^ ]*\\)$/\\1/p")
+		if [ -n "$obs" ]; then
+			obs=survived:$obs
+		elif echo "$log" | grep -qx "\\[$part\\] ATTACK_BEGIN name=$n"; then
+			if [ -n "$stop" ]; then obs=stopped:$stop; else obs=hang; fi
+		else
+			obs=not_run
+		fi
+		ok=0
+		[ "$obs" = "${expect[i]}" ] && ok=1
+		echo "ATTACK name=$n expected=${expect[i]} observed=$obs ok=$ok"
+		if [ $ok = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+	done
+done
+
+# The victim: its latency under attack, from every run.
+for ((r = 0; r < run; r++)); do
+	log=$(tr -d '\r' < "$out/run$r/serial.txt" 2>/dev/null)
+	row() { echo "$log" | sed -n "s/^\\[victim\\] rtbench:   $1 *\\(-\\{0,1\\}[0-9]*\\) .*/\\1/p" | head -n 1; }
+	events=$(echo "$log" | sed -n 's/^\[victim\] rtbench: results: \([0-9]*\) events.*/\1/p')
+	lost=$(echo "$log" | sed -n 's/^\[victim\] rtbench:   lost=\([0-9]*\) .*/\1/p')
+	cpu1=$(echo "$log" | sed -n 's/^HOSTTICK cpu=1 .*late_max_ticks=\([0-9]*\).*/\1/p' | head -n 1)
+	echo "VICTIM run=$r events=${events:-na} lat_avg_ticks=$(row avg) lat_p99_ticks=$(row p99)" \
+		"lat_max_ticks=$(row max) lost=${lost:-na} tick_late_max_ticks=${cpu1:-na}" \
+		"bochs_rc=$(cat "$out/run$r/rc" 2>/dev/null)"
+done
+echo "ATTACKS passed=$passed failed=$failed runs=$run wall_s=$((SECONDS - start))"
+[ "$failed" -eq 0 ]
