@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [unit|fuzz|emu|grub] [NAME_FILTER]
+#   tests/run_tests.sh [unit|fuzz|emu|attack|grub] [NAME_FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,6 +82,28 @@ if [ "$what" = all ] || [ "$what" = emu ]; then
 			fi
 		done
 	fi
+fi
+
+if [ "$what" = all ] || [ "$what" = attack ]; then
+	# Every hostile-guest attack against docs/attacks.md; one ATTACK line each.
+	echo "== attacks (guests/hostile, tests/attack/expected.txt)"
+	start=$SECONDS
+	BUILD="$BUILD" tests/attack/run_attacks.sh "$BUILD/attack" > "$logdir/attack.log" 2>&1
+	attack_rc=$?
+	ok=$(grep -c '^ATTACK .* ok=1$' "$logdir/attack.log")
+	bad=$(grep -c '^ATTACK .* ok=0$' "$logdir/attack.log")
+	grep -E '^(VICTIM|ATTACKS) ' "$logdir/attack.log" | sed 's/^/  /'
+	grep '^ATTACK .* ok=0$' "$logdir/attack.log" | sed 's/^/  /'
+	passed=$((passed + ok))
+	if [ "$bad" -gt 0 ]; then
+		failed=$((failed + bad))
+		failures+=("attack: $bad attacks (see $logdir/attack.log)")
+	fi
+	if [ $attack_rc -ne 0 ] && [ "$bad" -eq 0 ]; then
+		fail attack-run "run_attacks.sh exited $attack_rc (see $logdir/attack.log)"
+		tail -n 20 "$logdir/attack.log"
+	fi
+	echo "  attack: $ok passed, $bad failed ($((SECONDS - start))s)"
 fi
 
 if [ "$what" = all ] || [ "$what" = grub ]; then
