@@ -12,6 +12,9 @@
 #     --cpus N          CPUs (default 1)
 #     --model NAME      Bochs CPU model (default corei7_ivy_bridge_3770k)
 #     --ips N           Bochs instructions per emulated second (default 50000000)
+#     --ignore-bad-msrs Bochs: unknown MSRs read 0 and ignore writes instead of #GP
+#                       (bare-metal Linux reads IA32_MISC_ENABLE, 0x1A0, which the
+#                       Ivy Bridge model lacks; never for Tempo's own tests)
 #     --mem MiB         guest RAM (default 256)
 #     --timeout S       wall-clock limit (default 120)
 #     --expect STATUS   ok | failure | no-vmx (default ok), or poweroff: Tempo never
@@ -22,7 +25,7 @@
 set -uo pipefail
 
 emu="" iso="" cpus=1 model=corei7_ivy_bridge_3770k ips=50000000 mem=256 timeout_s=120
-expect=ok out="" show=0
+expect=ok out="" show=0 bad_msrs=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--emu) emu=$2; shift 2 ;;
@@ -35,6 +38,7 @@ while [ $# -gt 0 ]; do
 	--expect) expect=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--show) show=1; shift ;;
+	--ignore-bad-msrs) bad_msrs=1; shift ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -72,7 +76,7 @@ bochs)
 memory: guest=$mem, host=$mem
 romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
-cpu: model=$model, count=$cpus, ips=$ips, reset_on_triple_fault=0, ignore_bad_msrs=0
+cpu: model=$model, count=$cpus, ips=$ips, reset_on_triple_fault=0, ignore_bad_msrs=$bad_msrs
 ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
 ata0-master: type=cdrom, path=$iso, status=inserted
 boot: cdrom

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Build the Linux test guest from Debian packages, without installing any:
+#   guests/linux/build.sh OUTDIR
+# makes OUTDIR/bzImage (the kernel that linux-image-rt-amd64 depends on today)
+# and OUTDIR/initrd.cpio.gz (busybox-static, cyclictest from rt-tests, the
+# shared libraries cyclictest needs, and guests/linux/init.sh as /init).
+# The .deb files are kept in OUTDIR/debs and reused; delete it to refresh.
+# Needs: apt-get, apt-cache, dpkg-deb, readelf (binutils), gzip. The cpio
+# archive is written by the busybox from the extracted busybox-static.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: $0 OUTDIR" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$1"
+out=$(cd "$1" && pwd)
+debs=$out/debs
+mkdir -p "$debs"
+
+for tool in apt-get apt-cache dpkg-deb readelf gzip; do
+	command -v "$tool" >/dev/null || { echo "$0: $tool missing" >&2; exit 1; }
+done
+
+# The kernel package: what the rt metapackage depends on now.
+kernel_pkg() {
+	apt-cache depends linux-image-rt-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[0-9].*-rt-amd64\)$/\1/p' | head -n 1
+}
+
+# Download PKG into $debs unless a PKG_*.deb is already there.
+fetch() {
+	local p
+	local want=()
+	for p in "$@"; do
+		ls "$debs/${p}_"*.deb >/dev/null 2>&1 || want+=("$p")
+	done
+	[ ${#want[@]} -eq 0 ] && return 0
+	echo "build.sh: downloading ${want[*]}"
+	(cd "$debs" && apt-get download -q "${want[@]}") && return 0
+	if [ "$(id -u)" -eq 0 ]; then
+		echo "build.sh: download failed; running apt-get update and retrying" >&2
+		apt-get update -qq
+		(cd "$debs" && apt-get download -q "${want[@]}") && return 0
+	fi
+	echo "$0: could not download ${want[*]} (apt-get update as root may help)" >&2
+	return 1
+}
+
+kpkg=$(kernel_pkg)
+if [ -z "$kpkg" ] && [ "$(id -u)" -eq 0 ]; then
+	apt-get update -qq
+	kpkg=$(kernel_pkg)
+fi
+if [ -z "$kpkg" ]; then
+	# No package lists: fall back to a kernel deb already in the cache.
+	kpkg=$(ls "$debs"/linux-image-*-rt-amd64_*.deb 2>/dev/null | sed -n 's|.*/\(linux-image-[^_]*\)_.*|\1|p' | tail -n 1)
+fi
+[ -n "$kpkg" ] || { echo "$0: cannot resolve linux-image-rt-amd64 (apt-get update?)" >&2; exit 1; }
+echo "build.sh: kernel package $kpkg"
+
+# libc6 and libnuma1 provide every library cyclictest needs (checked below).
+fetch "$kpkg" busybox-static rt-tests libc6 libnuma1
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+x=$work/x
+mkdir -p "$x"
+for p in "$kpkg" busybox-static rt-tests libc6 libnuma1; do
+	deb=$(ls "$debs/${p}_"*.deb | tail -n 1)
+	dpkg-deb -x "$deb" "$x"
+done
+
+kver=${kpkg#linux-image-}
+[ -f "$x/boot/vmlinuz-$kver" ] || { echo "$0: no /boot/vmlinuz-$kver in $kpkg" >&2; exit 1; }
+
+# The initramfs tree.
+r=$work/root
+mkdir -p "$r/bin" "$r/sbin" "$r/usr/bin" "$r/usr/sbin" "$r/lib/x86_64-linux-gnu" \
+	"$r/lib64" "$r/dev" "$r/proc" "$r/sys" "$r/tmp" "$r/root"
+cp "$x/bin/busybox" "$r/bin/busybox"
+ln -s busybox "$r/bin/sh"
+cp "$x/usr/bin/cyclictest" "$r/usr/bin/cyclictest"
+cp "$here/init.sh" "$r/init"
+chmod 755 "$r/init" "$r/bin/busybox" "$r/usr/bin/cyclictest"
+
+# Copy the shared-library closure of cyclictest into /lib/x86_64-linux-gnu,
+# a directory ld.so searches without a cache.
+find_lib() {
+	local d
+	for d in lib/x86_64-linux-gnu usr/lib/x86_64-linux-gnu lib64 lib usr/lib; do
+		[ -e "$x/$d/$1" ] && { echo "$x/$d/$1"; return 0; }
+	done
+	return 1
+}
+needed() {
+	readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'
+}
+interp=$(readelf -l "$x/usr/bin/cyclictest" | sed -n 's/.*Requesting program interpreter: \(.*\)\]/\1/p')
+[ "$interp" = /lib64/ld-linux-x86-64.so.2 ] || { echo "$0: unexpected interpreter $interp" >&2; exit 1; }
+queue=$(needed "$x/usr/bin/cyclictest")
+queue="$queue ld-linux-x86-64.so.2"
+done_libs=" "
+while [ -n "${queue// /}" ]; do
+	set -- $queue
+	lib=$1
+	shift
+	queue="$*"
+	case $done_libs in *" $lib "*) continue ;; esac
+	done_libs+="$lib "
+	src=$(find_lib "$lib") || { echo "$0: $lib (needed by cyclictest) is in none of the extracted packages" >&2; exit 1; }
+	cp -L "$src" "$r/lib/x86_64-linux-gnu/$lib"
+	queue="$queue $(needed "$src" | tr '\n' ' ')"
+done
+ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$r/lib64/ld-linux-x86-64.so.2"
+echo "build.sh: libraries:$done_libs"
+
+# Device nodes for the kernel's initial console; /init mounts devtmpfs over /dev.
+if [ "$(id -u)" -eq 0 ]; then
+	mknod -m 600 "$r/dev/console" c 5 1
+	mknod -m 666 "$r/dev/null" c 1 3
+fi
+
+bb=$x/bin/busybox
+(cd "$r" && find . -mindepth 1 | LC_ALL=C sort | "$bb" cpio -o -H newc -R 0:0 2>/dev/null) |
+	gzip -9 -n > "$out/initrd.cpio.gz.tmp"
+mv "$out/initrd.cpio.gz.tmp" "$out/initrd.cpio.gz"
+cp "$x/boot/vmlinuz-$kver" "$out/bzImage.tmp"
+mv "$out/bzImage.tmp" "$out/bzImage"
+echo "$kver" > "$out/kernel-version"
+echo "build.sh: $out/bzImage ($kver, $(stat -c %s "$out/bzImage") bytes)," \
+	"$out/initrd.cpio.gz ($(stat -c %s "$out/initrd.cpio.gz") bytes)"

@@ -1,0 +1,73 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# /init of Tempo's Linux test initramfs (busybox sh, PID 1).
+#
+# It prints its result lines through /dev/kmsg at level 2 (KERN_CRIT), so
+# they reach whatever console the kernel has, including a boot console kept
+# with keep_bootcon when 8250.nr_uarts=0 leaves no ttyS0 (then /dev/console
+# cannot be opened at all). Each line therefore appears on the serial port
+# after the kernel's "[    t.tttttt] " time stamp:
+#   LINUX_INIT cpus=N
+#   LINUX_CLOCKEVENT <clockevent0/current_device>
+#   LINUX_CLOCKSOURCE <clocksource0/current_clocksource>
+#   LINUX_CYCLICTEST_OUT <each line cyclictest printed>
+#   LINUX_CYCLICTEST loops=N min_us=A avg_us=B max_us=C
+#   LINUX_DONE
+# then powers the machine off. cyclictest_loops=N on the kernel command line
+# sets cyclictest's loop count (default 1000; 0 skips cyclictest). It runs as
+# "cyclictest -m -q -t1 -p80 -i 1000 -l N" (rt-tests 2.x dropped -n:
+# clock_nanosleep is its only mode).
+PATH=/bin:/sbin:/usr/bin:/usr/sbin
+export PATH
+/bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mkdir -p /dev/shm
+mount -t tmpfs tmpfs /dev/shm		# cyclictest's shm_open
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+# Stray output goes to the kernel log (dmesg) at the default level.
+exec </dev/null >/dev/kmsg 2>&1
+# Userspace writes to /dev/kmsg are rate-limited (10 lines per 5 s) unless on.
+echo on > /proc/sys/kernel/printk_devkmsg 2>/dev/null
+
+say() {
+	echo "<2>$*" > /dev/kmsg
+}
+
+loops=1000
+for word in $(cat /proc/cmdline); do
+	case $word in
+	cyclictest_loops=*) loops=${word#cyclictest_loops=} ;;
+	esac
+done
+case $loops in
+'' | *[!0-9]*) loops=1000 ;;
+esac
+
+cpus=$(grep -c '^processor' /proc/cpuinfo)
+say "LINUX_INIT cpus=$cpus"
+say "LINUX_CLOCKEVENT $(cat /sys/devices/system/clockevents/clockevent0/current_device 2>/dev/null || echo none)"
+say "LINUX_CLOCKSOURCE $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo none)"
+
+if [ "$loops" -gt 0 ]; then
+	cyclictest -m -q -t1 -p80 -i 1000 -l "$loops" > /tmp/cyc.txt 2>&1
+	rc=$?
+	while IFS= read -r line; do
+		say "LINUX_CYCLICTEST_OUT $line"
+	done < /tmp/cyc.txt
+	# T: 0 (  71) P:80 I:1000 C:   1000 Min:     34 Act:   40 Avg:   37 Max:      53
+	set -- $(sed -n 's/.* C: *\([0-9]*\) *Min: *\([0-9]*\).* Avg: *\([0-9]*\) *Max: *\([0-9]*\).*/\1 \2 \3 \4/p' /tmp/cyc.txt | head -n 1)
+	if [ $# -eq 4 ]; then
+		say "LINUX_CYCLICTEST loops=$1 min_us=$2 avg_us=$3 max_us=$4"
+	else
+		say "LINUX_CYCLICTEST loops=0 min_us=na avg_us=na max_us=na error=rc$rc"
+	fi
+fi
+say "LINUX_DONE"
+sync
+poweroff -f
+# poweroff -f returns only if the kernel could not power off.
+say "LINUX_POWEROFF_FAILED"
+while :; do sleep 1000; done
