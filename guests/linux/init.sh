@@ -58,6 +58,7 @@ if [ "$loops" -gt 0 ]; then
 		say "LINUX_CYCLICTEST_OUT $line"
 	done < /tmp/cyc.txt
 	# T: 0 (  71) P:80 I:1000 C:   1000 Min:     34 Act:   40 Avg:   37 Max:      53
+	# shellcheck disable=SC2046 # split into the four numbers
 	set -- $(sed -n 's/.* C: *\([0-9]*\) *Min: *\([0-9]*\).* Avg: *\([0-9]*\) *Max: *\([0-9]*\).*/\1 \2 \3 \4/p' /tmp/cyc.txt | head -n 1)
 	if [ $# -eq 4 ]; then
 		say "LINUX_CYCLICTEST loops=$1 min_us=$2 avg_us=$3 max_us=$4"

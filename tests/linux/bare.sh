@@ -56,7 +56,7 @@ menuentry "Linux (bare)" {
 }
 CFG
 ok_iso=0
-for try in 1 2; do	# xorriso was seen to crash once in many runs (boot/mkiso.sh)
+for _ in 1 2; do	# xorriso was seen to crash once in many runs (boot/mkiso.sh)
 	grub-mkrescue -o "$iso" "$work/iso" > "$work/mkrescue.log" 2>&1 && { ok_iso=1; break; }
 done
 [ $ok_iso -eq 1 ] || { cat "$work/mkrescue.log" >&2; exit 1; }
