@@ -21,7 +21,7 @@ KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-se
 HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.c \
 		   hv/config.c hv/memplan.c hv/pages.c hv/elf.c hv/guest_boot.c hv/vuart.c \
 		   hv/msr_policy.c hv/icr.c hv/hypercall.c hv/exit.c hv/partition.c hv/timer.c \
-		   hv/vlapic.c hv/sched.c \
+		   hv/vlapic.c hv/sched.c hv/halt.c \
 		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
 		   arch/x86/vmx.c arch/x86/smp.c \
 		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c
@@ -45,7 +45,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz bench soak test-images deps format help clean install run-kvm efi esp
+.PHONY: all iso run test unit fuzz attack bench soak test-images deps format help clean install run-kvm efi esp
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -142,6 +142,9 @@ run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in 
 
 soak: deps all	## 10^6 guest timer events on two partitions in Bochs; ends with a SOAK line
 	@tests/bench/soak.sh
+
+attack: deps all	## Every hostile-guest attack in Bochs against docs/attacks.md (ATTACK lines)
+	@tests/run_tests.sh attack
 
 FUZZ_SECONDS	?= 300
 fuzz:	## Run every libFuzzer target for FUZZ_SECONDS (default 300) each

@@ -10,6 +10,8 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/vmx.h"
 #include "hv/fmt.h"
+#include "hv/halt.h"
+#include "hv/hypercall.h"
 #include "hv/hypercall_abi.h"
 #include "hv/icr.h"
 #include "hv/lib.h"
@@ -492,26 +494,20 @@ static void handle_io(struct vcpu *v)
 
 /* ---- hypercalls ---- */
 
+/*
+ * hv/hypercall.c decodes and checks the arguments; these only act on them.
+ * A checked range is inside the guest's RAM, so gpa_to_hva() cannot fail.
+ */
 static int64_t hc_console_write(struct vcpu *v, uint64_t gpa, uint64_t len)
 {
-	const char *text;
-
-	if (len > 4096)
-		return TEMPO_HC_EINVAL;
-	text = gpa_to_hva(v->part, gpa, len);
-	if (!text)
-		return TEMPO_HC_EINVAL;
-	vuart_put(&v->part->uart, text, (uint32_t)len);
+	vuart_put(&v->part->uart, gpa_to_hva(v->part, gpa, len), (uint32_t)len);
 	return (int64_t)len;
 }
 
 static int64_t hc_partition_info(struct vcpu *v, uint64_t gpa)
 {
-	struct tempo_partition_info info, *dst;
+	struct tempo_partition_info info, *dst = gpa_to_hva(v->part, gpa, sizeof(info));
 
-	dst = gpa_to_hva(v->part, gpa, sizeof(info));
-	if (!dst)
-		return TEMPO_HC_EINVAL;
 	memset(&info, 0, sizeof(info));
 	str_copy(info.name, sizeof(info.name), v->part->cfg->name, CONFIG_NAME_LEN);
 	info.partition_id = v->part->id;
@@ -536,17 +532,13 @@ static bool physical_apic_idle(void)
 /*
  * Only with nothing in service, physical or virtual (DESIGN.md). A deadline
  * in the hardware is taken out by the save protocol and put back, or kept in
- * software, by the new mode.
+ * software, by the new mode. @mode is valid for this core (decoder).
  */
-static int64_t hc_timer_mode_set(struct vcpu *v, uint64_t mode)
+static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
 {
 	struct vtimer *t = &v->vt;
 	uint64_t d;
 
-	if (mode > TIMER_PV_LAZY)
-		return TEMPO_HC_EINVAL;
-	if (mode == TIMER_DIRECT && v->pcpu->shared)
-		return TEMPO_HC_EINVAL;	/* direct mode needs a dedicated core */
 	if (mode == t->mode)
 		return TEMPO_HC_OK;
 	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle())
@@ -577,13 +569,8 @@ static void snapshot_vcpu(struct vcpu *v);
 
 static int64_t hc_pv_timer(struct vcpu *v, uint64_t gpa)
 {
-	struct tempo_pv_timer *page;
+	struct tempo_pv_timer *page = gpa_to_hva(v->part, gpa, sizeof(*page));
 
-	if (v->vt.mode != TIMER_PV_LAZY || (gpa & 7))
-		return TEMPO_HC_EINVAL;
-	page = gpa_to_hva(v->part, gpa, sizeof(*page));
-	if (!page)
-		return TEMPO_HC_EINVAL;
 	v->pv = page;
 	v->pv_seen = page->next;
 	return TEMPO_HC_OK;
@@ -591,38 +578,46 @@ static int64_t hc_pv_timer(struct vcpu *v, uint64_t gpa)
 
 static void handle_vmcall(struct vcpu *v)
 {
-	uint64_t mask = guest_long_mode() ? ~0ull : 0xffffffffull;
-	uint64_t nr = v->regs.rax & mask, a0 = v->regs.rdi & mask, a1 = v->regs.rsi & mask;
+	struct hc_regs r = {
+		.rax = v->regs.rax, .rdi = v->regs.rdi, .rsi = v->regs.rsi,
+		.long_mode = guest_long_mode(), .cpl = guest_cpl(),
+	};
+	struct hc_context c = {
+		.mem_size = v->part->mem_size, .timer_mode = v->vt.mode,
+		.shared_core = v->pcpu->shared,
+	};
+	struct hc_decision d;
 	int64_t ret;
 
-	if (guest_cpl() != 0) {
-		inject_exception(VEC_UD, false, 0);	/* not for user space */
+	hypercall_decode(&r, &c, &d);
+	switch (d.action) {
+	case HC_ACT_UD:
+		inject_exception(VEC_UD, false, 0);
 		return;
-	}
-	switch (nr) {
-	case TEMPO_HC_CONSOLE_WRITE:
-		ret = hc_console_write(v, a0, a1);
+	case HC_ACT_CONSOLE_WRITE:
+		ret = hc_console_write(v, d.gpa, d.len);
 		break;
-	case TEMPO_HC_PARTITION_INFO:
-		ret = hc_partition_info(v, a0);
+	case HC_ACT_PARTITION_INFO:
+		ret = hc_partition_info(v, d.gpa);
 		break;
-	case TEMPO_HC_TIMER_MODE_SET:
-		ret = hc_timer_mode_set(v, a0);
+	case HC_ACT_TIMER_MODE_SET:
+		ret = hc_timer_mode_set(v, d.mode);
 		break;
-	case TEMPO_HC_TIMER_MODE_GET:
+	case HC_ACT_TIMER_MODE_GET:
 		ret = v->vt.mode;
 		break;
-	case TEMPO_HC_PV_TIMER:
-		ret = hc_pv_timer(v, a0);
+	case HC_ACT_PV_TIMER:
+		ret = hc_pv_timer(v, d.gpa);
 		break;
-	case TEMPO_HC_STATS:
+	case HC_ACT_STATS:
 		snapshot_vcpu(v);
 		ret = TEMPO_HC_OK;
 		break;
-	case TEMPO_HC_SHUTDOWN:
-		partition_shutdown(v, (int64_t)a0);
+	case HC_ACT_SHUTDOWN:
+		partition_shutdown(v, d.exit_code);
+	case HC_ACT_RETURN:
 	default:
-		ret = TEMPO_HC_ENOSYS;
+		ret = d.ret;
 		break;
 	}
 	v->regs.rax = (uint64_t)ret;
@@ -801,12 +796,50 @@ static void handle_xsetbv(struct vcpu *v)
 	skip_instruction();
 }
 
+/* Each vCPU's look at its last host tick: halted with IF = 0 (hv/halt.h). */
+static volatile bool halted_seen[CONFIG_MAX_PARTITIONS][MAX_VCPUS_PER_PART];
+
+/*
+ * At a host tick: stop the partition once every vCPU is halted for ever.
+ * A vCPU seen so stays so (nothing can wake it), so the flags other cores
+ * set at their own ticks are never stale.
+ */
+static void check_halted_forever(struct vcpu *v)
+{
+	struct partition *p = v->part;
+	enum halt_view views[MAX_VCPUS_PER_PART];
+	bool stuck = halt_vcpu_forever((uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE),
+				       vmread(VMCS_GUEST_RFLAGS),
+				       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO));
+
+	__atomic_store_n(&halted_seen[p->id][v->index], stuck, __ATOMIC_RELEASE);
+	if (!stuck)
+		return;
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		struct vcpu *t = p->vcpus[i];
+
+		if (t->state == VCPU_RUNNING)
+			views[i] = __atomic_load_n(&halted_seen[p->id][i], __ATOMIC_ACQUIRE) ?
+					   HALT_FOREVER : HALT_LIVE;
+		else if (t->state == VCPU_WAIT_SIPI)
+			views[i] = __atomic_load_n(&t->sipi_pending, __ATOMIC_ACQUIRE) ?
+					   HALT_LIVE : HALT_ASLEEP;
+		else
+			views[i] = HALT_GONE;
+	}
+	if (halt_partition_forever(views, p->vcpu_count))
+		partition_stop(v, "halted_forever", 0,
+			       "every vCPU is halted with interrupts off and cannot wake");
+}
+
 /* Exit 52: compare the TSC with what is due (a clamped value fires early). */
 static void handle_preemption_timer(struct vcpu *v)
 {
 	/* a host tick, or (emulated mode) the guest's deadline: the tail fires it */
-	if (host_timer_run(&v->pcpu->ht, rdtsc()))
+	if (host_timer_run(&v->pcpu->ht, rdtsc())) {
 		v->host_tick_exits++;
+		check_halted_forever(v);
+	}
 }
 
 /* inject/emulated: a physical interrupt, acknowledged on exit (SDM 27.2.2). */
