@@ -9,8 +9,10 @@
 
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
 #include "hv/boot_info.h"
+#include "hv/bzimage.h"
 #include "hv/elf.h"
 #include "hv/fmt.h"
 #include "hv/guest_boot.h"
@@ -603,6 +605,7 @@ static void measure_rearm(struct vcpu *v)
 
 static void start_vcpu(struct pcpu *c, struct vcpu *v)
 {
+	c->ran_guest = true;
 	host_timer_init(&c->ht, rdtsc(), host_tick_tsc, host_watchdog_tsc);
 	vmcs_setup(v);
 	measure_rearm(v);
@@ -784,6 +787,34 @@ void sched_switch(struct vcpu *v)
 
 /* ---- the root-mode loop ---- */
 
+/*
+ * A core with nothing to run sleeps instead of spinning: on a real machine
+ * that saves power, in an emulator it lets the other CPUs run (Bochs skips a
+ * halted CPU). One whose LAPIC is clean (no guest ever ran there) wakes on
+ * its own TSC deadline every IDLE_POLL_US to poll SIPIs, the consoles and
+ * the run's end; an NMI (a kick) wakes it sooner. One whose guest has left
+ * may still hold that guest's vectors in its IRR, which would reach the
+ * root-mode IDT as strays if interrupts were on: it sleeps with IF=0, woken
+ * by NMIs only, when it has no console duty; otherwise it spins.
+ */
+#define IDLE_POLL_US	100
+
+static void idle_wait(struct pcpu *c)
+{
+	if (!c->ran_guest) {
+		wrmsr(X2APIC_LVT_TIMER, APIC_LVT_TIMER_TSC_DEADLINE | TRAP_IDLE_WAKE_VECTOR);
+		wrmsr(MSR_IA32_TSC_DEADLINE, rdtsc() + platform.tsc_hz / (1000000 / IDLE_POLL_US));
+		asm volatile("sti; hlt; cli" ::: "memory");
+		/* disarmed, and a wake-up that raced the NMI taken now, not by a guest */
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+		asm volatile("sti; nop; cli" ::: "memory");
+	} else if (!c->console && !c->vcpu && !c->shared) {
+		asm volatile("hlt" ::: "memory");	/* IF=0: an NMI wakes it */
+	} else {
+		cpu_relax();
+	}
+}
+
 void pcpu_loop(void)
 {
 	struct pcpu *c = this_pcpu();
@@ -813,6 +844,6 @@ void pcpu_loop(void)
 			console_drain_all(false);
 		if (partitions_go && (c->console || !c->vcpu))
 			end_run_if_done();
-		cpu_relax();
+		idle_wait(c);
 	}
 }

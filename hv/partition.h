@@ -149,6 +149,7 @@ struct pcpu {
 	volatile uint32_t mailbox;
 	volatile uint64_t nmis;
 	bool console;		/* drains the partitions' console buffers */
+	bool ran_guest;		/* its LAPIC has held a guest's state (idle_wait) */
 	struct host_timer ht;	/* this core's own events, on the preemption timer */
 	/* a shared core: several vCPUs in a cyclic schedule ([schedule N]) */
 	bool shared;

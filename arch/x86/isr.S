@@ -123,6 +123,29 @@ isr_hv_timer:
 	popq	%rax
 	iretq
 
+/*
+ * The idle wake-up (hv/partition.c idle_wait): a root-mode core with nothing
+ * to run sleeps in HLT until its own TSC deadline; the handler only EOIs.
+ */
+	.globl isr_idle_wake
+isr_idle_wake:
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	mov	$0x80b, %ecx		/* x2APIC EOI */
+	xor	%eax, %eax
+	xor	%edx, %edx
+	wrmsr
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+	iretq
+
+/* A spurious interrupt from the local APIC: nothing to acknowledge. */
+	.globl isr_apic_spurious
+isr_apic_spurious:
+	iretq
+
 	.section .rodata
 	.balign 8
 	.globl isr_table

@@ -16,6 +16,9 @@
 #include "hv/partition.h"
 #include "hv/stop.h"
 
+#define CR0_NW	(1ull << 29)
+#define CR0_CD	(1ull << 30)
+
 #define AP_STACK_SIZE		(16 * 1024)
 #define LOW_MEM_END		0x9f000ul
 
@@ -34,6 +37,29 @@ void tsc_delay(uint64_t ticks)
 		cpu_relax();
 }
 
+/*
+ * What every core sets up for root mode:
+ * - caching on: Bochs (and some firmware) leaves CR0.CD and CR0.NW set from
+ *   reset, and VM entry does not load those two bits from the guest state
+ *   (SDM 26.3.2.1): guests would run uncached, and a guest that clears CD
+ *   alone (NW=1, CD=0) would take a #GP;
+ * - the local APIC software-enabled (an idle core's wake-up deadline needs
+ *   it; reset leaves it disabled, with every LVT forced masked), spurious
+ *   interrupts on a vector that only returns, LINT0 masked.
+ */
+static void root_cpu_init(void)
+{
+	uint64_t cr0 = read_cr0();
+
+	if (cr0 & (CR0_CD | CR0_NW)) {
+		asm volatile("mov %0, %%cr0" : : "r"(cr0 & ~(CR0_CD | CR0_NW)) : "memory");
+		asm volatile("wbinvd" ::: "memory");
+	}
+	wrmsr(X2APIC_SVR, APIC_SVR_ENABLE | TRAP_SPURIOUS_VECTOR);
+	wrmsr(X2APIC_LVT_LINT0, APIC_LVT_MASKED);
+}
+
+
 static void pcpu_common_init(struct pcpu *c)
 {
 	char err[160];
@@ -47,6 +73,7 @@ static void pcpu_common_init(struct pcpu *c)
 		asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1ull << 18)));
 	}
 	x2apic_enable();
+	root_cpu_init();
 	c->vmxon_pa = (uint64_t)pages_alloc(PAGE_SIZE, "VMXON region");
 	if (!vmx_cpu_enable(c, err, sizeof(err))) {
 		log_err("%s\n", err);
@@ -87,6 +114,14 @@ uint32_t smp_boot(const struct acpi_info *ai, struct memplan *mp, uint64_t tsc_h
 	uint64_t tramp, ms = tsc_hz / 1000;
 
 	x2apic_enable();
+	/*
+	 * The BIOS leaves the 8259 PIC delivering its timer as vector 8 through
+	 * LINT0 (ExtINT). Root mode takes interrupts when an idle core sleeps:
+	 * mask every PIC line and LINT0, so none arrives looking like a #DF.
+	 */
+	outb(0x21, 0xff);
+	outb(0xa1, 0xff);
+	root_cpu_init();
 	bsp_id = x2apic_id();
 	/* the boot CPU is index 0; the others keep their MADT order */
 	pcpus[0] = (struct pcpu){ .self = &pcpus[0], .index = 0, .apic_id = bsp_id };

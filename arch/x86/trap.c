@@ -57,6 +57,8 @@ struct ex_entry {
 extern const uint64_t isr_table[32];
 extern const uint64_t isr_spurious;
 extern char isr_hv_timer[];
+extern char isr_idle_wake[];
+extern char isr_apic_spurious[];
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 
 static uint64_t gdt[TRAP_MAX_CPUS][5] __attribute__((aligned(16)));
@@ -136,6 +138,8 @@ void trap_init(void)
 	idt[2].ist = IST_NMI;
 	idt[18].ist = IST_MACHINE_CHECK;
 	set_gate(TRAP_HV_TIMER_VECTOR, (uint64_t)isr_hv_timer, 0);
+	set_gate(TRAP_IDLE_WAKE_VECTOR, (uint64_t)isr_idle_wake, 0);
+	set_gate(TRAP_SPURIOUS_VECTOR, (uint64_t)isr_apic_spurious, 0);
 	trap_init_cpu(0);
 }
 
