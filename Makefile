@@ -21,7 +21,7 @@ KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-se
 HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.c \
 		   hv/config.c hv/memplan.c hv/pages.c hv/elf.c hv/guest_boot.c hv/vuart.c \
 		   hv/msr_policy.c hv/icr.c hv/hypercall.c hv/exit.c hv/partition.c hv/timer.c \
-		   hv/vlapic.c hv/sched.c hv/halt.c \
+		   hv/vlapic.c hv/sched.c hv/halt.c hv/bzimage.c \
 		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
 		   arch/x86/vmx.c arch/x86/smp.c \
 		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c

@@ -25,6 +25,7 @@
 /* Setup header fields: offsets in the image and in the zero page alike. */
 #define HDR_START		0x1f1	/* setup_sects: the first byte copied */
 #define HDR_SETUP_SECTS		0x1f1	/* u8: 512-byte setup sectors after the boot sector */
+#define HDR_SYSSIZE		0x1f4	/* u32: protected-mode kernel, 16-byte paragraphs */
 #define HDR_BOOT_FLAG		0x1fe	/* u16: 0xAA55 */
 #define HDR_JUMP_LEN		0x201	/* u8: the jump's displacement: header ends 0x202 + it */
 #define HDR_MAGIC		0x202	/* "HdrS" */
@@ -190,6 +191,12 @@ static int hdr_read(struct bz_ctx *c, struct linux_plan *plan, const uint8_t *im
 		return bz_fail(c, plan, "bzImage: protected-mode kernel of 0x%llx bytes does not "
 			       "reach the 64-bit entry at +0x%x",
 			       (unsigned long long)h->kernel_size, ENTRY64_OFFSET);
+	/* a file cut short (a failed download or copy) would crash decompressing */
+	if ((uint64_t)rd32(img + HDR_SYSSIZE) * 16 > h->kernel_size + 15)
+		return bz_fail(c, plan, "bzImage: truncated: the header's syssize says the "
+			       "protected-mode kernel is 0x%llx bytes, the file holds 0x%llx",
+			       (unsigned long long)rd32(img + HDR_SYSSIZE) * 16,
+			       (unsigned long long)h->kernel_size);
 	h->kernel_alignment = rd32(img + HDR_KERNEL_ALIGNMENT);
 	if (!is_pow2(h->kernel_alignment))
 		return bz_fail(c, plan, "bzImage: kernel_alignment 0x%x is not a power of two",
@@ -441,4 +448,23 @@ int linux_build_boot(uint8_t *mem, uint64_t mem_size, const uint8_t *img, size_t
 	if (n)
 		memcpy(mem + LINUX_CMDLINE_GPA, cmdline, n);
 	return 0;
+}
+
+const char *linux_partition_cmdline(const char *cfg, char *buf, size_t len)
+{
+	const char *w = cfg;
+	size_t n = strlen(cfg);
+
+	while (*w) {
+		while (*w == ' ')
+			w++;
+		if (!strncmp(w, "noapic", 6) && (w[6] == ' ' || !w[6]))
+			return cfg;
+		while (*w && *w != ' ')
+			w++;
+	}
+	if (n + (n ? 1 : 0) + sizeof("noapic") > len)
+		return NULL;
+	fmt_snprintf(buf, len, "%s%snoapic", cfg, n ? " " : "");
+	return buf;
 }

@@ -90,4 +90,15 @@ int linux_build_boot(uint8_t *mem, uint64_t mem_size, const uint8_t *img, size_t
 		     const struct linux_plan *plan, const char *cmdline, uint64_t rsdp_gpa,
 		     char *why, size_t whylen);
 
+/*
+ * The command line a Linux partition gets: @cfg, plus "noapic" when that word
+ * is not in it. There is no I/O APIC (the MADT lists none), and the option is
+ * what keeps Linux in x2APIC mode: without interrupt remapping its
+ * enable_IR_x2apic() switches a BIOS-enabled x2APIC back to xAPIC (MMIO at
+ * 0xfee00000, which a partition does not have) unless I/O APIC setup is
+ * skipped (docs/linux.md). Returns @cfg itself, or @buf (@len bytes) holding
+ * the longer line; NULL if that does not fit.
+ */
+const char *linux_partition_cmdline(const char *cfg, char *buf, size_t len);
+
 #endif

@@ -10,6 +10,7 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/vmx.h"
 #include "hv/fmt.h"
+#include "hv/guest_boot.h"
 #include "hv/halt.h"
 #include "hv/hypercall.h"
 #include "hv/hypercall_abi.h"
@@ -112,6 +113,9 @@ static void handle_cpuid(struct vcpu *v)
 		goto synth15;
 	} else if (leaf == 0x16 && platform.cpuid_max_basic < 0x16) {
 		goto synth16;
+	} else if (leaf > platform.cpuid_max_basic && leaf < 0x15) {
+		/* raised maximum (below): the leaves in between are empty, not the
+		 * host's highest leaf repeated as a CPU answers out of range */
 	} else {
 		r = cpuid(leaf, sub);
 	}
@@ -125,10 +129,27 @@ static void handle_cpuid(struct vcpu *v)
 		r.ecx &= ~((1u << 3) |	/* MONITOR/MWAIT: MWAIT exits, hide it */
 			   (1u << 5) |	/* VMX */
 			   (1u << 6));	/* SMX */
+		/*
+		 * Thermal, power and debug-store features whose MSRs a guest
+		 * may not touch (Linux would program them with unchecked
+		 * WRMSRs): DTES64, DS-CPL, EST, TM2, xTPR, PDCM; DS, ACPI, TM, PBE.
+		 * Machine checks (MCE, MCA) are the host's: a guest that saw them
+		 * would poll banks some CPUs do not have (Bochs), and Linux
+		 * panics on a #GP there.
+		 */
+		r.ecx &= ~((1u << 2) | (1u << 4) | (1u << 7) | (1u << 8) | (1u << 14) |
+			   (1u << 15));
+		r.edx &= ~((1u << 7) | (1u << 14) | (1u << 21) | (1u << 22) | (1u << 29) |
+			   (1u << 31));
 		r.ecx |= 1u << 31;	/* hypervisor present */
 		break;
 	case 5:
+	case 0xa:	/* architectural PMU: the counters are the host's */
 		r.eax = r.ebx = r.ecx = r.edx = 0;
+		break;
+	case 6:		/* power management: only ARAT (the APIC timer runs in C-states) */
+		r.eax &= 1u << 2;
+		r.ebx = r.ecx = r.edx = 0;
 		break;
 	case 7:
 		if (sub == 0) {
@@ -195,6 +216,15 @@ static bool emulate_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 		return true;
 	case MSR_IA32_EFER:
 		*value = vmread(VMCS_GUEST_EFER);
+		return true;
+	case MSR_IA32_MISC_ENABLE:
+		/*
+		 * Some CPU models (Bochs' Ivy Bridge) lack it; Linux reads it
+		 * unchecked on every Intel CPU. Then: fast strings on, BTS and
+		 * PEBS unavailable.
+		 */
+		if (!rdmsr_safe(msr, value))
+			*value = (1ull << 0) | (1ull << 11) | (1ull << 12);
 		return true;
 	}
 	return false;
@@ -464,6 +494,16 @@ static void handle_icr(struct vcpu *v, uint64_t value)
 
 /* ---- port I/O ---- */
 
+/*
+ * A Linux partition's ACPI sleep control register (hardware-reduced FADT,
+ * hv/guest_boot.c): SLP_EN (bit 5) with SLP_TYP (bits 4:2) = 5, the value
+ * its DSDT's _S5 object gives, is a power-off.
+ */
+static bool acpi_sleep_is_s5(uint8_t value)
+{
+	return (value & 0x20) && ((value >> 2) & 7) == 5;
+}
+
 static void handle_io(struct vcpu *v)
 {
 	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
@@ -487,6 +527,9 @@ static void handle_io(struct vcpu *v)
 			v->regs.rax = value & 0xffffffff;
 	} else if (vuart_owns_port(port)) {
 		vuart_write(&v->part->uart, port, (uint8_t)v->regs.rax);
+	} else if (port == GUEST_ACPI_PM_PORT && v->part->linux_boot &&
+		   acpi_sleep_is_s5((uint8_t)v->regs.rax)) {
+		partition_poweroff(v);
 	}
 	/* any other port: the write is dropped (documented) */
 	skip_instruction();

@@ -145,6 +145,90 @@ static int load_image(struct partition *p, const struct boot_module *m, char *er
 	return 0;
 }
 
+/* The boot protocol's "HdrS" at 0x202 marks a Linux kernel (bzImage). */
+static bool is_bzimage(const struct boot_module *m)
+{
+	const uint8_t *img = (const uint8_t *)(uintptr_t)m->start;
+
+	return m->end - m->start >= 0x206 && rd32(img + 0x202) == 0x53726448u;
+}
+
+/*
+ * A Linux partition: the protected-mode kernel where the plan puts it, the
+ * first module as its initrd (there is no disk: an initrd is required), ACPI
+ * tables with a hardware-reduced FADT (poweroff through GUEST_ACPI_PM_PORT),
+ * the zero page, GDT and identity map (hv/bzimage.c); the boot vCPU enters
+ * the 64-bit entry with RSI = the zero page.
+ */
+static int load_linux(struct partition *p, const struct boot_info *bi,
+		      const struct boot_module *m, char *err, size_t errlen)
+{
+	const uint8_t *img = (const uint8_t *)(uintptr_t)m->start;
+	size_t len = m->end - m->start;
+	const struct boot_module *initrd;
+	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
+	struct guest_platform gp;
+	struct linux_plan plan;
+	uint64_t rsdp;
+	char why[160], cmdline[CONFIG_CMDLINE_LEN + 16];
+
+	if (p->cfg->module_count == 0) {
+		fmt_snprintf(err, errlen, "partition '%s' (line %u): image '%s' is a Linux kernel "
+			     "and needs an initrd (modules = NAME): Tempo gives guests no disk",
+			     p->cfg->name, p->cfg->line, p->cfg->image);
+		return -1;
+	}
+	if (p->cfg->module_count > 1) {
+		fmt_snprintf(err, errlen, "partition '%s' (line %u): a Linux partition takes one "
+			     "module (its initrd), not %u", p->cfg->name, p->cfg->line,
+			     p->cfg->module_count);
+		return -1;
+	}
+	initrd = find_module(bi, p->cfg->modules[0]);
+	if (linux_plan_load(img, len, p->mem_size, initrd->end - initrd->start, &plan, why,
+			    sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': not a bootable Linux kernel: %s",
+			     p->cfg->image, why);
+		return -1;
+	}
+	memcpy(gpa_to_hva(p, plan.kernel_gpa, plan.kernel_size), img + plan.kernel_offset,
+	       plan.kernel_size);
+	memcpy(gpa_to_hva(p, plan.initrd_gpa, plan.initrd_size),
+	       (const void *)(uintptr_t)initrd->start, plan.initrd_size);
+
+	memset(&gp, 0, sizeof(gp));
+	gp.mem_size = p->mem_size;
+	gp.cmdline = p->cfg->cmdline;
+	gp.loader_name = "Tempo " TEMPO_VERSION;
+	gp.cpu_count = p->vcpu_count;
+	gp.acpi_pm_port = GUEST_ACPI_PM_PORT;
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		gp.apic_ids[i] = p->vcpus[i]->apic_id;
+	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
+	if (!rsdp) {
+		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");
+		return -1;
+	}
+	/* the buffer holds any config line plus the word: never NULL here */
+	if (linux_build_boot(mem, p->mem_size, img, len, &plan,
+			     linux_partition_cmdline(p->cfg->cmdline, cmdline, sizeof(cmdline)),
+			     rsdp, why, sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
+		return -1;
+	}
+	p->linux_boot = true;
+	p->entry = plan.entry64;
+	p->boot_cr3 = LINUX_PT_GPA;
+	p->boot_gdt = LINUX_GDT_GPA;
+	p->vcpus[0]->regs.rsi = LINUX_ZERO_PAGE_GPA;
+	log_info("Partition '%s': Linux boot protocol %u.%02u, kernel %lu KiB at 0x%lx "
+		 "(needs %lu MiB), initrd '%s' %lu KiB at 0x%lx\n", p->cfg->name,
+		 plan.version >> 8, plan.version & 0xff, plan.kernel_size >> 10, plan.kernel_gpa,
+		 plan.init_size >> 20, p->cfg->modules[0], plan.initrd_size >> 10,
+		 plan.initrd_gpa);
+	return 0;
+}
+
 static int load_modules_and_info(struct partition *p, const struct boot_info *bi, char *err,
 				 size_t errlen)
 {
@@ -295,18 +379,28 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
 			p->vcpus[p->vcpu_count++] = v;
 		}
-		if (load_image(p, image, err, errlen) ||
-		    load_modules_and_info(p, bi, err, errlen))
-			return -1;
-		p->vcpus[0]->regs.rax = p->boot_magic;
-		p->vcpus[0]->regs.rbx = p->info_gpa;
+		if (is_bzimage(image)) {
+			if (load_linux(p, bi, image, err, errlen))
+				return -1;
+		} else {
+			if (load_image(p, image, err, errlen) ||
+			    load_modules_and_info(p, bi, err, errlen))
+				return -1;
+			p->vcpus[0]->regs.rax = p->boot_magic;
+			p->vcpus[0]->regs.rbx = p->info_gpa;
+		}
 		log_info("Partition '%s': %u vCPU%s (CPUs", pc->name, p->vcpu_count,
 			 p->vcpu_count == 1 ? "" : "s");
 		for (uint32_t k = 0; k < p->vcpu_count; k++)
 			log_info(" %u", p->vcpus[k]->pcpu->index);
-		log_info("), %lu MiB at 0x%lx, image '%s' multiboot%u entry 0x%lx, timer %s\n",
-			 p->mem_size >> 20, p->mem_hpa, pc->image, p->mb_version, p->entry,
-			 timer_mode_name(pc->timer));
+		if (p->linux_boot)
+			log_info("), %lu MiB at 0x%lx, image '%s' Linux 64-bit entry 0x%lx, "
+				 "timer %s\n", p->mem_size >> 20, p->mem_hpa, pc->image, p->entry,
+				 timer_mode_name(pc->timer));
+		else
+			log_info("), %lu MiB at 0x%lx, image '%s' multiboot%u entry 0x%lx, "
+				 "timer %s\n", p->mem_size >> 20, p->mem_hpa, pc->image,
+				 p->mb_version, p->entry, timer_mode_name(pc->timer));
 		partition_count++;
 	}
 	if (build_schedules(cfg, err, errlen))
@@ -566,7 +660,8 @@ void partition_stop(struct vcpu *v, const char *reason, uint64_t qual, const cha
 	vcpu_leave(v);
 }
 
-void partition_shutdown(struct vcpu *v, int64_t code)
+static __attribute__((noreturn)) void end_by_request(struct vcpu *v, int64_t code,
+						      const char *how)
 {
 	struct partition *p = v->part;
 	uint32_t expected = PART_RUNNING;
@@ -575,11 +670,21 @@ void partition_shutdown(struct vcpu *v, int64_t code)
 					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		p->exit_code = code;
 		fmt_snprintf(p->end_report, sizeof(p->end_report),
-			     "Partition '%s' shut down (exit code %ld)\n", p->cfg->name, code);
+			     "Partition '%s' %s (exit code %ld)\n", p->cfg->name, how, code);
 		report_end(p);
 		kick_partition(p, v);
 	}
 	vcpu_leave(v);
+}
+
+void partition_shutdown(struct vcpu *v, int64_t code)
+{
+	end_by_request(v, code, "shut down");
+}
+
+void partition_poweroff(struct vcpu *v)
+{
+	end_by_request(v, 0, "powered off (ACPI S5)");
 }
 
 /*

@@ -116,6 +116,10 @@ struct partition {
 	uint32_t boot_magic;	/* EAX at entry: multiboot1 or multiboot2 magic */
 	uint32_t mb_version;	/* 1 or 2 */
 	uint64_t image_end;	/* one past the image's highest byte (guest-physical) */
+	/* a Linux bzImage: the boot vCPU enters its 64-bit entry in long mode */
+	bool linux_boot;
+	uint64_t boot_cr3;	/* the loader's identity map */
+	uint64_t boot_gdt;	/* the loader's GDT (__BOOT_CS 0x10, __BOOT_DS 0x18) */
 	uint32_t vcpu_count;
 	struct vcpu *vcpus[MAX_VCPUS_PER_PART];
 	volatile uint32_t state;	/* enum partition_state */
@@ -182,6 +186,8 @@ __attribute__((noreturn)) void partition_stop(struct vcpu *v, const char *reason
 					      const char *detail);
 /* The guest asked to shut down (hypercall). */
 __attribute__((noreturn)) void partition_shutdown(struct vcpu *v, int64_t code);
+/* The guest wrote S5 to its ACPI sleep control register: a clean end, code 0. */
+__attribute__((noreturn)) void partition_poweroff(struct vcpu *v);
 /* @v leaves its core for good (its partition ended); the core goes idle. */
 __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
 

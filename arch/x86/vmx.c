@@ -21,7 +21,10 @@
 #define CR0_ET	(1ull << 4)
 #define CR0_NE	(1ull << 5)
 #define CR0_PG	(1ull << 31)
+#define CR4_PAE	(1ull << 5)
 #define CR4_VMXE (1ull << 13)
+#define EFER_LME (1ull << 8)
+#define EFER_LMA (1ull << 10)
 
 struct vmx_controls vmx_ctl;
 
@@ -244,6 +247,25 @@ static void setup_guest_protected(struct vcpu *v, uint64_t entry)
 	vmwrite(VMCS_GUEST_RIP, entry);
 }
 
+/*
+ * The state the Linux 64-bit boot protocol asks for (boot.rst, "64-bit Boot
+ * Protocol"): long mode with paging on and an identity map covering the
+ * kernel, the zero page and the command line; a GDT whose 0x10 is a 64-bit
+ * code segment (__BOOT_CS) and 0x18 a flat data segment (__BOOT_DS), loaded
+ * into CS and DS/ES/SS; interrupts off; RSI = the zero page. The loader
+ * (hv/bzimage.c) wrote the GDT and the page tables into guest memory.
+ */
+static void setup_guest_long64(struct vcpu *v, uint64_t entry)
+{
+	v->cr0_shadow = CR0_PE | CR0_ET | CR0_PG;
+	v->cr4_shadow = CR4_PAE;
+	set_segment(VMCS_GUEST_CS_SEL, 0x10, 0, 0xffffffff, 0xa09b);	/* L=1, D=0 */
+	for (uint32_t f = VMCS_GUEST_ES_SEL; f <= VMCS_GUEST_GS_SEL; f += 2)
+		if (f != VMCS_GUEST_CS_SEL)
+			set_segment(f, 0x18, 0, 0xffffffff, 0xc093);
+	vmwrite(VMCS_GUEST_RIP, entry);
+}
+
 /* Real mode at CS:IP = (vector << 8):0, as a SIPI leaves an AP (SDM 9.4.4). */
 static void setup_guest_sipi(struct vcpu *v, uint32_t vector)
 {
@@ -272,7 +294,9 @@ void vmcs_setup(struct vcpu *v)
 		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(&v->vt));
 	setup_host_state(v);
 
-	if (v->index == 0)
+	if (v->index == 0 && v->part->linux_boot)
+		setup_guest_long64(v, v->part->entry);
+	else if (v->index == 0)
 		setup_guest_protected(v, v->part->entry);
 	else
 		setup_guest_sipi(v, v->sipi_vector);
@@ -281,10 +305,21 @@ void vmcs_setup(struct vcpu *v)
 	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(v->cr4_shadow));
 	vmwrite(VMCS_CR4_READ_SHADOW, v->cr4_shadow);
 	vmwrite(VMCS_GUEST_CR3, 0);
+	vmwrite(VMCS_GUEST_EFER, 0);
+	if (v->cr0_shadow & CR0_PG) {	/* the Linux boot vCPU starts in long mode */
+		vmwrite(VMCS_GUEST_CR3, v->part->boot_cr3);
+		vmwrite(VMCS_GUEST_EFER, EFER_LME | EFER_LMA);
+		vmwrite(VMCS_ENTRY_CONTROLS, vmx_ctl.entry | ENTRY_IA32E_MODE_GUEST);
+	}
 	set_segment(VMCS_GUEST_LDTR_SEL, 0, 0, 0, 0x10000);	/* unusable */
 	set_segment(VMCS_GUEST_TR_SEL, 0, 0, 0xff, 0x8b);	/* busy 32-bit TSS */
-	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
-	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	if (v->index == 0 && v->part->boot_gdt) {
+		vmwrite(VMCS_GUEST_GDTR_BASE, v->part->boot_gdt);
+		vmwrite(VMCS_GUEST_GDTR_LIMIT, 0x1f);
+	} else {
+		vmwrite(VMCS_GUEST_GDTR_BASE, 0);
+		vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
+	}
 	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
 	vmwrite(VMCS_GUEST_DR7, 0x400);
@@ -297,7 +332,6 @@ void vmcs_setup(struct vcpu *v)
 	vmwrite(VMCS_GUEST_SYSENTER_ESP, 0);
 	vmwrite(VMCS_GUEST_SYSENTER_EIP, 0);
 	vmwrite(VMCS_GUEST_DEBUGCTL, 0);
-	vmwrite(VMCS_GUEST_EFER, 0);
 	vmwrite(VMCS_GUEST_PAT, 0x0007040600070406ull);	/* the power-on PAT */
 	v->launched = false;
 }

@@ -83,6 +83,7 @@ static void img_init(void)
 	for (size_t i = 0; i < sizeof(img); i++)
 		img[i] = (uint8_t)(i * 7 + 3);
 	img[0x1f1] = IMG_SETUP_SECTS;
+	w32(img + 0x1f4, IMG_KSIZE / 16);	/* syssize */
 	w16(img + 0x1fe, 0xaa55);
 	img[0x200] = 0xeb;			/* jmp short */
 	img[0x201] = IMG_JUMP;
@@ -216,6 +217,7 @@ static void test_plan_good(void **state)
 
 	/* Exactly enough memory for init_size; setup_sects 0 means 4. */
 	img[0x1f1] = 0;
+	w32(img + 0x1f4, (IMG_LEN - 0xa00) / 16);	/* syssize follows the kernel's size */
 	plan_ok(IMG_LEN, IMG_PREF + IMG_INIT_SIZE, 0);
 	assert_int_equal(plan.kernel_offset, 5 * 512);
 	assert_int_equal(plan.kernel_size, IMG_LEN - 5 * 512);
@@ -289,6 +291,35 @@ static void test_plan_initrd_cap(void **state)
 	assert_refused(plan_img(IMG_LEN, GIB, 2 * MIB + 1), "initrd_addr_max");
 }
 
+/* A file cut short: syssize (16-byte units) says more than the file holds. */
+static void test_plan_truncated(void **state)
+{
+	(void)state;
+	plan_ok(IMG_LEN - 15, 64 * MIB, 0);		/* the last paragraph may be partial */
+	assert_refused(plan_img(IMG_LEN - 16, 64 * MIB, 0), "bzImage: truncated: the "
+		       "header's syssize says the protected-mode kernel is 0x3000 bytes, the "
+		       "file holds 0x2ff0");
+	assert_refused(plan_img(IMG_KOFF + 0x400, 64 * MIB, 0), "truncated");
+}
+
+static void test_partition_cmdline(void **state)
+{
+	char buf[32];
+	const char *kept = "console=ttyS0 noapic quiet";
+
+	(void)state;
+	assert_ptr_equal(linux_partition_cmdline(kept, buf, sizeof(buf)), kept);
+	assert_string_equal(linux_partition_cmdline(kept + 14, buf, sizeof(buf)), "noapic quiet");
+	assert_ptr_equal(linux_partition_cmdline(kept + 14, buf, sizeof(buf)), kept + 14);
+	assert_string_equal(linux_partition_cmdline("quiet", buf, sizeof(buf)), "quiet noapic");
+	assert_string_equal(linux_partition_cmdline("", buf, sizeof(buf)), "noapic");
+	/* a word that only starts or ends like it does not count */
+	assert_string_equal(linux_partition_cmdline("noapicx xnoapic", buf, sizeof(buf)),
+			    "noapicx xnoapic noapic");
+	/* no room: refused, not cut */
+	assert_null(linux_partition_cmdline("0123456789012345678901234", buf, sizeof(buf)));
+}
+
 static void test_plan_refusals(void **state)
 {
 	(void)state;
@@ -323,6 +354,7 @@ static void test_plan_refusals(void **state)
 	assert_refused(plan_img(IMG_LEN, 64 * MIB, 0), "setup_sects 200 puts the kernel at "
 		       "0x19200, past the image's 0x3800 bytes");
 	img_init();
+	w32(img + 0x1f4, 0);	/* syssize unknown: only the entry offset limits the size */
 	assert_refused(plan_img(IMG_KOFF, 64 * MIB, 0), "setup_sects 3");
 	assert_refused(plan_img(IMG_KOFF + 0x200, 64 * MIB, 0), "does not reach the 64-bit "
 		       "entry");
@@ -766,6 +798,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_build_initrd_above_4g, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_cmdline_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_plan_truncated, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_partition_cmdline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_kernel, setup, teardown),
 	};
 
