@@ -91,6 +91,8 @@ static uint64_t read_gpr(struct vcpu *v, uint32_t index)
 
 /* ---- CPUID ---- */
 
+static bool snapshot_vcpu(struct vcpu *v);
+
 static void handle_cpuid(struct vcpu *v)
 {
 	uint32_t leaf = (uint32_t)v->regs.rax, sub = (uint32_t)v->regs.rcx;
@@ -99,12 +101,14 @@ static void handle_cpuid(struct vcpu *v)
 
 	if (leaf >= TEMPO_CPUID_BASE && leaf <= 0x4fffffff) {
 		if (leaf == TEMPO_CPUID_BASE) {
-			r.eax = TEMPO_CPUID_TIMING;
+			r.eax = TEMPO_CPUID_STATS;
 			r.ebx = TEMPO_CPUID_SIG_EBX;
 			r.ecx = TEMPO_CPUID_SIG_ECX;
 			r.edx = TEMPO_CPUID_SIG_EDX;
 		} else if (leaf == TEMPO_CPUID_BASE + 1) {
 			r.eax = TEMPO_FEATURE_PV_LAZY_TIMER;
+		} else if (leaf == TEMPO_CPUID_STATS) {
+			r.eax = snapshot_vcpu(v);
 		} else if (leaf == TEMPO_CPUID_TIMING) {
 			r.eax = (uint32_t)(tsc_hz / 1000);
 			r.ebx = 0;	/* LAPIC bus frequency: not known */
@@ -608,7 +612,7 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
 	return TEMPO_HC_OK;
 }
 
-static void snapshot_vcpu(struct vcpu *v);
+static bool snapshot_vcpu(struct vcpu *v);
 
 static int64_t hc_pv_timer(struct vcpu *v, uint64_t gpa)
 {
@@ -672,13 +676,13 @@ static void handle_vmcall(struct vcpu *v)
  * the guest's core; the console core formats it later (a VCPU_STATS line a
  * script can difference between two calls). A full ring drops the copy.
  */
-static void snapshot_vcpu(struct vcpu *v)
+static bool snapshot_vcpu(struct vcpu *v)
 {
 	uint32_t head = v->snap_head;
 	struct vcpu_snapshot *s;
 
 	if (head - __atomic_load_n(&v->snap_tail, __ATOMIC_ACQUIRE) >= VCPU_SNAPSHOTS)
-		return;
+		return false;
 	s = &v->snaps[head % VCPU_SNAPSHOTS];
 	s->tsc = rdtsc();
 	s->exits = v->exits_total;
@@ -693,6 +697,7 @@ static void snapshot_vcpu(struct vcpu *v)
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
 	__atomic_store_n(&v->snap_head, head + 1, __ATOMIC_RELEASE);
+	return true;
 }
 
 /* ---- control registers ---- */

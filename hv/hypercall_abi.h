@@ -7,6 +7,10 @@
  * returns EAX = highest hypervisor leaf, EBX:ECX:EDX = "Tempo-RT-HV ".
  * CPUID 0x40000010: EAX = TSC frequency in kHz, EBX = LAPIC timer (bus)
  * frequency in kHz (the VMware/KVM convention).
+ * CPUID 0x40000011: prints the calling vCPU's exit and timer counters on the
+ * console as TEMPO_HC_STATS does, EAX = 1 (0: the snapshot ring was full).
+ * CPUID works at any privilege level, so a user-space benchmark in a guest
+ * with no Tempo driver (Linux) can mark the start and end of its window.
  *
  * Hypercall: VMCALL with RAX = number, arguments in RDI, RSI, RDX; the result
  * comes back in RAX (negative values are errors). From 32-bit code the same
@@ -17,6 +21,7 @@
 
 #define TEMPO_CPUID_BASE		0x40000000u
 #define TEMPO_CPUID_TIMING		0x40000010u
+#define TEMPO_CPUID_STATS		0x40000011u	/* the highest Tempo leaf */
 #define TEMPO_CPUID_SIG_EBX		0x706d6554u	/* "Temp" */
 #define TEMPO_CPUID_SIG_ECX		0x54522d6fu	/* "o-RT" */
 #define TEMPO_CPUID_SIG_EDX		0x2056482du	/* "-HV " */

@@ -81,7 +81,11 @@ cp "$x/bin/busybox" "$r/bin/busybox"
 ln -s busybox "$r/bin/sh"
 cp "$x/usr/bin/cyclictest" "$r/usr/bin/cyclictest"
 cp "$here/init.sh" "$r/init"
-chmod 755 "$r/init" "$r/bin/busybox" "$r/usr/bin/cyclictest"
+# tempo-stats: CPUID 0x40000011 from user space, so Tempo prints this vCPU's
+# counters around cyclictest (no libc: tempo_stats.c)
+${CC:-gcc} -static -nostdlib -O2 -fno-stack-protector -I"$here/../.." -o "$r/bin/tempo-stats" \
+	"$here/tempo_stats.c"
+chmod 755 "$r/init" "$r/bin/busybox" "$r/usr/bin/cyclictest" "$r/bin/tempo-stats"
 
 # Copy the shared-library closure of cyclictest into /lib/x86_64-linux-gnu,
 # a directory ld.so searches without a cache.

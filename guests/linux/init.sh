@@ -11,6 +11,7 @@
 #   LINUX_CLOCKEVENT <clockevent0/current_device>
 #   LINUX_CLOCKSOURCE <clocksource0/current_clocksource>
 #   LINUX_CYCLICTEST_OUT <each line cyclictest printed>
+#   LINUX_TIMER_IRQS events=N   (local timer interrupts during cyclictest)
 #   LINUX_CYCLICTEST loops=N min_us=A avg_us=B max_us=C
 #   LINUX_DONE
 # then powers the machine off. cyclictest_loops=N on the kernel command line
@@ -51,9 +52,19 @@ say "LINUX_INIT cpus=$cpus"
 say "LINUX_CLOCKEVENT $(cat /sys/devices/system/clockevents/clockevent0/current_device 2>/dev/null || echo none)"
 say "LINUX_CLOCKSOURCE $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo none)"
 
+# the local timer interrupts so far (the LOC row of /proc/interrupts)
+timer_irqs() {
+	sed -n 's/^ *LOC: *\([0-9]*\).*/\1/p' /proc/interrupts
+}
+
 if [ "$loops" -gt 0 ]; then
+	irq0=$(timer_irqs)
+	tempo-stats		# under Tempo: a VCPU_STATS line opens the window
 	cyclictest -m -q -t1 -p80 -i 1000 -l "$loops" > /tmp/cyc.txt 2>&1
 	rc=$?
+	tempo-stats		# ... and one closes it
+	irq1=$(timer_irqs)
+	say "LINUX_TIMER_IRQS events=$((irq1 - irq0))"
 	while IFS= read -r line; do
 		say "LINUX_CYCLICTEST_OUT $line"
 	done < /tmp/cyc.txt
