@@ -36,6 +36,7 @@ ISO		:= $(BUILD)/tempo.iso
 DEMO_CFG	?= guests/demo.cfg
 
 include guests/guests.mk
+include guests/linux/linux.mk
 
 # module2 lines: the config, then every guest ELF under its own name.
 GUEST_MODULES	= $(foreach g,$(GUEST_ELFS),$(g):$(basename $(notdir $(g))))
@@ -45,7 +46,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz attack bench soak test-images deps format help clean install run-kvm efi esp
+.PHONY: all iso run test unit fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -93,6 +94,29 @@ $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/
 	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(CMDLINE_$*)" \
 		$(if $(CONFIG_$*),$(CONFIG_$*):partitions $(GUEST_MODULES))
 
+# Linux partitions (guests/linux/linux.mk builds the kernel and initramfs).
+LINUX_FILES	:= $(LINUX_BZIMAGE) $(LINUX_INITRD)
+LINUX_MODULES	= $(LINUX_BZIMAGE):linux $(LINUX_INITRD):initrd
+
+$(BUILD)/test/linux-%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh tests/emu/configs/linux-%.cfg \
+		$(LINUX_FILES)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "exit=emu" tests/emu/configs/linux-$*.cfg:partitions \
+		$(GUEST_MODULES) $(LINUX_MODULES)
+
+# The refusal tests: a kernel cut short (a bad download), and no initrd.
+$(LINUX_DIR)/bzImage-truncated: $(LINUX_BZIMAGE)
+	head -c 4194304 $< > $@
+
+$(BUILD)/test/linux-corrupt.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh \
+		tests/emu/configs/linux-corrupt.cfg $(LINUX_DIR)/bzImage-truncated $(LINUX_INITRD)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "exit=emu" tests/emu/configs/linux-corrupt.cfg:partitions \
+		$(GUEST_MODULES) $(LINUX_DIR)/bzImage-truncated:linux $(LINUX_INITRD):initrd
+
+LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct emulated)
+linux-test-images: $(LINUX_TEST_ISOS)
+
 test-images: $(ISO) $(TEST_ISOS)
 
 deps:	## Install the Debian packages Tempo needs (only those missing)
@@ -108,9 +132,15 @@ unit:	## Host unit tests (cmocka, ASan+UBSan)
 test: deps	## Install what is missing, then run unit and emulator tests
 	@tests/run_tests.sh
 
-bench: deps all	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated (table + BENCH lines)
+# LINUX_BENCH=0 leaves out the Linux rows (three Linux boots in Bochs, ~15 min)
+LINUX_BENCH	?= 1
+bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images)	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated, rtbench and Linux (table + BENCH lines)
 	@tests/bench/bench.sh $(BUILD)/bench
 	@tests/bench/plot.py $(BUILD)/bench
+	@if [ "$(LINUX_BENCH)" = 1 ]; then BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/bench/linux; fi
+
+linux-demo: deps linux-test-images	## Linux (cyclictest, direct mode) beside the latency guest in Bochs, then Linux bare metal: the figures
+	BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/linux-demo direct bare
 
 # ---- on a server: GRUB install, and QEMU/KVM with nested VMX ----
 # make install [DESTDIR=/mnt] [PREFIX=/boot/tempo] [CONFIG=my.cfg]; then update-grub.

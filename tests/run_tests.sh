@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [unit|fuzz|emu|attack|grub] [NAME_FILTER]
+#   tests/run_tests.sh [unit|fuzz|emu|attack|linux|grub] [NAME_FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +17,23 @@ failures=()
 
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
 fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s: %s\n' "$1" "$2"; }
+
+# run_emu_tests NAME...: each test_NAME with its own output directory
+run_emu_tests() {
+	local t out start msg
+	for t in "$@"; do
+		[ -n "$filter" ] && [[ $t != *$filter* ]] && continue
+		out="$logdir/$t"
+		rm -rf "$out"
+		mkdir -p "$out"
+		start=$SECONDS
+		if msg=$("test_$t" "$out" 2>&1); then
+			pass "$t ($((SECONDS - start))s)"
+		else
+			fail "$t" "$(echo "$msg" | tail -n 5 | tr '\n' ' ') [log: $out]"
+		fi
+	done
+}
 
 if [ "$what" = all ] || [ "$what" = unit ]; then
 	echo "== host unit tests (cmocka, ASan+UBSan)"
@@ -69,18 +86,7 @@ if [ "$what" = all ] || [ "$what" = emu ]; then
 	else
 		# shellcheck source=tests/emu/tests.sh
 		. tests/emu/tests.sh
-		for t in $EMU_TESTS; do
-			[ -n "$filter" ] && [[ $t != *$filter* ]] && continue
-			out="$logdir/$t"
-			rm -rf "$out"
-			mkdir -p "$out"
-			start=$SECONDS
-			if msg=$("test_$t" "$out" 2>&1); then
-				pass "$t ($((SECONDS - start))s)"
-			else
-				fail "$t" "$(echo "$msg" | tail -n 5 | tr '\n' ' ') [log: $out]"
-			fi
-		done
+		run_emu_tests $EMU_TESTS
 	fi
 fi
 
@@ -104,6 +110,21 @@ if [ "$what" = all ] || [ "$what" = attack ]; then
 		tail -n 20 "$logdir/attack.log"
 	fi
 	echo "  attack: $ok passed, $bad failed ($((SECONDS - start))s)"
+fi
+
+if [ "$what" = all ] || [ "$what" = linux ]; then
+	# A Linux partition (Debian's PREEMPT_RT kernel; make linux-image fetches it)
+	echo "== Linux partition tests"
+	if ! make -s linux-image linux-test-images > "$logdir/linux-build.log" 2>&1; then
+		fail linux-build "make linux-image linux-test-images failed (see $logdir/linux-build.log)"
+		tail -n 30 "$logdir/linux-build.log"
+	else
+		# shellcheck source=tests/emu/tests.sh
+		. tests/emu/tests.sh
+		# shellcheck source=tests/emu/linux.sh
+		. tests/emu/linux.sh
+		run_emu_tests $LINUX_TESTS
+	fi
 fi
 
 if [ "$what" = all ] || [ "$what" = grub ]; then

@@ -401,10 +401,16 @@ test_bochs_shared() {
 	# depends on the phase of c's start, which moves with the boot's work
 	local with alone k
 	with=$(rtbench_line "$1" c) alone=$(rtbench_line "$solo" c)
-	for k in events lost early dup lat_min_ticks lat_avg_ticks lat_p99_ticks; do
+	for k in events lost early dup lat_min_ticks lat_p99_ticks; do
 		[ "$(kv "$with" $k)" = "$(kv "$alone" $k)" ] ||
 			{ echo "c's $k differs with neighbours: $with / alone: $alone"; return 1; }
 	done
+	# the average within 4 ticks: c waits in HLT, and Bochs wakes a halted CPU
+	# at once when every CPU is halted (alone: idle cores sleep) but at its
+	# next time slice when another CPU runs (the shared core's guests)
+	[ $(($(kv "$with" lat_avg_ticks) - $(kv "$alone" lat_avg_ticks))) -le 4 ] &&
+		[ $(($(kv "$alone" lat_avg_ticks) - $(kv "$with" lat_avg_ticks))) -le 4 ] ||
+		{ echo "c's lat_avg_ticks moved by more than 4: $with / alone: $alone"; return 1; }
 	[ $(($(kv "$with" lat_max_ticks) - $(kv "$alone" lat_max_ticks))) -le 100 ] &&
 		[ $(($(kv "$alone" lat_max_ticks) - $(kv "$with" lat_max_ticks))) -le 100 ] ||
 		{ echo "c's worst case moved by more than a tick exit: $with / alone: $alone"; return 1; }

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: MIT
+# Linux-partition tests, sourced by tests/run_tests.sh after tests/emu/tests.sh
+# (whose helpers they use). They need build/linux (make linux-image, which
+# fetches Debian's PREEMPT_RT kernel, busybox-static and rt-tests).
+
+LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd"
+
+# linux_line OUT KEY: the rest of the guest's "KEY ..." line (the init prints
+# them through the kernel log: "[linux] [   12.345678] KEY ...")
+linux_line() {
+	serial "$1" | grep -E "^\\[linux\\] (\\[ *[0-9.]+\\] )?$2( |$)" | head -n 1 |
+		sed -E "s/^\\[linux\\] (\\[ *[0-9.]+\\] )?$2 ?//"
+}
+
+# Boot to init in direct mode beside the latency guest: the clockevent is the
+# LAPIC in TSC-deadline mode, the clocksource the TSC, cyclictest runs to its
+# end, Linux powers off through ACPI S5, and the neighbour runs on clean with
+# its host ticks on time.
+test_linux_boot() {
+	local ce cs cyc dw ev other
+	bochs "$1" --cpus 3 --mem 512 --timeout 900 --iso "$TEST_ISO_DIR/linux-boot.iso" \
+		--expect ok || return 1
+	need "$1" "^Partition 'linux': Linux boot protocol 2\\.[0-9]+, kernel " "bzImage loaded" &&
+		need "$1" "^\\[linux\\] .*LINUX_INIT cpus=1" "Linux reached its init" || return 1
+	ce=$(linux_line "$1" LINUX_CLOCKEVENT) cs=$(linux_line "$1" LINUX_CLOCKSOURCE)
+	[ "$ce" = lapic-deadline ] || { echo "clockevent is '$ce', not lapic-deadline"; return 1; }
+	[ "$cs" = tsc ] || { echo "clocksource is '$cs', not tsc"; return 1; }
+	cyc=$(linux_line "$1" LINUX_CYCLICTEST)
+	[ "$(kv "$cyc" loops)" = 100 ] && [ -n "$(kv "$cyc" max_us)" ] ||
+		{ echo "cyclictest did not complete: '$cyc'"; return 1; }
+	need "$1" "^\\[linux\\] .*LINUX_DONE" "init finished" &&
+		need "$1" "^PARTITION_END name=linux state=shutdown exit_code=0" "Linux powered off" &&
+		need "$1" "^Partition 'linux' powered off \\(ACPI S5\\)" "through ACPI S5" &&
+		rtbench_clean "$1" 150000 rt && ticks_on_time "$1" 2 100 ||
+		return 1
+	! serial "$1" | grep '^PARTITION_STOP' > /dev/null || { echo "a partition was stopped"; return 1; }
+	# direct mode, between the two tempo-stats snapshots around cyclictest:
+	# Linux took its timer interrupts, its deadline writes never exited, and
+	# the exits were host ticks besides a few dozen CPUIDs of process start-up
+	ev=$(kv "$(linux_line "$1" LINUX_TIMER_IRQS)" events)
+	[ -n "$ev" ] && [ "$ev" -ge 100 ] || { echo "timer interrupts during cyclictest: '$ev'"; return 1; }
+	dw=$(window "$1" deadline_write_exits linux) || return 1
+	[ "$dw" -eq 0 ] || { echo "$dw deadline-write exits in direct mode"; return 1; }
+	other=$(($(window "$1" exits linux) - $(window "$1" tick_exits linux)))
+	[ "$other" -lt 100 ] || { echo "$other exits besides host ticks during cyclictest"; return 1; }
+	echo "linux: $ev timer interrupts, 0 deadline-write exits, $other exits besides ticks"
+}
+
+# A kernel file cut short (a bad download) is refused before any guest runs.
+test_linux_corrupt_kernel() {
+	bochs "$1" --cpus 3 --mem 512 --iso "$TEST_ISO_DIR/linux-corrupt.iso" --expect failure ||
+		return 1
+	need "$1" "^ERROR: .*image 'linux': not a bootable Linux kernel: " "the refusal names the image" &&
+		! serial "$1" | grep '^\[rt\]' > /dev/null || { echo "a guest ran"; return 1; }
+}
+
+# A Linux partition without an initrd has no root file system: refused.
+test_linux_no_initrd() {
+	bochs "$1" --cpus 3 --mem 512 --iso "$TEST_ISO_DIR/linux-noinitrd.iso" --expect failure ||
+		return 1
+	need "$1" "^ERROR: .*image 'linux' is a Linux kernel and needs an initrd" "missing initrd refused" &&
+		! serial "$1" | grep '^\[rt\]' > /dev/null || { echo "a guest ran"; return 1; }
+}
