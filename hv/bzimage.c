@@ -298,24 +298,6 @@ int linux_plan_load(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t 
 
 /* ---- what the kernel finds at its 64-bit entry ---- */
 
-static void st16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void st32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void st64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 void linux_e820_map(uint64_t mem_size, struct linux_e820 map[LINUX_E820_ENTRIES])
 {
 	map[0] = (struct linux_e820){ 0, LINUX_RESERVED_END, E820_RESERVED };

@@ -66,24 +66,6 @@ static void st8(uint8_t *p, uint8_t v)
 	p[0] = v;
 }
 
-static void st16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void st32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void st64(uint8_t *p, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
 static void put8(struct wr *w, uint8_t v)
 {
 	uint8_t *p = wr_take(w, 1);

@@ -57,6 +57,22 @@ static inline uint64_t rd64(const void *p)
 	return v;
 }
 
+/* The matching little-endian stores, for tables built in guest memory. */
+static inline void st16(void *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void st32(void *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void st64(void *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
 /* Copy a string into a fixed buffer, always NUL-terminating it. */
 void str_copy(char *dst, size_t dst_size, const char *src, size_t src_max);
 

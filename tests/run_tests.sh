@@ -18,6 +18,21 @@ failures=()
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
 fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s: %s\n' "$1" "$2"; }
 
+# tally NAME RC OK BAD LOG WHAT: add a section's counts to the totals; a
+# non-zero exit with no failure counted is a failure of its own (a build or
+# harness error), shown with the log's tail
+tally() {
+	passed=$((passed + $3))
+	if [ "$4" -gt 0 ]; then
+		failed=$((failed + $4))
+		failures+=("$1: $4 $6 (see $5)")
+	fi
+	if [ "$2" -ne 0 ] && [ "$4" -eq 0 ]; then
+		fail "$1-run" "exited $2 (see $5)"
+		tail -n 30 "$5"
+	fi
+}
+
 # run_emu_tests NAME...: each test_NAME with its own output directory
 run_emu_tests() {
 	local t out start msg
@@ -42,15 +57,7 @@ if [ "$what" = all ] || [ "$what" = unit ]; then
 	ok=$(grep -c '^\[       OK \]' "$logdir/unit.log")
 	bad=$(grep -E '^\[  FAILED  \] [A-Za-z_]' "$logdir/unit.log" | grep -vc 'test(s)')
 	grep -E '^\[==========\] .* ran|^\[  (PASSED|FAILED)  \]' "$logdir/unit.log" | sed 's/^/  /'
-	passed=$((passed + ok))
-	if [ "$bad" -gt 0 ]; then
-		failed=$((failed + bad))
-		failures+=("unit: $bad cmocka tests (see $logdir/unit.log)")
-	fi
-	if [ $unit_rc -ne 0 ] && [ "$bad" -eq 0 ]; then
-		fail unit-build "make -C tests/unit run exited $unit_rc (see $logdir/unit.log)"
-		tail -n 30 "$logdir/unit.log"
-	fi
+	tally unit "$unit_rc" "$ok" "$bad" "$logdir/unit.log" "cmocka tests"
 	echo "  unit: $ok passed, $bad failed"
 fi
 
@@ -100,15 +107,7 @@ if [ "$what" = all ] || [ "$what" = attack ]; then
 	bad=$(grep -c '^ATTACK .* ok=0$' "$logdir/attack.log")
 	grep -E '^(VICTIM|ATTACKS) ' "$logdir/attack.log" | sed 's/^/  /'
 	grep '^ATTACK .* ok=0$' "$logdir/attack.log" | sed 's/^/  /'
-	passed=$((passed + ok))
-	if [ "$bad" -gt 0 ]; then
-		failed=$((failed + bad))
-		failures+=("attack: $bad attacks (see $logdir/attack.log)")
-	fi
-	if [ $attack_rc -ne 0 ] && [ "$bad" -eq 0 ]; then
-		fail attack-run "run_attacks.sh exited $attack_rc (see $logdir/attack.log)"
-		tail -n 20 "$logdir/attack.log"
-	fi
+	tally attack "$attack_rc" "$ok" "$bad" "$logdir/attack.log" attacks
 	echo "  attack: $ok passed, $bad failed ($((SECONDS - start))s)"
 fi
 
