@@ -221,6 +221,14 @@ static bool emulate_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 	case MSR_IA32_EFER:
 		*value = vmread(VMCS_GUEST_EFER);
 		return true;
+	case X2APIC_LDR:
+		/*
+		 * Read-only in x2APIC mode and defined by the id (SDM 11.12.10.2):
+		 * cluster in 31:16, one bit in 15:0. Some CPUs (Bochs) read 0,
+		 * and Linux's cluster mode then sends its IPIs to logical 0.
+		 */
+		*value = x2apic_logical_id(v->apic_id);
+		return true;
 	case MSR_IA32_MISC_ENABLE:
 		/*
 		 * Some CPU models (Bochs' Ivy Bridge) lack it; Linux reads it

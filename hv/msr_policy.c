@@ -34,7 +34,7 @@ static const struct msr_rule rules[] = {
 	R(0x0808, 0x0808, PASS, PASS, "x2APIC TPR"),
 	R(0x080a, 0x080a, PASS, GP, "x2APIC PPR"),
 	R(0x080b, 0x080b, GP, PASS, "x2APIC EOI"),
-	R(0x080d, 0x080d, PASS, GP, "x2APIC LDR"),
+	R(0x080d, 0x080d, EMULATE, GP, "x2APIC LDR: derived from the x2APIC id"),
 	R(0x080f, 0x080f, PASS, EMULATE, "x2APIC SVR: the APIC cannot be software-disabled"),
 	R(0x0810, 0x0827, PASS, GP, "x2APIC ISR, TMR, IRR"),
 	R(0x0828, 0x0828, PASS, PASS, "x2APIC ESR"),

@@ -11,12 +11,12 @@
 #   LINUX_CLOCKEVENT <clockevent0/current_device>
 #   LINUX_CLOCKSOURCE <clocksource0/current_clocksource>
 #   LINUX_CYCLICTEST_OUT <each line cyclictest printed>
-#   LINUX_TIMER_IRQS events=N   (local timer interrupts during cyclictest)
+#   LINUX_TIMER_IRQS events=N   (CPU 0's local timer interrupts during cyclictest)
 #   LINUX_CYCLICTEST loops=N min_us=A avg_us=B max_us=C
 #   LINUX_DONE
 # then powers the machine off. cyclictest_loops=N on the kernel command line
 # sets cyclictest's loop count (default 1000; 0 skips cyclictest). It runs as
-# "cyclictest -m -q -t1 -p80 -i 1000 -l N" (rt-tests 2.x dropped -n:
+# "cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l N" (rt-tests 2.x dropped -n:
 # clock_nanosleep is its only mode).
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
@@ -57,12 +57,14 @@ timer_irqs() {
 	sed -n 's/^ *LOC: *\([0-9]*\).*/\1/p' /proc/interrupts
 }
 
+# Everything measured runs on CPU 0: cyclictest's thread (-a 0), both
+# tempo-stats snapshots (the same vCPU's counters) and the LOC count read.
 if [ "$loops" -gt 0 ]; then
 	irq0=$(timer_irqs)
-	tempo-stats		# under Tempo: a VCPU_STATS line opens the window
-	cyclictest -m -q -t1 -p80 -i 1000 -l "$loops" > /tmp/cyc.txt 2>&1
+	taskset -c 0 tempo-stats	# under Tempo: a VCPU_STATS line opens the window
+	cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l "$loops" > /tmp/cyc.txt 2>&1
 	rc=$?
-	tempo-stats		# ... and one closes it
+	taskset -c 0 tempo-stats	# ... and one closes it
 	irq1=$(timer_irqs)
 	say "LINUX_TIMER_IRQS events=$((irq1 - irq0))"
 	while IFS= read -r line; do
