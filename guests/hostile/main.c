@@ -88,6 +88,72 @@ static const char *hc_result(int32_t ret)
 	}
 }
 
+
+/* ---- interrupts: one vector (IRQ_VECTOR) counted, taken only in wait_irq() ---- */
+
+#define IRQ_VECTOR	0x40
+#define MS(n)		((uint64_t)tempo.tsc_khz * (n))
+#define EFER		0xc0000080u
+#define EFER_SCE	(1ull << 0)
+#define EFER_LME	(1ull << 8)
+#define EFER_LMA	(1ull << 10)
+#define EFER_NXE	(1ull << 11)
+
+volatile uint32_t hostile_irq_count;
+void hostile_irq_entry(void);
+void hostile_spurious_entry(void);
+
+/* The handler writes EOI (direct mode: the guest's own physical APIC). */
+asm(".text\n"
+    ".globl hostile_irq_entry\n"
+    "hostile_irq_entry:\n"
+    "\tpushl %eax\n\tpushl %ecx\n\tpushl %edx\n"
+    "\tlock incl hostile_irq_count\n"
+    "\tmovl $0x80b, %ecx\n\txorl %eax, %eax\n\txorl %edx, %edx\n\twrmsr\n"
+    "\tpopl %edx\n\tpopl %ecx\n\tpopl %eax\n\tiret\n"
+    ".globl hostile_spurious_entry\n"
+    "hostile_spurious_entry:\n\tiret\n");
+
+struct gate {
+	uint16_t lo, sel;
+	uint8_t zero, attr;
+	uint16_t hi;
+} __attribute__((packed));
+
+static struct gate idt[256] __attribute__((aligned(8)));
+
+static void set_gate(uint32_t v, uint32_t fn)
+{
+	idt[v] = (struct gate){ (uint16_t)fn, 0x08, 0, 0x8e, (uint16_t)(fn >> 16) };
+}
+
+/* exc_init()'s exceptions plus IRQ_VECTOR and the spurious vector 0xFF. */
+static void irq_init(void)
+{
+	static const struct {
+		uint16_t limit;
+		uint32_t base;
+	} __attribute__((packed)) idtr = { sizeof(idt) - 1, (uint32_t)idt };
+
+	for (uint32_t v = 0; v < 32; v++)
+		set_gate(v, exc_stub_address(v));
+	set_gate(IRQ_VECTOR, (uint32_t)hostile_irq_entry);
+	set_gate(0xff, (uint32_t)hostile_spurious_entry);
+	asm volatile("lidt %0" : : "m"(idtr));
+}
+
+/* IF=1 until @count interrupts have been taken or @ms passed; true if they were. */
+static bool wait_irq(uint32_t count, uint32_t ms)
+{
+	uint64_t end = rdtsc() + MS(ms);
+
+	asm volatile("sti" ::: "memory");
+	while (hostile_irq_count < count && rdtsc() < end)
+		cpu_relax();
+	asm volatile("cli" ::: "memory");
+	return hostile_irq_count >= count;
+}
+
 /* ---- attacks that must leave the partition running ---- */
 
 static const char *a_cpuid_vmx(void)
@@ -307,6 +373,308 @@ static const char *a_tpr_max(void)
 	return r;
 }
 
+/* IA32_TSC_ADJUST: the write is dropped, the MSR reads 0, the TSC does not jump. */
+static const char *a_wrmsr_tsc_adjust(void)
+{
+	uint64_t v = 1, before = rdtsc(), after;
+	const char *r = try_wrmsr(0x3b, 1ull << 50);
+
+	after = rdtsc();
+	if (r[0] != 'o')
+		return r;
+	if (try_rdmsr(0x3b, &v)[0] != 'o')
+		return "read_gp";
+	if (v)
+		return "reads_nonzero";
+	return after - before < MS(1000) ? "ignored" : "tsc_jumped";
+}
+
+static uint64_t efer_read(void)
+{
+	uint64_t v = 0;
+
+	try_rdmsr(EFER, &v);
+	return v;
+}
+
+/*
+ * EFER in a 32-bit guest: reserved bits #GP; NXE, SCE and (paging off) LME
+ * toggle; LMA written stays the CPU's (0); LME changed with paging on #GP.
+ */
+static const char *a_efer_odd(void)
+{
+	static uint32_t pd[1024] __attribute__((aligned(4096)));
+	const uint64_t cur = efer_read();
+	uint32_t cr0, cr4;
+	const char *r;
+
+	if (try_wrmsr(EFER, cur | (1ull << 63))[0] != 'g')
+		return "bit63_accepted";
+	if (try_wrmsr(EFER, cur | (1ull << 1))[0] != 'g')
+		return "bit1_accepted";
+	if (try_wrmsr(EFER, cur | EFER_NXE)[0] != 'o' || !(efer_read() & EFER_NXE))
+		return "nxe_set_failed";
+	if (try_wrmsr(EFER, cur & ~EFER_NXE)[0] != 'o' || (efer_read() & EFER_NXE))
+		return "nxe_clear_failed";
+	if (try_wrmsr(EFER, cur | EFER_SCE)[0] != 'o' || !(efer_read() & EFER_SCE))
+		return "sce_set_failed";
+	if (try_wrmsr(EFER, cur & ~EFER_SCE)[0] != 'o' || (efer_read() & EFER_SCE))
+		return "sce_clear_failed";
+	if (try_wrmsr(EFER, cur | EFER_LMA)[0] != 'o')
+		return "lma_gp";
+	if (efer_read() & EFER_LMA)
+		return "lma_set";
+	/* paging off: LME may change (no long mode until CR0.PG) */
+	if (try_wrmsr(EFER, cur | EFER_LME)[0] != 'o' || (efer_read() & (EFER_LME | EFER_LMA)) != EFER_LME)
+		return "lme_set_failed";
+	if (try_wrmsr(EFER, cur & ~EFER_LME)[0] != 'o' || (efer_read() & EFER_LME))
+		return "lme_clear_failed";
+	/* paging on (one 4 MiB page, identity): now LME may not change */
+	pd[0] = 0x83;	/* present, writable, 4 MiB */
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 4)));	/* PSE */
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pd));
+	asm volatile("mov %%cr0, %0" : "=r"(cr0));
+	asm volatile("mov %0, %%cr0" : : "r"(cr0 | (1u << 31)) : "memory");
+	r = try_wrmsr(EFER, cur | EFER_LME);
+	asm volatile("mov %0, %%cr0" : : "r"(cr0) : "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(cr4));
+	if (r[0] != 'g')
+		return "lme_paging_accepted";
+	try_wrmsr(EFER, cur);
+	return efer_read() == cur ? "as_documented" : "not_restored";
+}
+
+/*
+ * Direct mode: the deadline is the hardware's. 0 disarms, 1 and now-1000
+ * fire at once, now+2^62 never fires here, a near one still fires after.
+ */
+static const char *a_deadline_zero_past_far(void)
+{
+	uint64_t lvt = 0, d = 0;
+	uint32_t n = hostile_irq_count;
+	const char *r = "ok";
+
+	try_rdmsr(0x832, &lvt);
+	wrmsr(0x6e0, 0);
+	if (try_wrmsr(0x832, (2u << 17) | IRQ_VECTOR)[0] != 'o')
+		return "lvt_gp";
+	wrmsr(0x6e0, 0);
+	if (wait_irq(n + 1, 2))
+		r = "zero_fired";
+	n = hostile_irq_count;
+	wrmsr(0x6e0, 1);
+	if (r[0] == 'o' && !wait_irq(n + 1, 20))
+		r = "one_lost";
+	n = hostile_irq_count;
+	wrmsr(0x6e0, rdtsc() - 1000);
+	if (r[0] == 'o' && !wait_irq(n + 1, 20))
+		r = "past_lost";
+	n = hostile_irq_count;
+	wrmsr(0x6e0, rdtsc() + (1ull << 62));
+	if (r[0] == 'o' && wait_irq(n + 1, 2))
+		r = "far_fired";
+	try_rdmsr(0x6e0, &d);
+	if (r[0] == 'o' && d < (1ull << 62))
+		r = "far_not_armed";
+	n = hostile_irq_count;
+	wrmsr(0x6e0, rdtsc() + MS(1));
+	if (r[0] == 'o' && !wait_irq(n + 1, 50))
+		r = "near_lost";
+	wrmsr(0x6e0, 0);
+	try_wrmsr(0x832, lvt);
+	return r;
+}
+
+/* LVT timer modes: 00, 01, 10 masked read back as written; 11 #GP; vectors 0-15 masked. */
+static const char *a_lvt_timer_modes(void)
+{
+	uint64_t orig = 0, v = 0;
+	const char *r = "as_documented";
+
+	wrmsr(0x6e0, 0);
+	try_rdmsr(0x832, &orig);
+	for (uint32_t mode = 0; mode < 3 && r[0] == 'a'; mode++) {
+		uint32_t w = (1u << 16) | (mode << 17) | IRQ_VECTOR;
+
+		if (try_wrmsr(0x832, w)[0] != 'o')
+			r = "mode_gp";
+		else if (try_rdmsr(0x832, &v), v != w)
+			r = "mode_changed";
+	}
+	if (r[0] == 'a' && try_wrmsr(0x832, (1u << 16) | (3u << 17) | IRQ_VECTOR)[0] != 'g')
+		r = "mode3_accepted";
+	for (uint32_t vec = 0; vec < 16 && r[0] == 'a'; vec++) {
+		if (try_wrmsr(0x832, (2u << 17) | vec)[0] != 'o')
+			r = "low_vector_gp";
+		else if (try_rdmsr(0x832, &v), !(v & (1u << 16)))
+			r = "low_vector_unmasked";
+	}
+	try_wrmsr(0x832, orig);
+	return r;
+}
+
+/*
+ * SMI, INIT, ExtINT, NMI delivery in each LVT: masked with the mode cleared;
+ * LVT error has no delivery field: the bits are cleared, vector 0x40 stays.
+ * An LVT the CPU lacks (#GP on read) is skipped.
+ */
+static const char *a_lint_delivery_modes(void)
+{
+	static const uint32_t lvts[] = { 0x82f, 0x833, 0x834, 0x835, 0x836, 0x837 };
+	static const uint32_t modes[] = { 2, 5, 7, 4 };
+	const char *r = "masked";
+
+	for (uint32_t i = 0; i < sizeof(lvts) / sizeof(lvts[0]) && r[0] == 'm'; i++) {
+		uint64_t orig = 0, v = 0;
+
+		if (try_rdmsr(lvts[i], &orig)[0] != 'o') {
+			con_printf("hostile: LVT 0x%x absent (#GP), skipped\n", lvts[i]);
+			continue;
+		}
+		for (uint32_t m = 0; m < 4 && r[0] == 'm'; m++) {
+			uint32_t w = (modes[m] << 8) | IRQ_VECTOR;
+
+			if (try_wrmsr(lvts[i], w)[0] != 'o')
+				r = "gp";
+			else if (try_rdmsr(lvts[i], &v), v & (7u << 8))
+				r = "mode_kept";
+			else if (lvts[i] != 0x837 && !(v & (1u << 16)))
+				r = "unmasked";
+			else if (lvts[i] == 0x837 && (v & 0x100ff) != IRQ_VECTOR)
+				r = "error_lvt_changed";
+			if (r[0] != 'm')
+				con_printf("hostile: LVT 0x%x mode %u -> 0x%x\n", lvts[i], modes[m],
+					   (uint32_t)v);
+		}
+		try_wrmsr(lvts[i], orig);
+	}
+	return r;
+}
+
+/*
+ * TPR 0xF0 (CR8 = 15) through the x2APIC MSR: a 32-bit guest has no CR8.
+ * The deadline that comes due meanwhile is held back, then taken at TPR 0.
+ */
+static const char *a_cr8_tpr_max(void)
+{
+	uint64_t lvt = 0, tpr = 0;
+	uint32_t n = hostile_irq_count;
+	const char *r = "ok";
+
+	try_rdmsr(0x832, &lvt);
+	if (try_wrmsr(0x808, 0xf0)[0] != 'o')
+		return "gp";
+	try_rdmsr(0x808, &tpr);
+	try_wrmsr(0x832, (2u << 17) | IRQ_VECTOR);
+	wrmsr(0x6e0, 1);
+	if (tpr != 0xf0)
+		r = "tpr_not_set";
+	else if (wait_irq(n + 1, 5))
+		r = "not_blocked";
+	try_wrmsr(0x808, 0);
+	if (r[0] == 'o' && !wait_irq(n + 1, 20))
+		r = "lost_after_tpr0";
+	wrmsr(0x6e0, 0);
+	try_wrmsr(0x832, lvt);
+	return r;
+}
+
+/* A fixed IPI to all including self: with one vCPU it reaches only itself. */
+static const char *a_icr_all_incl_self(void)
+{
+	uint32_t n = hostile_irq_count;
+	const char *r = try_wrmsr(MSR_X2APIC_ICR, IRQ_VECTOR | (2u << 18));
+
+	if (r[0] != 'o')
+		return r;
+	return wait_irq(n + 1, 20) ? "delivered" : "lost";
+}
+
+/* PIT channel 0, port 0x61, ACPI PM ports: no devices; an S5 write to 0x600 is dropped. */
+static const char *a_io_pit_acpi_pm(void)
+{
+	uint16_t w;
+	uint32_t l;
+	bool ones;
+
+	outb(0x43, 0x34);	/* channel 0, lo/hi, mode 2 */
+	outb(0x40, 0x9c);
+	outb(0x40, 0x2e);
+	ones = inb(0x40) == 0xff && inb(0x61) == 0xff;
+	outb(0x600, 0x34);	/* SLP_EN | SLP_TYP 5: a power-off for Linux partitions only */
+	asm volatile("inw %1, %0" : "=a"(w) : "Nd"((uint16_t)0x604));
+	asm volatile("inl %1, %0" : "=a"(l) : "Nd"((uint16_t)0x608));	/* PM timer */
+	ones = ones && w == 0xffff && l == 0xffffffffu && inb(0x600) == 0xff;
+	asm volatile("inw %1, %0" : "=a"(w) : "Nd"((uint16_t)0xb000));
+	return ones && w == 0xffff ? "ones" : "value";
+}
+
+static uint32_t xorshift(uint32_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 17;
+	*s ^= *s << 5;
+	return *s;
+}
+
+/*
+ * 10,000 hypercalls with bad numbers or bad arguments (never a good call:
+ * no shutdown, no mode change): every one returns an error; then a good
+ * console write still works.
+ */
+static const char *a_hc_storm(void)
+{
+	const uint32_t mem = (uint32_t)info.memory_bytes;
+	uint32_t seed = 0x2545f491, bad = 0;
+
+	for (uint32_t i = 0; i < 10000; i++) {
+		uint32_t x = xorshift(&seed), y = xorshift(&seed), nr, a0, a1;
+		int32_t ret;
+
+		switch (x % 5) {
+		case 0:		/* an unknown number */
+			nr = y > TEMPO_HC_PV_TIMER ? y : y + 7;
+			a0 = xorshift(&seed);
+			a1 = xorshift(&seed);
+			break;
+		case 1:		/* console text outside RAM, or too long */
+			nr = TEMPO_HC_CONSOLE_WRITE;
+			a0 = mem + y % (0u - mem);
+			a1 = (x & 8) ? 4097 + (xorshift(&seed) >> 1) : 1 + xorshift(&seed) % 4096;
+			if (x & 8)
+				a0 = (uint32_t)text;
+			break;
+		case 2:		/* partition info not all in RAM */
+			nr = TEMPO_HC_PARTITION_INFO;
+			a0 = mem - (uint32_t)sizeof(info) + 1 + y % (0u - (mem - (uint32_t)sizeof(info) + 1));
+			a1 = xorshift(&seed);
+			break;
+		case 3:		/* a timer mode that does not exist */
+			nr = TEMPO_HC_TIMER_MODE_SET;
+			a0 = y > 3 ? y : y + 4;
+			a1 = xorshift(&seed);
+			break;
+		default:	/* a pv-lazy page in direct mode */
+			nr = TEMPO_HC_PV_TIMER;
+			a0 = y;
+			a1 = xorshift(&seed);
+			break;
+		}
+		ret = tempo_hypercall(nr, a0, a1, 0);
+		if (ret >= 0) {
+			if (!bad)
+				con_printf("hostile: hc_storm call %u nr=0x%x a0=0x%x a1=0x%x -> %d\n",
+					   i, nr, a0, a1, ret);
+			bad++;
+		}
+	}
+	if (bad)
+		return "returned_ok";
+	return tempo_hypercall(TEMPO_HC_CONSOLE_WRITE, (uint32_t)text, 27, 0) == 27 ? "errors" :
+											 "final_failed";
+}
+
 /* ---- attacks that must stop the partition ---- */
 
 static const char *s_ept_beyond_ram(void)
@@ -375,6 +743,34 @@ static const char *s_icr_low_vector(void) { return s_icr(2 | (1u << 18)); }
 static const char *s_icr_init_foreign(void) { return s_icr((5u << 8) | (1u << 14)); }
 static const char *s_icr_smi(void) { return s_icr((2u << 8) | (1u << 18)); }
 
+/* Deny "no destination": all-excluding-self on the partition's only vCPU. */
+static const char *s_icr_all_excl_self(void) { return s_icr(IRQ_VECTOR | (3u << 18)); }
+static const char *s_icr_lowest_prio(void)
+{
+	return s_icr((1u << 8) | IRQ_VECTOR | (rdmsr(0x802) << 32));	/* to itself */
+}
+static const char *s_icr_sipi_foreign(void) { return s_icr((6u << 8) | (1u << 14) | 0x10); }
+static const char *s_icr_init_all_excl_self(void)
+{
+	return s_icr((5u << 8) | (1u << 14) | (3u << 18));
+}
+
+/*
+ * Guest-physical addresses are its own RAM only: 1 MiB holds its own image
+ * (the multiboot2 header in the first 32 KiB), and the first byte past RAM
+ * is a read no EPT entry maps.
+ */
+static const char *s_gpa_hypervisor_range(void)
+{
+	bool own = false;
+
+	for (uint32_t a = 0x100000; a < 0x108000 && !own; a += 8)
+		own = *(volatile uint32_t *)phys_ptr(a) == 0xe85250d6u;
+	if (!own)
+		return "not_own_image";
+	return *(volatile uint8_t *)phys_ptr((uint32_t)info.memory_bytes) ? "read" : "read0";
+}
+
 static const char *s_hlt_cli(void)
 {
 	asm volatile("cli; hlt");
@@ -426,6 +822,15 @@ static const struct attack attacks[] = {
 	{ "cr4_vmxe", a_cr4_vmxe },
 	{ "xsetbv_bad", a_xsetbv_bad },
 	{ "cli_spin", a_cli_spin },
+	{ "wrmsr_tsc_adjust", a_wrmsr_tsc_adjust },
+	{ "efer_odd", a_efer_odd },
+	{ "deadline_zero_past_far", a_deadline_zero_past_far },
+	{ "lvt_timer_modes", a_lvt_timer_modes },
+	{ "lint_delivery_modes", a_lint_delivery_modes },
+	{ "cr8_tpr_max", a_cr8_tpr_max },
+	{ "icr_all_incl_self", a_icr_all_incl_self },
+	{ "io_pit_acpi_pm", a_io_pit_acpi_pm },
+	{ "hc_storm", a_hc_storm },
 	/* from here on each attack stops the partition */
 	{ "ept_beyond_ram", s_ept_beyond_ram },
 	{ "xapic_mmio", s_xapic_mmio },
@@ -440,6 +845,11 @@ static const struct attack attacks[] = {
 	{ "icr_low_vector", s_icr_low_vector },
 	{ "icr_init_foreign", s_icr_init_foreign },
 	{ "icr_smi", s_icr_smi },
+	{ "icr_all_excl_self", s_icr_all_excl_self },
+	{ "icr_lowest_prio", s_icr_lowest_prio },
+	{ "icr_sipi_foreign", s_icr_sipi_foreign },
+	{ "icr_init_all_excl_self", s_icr_init_all_excl_self },
+	{ "gpa_hypervisor_range", s_gpa_hypervisor_range },
 	{ "hlt_cli", s_hlt_cli },
 };
 
@@ -466,6 +876,7 @@ void guest_main(uint32_t magic, uint32_t info_addr)
 	tempo_detect(&tempo);
 	con_init(!tempo.present);
 	exc_init();
+	irq_init();
 	bootinfo_parse(magic, info_addr, &boot);
 	if (!tempo.present)
 		guest_panic("not under Tempo: these attacks are for a hypervisor");
