@@ -288,6 +288,9 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 
 		if (value & ~(EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE))
 			return false;
+		/* NXE on a CPU without NX would fail the next VM entry */
+		if ((value & EFER_NXE) && !(cpuid(0x80000001, 0).edx & (1u << 20)))
+			return false;
 		/* LMA belongs to the CPU; LME may not change while paging is on */
 		if ((vmread(VMCS_GUEST_CR0) & CR0_PG) && ((value ^ cur) & EFER_LME))
 			return false;

@@ -53,8 +53,14 @@ struct icr_route icr_route(const uint32_t *apic_ids, uint32_t n, uint32_t self, 
 		}
 		break;
 	}
-	if (!r.targets)
-		return deny("no destination");
+	/*
+	 * Nothing addressed (all-excluding-self on a one-vCPU partition, an
+	 * empty logical mask): the CPU sends it nowhere, and so does Tempo.
+	 */
+	if (!r.targets) {
+		r.verdict = ICR_IGNORE;
+		return r;
+	}
 
 	switch (mode) {
 	case ICR_DELIVERY_FIXED:

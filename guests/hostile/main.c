@@ -743,7 +743,7 @@ static const char *s_icr_low_vector(void) { return s_icr(2 | (1u << 18)); }
 static const char *s_icr_init_foreign(void) { return s_icr((5u << 8) | (1u << 14)); }
 static const char *s_icr_smi(void) { return s_icr((2u << 8) | (1u << 18)); }
 
-/* Deny "no destination": all-excluding-self on the partition's only vCPU. */
+/* All-excluding-self on the partition's only vCPU names no CPU: ignored. */
 static const char *s_icr_all_excl_self(void) { return s_icr(IRQ_VECTOR | (3u << 18)); }
 static const char *s_icr_lowest_prio(void)
 {

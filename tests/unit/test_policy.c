@@ -142,6 +142,14 @@ static void test_icr_shorthands_and_logical(void **state)
 	r = icr_route(ids, 3, 0, ((uint64_t)0xffffffff << 32) | ICR_DEST_LOGICAL | 0x30);
 	assert_int_equal(r.verdict, ICR_DENY);
 	assert_int_equal(x2apic_logical_id(17), 0x00010002);
+	/* nothing addressed goes nowhere, as on a CPU: ignored, not refused */
+	r = icr_route(ids, 1, 0, ICR_SHORTHAND_OTHERS | 0x30);
+	assert_int_equal(r.verdict, ICR_IGNORE);
+	assert_int_equal(r.targets, 0);
+	r = icr_route(ids, 1, 0, ICR_SHORTHAND_OTHERS | ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT);
+	assert_int_equal(r.verdict, ICR_IGNORE);
+	r = icr_route(ids, 3, 0, ((uint64_t)0x00050000 << 32) | ICR_DEST_LOGICAL | 0x30);
+	assert_int_equal(r.verdict, ICR_IGNORE);
 }
 
 int main(void)
