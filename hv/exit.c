@@ -322,7 +322,6 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		if (!lvt_value_ok(msr, value))
 			return false;
 		return wrmsr_safe(msr, filter_lvt(msr, (uint32_t)value));
-		return true;
 	}
 	return false;
 }
