@@ -321,29 +321,48 @@ static void test_acpi_bad_platform(void **state)
  * Memory ending anywhere before the MADT's last byte is refused with
  * nothing written past it; ending exactly there is enough.
  */
-static void check_acpi_sizes(uint32_t ncpu, const uint32_t *ids)
+/*
+ * Build the tables of @plat in memories of @from bytes up to @end (64 KiB
+ * steps below the tables' area, then byte by byte): every one smaller than
+ * @end is refused before a byte is written (a dry run measures first); at
+ * @end they fit and @built checks them.
+ */
+static void sweep_acpi_sizes(uint64_t from, uint64_t end, void (*built)(uint64_t rsdp))
 {
-	uint64_t end;
-
-	mem_new(2 * MIB, 2 * MIB);
-	plat_init(ncpu, ids);
-	assert_true(guest_build_acpi(mem, mem_size, &plat));
-	end = check_acpi(GUEST_ACPI_GPA);
-	for (uint64_t size = 0; size <= end; size += size < GUEST_ACPI_GPA ? 0x10000 : 1) {
+	for (uint64_t size = from; size <= end; size += size < GUEST_ACPI_GPA ? 0x10000 : 1) {
 		uint64_t ret;
 
 		mem_new(size, size);
 		ret = guest_build_acpi(mem, mem_size, &plat);
 		if (size < end) {
-			/* Refused before a byte is written (a dry run measures first). */
 			assert_int_equal(ret, 0);
 			assert_all_untouched();
 		} else {
-			assert_int_equal(ret, GUEST_ACPI_GPA);
-			check_acpi(ret);
-			check_cpus();
+			built(ret);
 		}
 	}
+}
+
+static void built_plain(uint64_t rsdp)
+{
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	check_acpi(rsdp);
+	check_cpus();
+}
+
+static uint64_t check_acpi_pm(uint64_t rsdp, uint16_t port);
+
+static void built_pm(uint64_t rsdp)
+{
+	check_acpi_pm(rsdp, GUEST_ACPI_PM_PORT);
+}
+
+static void check_acpi_sizes(uint32_t ncpu, const uint32_t *ids)
+{
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(ncpu, ids);
+	assert_true(guest_build_acpi(mem, mem_size, &plat));
+	sweep_acpi_sizes(0, check_acpi(GUEST_ACPI_GPA), built_plain);
 }
 
 static void test_acpi_small_memory(void **state)
@@ -536,18 +555,7 @@ static void test_acpi_pm_small_memory(void **state)
 	plat_init(1, NULL);
 	plat.acpi_pm_port = GUEST_ACPI_PM_PORT;
 	end = check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT);
-	for (uint64_t size = GUEST_ACPI_GPA; size <= end; size++) {
-		uint64_t ret;
-
-		mem_new(size, size);
-		ret = guest_build_acpi(mem, mem_size, &plat);
-		if (size < end) {
-			assert_int_equal(ret, 0);
-			assert_all_untouched();
-		} else {
-			check_acpi_pm(ret, GUEST_ACPI_PM_PORT);
-		}
-	}
+	sweep_acpi_sizes(GUEST_ACPI_GPA, end, built_pm);
 }
 
 /* ---- multiboot2 information read back through hv/mb2.c ---- */
