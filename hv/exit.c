@@ -289,7 +289,7 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		if (value & ~(EFER_SCE | EFER_LME | EFER_LMA | EFER_NXE))
 			return false;
 		/* NXE on a CPU without NX would fail the next VM entry */
-		if ((value & EFER_NXE) && !(cpuid(0x80000001, 0).edx & (1u << 20)))
+		if ((value & EFER_NXE) && !platform.has_nx)
 			return false;
 		/* LMA belongs to the CPU; LME may not change while paging is on */
 		if ((vmread(VMCS_GUEST_CR0) & CR0_PG) && ((value ^ cur) & EFER_LME))
@@ -854,30 +854,28 @@ static void handle_xsetbv(struct vcpu *v)
 	skip_instruction();
 }
 
-/* Each vCPU's look at its last host tick: halted with IF = 0 (hv/halt.h). */
-static volatile bool halted_seen[CONFIG_MAX_PARTITIONS][MAX_VCPUS_PER_PART];
-
 /*
  * At a host tick: stop the partition once every vCPU is halted for ever.
  * A vCPU seen so stays so (nothing can wake it), so the flags other cores
- * set at their own ticks are never stale.
+ * set at their own ticks are never stale. Almost every tick finds the vCPU
+ * active: one VMREAD, then back to the guest.
  */
 static void check_halted_forever(struct vcpu *v)
 {
 	struct partition *p = v->part;
 	enum halt_view views[MAX_VCPUS_PER_PART];
-	bool stuck = halt_vcpu_forever((uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE),
-				       vmread(VMCS_GUEST_RFLAGS),
-				       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO));
+	uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
 
-	__atomic_store_n(&halted_seen[p->id][v->index], stuck, __ATOMIC_RELEASE);
-	if (!stuck)
+	if (activity != HALT_ACTIVITY_HLT ||
+	    !halt_vcpu_forever(activity, vmread(VMCS_GUEST_RFLAGS),
+			       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO)))
 		return;
+	__atomic_store_n(&v->halted_forever, true, __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		struct vcpu *t = p->vcpus[i];
 
 		if (t->state == VCPU_RUNNING)
-			views[i] = __atomic_load_n(&halted_seen[p->id][i], __ATOMIC_ACQUIRE) ?
+			views[i] = __atomic_load_n(&t->halted_forever, __ATOMIC_ACQUIRE) ?
 					   HALT_FOREVER : HALT_LIVE;
 		else if (t->state == VCPU_WAIT_SIPI)
 			views[i] = __atomic_load_n(&t->sipi_pending, __ATOMIC_ACQUIRE) ?

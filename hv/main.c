@@ -315,6 +315,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	}
 	platform.tsc_hz = tsc.hz;
 	platform.cpuid_max_basic = cpu.max_basic_leaf;
+	platform.has_nx = cpuid(0x80000001, 0).edx & (1u << 20);
 	log_info("Platform report complete: %u CPUs, TSC %lu kHz, VMX ready\n",
 		 acpi_info.cpu_count, tsc.hz / 1000);
 

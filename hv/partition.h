@@ -74,6 +74,7 @@ struct vcpu {
 	volatile enum vcpu_state state;
 	volatile uint32_t sipi_vector;	/* set by the partition's emulated SIPI */
 	volatile bool sipi_pending;
+	volatile bool halted_forever;	/* seen in HLT with IF = 0 at a host tick (hv/halt.h) */
 	uint64_t exits[EXIT_REASON_COUNT];
 	uint64_t exits_total;
 	uint64_t host_tick_exits;	/* exit 52s that were host ticks */

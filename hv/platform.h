@@ -3,12 +3,14 @@
 #ifndef TEMPO_HV_PLATFORM_H
 #define TEMPO_HV_PLATFORM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct platform {
 	uint64_t tsc_hz;
 	uint32_t cpuid_max_basic;
 	uint32_t cpu_count;	/* online CPUs */
+	bool has_nx;		/* CPUID 0x80000001 EDX[20]: a guest may set EFER.NXE */
 };
 
 extern struct platform platform;
