@@ -145,6 +145,18 @@ static int load_image(struct partition *p, const struct boot_module *m, char *er
 	return 0;
 }
 
+/* What every guest's boot tables describe: its RAM, CPUs and command line. */
+static void guest_platform_of(const struct partition *p, struct guest_platform *gp)
+{
+	memset(gp, 0, sizeof(*gp));
+	gp->mem_size = p->mem_size;
+	gp->cmdline = p->cfg->cmdline;
+	gp->loader_name = "Tempo " TEMPO_VERSION;
+	gp->cpu_count = p->vcpu_count;
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		gp->apic_ids[i] = p->vcpus[i]->apic_id;
+}
+
 /* The boot protocol's "HdrS" at 0x202 marks a Linux kernel (bzImage). */
 static bool is_bzimage(const struct boot_module *m)
 {
@@ -196,14 +208,8 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 	memcpy(gpa_to_hva(p, plan.initrd_gpa, plan.initrd_size),
 	       (const void *)(uintptr_t)initrd->start, plan.initrd_size);
 
-	memset(&gp, 0, sizeof(gp));
-	gp.mem_size = p->mem_size;
-	gp.cmdline = p->cfg->cmdline;
-	gp.loader_name = "Tempo " TEMPO_VERSION;
-	gp.cpu_count = p->vcpu_count;
+	guest_platform_of(p, &gp);
 	gp.acpi_pm_port = GUEST_ACPI_PM_PORT;
-	for (uint32_t i = 0; i < p->vcpu_count; i++)
-		gp.apic_ids[i] = p->vcpus[i]->apic_id;
 	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
 	if (!rsdp) {
 		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");
@@ -218,8 +224,6 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 	}
 	p->linux_boot = true;
 	p->entry = plan.entry64;
-	p->boot_cr3 = LINUX_PT_GPA;
-	p->boot_gdt = LINUX_GDT_GPA;
 	p->vcpus[0]->regs.rsi = LINUX_ZERO_PAGE_GPA;
 	log_info("Partition '%s': Linux boot protocol %u.%02u, kernel %lu KiB at 0x%lx "
 		 "(needs %lu MiB), initrd '%s' %lu KiB at 0x%lx\n", p->cfg->name,
@@ -236,13 +240,7 @@ static int load_modules_and_info(struct partition *p, const struct boot_info *bi
 	uint64_t next = ALIGN_UP(p->image_end, PAGE_SIZE), rsdp;
 	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
 
-	memset(&gp, 0, sizeof(gp));
-	gp.mem_size = p->mem_size;
-	gp.cmdline = p->cfg->cmdline;
-	gp.loader_name = "Tempo " TEMPO_VERSION;
-	gp.cpu_count = p->vcpu_count;
-	for (uint32_t i = 0; i < p->vcpu_count; i++)
-		gp.apic_ids[i] = p->vcpus[i]->apic_id;
+	guest_platform_of(p, &gp);
 	for (uint32_t i = 0; i < p->cfg->module_count; i++) {
 		const struct boot_module *m = find_module(bi, p->cfg->modules[i]);
 		uint64_t len = m->end - m->start;
@@ -330,6 +328,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		const struct partition_config *pc = &cfg->partitions[i];
 		struct partition *p = &partitions[i];
 		const struct boot_module *image = find_module(bi, pc->image);
+		char kind[16];
 
 		memset(p, 0, sizeof(*p));
 		p->cfg = pc;
@@ -393,14 +392,11 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			 p->vcpu_count == 1 ? "" : "s");
 		for (uint32_t k = 0; k < p->vcpu_count; k++)
 			log_info(" %u", p->vcpus[k]->pcpu->index);
-		if (p->linux_boot)
-			log_info("), %lu MiB at 0x%lx, image '%s' Linux 64-bit entry 0x%lx, "
-				 "timer %s\n", p->mem_size >> 20, p->mem_hpa, pc->image, p->entry,
-				 timer_mode_name(pc->timer));
-		else
-			log_info("), %lu MiB at 0x%lx, image '%s' multiboot%u entry 0x%lx, "
-				 "timer %s\n", p->mem_size >> 20, p->mem_hpa, pc->image,
-				 p->mb_version, p->entry, timer_mode_name(pc->timer));
+		fmt_snprintf(kind, sizeof(kind), p->linux_boot ? "Linux 64-bit" : "multiboot%u",
+			     p->mb_version);
+		log_info("), %lu MiB at 0x%lx, image '%s' %s entry 0x%lx, timer %s\n",
+			 p->mem_size >> 20, p->mem_hpa, pc->image, kind, p->entry,
+			 timer_mode_name(pc->timer));
 		partition_count++;
 	}
 	if (build_schedules(cfg, err, errlen))

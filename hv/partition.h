@@ -117,10 +117,9 @@ struct partition {
 	uint32_t boot_magic;	/* EAX at entry: multiboot1 or multiboot2 magic */
 	uint32_t mb_version;	/* 1 or 2 */
 	uint64_t image_end;	/* one past the image's highest byte (guest-physical) */
-	/* a Linux bzImage: the boot vCPU enters its 64-bit entry in long mode */
+	/* a Linux bzImage: the boot vCPU enters its 64-bit entry in long mode,
+	 * with hv/bzimage.h's GDT and identity map */
 	bool linux_boot;
-	uint64_t boot_cr3;	/* the loader's identity map */
-	uint64_t boot_gdt;	/* the loader's GDT (__BOOT_CS 0x10, __BOOT_DS 0x18) */
 	uint32_t vcpu_count;
 	struct vcpu *vcpus[MAX_VCPUS_PER_PART];
 	volatile uint32_t state;	/* enum partition_state */

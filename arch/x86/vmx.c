@@ -11,6 +11,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/trap.h"
+#include "hv/bzimage.h"
 #include "hv/fmt.h"
 #include "hv/lib.h"
 #include "hv/log.h"
@@ -252,8 +253,8 @@ static void setup_guest_protected(struct vcpu *v, uint64_t entry)
  * Protocol"): long mode with paging on and an identity map covering the
  * kernel, the zero page and the command line; a GDT whose 0x10 is a 64-bit
  * code segment (__BOOT_CS) and 0x18 a flat data segment (__BOOT_DS), loaded
- * into CS and DS/ES/SS; interrupts off; RSI = the zero page. The loader
- * (hv/bzimage.c) wrote the GDT and the page tables into guest memory.
+ * into CS and DS/ES/SS; interrupts off; RSI = the zero page (set by the
+ * loader, which wrote the GDT and page tables at their fixed addresses).
  */
 static void setup_guest_long64(struct vcpu *v, uint64_t entry)
 {
@@ -264,6 +265,11 @@ static void setup_guest_long64(struct vcpu *v, uint64_t entry)
 		if (f != VMCS_GUEST_CS_SEL)
 			set_segment(f, 0x18, 0, 0xffffffff, 0xc093);
 	vmwrite(VMCS_GUEST_RIP, entry);
+	vmwrite(VMCS_GUEST_CR3, LINUX_PT_GPA);
+	vmwrite(VMCS_GUEST_EFER, EFER_LME | EFER_LMA);
+	vmwrite(VMCS_ENTRY_CONTROLS, vmx_ctl.entry | ENTRY_IA32E_MODE_GUEST);
+	vmwrite(VMCS_GUEST_GDTR_BASE, LINUX_GDT_GPA);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, LINUX_GDT_SIZE - 1);
 }
 
 /* Real mode at CS:IP = (vector << 8):0, as a SIPI leaves an AP (SDM 9.4.4). */
@@ -294,6 +300,13 @@ void vmcs_setup(struct vcpu *v)
 		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(&v->vt));
 	setup_host_state(v);
 
+	/* what every vCPU starts with; its entry state below changes some */
+	vmwrite(VMCS_GUEST_CR3, 0);
+	vmwrite(VMCS_GUEST_EFER, 0);
+	set_segment(VMCS_GUEST_LDTR_SEL, 0, 0, 0, 0x10000);	/* unusable */
+	set_segment(VMCS_GUEST_TR_SEL, 0, 0, 0xff, 0x8b);	/* busy 32-bit TSS */
+	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
 	if (v->index == 0 && v->part->linux_boot)
 		setup_guest_long64(v, v->part->entry);
 	else if (v->index == 0)
@@ -304,22 +317,6 @@ void vmcs_setup(struct vcpu *v)
 	vmwrite(VMCS_CR0_READ_SHADOW, v->cr0_shadow);
 	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(v->cr4_shadow));
 	vmwrite(VMCS_CR4_READ_SHADOW, v->cr4_shadow);
-	vmwrite(VMCS_GUEST_CR3, 0);
-	vmwrite(VMCS_GUEST_EFER, 0);
-	if (v->cr0_shadow & CR0_PG) {	/* the Linux boot vCPU starts in long mode */
-		vmwrite(VMCS_GUEST_CR3, v->part->boot_cr3);
-		vmwrite(VMCS_GUEST_EFER, EFER_LME | EFER_LMA);
-		vmwrite(VMCS_ENTRY_CONTROLS, vmx_ctl.entry | ENTRY_IA32E_MODE_GUEST);
-	}
-	set_segment(VMCS_GUEST_LDTR_SEL, 0, 0, 0, 0x10000);	/* unusable */
-	set_segment(VMCS_GUEST_TR_SEL, 0, 0, 0xff, 0x8b);	/* busy 32-bit TSS */
-	if (v->index == 0 && v->part->boot_gdt) {
-		vmwrite(VMCS_GUEST_GDTR_BASE, v->part->boot_gdt);
-		vmwrite(VMCS_GUEST_GDTR_LIMIT, 0x1f);
-	} else {
-		vmwrite(VMCS_GUEST_GDTR_BASE, 0);
-		vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
-	}
 	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
 	vmwrite(VMCS_GUEST_DR7, 0x400);
