@@ -508,16 +508,6 @@ static void handle_icr(struct vcpu *v, uint64_t value)
 
 /* ---- port I/O ---- */
 
-/*
- * A Linux partition's ACPI sleep control register (hardware-reduced FADT,
- * hv/guest_boot.c): SLP_EN (bit 5) with SLP_TYP (bits 4:2) = 5, the value
- * its DSDT's _S5 object gives, is a power-off.
- */
-static bool acpi_sleep_is_s5(uint8_t value)
-{
-	return (value & 0x20) && ((value >> 2) & 7) == 5;
-}
-
 static void handle_io(struct vcpu *v)
 {
 	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
@@ -542,7 +532,7 @@ static void handle_io(struct vcpu *v)
 	} else if (vuart_owns_port(port)) {
 		vuart_write(&v->part->uart, port, (uint8_t)v->regs.rax);
 	} else if (port == GUEST_ACPI_PM_PORT && v->part->linux_boot &&
-		   acpi_sleep_is_s5((uint8_t)v->regs.rax)) {
+		   guest_acpi_is_poweroff((uint8_t)v->regs.rax)) {
 		partition_poweroff(v);
 	}
 	/* any other port: the write is dropped (documented) */

@@ -273,8 +273,8 @@ static const uint8_t dsdt_aml[] = {
 	0x12,			/* PackageOp */
 	0x08,			/* PkgLength: 8 bytes, this one included, to the package's end */
 	0x04,			/* NumElements */
-	0x0a, 0x05,		/* BytePrefix 5: SLP_TYPa */
-	0x0a, 0x05,		/* BytePrefix 5: SLP_TYPb */
+	0x0a, GUEST_ACPI_S5_SLP_TYP,	/* BytePrefix 5: SLP_TYPa */
+	0x0a, GUEST_ACPI_S5_SLP_TYP,	/* BytePrefix 5: SLP_TYPb */
 	0x00,			/* ZeroOp: reserved */
 	0x00,			/* ZeroOp: reserved */
 };

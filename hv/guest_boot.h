@@ -11,6 +11,7 @@
 #ifndef TEMPO_HV_GUEST_BOOT_H
 #define TEMPO_HV_GUEST_BOOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,13 @@
  * | SLP_EN (bit 5), 0x34, there to power off.
  */
 #define GUEST_ACPI_PM_PORT	0x600
+#define GUEST_ACPI_S5_SLP_TYP	5	/* the DSDT's \_S5 value */
+
+/* A write of @value to the sleep control register asks for power-off. */
+static inline bool guest_acpi_is_poweroff(uint8_t value)
+{
+	return (value & 0x20) && ((value >> 2) & 7) == GUEST_ACPI_S5_SLP_TYP;
+}
 
 struct guest_module {
 	uint64_t start;		/* guest-physical */

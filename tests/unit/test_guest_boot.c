@@ -545,6 +545,18 @@ static void test_acpi_pm_port(void **state)
 	assert_all_untouched();
 }
 
+/* What the sleep control register takes as power-off: SLP_EN with S5's type. */
+static void test_acpi_poweroff_value(void **state)
+{
+	(void)state;
+	assert_true(guest_acpi_is_poweroff(0x34));	/* Linux's write */
+	assert_true(guest_acpi_is_poweroff(0x34 | 0xc3));	/* other bits ignored */
+	assert_false(guest_acpi_is_poweroff(0x14));	/* no SLP_EN */
+	assert_false(guest_acpi_is_poweroff(0x20));	/* SLP_TYP 0 */
+	assert_false(guest_acpi_is_poweroff(0x30));	/* SLP_TYP 4 */
+	assert_false(guest_acpi_is_poweroff(0x80));	/* WAK_STS clear, to the status port */
+}
+
 /* Memory ending before the FADT's last byte is refused with nothing written. */
 static void test_acpi_pm_small_memory(void **state)
 {
@@ -988,6 +1000,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_acpi_no_pm_port_unchanged, teardown),
 		cmocka_unit_test_teardown(test_acpi_pm_port, teardown),
 		cmocka_unit_test_teardown(test_acpi_pm_small_memory, teardown),
+		cmocka_unit_test(test_acpi_poweroff_value),
 		cmocka_unit_test_teardown(test_mb2_info, teardown),
 		cmocka_unit_test_teardown(test_mb2_info_minimal, teardown),
 		cmocka_unit_test_teardown(test_mb2_info_large_memory, teardown),
