@@ -1,15 +1,16 @@
 # SPDX-License-Identifier: MIT
-# Linux-partition tests, sourced by tests/run_tests.sh after tests/emu/tests.sh
-# (whose helpers they use). They need build/linux (make linux-image, which
+# Linux-partition tests, sourced by tests/run_tests.sh (and tests/linux/bench.sh
+# for linux_line) after tests/emu/tests.sh, whose helpers they use. They need build/linux (make linux-image, which
 # fetches Debian's PREEMPT_RT kernel, busybox-static and rt-tests).
 
 LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd"
 
-# linux_line OUT KEY: the rest of the guest's "KEY ..." line (the init prints
-# them through the kernel log: "[linux] [   12.345678] KEY ...")
+# linux_line OUT KEY: the rest of the guest's "KEY ..." line. The init prints
+# them through the kernel log, so a time stamp comes first, and under Tempo
+# the partition's name: "[linux] [   12.345678] KEY ..." (bare: no name).
 linux_line() {
-	serial "$1" | grep -E "^\\[linux\\] (\\[ *[0-9.]+\\] )?$2( |$)" | head -n 1 |
-		sed -E "s/^\\[linux\\] (\\[ *[0-9.]+\\] )?$2 ?//"
+	serial "$1" | grep -E "^(\\[linux\\] )?(\\[ *[0-9.]+\\] )?$2( |$)" | head -n 1 |
+		sed -E "s/^(\\[linux\\] )?(\\[ *[0-9.]+\\] )?$2 ?//"
 }
 
 # Boot to init in direct mode on two vCPUs beside the latency guest: Linux

@@ -26,12 +26,11 @@ BUILD=${BUILD:-build}
 ips=50000000 model=corei7_ivy_bridge_3770k
 mkdir -p "$out"
 
-serial() { tr -d '\r' < "$1/serial.txt" | sed 's/\x1b\[[0-9;=]*[A-Za-z]//g'; }
-kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
-# linux_line DIR KEY: the rest of the guest's "KEY ..." line
-linux_line() {
-	serial "$1" | grep -oE "$2( .*|$)" | head -n 1 | sed -E "s/^$2 ?//"
-}
+# serial, kv, linux_line: the emulator tests' helpers
+# shellcheck source=tests/emu/tests.sh
+. tests/emu/tests.sh
+# shellcheck source=tests/emu/linux.sh
+. tests/emu/linux.sh
 
 declare -A cyc_min cyc_avg cyc_max events epe ticks msr1k late
 run_tempo() {	# MODE
