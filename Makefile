@@ -21,7 +21,7 @@ KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-se
 HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.c \
 		   hv/config.c hv/memplan.c hv/pages.c hv/elf.c hv/guest_boot.c hv/vuart.c \
 		   hv/msr_policy.c hv/icr.c hv/hypercall.c hv/exit.c hv/partition.c hv/timer.c \
-		   hv/vlapic.c hv/sched.c hv/halt.c hv/bzimage.c \
+		   hv/vlapic.c hv/sched.c hv/halt.c hv/bzimage.c hv/lapic_rules.c \
 		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
 		   arch/x86/vmx.c arch/x86/smp.c \
 		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c
@@ -78,7 +78,7 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 # Extra images the emulator tests boot, each with its own command line and,
 # where CONFIG_name is set, a partition config and the guests.
 TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated \
-		   shared shared-solo pv-lazy watchdog
+		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
@@ -88,6 +88,7 @@ CMDLINE_ud	:= exit=emu test=ud
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
 $(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus $(TIMER_ISOS),\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
+CMDLINE_hv-fault := exit=emu test=exit_fault
 
 $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
 	@echo "  ISO     $@"

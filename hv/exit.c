@@ -15,6 +15,7 @@
 #include "hv/hypercall.h"
 #include "hv/hypercall_abi.h"
 #include "hv/icr.h"
+#include "hv/lapic_rules.h"
 #include "hv/lib.h"
 #include "hv/log.h"
 #include "hv/msr_policy.h"
@@ -24,6 +25,8 @@
 
 #define CR0_PE		(1ull << 0)
 #define CR0_NE		(1ull << 5)
+#define CR0_NW		(1ull << 29)
+#define CR0_CD		(1ull << 30)
 #define CR0_PG		(1ull << 31)
 #define CR4_PAE		(1ull << 5)
 #define CR4_VMXE	(1ull << 13)
@@ -53,11 +56,16 @@ static void skip_instruction(void)
 		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
 }
 
+/*
+ * A real-mode vCPU (an AP in its trampoline, with unrestricted guest) takes
+ * exceptions through the IVT, which has no error codes: VM entry refuses an
+ * error code unless CR0.PE = 1 (SDM Vol. 3C 26.2.1.3).
+ */
 static void inject_exception(uint32_t vector, bool has_error, uint32_t error)
 {
 	uint32_t info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector;
 
-	if (has_error) {
+	if (has_error && (vmread(VMCS_GUEST_CR0) & CR0_PE)) {
 		info |= INTR_INFO_DELIVER_CODE;
 		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, error);
 	}
@@ -99,6 +107,8 @@ static void handle_cpuid(struct vcpu *v)
 	struct cpuid_regs r = { 0, 0, 0, 0 };
 	uint64_t tsc_hz = platform.tsc_hz;
 
+	if (leaf == HV_TEST_FAULT_LEAF && hv_test_exit_fault)
+		asm volatile("ud2");
 	if (leaf >= TEMPO_CPUID_BASE && leaf <= 0x4fffffff) {
 		if (leaf == TEMPO_CPUID_BASE) {
 			r.eax = TEMPO_CPUID_STATS;
@@ -244,37 +254,18 @@ static bool emulate_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 
 static void handle_icr(struct vcpu *v, uint64_t value);
 
-/* LVT entries with a delivery-mode field may only use fixed delivery. */
-static uint32_t filter_lvt(uint32_t msr, uint32_t value)
-{
-	bool has_delivery = msr == X2APIC_LVT_CMCI || msr == X2APIC_LVT_THERMAL ||
-			    msr == X2APIC_LVT_PMC || msr == X2APIC_LVT_LINT0 ||
-			    msr == X2APIC_LVT_LINT1;
+/* SVR: the APIC cannot be software-disabled (bit 8 forced); 31:13, 11:10 reserved */
+#define SVR_WRITABLE	0x13ffull
 
-	if (has_delivery && (value & APIC_LVT_DELIVERY_MASK))
-		value = (value & ~APIC_LVT_DELIVERY_MASK) | APIC_LVT_MASKED;
-	if (!has_delivery)
-		value &= ~APIC_LVT_DELIVERY_MASK;	/* reserved there */
-	if (!(value & APIC_LVT_MASKED) && (value & 0xff) < 16)
-		value |= APIC_LVT_MASKED;	/* an illegal vector would only raise an error */
-	return value;
+static bool svr_write_ok(uint64_t value)
+{
+	return !(value & ~SVR_WRITABLE);
 }
 
-/*
- * Reserved LVT bits (31:19 everywhere, 18:17 outside the timer) and the
- * reserved timer mode 11b get #GP, as on hardware: a value passed on would
- * #GP in root mode (ending the hypervisor) or make Bochs' timer fire
- * forever (SDM Vol. 3A 11.5.1).
- */
-static bool lvt_value_ok(uint32_t msr, uint64_t value)
+/* The vLAPIC's shadow of an LVT entry other than the timer (lapic_is_lvt). */
+static uint32_t *vlapic_lvt_shadow(struct vlapic *l, uint32_t msr)
 {
-	uint64_t reserved = msr == X2APIC_LVT_TIMER ? ~0x7ffffull : ~0x1ffffull;
-
-	if (value & reserved)
-		return false;
-	if (msr == X2APIC_LVT_TIMER && (value & APIC_LVT_TIMER_MODE_MASK) == APIC_LVT_TIMER_MODE_MASK)
-		return false;
-	return true;
+	return &l->lvt[msr == X2APIC_LVT_CMCI ? 0 : msr - X2APIC_LVT_THERMAL + 1];
 }
 
 static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
@@ -298,18 +289,20 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		return true;
 	}
 	case X2APIC_SVR:
+		if (!svr_write_ok(value))
+			return false;
 		/* bit 12 (EOI-broadcast suppression) is refused by CPUs without it */
 		return wrmsr_safe(msr, (value | APIC_SVR_ENABLE) & 0x11ff);
 	case X2APIC_ICR:
 		handle_icr(v, value);
 		return true;
 	case X2APIC_LVT_TIMER:
-		if (!lvt_value_ok(msr, value))
+		if (!lapic_lvt_write_ok(msr, value))
 			return false;
 		/* an expiry before this write is judged by the old LVT */
 		if (timer_mode_software(v->vt.mode))
 			vtimer_check(&v->vt, rdtsc());
-		vtimer_write_lvt(&v->vt, filter_lvt(msr, (uint32_t)value));
+		vtimer_write_lvt(&v->vt, lapic_lvt_filter(msr, (uint32_t)value));
 		vcpu_trace(v, TRACE_LVT, v->vt.lvt, rdtsc());
 		timer_program_lvt(v);
 		return true;
@@ -319,12 +312,14 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	case X2APIC_LVT_LINT0:
 	case X2APIC_LVT_LINT1:
 	case X2APIC_LVT_ERROR:
-		if (!lvt_value_ok(msr, value))
+		/* direct mode only: off it, these are the vLAPIC's (vapic_wrmsr) */
+		if (!lapic_lvt_write_ok(msr, value))
 			return false;
-		return wrmsr_safe(msr, filter_lvt(msr, (uint32_t)value));
+		return wrmsr_safe(msr, lapic_lvt_filter(msr, (uint32_t)value));
 	}
 	return false;
 }
+
 
 /*
  * inject/emulated: the guest's interrupt state is the virtual LAPIC's, so
@@ -347,10 +342,22 @@ static bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 		*value = vlapic_ppr(l);
 	else if (msr == X2APIC_LVT_TIMER)
 		*value = v->vt.lvt;
+	else if (lapic_is_lvt(msr))
+		*value = *vlapic_lvt_shadow((struct vlapic *)l, msr);
+	else if (msr == X2APIC_SVR)
+		*value = l->svr;
+	else if (msr == X2APIC_ESR)
+		*value = l->esr;
+	else if (msr == X2APIC_TIMER_ICR)
+		*value = l->timer_initial_count;
+	else if (msr == X2APIC_TIMER_CCR)
+		*value = 0;	/* the count-down timer never counts (vlapic.h) */
+	else if (msr == X2APIC_TIMER_DCR)
+		*value = l->timer_divide;
 	else if (msr == MSR_IA32_TSC_DEADLINE)
 		*value = vtimer_read_deadline(&v->vt);
 	else
-		return false;	/* EOI is write-only: #GP */
+		return false;	/* EOI and SELF_IPI are write-only: #GP */
 	return true;
 }
 
@@ -370,6 +377,43 @@ static bool vapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		return true;
 	case X2APIC_LVT_TIMER:
 		return emulate_wrmsr(v, msr, value);
+	case X2APIC_LVT_CMCI:
+	case X2APIC_LVT_THERMAL:
+	case X2APIC_LVT_PMC:
+	case X2APIC_LVT_LINT0:
+	case X2APIC_LVT_LINT1:
+	case X2APIC_LVT_ERROR:
+		if (!lapic_lvt_write_ok(msr, value))
+			return false;
+		*vlapic_lvt_shadow(&v->vt.vlapic, msr) = lapic_lvt_filter(msr, (uint32_t)value);
+		return true;
+	case X2APIC_SVR:
+		if (!svr_write_ok(value))
+			return false;
+		v->vt.vlapic.svr = (uint32_t)(value | APIC_SVR_ENABLE);
+		return true;
+	case X2APIC_ESR:
+		/* x2APIC: a write of 0 latches the errors, anything else #GP (11.12.1.2) */
+		return value == 0;
+	case X2APIC_TIMER_ICR:
+		if (value >> 32)
+			return false;
+		v->vt.vlapic.timer_initial_count = (uint32_t)value;
+		return true;
+	case X2APIC_TIMER_DCR:
+		if (value & ~0xbull)	/* bits 0, 1, 3 (SDM figure 11-10) */
+			return false;
+		v->vt.vlapic.timer_divide = (uint32_t)value;
+		return true;
+	case X2APIC_SELF_IPI:
+		/*
+		 * Into this vCPU's own vLAPIC: on a shared core the physical
+		 * APIC would deliver it to whoever has the next window.
+		 */
+		if (value & ~0xffull)
+			return false;
+		vlapic_raise(&v->vt.vlapic, (uint8_t)value);
+		return true;
 	case MSR_IA32_TSC_DEADLINE: {
 		uint64_t now = rdtsc();
 
@@ -475,6 +519,15 @@ static void handle_icr(struct vcpu *v, uint64_t value)
 			continue;
 		switch (r.verdict) {
 		case ICR_SEND:
+			/*
+			 * An AP waiting for SIPI ignores fixed interrupts (SDM
+			 * 9.4.4); its core idles in root mode, which must never
+			 * see a guest's vector.
+			 */
+			if (t->state != VCPU_RUNNING) {
+				v->ipis_dropped++;
+				break;
+			}
 			if (t->pcpu->shared) {
 				/*
 				 * A shared core's physical APIC does not know whose
@@ -581,15 +634,36 @@ static bool physical_apic_idle(void)
  * in the hardware is taken out by the save protocol and put back, or kept in
  * software, by the new mode. @mode is valid for this core (decoder).
  */
+/*
+ * The guest's TPR lives in the physical APIC in direct mode and in the
+ * vLAPIC otherwise: it moves with the mode, and the physical one is 0 off
+ * direct mode, or it would block the hypervisor's own vector (SDM 11.8.3.1).
+ * The physical count-down timer stops too: off direct mode it is never the
+ * guest's (timer_program_lvt puts the LVT in TSC-deadline mode, which also
+ * disarms it, SDM 11.5.4.1).
+ */
+static void move_tpr(struct vcpu *v, enum timer_mode old_mode)
+{
+	if (old_mode == TIMER_DIRECT) {
+		vlapic_set_tpr(&v->vt.vlapic, (uint8_t)rdmsr(X2APIC_TPR));
+		wrmsr(X2APIC_TPR, 0);
+		wrmsr(X2APIC_TIMER_ICR, 0);
+	} else if (v->vt.mode == TIMER_DIRECT) {
+		wrmsr(X2APIC_TPR, v->vt.vlapic.tpr);
+	}
+}
+
 static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
 {
 	struct vtimer *t = &v->vt;
+	enum timer_mode old_mode;
 	uint64_t d;
 
 	if (mode == t->mode)
 		return TEMPO_HC_OK;
 	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle())
 		return TEMPO_HC_EBUSY;
+	old_mode = t->mode;
 	if (!timer_mode_software(t->mode)) {
 		uint64_t before = rdtsc();
 
@@ -604,6 +678,7 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
 		return TEMPO_HC_EBUSY;
 	}
 	vcpu_trace(v, TRACE_MODE, mode, rdtsc());
+	move_tpr(v, old_mode);
 	vmx_apply_timer_mode(v);
 	timer_program_lvt(v);
 	if (!timer_mode_software(t->mode))
@@ -714,12 +789,36 @@ static bool load_pdptes(struct vcpu *v, uint64_t cr3)
 	return true;
 }
 
+/* Executing 64-bit code: IA-32e mode and CS.L (SDM Vol. 3A 5.2.1). */
+static bool guest_64bit_code(void)
+{
+	return guest_long_mode() && (vmread(VMCS_GUEST_CS_AR) & (1u << 13));
+}
+
+/* Outside 64-bit code, MOV to CR takes a 32-bit register: its upper half is not the guest's. */
+static uint64_t cr_operand(struct vcpu *v, uint32_t reg)
+{
+	uint64_t value = read_gpr(v, reg);
+
+	return guest_64bit_code() ? value : (uint32_t)value;
+}
+
 static void write_cr0(struct vcpu *v, uint64_t value)
 {
 	uint64_t old = vmread(VMCS_GUEST_CR0), efer = vmread(VMCS_GUEST_EFER);
 	uint32_t entry = (uint32_t)vmread(VMCS_ENTRY_CONTROLS);
 
-	if ((value & CR0_PG) && !(value & CR0_PE)) {
+	/*
+	 * The #GP cases of MOV to CR0 (SDM Vol. 2B MOV—Move to/from Control
+	 * Registers): bits 63:32 set, PG without PE, NW without CD, PG with
+	 * EFER.LME but no CR4.PAE, PG cleared in 64-bit code. A value VM entry
+	 * would refuse must never reach the VMCS.
+	 */
+	if ((value >> 32) || ((value & CR0_PG) && !(value & CR0_PE)) ||
+	    ((value & CR0_NW) && !(value & CR0_CD)) ||
+	    (!(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME) &&
+	     !(vmread(VMCS_GUEST_CR4) & CR4_PAE)) ||
+	    ((old & CR0_PG) && !(value & CR0_PG) && guest_64bit_code())) {
 		inject_exception(VEC_GP, true, 0);
 		return;
 	}
@@ -769,9 +868,9 @@ static void handle_cr_access(struct vcpu *v)
 			*gpr(v, reg) = v->vt.vlapic.tpr >> 4;
 		skip_instruction();
 	} else if (type == 0 && cr == 0)
-		write_cr0(v, read_gpr(v, reg));
+		write_cr0(v, cr_operand(v, reg));
 	else if (type == 0 && cr == 4)
-		write_cr4(v, read_gpr(v, reg));
+		write_cr4(v, cr_operand(v, reg));
 	else
 		partition_stop(v, "cr_access", q, "unexpected control-register access");
 }
@@ -1043,8 +1142,9 @@ static void reinject_vectoring(void)
  */
 static bool exit_fast_path(struct vcpu *v, uint32_t reason)
 {
-	if (v->pcpu->shared || v->pcpu->console || !timer_mode_software(v->vt.mode))
-		return false;
+	if (v->pcpu->shared || v->pcpu->console || !timer_mode_software(v->vt.mode) ||
+	    __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
+		return false;	/* a kick is read by the full path */
 	if (reason == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == MSR_IA32_TSC_DEADLINE) {
 		uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
 
@@ -1073,6 +1173,7 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 
 	if (exit_fast_path(v, reason))
 		return v;
+	v->pcpu->exit_vcpu = v;	/* a fault from here on stops this partition only */
 	h = basic < EXIT_REASON_COUNT ? exit_handlers[basic] : NULL;
 	v->exits_total++;
 	if (basic < EXIT_REASON_COUNT)
@@ -1095,5 +1196,6 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 	if (v->vt.mode != TIMER_DIRECT)
 		deliver_virtual(v);
 	vmx_arm_preemption_timer(v);
+	v->pcpu->exit_vcpu = NULL;
 	return v;
 }

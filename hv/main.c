@@ -68,6 +68,8 @@ static void apply_cmdline(const char *cmdline)
 		debugcon_enable(0);
 }
 
+bool hv_test_exit_fault;
+
 static void run_self_test(const char *cmdline)
 {
 	char val[16];
@@ -78,6 +80,10 @@ static void run_self_test(const char *cmdline)
 		/* A read far outside the identity map: must end in a #PF dump. */
 		log_info("test=fault: reading unmapped address 0x%lx\n", 0x100000000000ul);
 		(void)*(volatile uint64_t *)0x100000000000ul;
+	} else if (!strcmp(val, "exit_fault")) {
+		log_info("test=exit_fault: a guest's CPUID 0x%x faults in its exit handler\n",
+			 HV_TEST_FAULT_LEAF);
+		hv_test_exit_fault = true;
 	} else if (!strcmp(val, "ud")) {
 		log_info("test=ud: executing ud2\n");
 		asm volatile("ud2");

@@ -110,10 +110,19 @@ void msr_bitmap_build(uint8_t bitmap[4096])
 	}
 }
 
+/*
+ * Off direct mode the physical APIC belongs to no guest (its core may be
+ * shared, its LVT timer carries the hypervisor's vector): every register that
+ * holds or raises interrupt state is the virtual LAPIC's. TPR, PPR, EOI,
+ * SVR, ISR/TMR/IRR, ESR, every LVT, the count-down timer (TMICT, TMCCT,
+ * TDCR) and SELF_IPI. The ICR is checked in every mode; ID, version and LDR
+ * read as the hardware's.
+ */
 int msr_virtual_apic(uint32_t msr)
 {
-	return msr == 0x808 || msr == 0x80a || msr == 0x80b || (msr >= 0x810 && msr <= 0x827) ||
-	       msr == 0x832;
+	return msr == 0x808 || msr == 0x80a || msr == 0x80b || msr == 0x80f ||
+	       (msr >= 0x810 && msr <= 0x828) || msr == 0x82f ||
+	       (msr >= 0x832 && msr <= 0x839) || msr == 0x83e || msr == 0x83f;
 }
 
 void msr_bitmap_build_virtual(uint8_t bitmap[4096], int trap_deadline)

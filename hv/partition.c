@@ -23,6 +23,7 @@
 #include "hv/partition_build.h"
 #include "hv/platform.h"
 #include "hv/stop.h"
+#include "hv/upcalls.h"
 #include "hv/version.h"
 
 #define MB1_BOOT_MAGIC	0x2badb002u
@@ -48,8 +49,13 @@ uint64_t msr_bitmap_for(enum timer_mode mode)
 
 /*
  * direct: the guest's LVT as it wrote it (filtered). inject: the hypervisor's
- * vector in the guest's mode with the guest's mask, so a masked timer costs
- * no exit. emulated: masked; the deadline lives on the preemption timer.
+ * vector in TSC-deadline mode, with the guest's mask, so a masked timer costs
+ * no exit; masked too while the guest's LVT is in one-shot or periodic mode,
+ * whose count-down timer off direct mode is the vLAPIC's (it never counts),
+ * so that the deadline it may still write cannot fire (SDM 11.5.4.1: the
+ * MSR is ignored outside TSC-deadline mode). The physical count-down timer
+ * is never started off direct mode. emulated: masked; the deadline lives on
+ * the preemption timer.
  */
 void timer_program_lvt(struct vcpu *v)
 {
@@ -59,7 +65,9 @@ void timer_program_lvt(struct vcpu *v)
 	case TIMER_DIRECT:
 		break;
 	case TIMER_INJECT:
-		lvt = (lvt & (APIC_LVT_MASKED | APIC_LVT_TIMER_MODE_MASK)) | HV_TIMER_VECTOR;
+		if ((lvt & APIC_LVT_TIMER_MODE_MASK) != APIC_LVT_TIMER_TSC_DEADLINE)
+			lvt |= APIC_LVT_MASKED;
+		lvt = (lvt & APIC_LVT_MASKED) | APIC_LVT_TIMER_TSC_DEADLINE | HV_TIMER_VECTOR;
 		break;
 	case TIMER_EMULATED:
 	case TIMER_PV_LAZY:
@@ -516,6 +524,12 @@ static void print_host_ticks(void)
 {
 	for (uint32_t i = 0; i < pcpu_count; i++) {
 		const struct host_timer *h = &pcpus[i].ht;
+		uint8_t last;
+		uint64_t strays = trap_root_strays(i, &last);
+
+		if (strays)
+			log_printf(LOG_EMERG, "ROOT_STRAY cpu=%u vectors=%lu last_vector=0x%x\n", i,
+				   strays, last);
 
 		if (!h->ticks && !h->ticks_missed && !h->watchdog_fired)
 			continue;
@@ -600,11 +614,27 @@ static void end_run_if_done(void)
 	hv_stop(STOP_OK, "all partitions ended");
 }
 
+void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
+{
+	struct pcpu *c = this_pcpu();
+	struct vcpu *v = c->exit_vcpu;
+	char detail[96];
+
+	/* a fault while stopping it is the hypervisor's own: not again */
+	if (!v || hv_stopping)
+		return;
+	c->exit_vcpu = NULL;
+	fmt_snprintf(detail, sizeof(detail), "exception %lu (error 0x%lx) at hypervisor rip 0x%lx",
+		     vector, error_code, rip);
+	partition_stop(v, "hv_fault", vector, detail);
+}
+
 void vcpu_leave(struct vcpu *v)
 {
 	struct partition *p = v->part;
 	struct pcpu *c = v->pcpu;
 
+	c->exit_vcpu = NULL;
 	v->state = VCPU_STOPPED;
 	if (!c->shared)
 		c->vcpu = NULL;
@@ -766,6 +796,30 @@ static void fpu_restore(struct vcpu *v)
 		asm volatile("fxrstor64 %0" : : "m"(*(uint8_t(*)[512])v->fpu) : "memory");
 }
 
+/*
+ * DR0-3 and DR6 are not in the VMCS (DR7 and DEBUGCTL are, loaded and saved
+ * with the debug controls): on a shared core one partition's breakpoint
+ * addresses and debug status would be the next one's. Root mode runs with
+ * DR7 = 0x400 after every exit (SDM 27.5.1), so they never fire there.
+ */
+static void debug_regs_save(struct vcpu *v)
+{
+	asm volatile("mov %%dr0, %0" : "=r"(v->dr[0]));
+	asm volatile("mov %%dr1, %0" : "=r"(v->dr[1]));
+	asm volatile("mov %%dr2, %0" : "=r"(v->dr[2]));
+	asm volatile("mov %%dr3, %0" : "=r"(v->dr[3]));
+	asm volatile("mov %%dr6, %0" : "=r"(v->dr6));
+}
+
+static void debug_regs_restore(struct vcpu *v)
+{
+	asm volatile("mov %0, %%dr0" : : "r"(v->dr[0]));
+	asm volatile("mov %0, %%dr1" : : "r"(v->dr[1]));
+	asm volatile("mov %0, %%dr2" : : "r"(v->dr[2]));
+	asm volatile("mov %0, %%dr3" : : "r"(v->dr[3]));
+	asm volatile("mov %0, %%dr6" : : "r"(v->dr6));
+}
+
 static void switch_out(struct vcpu *v)
 {
 	struct vtimer *t = &v->vt;
@@ -775,6 +829,7 @@ static void switch_out(struct vcpu *v)
 		v->msrs[i] = rdmsr(switched_msrs[i]);
 	asm volatile("mov %%cr2, %0" : "=r"(cr2));
 	v->cr2 = cr2;
+	debug_regs_save(v);
 	if (host_has_xsave())
 		v->xcr0 = xgetbv0();
 	fpu_save(v);
@@ -804,12 +859,15 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 		vmcs_setup(v);
 		v->vmcs_ready = true;
 		v->xcr0 = 1;
+		v->dr6 = 0xffff0ff0;	/* the reset value (SDM 18.2.3) */
+		debug_regs_restore(v);
 	} else {
 		vmx_vmptrld(v->vmcs_pa);
 		*(struct vcpu **)(c->stack_top - 16) = v;	/* the exit stub's vCPU */
 		for (int i = 0; i < 6; i++)
 			wrmsr(switched_msrs[i], v->msrs[i]);
 		asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
+		debug_regs_restore(v);
 		timer_program_lvt(v);
 		if (v->vt.mode == TIMER_INJECT) {
 			uint64_t d = vtimer_restore(&v->vt);

@@ -81,11 +81,13 @@ struct vcpu {
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */
+	uint64_t ipis_dropped;		/* fixed IPIs to a sibling not running yet */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
 	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
 	/* what the VMCS does not switch, kept while another vCPU has the core */
 	uint64_t msrs[6];	/* STAR, LSTAR, CSTAR, FMASK, KERNEL_GS_BASE, TSC_AUX */
 	uint64_t cr2;
+	uint64_t dr[4], dr6;	/* DR7 and DEBUGCTL are in the VMCS */
 	uint64_t xcr0;
 	void *fpu;		/* XSAVE area (4 KiB, shared cores only) */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
@@ -150,6 +152,8 @@ struct pcpu {
 	uint64_t stack_top;
 	uint64_t vmxon_pa;
 	struct vcpu *vcpu;	/* the vCPU this core runs (dedicated cores) */
+	struct vcpu *exit_vcpu;	/* whose VM exit this core is handling, or NULL */
+	bool vmcs_loaded;	/* a VMCS is current on this core (hv_root_nmi) */
 	volatile uint32_t mailbox;
 	volatile uint64_t nmis;
 	bool console;		/* drains the partitions' console buffers */

@@ -15,4 +15,12 @@ struct platform {
 
 extern struct platform platform;
 
+/*
+ * test=exit_fault: a guest CPUID of this leaf makes its exit handler take
+ * #UD, to show that a fault while handling one partition's exit stops that
+ * partition (hv_fault) and no other.
+ */
+#define HV_TEST_FAULT_LEAF	0x400000ffu
+extern bool hv_test_exit_fault;
+
 #endif

@@ -35,6 +35,10 @@ static int highest(const uint32_t *v)
 void vlapic_init(struct vlapic *l)
 {
 	memset(l, 0, sizeof(*l));
+	/* SDM 11.4.7.1 reset values, but software-enabled: Tempo keeps it on */
+	l->svr = 0x1ff;
+	for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
+		l->lvt[i] = 1u << 16;
 }
 
 bool vlapic_raise(struct vlapic *l, uint8_t vector)

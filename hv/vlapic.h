@@ -12,10 +12,24 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The non-interrupt-state registers a guest may write off direct mode. */
+#define VLAPIC_LVT_SHADOWS	6	/* CMCI, thermal, PMC, LINT0, LINT1, error */
+
 struct vlapic {
 	uint32_t irr[8];	/* 256 bits */
 	uint32_t isr[8];
 	uint8_t tpr;
+	/*
+	 * Shadows only: nothing raises these interrupts for a partition, and
+	 * the count-down timer does not count (TMCCT reads 0; TSC-deadline
+	 * mode is the timer Tempo offers). Kept so reads give back what was
+	 * written, as on hardware.
+	 */
+	uint32_t svr;
+	uint32_t lvt[VLAPIC_LVT_SHADOWS];
+	uint32_t esr;
+	uint32_t timer_initial_count;
+	uint32_t timer_divide;
 };
 
 void vlapic_init(struct vlapic *l);

@@ -49,8 +49,23 @@ ISR_NOERR 28
 ISR_ERR   29
 ISR_ERR   30
 ISR_NOERR 31
-/* Any vector >= 32 arriving here is unexpected: IF stays 0 in root mode. */
-ISR_NOERR 255
+/*
+ * Vectors 32-255: none is expected in root mode (IF stays 0 there but for
+ * short windows), yet one that comes (a guest's vector left in the IRR, a
+ * stray) must be acknowledged and counted, never fatal: one 16-byte stub
+ * per vector, so trap_dispatch knows which it was.
+ */
+	.balign 16
+	.globl isr_irq_stubs
+isr_irq_stubs:
+	.set irq_vec, 32
+	.rept 224
+	.balign 16
+	pushq	$0
+	pushq	$irq_vec
+	jmp	isr_common
+	.set irq_vec, irq_vec + 1
+	.endr
 
 isr_common:
 	pushq	%rax
@@ -153,9 +168,6 @@ isr_table:
 	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
 	.quad isr_\v
 	.endr
-	.globl isr_spurious
-isr_spurious:
-	.quad isr_255
 
 /*
  * bool rdmsr_safe(uint32_t msr, uint64_t *value): a #GP on the rdmsr is

@@ -10,7 +10,10 @@
 #include "arch/x86/cpu.h"
 #include "hv/lib.h"
 #include "hv/log.h"
+#include "arch/x86/apic.h"
+#include "arch/x86/vmx.h"
 #include "hv/stop.h"
+#include "hv/upcalls.h"
 
 /* Which CPU we are on, from the task register: each CPU has its own TSS. */
 static uint32_t trap_current_cpu(void);
@@ -55,7 +58,7 @@ struct ex_entry {
 };
 
 extern const uint64_t isr_table[32];
-extern const uint64_t isr_spurious;
+extern char isr_irq_stubs[];
 extern char isr_hv_timer[];
 extern char isr_idle_wake[];
 extern char isr_apic_spurious[];
@@ -66,6 +69,8 @@ static struct tss64 tss[TRAP_MAX_CPUS] __attribute__((aligned(16)));
 static struct idt_gate idt[256] __attribute__((aligned(16)));
 static uint8_t ist_stacks[TRAP_MAX_CPUS][3][IST_STACK_SIZE] __attribute__((aligned(16)));
 static volatile uint64_t root_nmis[TRAP_MAX_CPUS];
+static volatile uint64_t root_strays[TRAP_MAX_CPUS];
+static volatile uint8_t root_stray_last[TRAP_MAX_CPUS];
 
 static const char *const exception_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -130,8 +135,8 @@ void trap_init_cpu(uint32_t cpu)
 
 void trap_init(void)
 {
-	for (unsigned int v = 0; v < 256; v++)
-		set_gate(v, isr_spurious, 0);
+	for (unsigned int v = 32; v < 256; v++)
+		set_gate(v, (uint64_t)isr_irq_stubs + 16 * (v - 32), 0);
 	for (unsigned int v = 0; v < 32; v++)
 		set_gate(v, isr_table[v], 0);
 	idt[8].ist = IST_DOUBLE_FAULT;
@@ -153,6 +158,31 @@ void trap_cpu_tables(uint32_t cpu, uint64_t *gdt_base, uint64_t *tss_base, uint6
 uint64_t trap_root_nmis(uint32_t cpu)
 {
 	return root_nmis[cpu];
+}
+
+uint64_t trap_root_strays(uint32_t cpu, uint8_t *last_vector)
+{
+	*last_vector = root_stray_last[cpu];
+	return root_strays[cpu];
+}
+
+/*
+ * An interrupt vector in root mode: a guest's left in the IRR of a core it
+ * ran on, a fixed IPI that raced a partition's end, a fire of a deadline a
+ * guest left armed. Acknowledged (EOI only if it is in service: a spurious
+ * interrupt sets no ISR bit, and an EOI then would end another vector's
+ * service, SDM 11.9) and counted, never fatal.
+ */
+static void root_stray(uint32_t cpu, uint8_t vector)
+{
+	uint64_t isr = rdmsr(X2APIC_ISR0 + vector / 32);
+
+	if (isr & (1ull << (vector % 32)))
+		wrmsr(X2APIC_EOI, 0);
+	if (cpu < TRAP_MAX_CPUS) {
+		root_strays[cpu]++;
+		root_stray_last[cpu] = vector;
+	}
 }
 
 static uint32_t trap_current_cpu(void)
@@ -190,9 +220,19 @@ void trap_dispatch(struct trap_frame *f)
 			root_nmis[cpu]++;
 		if (hv_stopping)
 			halt_forever();
+		vmx_root_nmi();
 		return;
 	}
 
+	if (f->vector >= 32) {
+		root_stray(trap_current_cpu(), (uint8_t)f->vector);
+		return;
+	}
+	/*
+	 * A fault while handling a partition's exit is that partition's to
+	 * lose, not the machine's: it is stopped (hv_fault) and the others run
+	 * on. Printed first, since it is a hypervisor bug.
+	 */
 	log_emerg("EXCEPTION: vector %lu (%s) error_code 0x%lx\n", f->vector,
 		  f->vector < 32 ? exception_names[f->vector] : "unexpected interrupt",
 		  f->error_code);
@@ -207,5 +247,6 @@ void trap_dispatch(struct trap_frame *f)
 		  f->r12);
 	log_emerg("  R13 %016lx R14 %016lx R15 %016lx\n", f->r13, f->r14, f->r15);
 	log_emerg("  CR0 %016lx CR4 %016lx\n", read_cr0(), read_cr4());
+	hv_exit_fault(f->vector, f->error_code, f->rip);
 	hv_stop(STOP_FAILURE, "unhandled exception");
 }

@@ -25,5 +25,7 @@ void trap_init_cpu(uint32_t cpu);
 void trap_cpu_tables(uint32_t cpu, uint64_t *gdt_base, uint64_t *tss_base, uint64_t *idt_base);
 /* NMIs taken in root mode by @cpu (kicks). */
 uint64_t trap_root_nmis(uint32_t cpu);
+/* Interrupt vectors taken in root mode on @cpu (acknowledged, not fatal), and the last one. */
+uint64_t trap_root_strays(uint32_t cpu, uint8_t *last_vector);
 
 #endif

@@ -21,6 +21,8 @@
 #define CR0_PE	(1ull << 0)
 #define CR0_ET	(1ull << 4)
 #define CR0_NE	(1ull << 5)
+#define CR0_NW	(1ull << 29)
+#define CR0_CD	(1ull << 30)
 #define CR0_PG	(1ull << 31)
 #define CR4_PAE	(1ull << 5)
 #define CR4_VMXE (1ull << 13)
@@ -74,11 +76,17 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 		return false;
 	if (!adjust("VM-exit", caps->exit,
 		    EXIT_HOST_ADDR_SPACE_SIZE | EXIT_SAVE_EFER | EXIT_LOAD_EFER | EXIT_SAVE_PAT |
-			    EXIT_LOAD_PAT,
+			    EXIT_LOAD_PAT | EXIT_SAVE_DEBUG_CONTROLS,
 		    0, &c->exit, err, errlen))
 		return false;
-	if (!adjust("VM-entry", caps->entry, ENTRY_LOAD_EFER | ENTRY_LOAD_PAT, 0, &c->entry, err,
-		    errlen))
+	/*
+	 * DR7 and IA32_DEBUGCTL are the guest's: saved on exit and loaded on
+	 * entry (SDM 27.3.1, 26.3.2.1), so the guest keeps its breakpoints and
+	 * root mode runs with DR7 = 0x400 and DEBUGCTL = 0 (27.5.1).
+	 */
+	if (!adjust("VM-entry", caps->entry,
+		    ENTRY_LOAD_EFER | ENTRY_LOAD_PAT | ENTRY_LOAD_DEBUG_CONTROLS, 0, &c->entry,
+		    err, errlen))
 		return false;
 	/* The guest decides long mode; it is set per vCPU (and read back on exit). */
 	c->entry &= ~ENTRY_IA32E_MODE_GUEST;
@@ -204,7 +212,13 @@ static void setup_controls(struct vcpu *v)
 	vmwrite(VMCS_VPID, v->vpid);
 	vmwrite(VMCS_TSC_OFFSET, 0);	/* the guest's TSC is the host's */
 	vmwrite(VMCS_LINK_POINTER, ~0ull);
-	vmwrite(VMCS_CR0_GUEST_HOST_MASK, CR0_NE);
+	/*
+	 * NE is forced on by VMX. CD and NW are the core's, not the guest's:
+	 * VM entry and exit leave them as they are (SDM 26.3.2.1, 27.5.1), so a
+	 * guest that set them would leave root mode and the next partition on
+	 * the core running uncached. The guest sees what it wrote.
+	 */
+	vmwrite(VMCS_CR0_GUEST_HOST_MASK, CR0_NE | CR0_CD | CR0_NW);
 	vmwrite(VMCS_CR4_GUEST_HOST_MASK, CR4_VMXE);
 }
 
@@ -213,7 +227,8 @@ uint64_t vmx_guest_cr0(uint64_t want)
 {
 	uint64_t fixed0 = vmx_ctl.cr0_fixed0 & ~(CR0_PE | CR0_PG);
 
-	return (want | fixed0 | CR0_ET) & (vmx_ctl.cr0_fixed1 | CR0_PE | CR0_PG);
+	return (want | fixed0 | CR0_ET) & (vmx_ctl.cr0_fixed1 | CR0_PE | CR0_PG) &
+	       ~(CR0_CD | CR0_NW);
 }
 
 uint64_t vmx_guest_cr4(uint64_t want)
@@ -288,6 +303,7 @@ static void setup_guest_sipi(struct vcpu *v, uint32_t vector)
 void vmcs_setup(struct vcpu *v)
 {
 	vmclear_ptrld(v->vmcs_pa);
+	v->pcpu->vmcs_loaded = true;
 	setup_controls(v);
 	vmx_apply_timer_mode(v);
 	timer_program_lvt(v);
@@ -355,6 +371,10 @@ void vmx_arm_preemption_timer(struct vcpu *v)
 	}
 	if (v->pcpu->shared && sched_window_end(&v->pcpu->sched) < due)
 		due = sched_window_end(&v->pcpu->sched);
+	/* asked to leave since the mailbox was last read: exit at once */
+	if ((__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_STOP_VCPU) &&
+	    v->part->state != PART_RUNNING)
+		due = now;
 	vmwrite(VMCS_PREEMPTION_TIMER_VALUE,
 		ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
 }
@@ -380,10 +400,26 @@ void vmx_apply_timer_mode(struct vcpu *v)
 	vmwrite(VMCS_MSR_BITMAP, msr_bitmap_for(v->vt.mode));
 }
 
+/*
+ * A kick (NMI) taken in root mode, after this core last read its mailbox or
+ * armed the preemption timer, would wait for the guest's next exit, which a
+ * guest that only takes fast-path exits, or none, may never give. Make the
+ * next entry exit at once instead; the exit reads the mailbox. VMWRITE of
+ * the current VMCS only, once one is loaded on this core.
+ */
+void vmx_root_nmi(void)
+{
+	struct pcpu *c = this_pcpu();
+
+	if (c->vmcs_loaded && __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
+		vmwrite(VMCS_PREEMPTION_TIMER_VALUE, 0);
+}
+
 void vmx_run(struct vcpu *v)
 {
 	bool launched = v->launched;
 
+	v->pcpu->exit_vcpu = NULL;
 	vmx_arm_preemption_timer(v);
 	v->launched = true;
 	vmx_enter(v, launched);

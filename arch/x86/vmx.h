@@ -43,6 +43,9 @@ __attribute__((noreturn)) void vmx_run(struct vcpu *v);
 const char *vmx_exit_reason_name(uint32_t reason);
 const char *vmx_instr_error_name(uint32_t err);
 
+/* An NMI (a kick from another core) arrived in root mode (arch/x86/trap.c). */
+void vmx_root_nmi(void);
+
 static inline uint64_t vmread(uint64_t field)
 {
 	uint64_t v;

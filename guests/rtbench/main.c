@@ -916,9 +916,10 @@ static void print_results(void)
 		n += fmt_snprintf(line + n, sizeof(line) - n, " " key "=%s", num); \
 	} while (0)
 	n = fmt_snprintf(line, sizeof(line),
-			 "RTBENCH label=%s env=%s workload=%s wait=%s events=%u lost=%u early=%u dup=%u",
-			 opt.label, tempo.present ? "tempo" : "bare", workload_names[opt.workload],
-			 wait_names[opt.wait], res.events, res.lost, res.early, res.dup);
+			 "RTBENCH label=%s env=%s workload=%s wait=%s events=%u lost=%u early=%u dup=%u "
+			 "stray=%u", opt.label, tempo.present ? "tempo" : "bare",
+			 workload_names[opt.workload], wait_names[opt.wait], res.events, res.lost,
+			 res.early, res.dup, rt_stray_count);
 	LAT_KEY("lat_min_ticks", have, lat.min);
 	LAT_KEY("lat_avg_ticks", have, avg);
 	LAT_KEY("lat_p99_ticks", p99_ok, p99);

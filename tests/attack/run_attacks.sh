@@ -27,27 +27,32 @@ make -s all > /dev/null || { echo "run_attacks: make all failed"; exit 1; }
 rm -rf "$out"
 mkdir -p "$out"
 
-names=() expect=()
-while read -r n e; do
+# NAME EXPECTED [cpus=N]: an attack on a sibling vCPU needs a partition of N CPUs
+names=() expect=() ncpus=()
+while read -r n e c; do
 	[ -z "$n" ] || [[ $n == \#* ]] && continue
 	names+=("$n")
 	expect+=("$e")
+	c=${c#cpus=}
+	ncpus+=("${c:-1}")
 done < "$expected_file"
 count=${#names[@]}
 
-# The partitions: [first, last] ranges, each ending at a stop (or the table's end).
+# The partitions: [first, last] ranges, each ending at a stop (or the table's
+# end), with the most CPUs any of their attacks needs.
 ranges=()
-first=0
+first=0 need=1
 for ((i = 0; i < count; i++)); do
+	[ "${ncpus[i]}" -gt "$need" ] && need=${ncpus[i]}
 	if [[ ${expect[i]} != survived:* ]] || [ $i -eq $((count - 1)) ]; then
-		ranges+=("$first $i")
-		first=$((i + 1))
+		ranges+=("$first $i $need")
+		first=$((i + 1)) need=1
 	fi
 done
 
 # run_one RUN_INDEX RANGE...: one Bochs run with the victim and these partitions.
 run_one() {
-	local r=$1 dir="$out/run$1" cfg k=0 lo hi
+	local r=$1 dir="$out/run$1" cfg k=0 lo hi n cpu=2
 	shift
 	mkdir -p "$dir"
 	cfg=$dir/attack.cfg
@@ -57,17 +62,17 @@ run_one() {
 		printf 'cmdline = "workload=fixed count=2000 interval_us=100 label=victim"\n'
 		printf 'timer = direct\n\n'
 		for rg in "$@"; do
-			read -r lo hi <<< "$rg"
-			printf '[partition h%d_%d]\ncpus = %d\nmemory = 4M\nimage = hostile-mb2\n' \
-				"$r" "$k" $((k + 2))
+			read -r lo hi n <<< "$rg"
+			printf '[partition h%d_%d]\ncpus = %d-%d\nmemory = 4M\nimage = hostile-mb2\n' \
+				"$r" "$k" "$cpu" $((cpu + n - 1))
 			printf 'cmdline = "first=%d last=%d"\n\n' "$lo" "$hi"
-			k=$((k + 1))
+			k=$((k + 1)) cpu=$((cpu + n))
 		done
 	} > "$cfg"
 	boot/mkiso.sh "$dir/attack.iso" "$BUILD/tempo.elf" "exit=emu loglevel=3" \
 		"$cfg:partitions" "$hostile:hostile-mb2" "$rtbench:rtbench-mb2" \
 		> "$dir/mkiso.log" 2>&1 || { echo "run_attacks: mkiso failed ($dir)"; return 1; }
-	tests/emu/run.sh --emu bochs --cpus $((k + 2)) --iso "$dir/attack.iso" --expect ok \
+	tests/emu/run.sh --emu bochs --cpus "$cpu" --iso "$dir/attack.iso" --expect ok \
 		--timeout 300 --out "$dir" > "$dir/run.log" 2>&1
 	echo $? > "$dir/rc"
 }
@@ -100,7 +105,7 @@ for ((p = 0; p < ${#ranges[@]}; p++)); do
 	dir=$out/run$r part=h${r}_$k
 	log=$(tr -d '\r' < "$dir/serial.txt" 2>/dev/null)
 	stop=$(echo "$log" | sed -n "s/^PARTITION_STOP name=$part reason=\\([a-z_]*\\) .*/\\1/p")
-	read -r lo hi <<< "${ranges[p]}"
+	read -r lo hi _ <<< "${ranges[p]}"
 	for ((i = lo; i <= hi; i++)); do
 		n=${names[i]}
 		obs=$(echo "$log" | sed -n "s/^\\[$part\\] ATTACK_SURVIVED name=$n observed=\\([^ ]*\\)$/\\1/p")
