@@ -18,6 +18,7 @@
 #include "hv/config.h"
 #include "hv/fmt.h"
 #include "hv/lib.h"
+#include "arch/x86/cpu_quirks.h"
 #include "hv/log.h"
 #include "hv/mb2.h"
 #include "hv/memplan.h"
@@ -314,6 +315,12 @@ static __attribute__((noreturn)) void boot_continue(void)
 			  "TSC-deadline (under QEMU use -accel kvm -cpu host,+vmx)\n",
 			  cpu.vmx && !cpu.vmx_locked_off ? "" : "no VMX here: ", missing);
 		hv_stop(STOP_NO_VMX, "missing CPU features");
+	}
+	if (cpu_preemption_timer_broken(cpuid(1, 0).eax)) {
+		log_emerg("FATAL: this CPU (signature 0x%x) has a VMX-preemption timer erratum: "
+			  "it does not count at the advertised rate, and Tempo's host ticks and "
+			  "emulated deadlines ride on it\n", cpuid(1, 0).eax);
+		hv_stop(STOP_NO_VMX, "broken VMX-preemption timer");
 	}
 	if (!vmx_controls_init(&vmx, err, sizeof(err))) {
 		log_emerg("FATAL: %s\n", err);

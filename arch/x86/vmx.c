@@ -101,6 +101,29 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 	return true;
 }
 
+/*
+ * Whatever firmware or a previous VMM left in the TLBs under EPT or a VPID
+ * must not serve a partition: after VMXON, invalidate every EPT context and
+ * every VPID, where the CPU offers the all-context types (IA32_VMX_EPT_VPID_CAP
+ * bits 20/26 and 32/42; SDM Vol. 3C 29.4.3.3, 30.3).
+ */
+#define EPT_CAP_INVEPT		(1ull << 20)
+#define EPT_CAP_INVEPT_ALL	(1ull << 26)
+#define VPID_CAP_INVVPID	(1ull << 32)
+#define VPID_CAP_INVVPID_ALL	(1ull << 42)
+#define INV_ALL_CONTEXT		2ull
+
+static void flush_all_translations(void)
+{
+	uint64_t cap = rdmsr(MSR_IA32_VMX_EPT_VPID_CAP);
+	struct { uint64_t a, b; } desc = { 0, 0 };
+
+	if ((cap & EPT_CAP_INVEPT) && (cap & EPT_CAP_INVEPT_ALL))
+		asm volatile("invept %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
+	if ((cap & VPID_CAP_INVVPID) && (cap & VPID_CAP_INVVPID_ALL))
+		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
+}
+
 bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
 {
 	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
@@ -130,6 +153,7 @@ bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
 			     cr0, cr4);
 		return false;
 	}
+	flush_all_translations();
 	return true;
 }
 
