@@ -428,6 +428,67 @@ static bool vapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	return false;	/* read-only registers */
 }
 
+/*
+ * A PASS MSR never exits (its bitmap bits are clear), except through a
+ * bitmap bug; should one exit anyway, root mode must not touch the host's
+ * copy of an MSR the VMCS switches (FS/GS base, SYSENTER, PAT: writing the
+ * host's GS base would break this_pcpu()), and a value the CPU refuses must
+ * become the guest's #GP. Those go to the VMCS guest field, checked.
+ */
+static uint64_t vmcs_msr_field(uint32_t msr)
+{
+	switch (msr) {
+	case 0x174: return VMCS_GUEST_SYSENTER_CS;
+	case 0x175: return VMCS_GUEST_SYSENTER_ESP;
+	case 0x176: return VMCS_GUEST_SYSENTER_EIP;
+	case 0x277: return VMCS_GUEST_PAT;
+	case 0xc0000100: return VMCS_GUEST_FS_BASE;
+	case 0xc0000101: return VMCS_GUEST_GS_BASE;
+	}
+	return 0;
+}
+
+static bool canonical(uint64_t a)
+{
+	return (uint64_t)(((int64_t)a << 16) >> 16) == a;
+}
+
+/* PAT entries: UC, WC, WT, WP, WB, UC- (0, 1, 4, 5, 6, 7); 2 and 3 reserved (SDM 13.12.2) */
+static bool pat_valid(uint64_t pat)
+{
+	for (int i = 0; i < 8; i++) {
+		uint8_t t = (uint8_t)(pat >> (8 * i));
+
+		if (t > 7 || t == 2 || t == 3)
+			return false;
+	}
+	return true;
+}
+
+static bool pass_rdmsr(uint32_t msr, uint64_t *value)
+{
+	uint64_t field = vmcs_msr_field(msr);
+
+	if (field) {
+		*value = vmread(field);
+		return true;
+	}
+	return rdmsr_safe(msr, value);
+}
+
+static bool pass_wrmsr(uint32_t msr, uint64_t value)
+{
+	uint64_t field = vmcs_msr_field(msr);
+
+	if (!field)
+		return wrmsr_safe(msr, value);
+	if ((msr == 0x174 && value >> 32) || (msr == 0x277 && !pat_valid(value)) ||
+	    (msr != 0x174 && msr != 0x277 && !canonical(value)))
+		return false;
+	vmwrite(field, value);
+	return true;
+}
+
 static void handle_rdmsr(struct vcpu *v)
 {
 	uint32_t msr = (uint32_t)v->regs.rcx;
@@ -442,7 +503,7 @@ static void handle_rdmsr(struct vcpu *v)
 	}
 	switch (rule->read) {
 	case MSR_PASS:
-		ok = rdmsr_safe(msr, &value);
+		ok = pass_rdmsr(msr, &value);
 		break;
 	case MSR_IGNORE:
 		ok = true;
@@ -478,8 +539,7 @@ static void handle_wrmsr(struct vcpu *v)
 	}
 	switch (rule->write) {
 	case MSR_PASS:
-		ok = true;
-		wrmsr(msr, value);
+		ok = pass_wrmsr(msr, value);
 		break;
 	case MSR_IGNORE:
 		ok = true;

@@ -629,12 +629,29 @@ void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
 	partition_stop(v, "hv_fault", vector, detail);
 }
 
+/*
+ * A vCPU leaves its core for good: nothing of its LAPIC timer may go on
+ * firing there (a direct-mode guest may have left the count-down timer
+ * periodic, or a deadline armed) and its TPR must not block the
+ * hypervisor's vectors. The LVT first: masked TSC-deadline mode disarms the
+ * count-down timer (SDM 11.5.4.1). What is left in the IRR stays there (IF
+ * is 0) or is acknowledged as a stray.
+ */
+static void apic_quiesce(void)
+{
+	wrmsr(X2APIC_LVT_TIMER, APIC_LVT_MASKED | APIC_LVT_TIMER_TSC_DEADLINE | HV_TIMER_VECTOR);
+	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	wrmsr(X2APIC_TPR, 0);
+}
+
 void vcpu_leave(struct vcpu *v)
 {
 	struct partition *p = v->part;
 	struct pcpu *c = v->pcpu;
 
 	c->exit_vcpu = NULL;
+	if (!c->shared)
+		apic_quiesce();
 	v->state = VCPU_STOPPED;
 	if (!c->shared)
 		c->vcpu = NULL;
