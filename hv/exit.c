@@ -702,14 +702,35 @@ static bool physical_apic_idle(void)
  * guest's (timer_program_lvt puts the LVT in TSC-deadline mode, which also
  * disarms it, SDM 11.5.4.1).
  */
+static const uint32_t shadowed_lvts[VLAPIC_LVT_SHADOWS] = {
+	X2APIC_LVT_CMCI, X2APIC_LVT_THERMAL, X2APIC_LVT_PMC,
+	X2APIC_LVT_LINT0, X2APIC_LVT_LINT1, X2APIC_LVT_ERROR,
+};
+
+/*
+ * The same for the registers the vLAPIC only shadows (SVR, the other LVTs):
+ * what the guest wrote in one mode reads back in the other. Values going to
+ * the hardware were checked and filtered when written; wrmsr_safe all the
+ * same, since a CPU may lack an LVT (CMCI, thermal).
+ */
 static void move_tpr(struct vcpu *v, enum timer_mode old_mode)
 {
+	struct vlapic *l = &v->vt.vlapic;
+	uint64_t value;
+
 	if (old_mode == TIMER_DIRECT) {
-		vlapic_set_tpr(&v->vt.vlapic, (uint8_t)rdmsr(X2APIC_TPR));
+		vlapic_set_tpr(l, (uint8_t)rdmsr(X2APIC_TPR));
 		wrmsr(X2APIC_TPR, 0);
 		wrmsr(X2APIC_TIMER_ICR, 0);
+		l->svr = (uint32_t)rdmsr(X2APIC_SVR);
+		for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
+			if (rdmsr_safe(shadowed_lvts[i], &value))
+				l->lvt[i] = (uint32_t)value;
 	} else if (v->vt.mode == TIMER_DIRECT) {
-		wrmsr(X2APIC_TPR, v->vt.vlapic.tpr);
+		wrmsr(X2APIC_TPR, l->tpr);
+		wrmsr_safe(X2APIC_SVR, l->svr & 0x11ff);
+		for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
+			wrmsr_safe(shadowed_lvts[i], l->lvt[i]);
 	}
 }
 
