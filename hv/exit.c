@@ -268,6 +268,20 @@ static uint32_t *vlapic_lvt_shadow(struct vlapic *l, uint32_t msr)
 	return &l->lvt[msr == X2APIC_LVT_CMCI ? 0 : msr - X2APIC_LVT_THERMAL + 1];
 }
 
+/* CMCI, thermal, PMC, LINT0/1, error: the physical entry in direct mode, the vLAPIC's otherwise */
+static bool write_other_lvt(struct vcpu *v, uint32_t msr, uint64_t value)
+{
+	uint32_t filtered;
+
+	if (!lapic_lvt_write_ok(msr, value))
+		return false;
+	filtered = lapic_lvt_filter(msr, (uint32_t)value);
+	if (v->vt.mode == TIMER_DIRECT)
+		return wrmsr_safe(msr, filtered);
+	*vlapic_lvt_shadow(&v->vt.vlapic, msr) = filtered;
+	return true;
+}
+
 static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 {
 	switch (msr) {
@@ -312,10 +326,7 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	case X2APIC_LVT_LINT0:
 	case X2APIC_LVT_LINT1:
 	case X2APIC_LVT_ERROR:
-		/* direct mode only: off it, these are the vLAPIC's (vapic_wrmsr) */
-		if (!lapic_lvt_write_ok(msr, value))
-			return false;
-		return wrmsr_safe(msr, lapic_lvt_filter(msr, (uint32_t)value));
+		return write_other_lvt(v, msr, value);
 	}
 	return false;
 }
@@ -383,10 +394,7 @@ static bool vapic_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 	case X2APIC_LVT_LINT0:
 	case X2APIC_LVT_LINT1:
 	case X2APIC_LVT_ERROR:
-		if (!lapic_lvt_write_ok(msr, value))
-			return false;
-		*vlapic_lvt_shadow(&v->vt.vlapic, msr) = lapic_lvt_filter(msr, (uint32_t)value);
-		return true;
+		return write_other_lvt(v, msr, value);
 	case X2APIC_SVR:
 		if (!svr_write_ok(value))
 			return false;
