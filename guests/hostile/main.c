@@ -347,6 +347,63 @@ static const char *a_xsetbv_bad(void)
 	return vector_name();
 }
 
+/*
+ * XCR0 masks the SDM forbids (Vol. 1 13.3): each must be #GP whether or not
+ * the CPU has the feature. Where CPUID 0xD.0 EDX:EAX lacks the component
+ * the #GP comes from the "supported bits" rule instead, and a line says so.
+ */
+static const char *try_xsetbv(const char *name, uint64_t value, uint64_t feature)
+{
+	uint32_t a, b, c, d, cr4;
+	uint64_t supported;
+
+	cpuid(1, 0, &a, &b, &c, &d);
+	if (!(c & (1u << 26))) {
+		con_printf("hostile: %s: no XSAVE on this CPU\n", name);
+		return "gp";	/* no XSAVE: nothing to attack */
+	}
+	cpuid(0xd, 0, &a, &b, &c, &d);
+	supported = ((uint64_t)d << 32) | a;
+	if ((supported & feature) != feature)
+		con_printf("hostile: %s: CPU lacks XCR0 bits 0x%llx (CPUID 0xD.0 "
+			   "EDX:EAX=0x%llx)\n", name, (unsigned long long)feature,
+			   (unsigned long long)supported);
+	else
+		con_printf("hostile: %s: CPU has XCR0 bits 0x%llx\n", name,
+			   (unsigned long long)feature);
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 18)));	/* OSXSAVE */
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\txsetbv\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip)
+		     : "c"(0), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)) : "memory");
+	return vector_name();
+}
+
+/* x87, SSE, AVX and opmask without ZMM_Hi256 / Hi16_ZMM: all three or none */
+static const char *a_xsetbv_opmask_only(void)
+{
+	return try_xsetbv("xsetbv_opmask_only", 0x27, 0xe0);
+}
+
+/* the three AVX-512 components without AVX */
+static const char *a_xsetbv_zmm_no_avx(void)
+{
+	return try_xsetbv("xsetbv_zmm_no_avx", 0xe3, 0xe0);
+}
+
+/* MPX: BNDREGS without BNDCSR */
+static const char *a_xsetbv_bndregs_only(void)
+{
+	return try_xsetbv("xsetbv_bndregs_only", 0xb, 0x18);
+}
+
+/* AMX: XTILECFG without XTILEDATA */
+static const char *a_xsetbv_tile_half(void)
+{
+	return try_xsetbv("xsetbv_tile_half", 0x3 | (1u << 17), 3u << 17);
+}
+
 static const char *a_cli_spin(void)
 {
 	uint64_t end = rdtsc() + (uint64_t)tempo.tsc_khz * 20;	/* 20 ms */
@@ -821,6 +878,10 @@ static const struct attack attacks[] = {
 	{ "getsec", a_getsec },
 	{ "cr4_vmxe", a_cr4_vmxe },
 	{ "xsetbv_bad", a_xsetbv_bad },
+	{ "xsetbv_opmask_only", a_xsetbv_opmask_only },
+	{ "xsetbv_zmm_no_avx", a_xsetbv_zmm_no_avx },
+	{ "xsetbv_bndregs_only", a_xsetbv_bndregs_only },
+	{ "xsetbv_tile_half", a_xsetbv_tile_half },
 	{ "cli_spin", a_cli_spin },
 	{ "wrmsr_tsc_adjust", a_wrmsr_tsc_adjust },
 	{ "efer_odd", a_efer_odd },
