@@ -21,6 +21,7 @@
 #include "hv/partition.h"
 #include "hv/platform.h"
 #include "hv/stop.h"
+#include "hv/xcr0.h"
 
 #define CR0_PE		(1ull << 0)
 #define CR0_NE		(1ull << 5)
@@ -195,6 +196,9 @@ synth16:
 			r.edx &= ~(1u << 27);
 		break;
 	}
+	/* XSAVE state the per-vCPU area cannot hold is not offered (hv/xcr0.c) */
+	xcr0_filter_cpuid(xsave_plan.xcr0_allowed, xsave_plan.area_bytes, leaf, sub, &r.eax,
+			  &r.ebx, &r.ecx, &r.edx);
 	v->regs.rax = r.eax;
 	v->regs.rbx = r.ebx;
 	v->regs.rcx = r.ecx;
@@ -831,16 +835,17 @@ static void handle_ud(struct vcpu *v)
 static void handle_xsetbv(struct vcpu *v)
 {
 	uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
-	struct cpuid_regs r = cpuid(0xd, 0);
-	uint64_t supported = ((uint64_t)r.edx << 32) | r.eax;
 
-	/* XCR0: x87 always on, only what the CPU supports, AVX needs SSE */
-	if ((uint32_t)v->regs.rcx != 0 || !(value & 1) || (value & ~supported) ||
-	    ((value & 4) && !(value & 2)) || guest_cpl() != 0) {
+	/*
+	 * The SDM's rules (hv/xcr0.c) within what the XSAVE area holds; and
+	 * should this CPU still refuse the value, the #GP is the guest's, not
+	 * the hypervisor's end (SDM Vol. 2B XSETBV).
+	 */
+	if (!xsetbv_legal((uint32_t)v->regs.rcx, guest_cpl(), value, xsave_plan.xcr0_allowed) ||
+	    !xsetbv_safe(0, value)) {
 		inject_exception(VEC_GP, true, 0);
 		return;
 	}
-	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)));
 	skip_instruction();
 }
 
