@@ -7,6 +7,7 @@
 				 (1u << 27) | (1u << 28) | (1u << 30) | (1u << 31))
 #define CPUID_7_ECX_AVX512	((1u << 1) | (1u << 6) | (1u << 11) | (1u << 12) | (1u << 14))
 #define CPUID_7_EDX_AVX512	((1u << 2) | (1u << 3) | (1u << 8) | (1u << 23))
+#define CPUID_7_ECX_PKU		((1u << 3) | (1u << 4))	/* PKU, OSPKE */
 #define CPUID_7_EDX_AMX		((1u << 22) | (1u << 24) | (1u << 25))
 #define CPUID_7_1_EAX_AVX512_BF16 (1u << 5)
 #define CPUID_7_1_EAX_AMX_FP16	(1u << 21)
@@ -94,6 +95,10 @@ void xcr0_filter_cpuid(uint64_t allowed, uint32_t size_allowed, uint32_t leaf, u
 				*ebx &= ~CPUID_7_EBX_MPX;
 			if (!(allowed & XCR0_AMX))
 				*edx &= ~CPUID_7_EDX_AMX;
+			/* PKRU would not be switched with the rest (Bochs 2.7 gives
+			 * sub-leaf 9 as zeros, so its PKRU has no place in the area) */
+			if (!(allowed & XCR0_PKRU))
+				*ecx &= ~CPUID_7_ECX_PKU;
 		} else if (sub == 1) {
 			if (!(allowed & XCR0_AVX512))
 				*eax &= ~CPUID_7_1_EAX_AVX512_BF16;
@@ -111,7 +116,8 @@ void xcr0_filter_cpuid(uint64_t allowed, uint32_t size_allowed, uint32_t leaf, u
 			*ecx = size_allowed;
 		} else if (sub >= 2 && sub < XSAVE_COMPONENTS &&
 			   !(XCR0_SUPERVISOR & (1ull << sub)) && !(allowed & (1ull << sub))) {
-			*eax = *ebx = *ecx = *edx = 0;	/* as for a component the CPU lacks */
+			/* as for a component the CPU lacks */
+			*eax = *ebx = *ecx = *edx = 0;
 		}
 		break;
 	case CPUID_LEAF_AMX_TILE:

@@ -136,6 +136,16 @@ static void test_plan(void **state)
 	assert_int_equal(p.xcr0_allowed, 0x7);
 	assert_int_equal(p.area_bytes, 832);
 
+	/* Bochs 2.7 tigerlake: PKRU in EDX:EAX, sub-leaf 9 all zeros: left out */
+	skylake_x(&c);
+	c.supported &= ~XCR0_MPX;
+	c.size[3] = c.size[4] = c.offset[3] = c.offset[4] = 0;
+	c.size[9] = c.offset[9] = 0;
+	c.size_all = 2752;
+	p = xsave_plan_make(&c, XSAVE_AREA_MAX);
+	assert_int_equal(p.xcr0_allowed, 0xe7);
+	assert_int_equal(p.area_bytes, 2688);
+
 	/* a CPU that lists a supervisor bit in EDX:EAX does not get it into XCR0 */
 	skylake_x(&c);
 	c.supported |= 1ull << 8;
@@ -177,6 +187,12 @@ static void test_cpuid_filter(void **state)
 	assert_int_equal(b & ((1u << 16) | (1u << 30) | (1u << 31)), 0);
 	assert_int_equal(d & (1u << 23), 0);
 	assert_int_equal(c & (1u << 11), 0);
+	/* PKU (ECX[3]) only with PKRU's component */
+	c = 1u << 3;
+	xcr0_filter_cpuid(0x2e7, 2752, 7, 0, &a, &b, &c, &d);
+	assert_int_equal(c, 1u << 3);
+	xcr0_filter_cpuid(0xe7, 2688, 7, 0, &a, &b, &c, &d);
+	assert_int_equal(c, 0);
 
 	/* leaf 0xD sub-leaf 0: component bits and the all-allowed size */
 	a = 0x602e7;
