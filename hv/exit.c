@@ -8,6 +8,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
 #include "hv/fmt.h"
 #include "hv/guest_boot.h"
@@ -162,6 +163,8 @@ static void handle_cpuid(struct vcpu *v)
 			if (!vmx_ctl.has_invpcid)
 				r.ebx &= ~(1u << 10);
 			r.ecx &= ~(1u << 5);	/* WAITPKG: UMWAIT would sleep unseen */
+			/* speculation controls: only those whose MSRs have a row */
+			r.edx = spec_guest_cpuid7_edx(r.edx);
 		}
 		break;
 	case 0xd:
@@ -242,6 +245,10 @@ static bool emulate_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 		if (!rdmsr_safe(msr, value))
 			*value = (1ull << 0) | (1ull << 11) | (1ull << 12);
 		return true;
+	case MSR_IA32_ARCH_CAPABILITIES:
+		/* what the CPU is not affected by, less the control MSRs hidden here */
+		*value = spec_guest_arch_caps(spec_arch_caps);
+		return spec_plan.arch_caps;
 	}
 	return false;
 }
@@ -301,6 +308,12 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		vmwrite(VMCS_GUEST_EFER, (value & ~EFER_LMA) | (cur & EFER_LMA));
 		return true;
 	}
+	case MSR_IA32_PRED_CMD:
+		/* IBPB for the guest's own processes; reserved bits #GP (SDM Vol. 4) */
+		return spec_plan.pred_cmd && spec_pred_cmd_valid(value) && wrmsr_safe(msr, value);
+	case MSR_IA32_FLUSH_CMD:
+		return spec_plan.flush_cmd && spec_flush_cmd_valid(value) &&
+		       wrmsr_safe(msr, value);
 	case X2APIC_SVR:
 		/* bit 12 (EOI-broadcast suppression) is refused by CPUs without it */
 		return wrmsr_safe(msr, (value | APIC_SVR_ENABLE) & 0x11ff);

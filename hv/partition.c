@@ -9,6 +9,8 @@
 
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/spec_ctl.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
 #include "hv/boot_info.h"
@@ -831,6 +833,8 @@ static void switch_out(struct vcpu *v)
 	if (xsave_plan.xcr0_allowed)
 		v->xcr0 = xgetbv0();
 	fpu_save(v);
+	if (spec_plan.spec_ctrl)
+		v->spec_ctrl = rdmsr(MSR_IA32_SPEC_CTRL);
 	if (t->mode == TIMER_INJECT) {
 		uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE);
 
@@ -873,6 +877,16 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	}
 	vcpu_trace(v, TRACE_WINDOW_IN, c->sched.cur, rdtsc());
 	fpu_restore(v);	/* a fresh (zeroed) area gives the reset state */
+	if (spec_plan.spec_ctrl)
+		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
+	/*
+	 * Another partition ran here last: its branch-predictor entries must
+	 * not steer this one's indirect branches (IBPB, Intel "Speculative
+	 * Execution Side Channel Mitigations" 2.4.2).
+	 */
+	if (c->last_part && c->last_part != v->part)
+		spec_ibpb();
+	c->last_part = v->part;
 	vmx_deliver_virtual(v);
 	vmx_run(v);
 }

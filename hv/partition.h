@@ -88,6 +88,7 @@ struct vcpu {
 	uint64_t msrs[6];	/* STAR, LSTAR, CSTAR, FMASK, KERNEL_GS_BASE, TSC_AUX */
 	uint64_t cr2;
 	uint64_t xcr0;
+	uint64_t spec_ctrl;	/* IA32_SPEC_CTRL, where the CPU has it */
 	void *fpu;		/* XSAVE area (xsave_plan.area_bytes, shared cores only) */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
 	bool vmcs_ready;	/* built once; later runs only VMPTRLD it */
@@ -165,6 +166,7 @@ struct pcpu {
 	uint64_t window_len_tsc[SCHED_MAX_WINDOWS];
 	int32_t window_slot[SCHED_MAX_WINDOWS];
 	uint32_t window_count;
+	struct partition *last_part;	/* whose vCPU ran here last: IBPB on a change */
 };
 
 extern struct pcpu pcpus[MAX_CPUS];

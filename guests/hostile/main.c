@@ -404,6 +404,59 @@ static const char *a_xsetbv_tile_half(void)
 	return try_xsetbv("xsetbv_tile_half", 0x3 | (1u << 17), 3u << 17);
 }
 
+/*
+ * Speculation-control MSRs exist exactly where CPUID 7 EDX says they do:
+ * SPEC_CTRL (0x48) with IBRS_IBPB (26), STIBP (27) or SSBD (31); PRED_CMD
+ * (0x49) with 26; FLUSH_CMD (0x10B) with L1D_FLUSH (28); ARCH_CAPABILITIES
+ * (0x10A) with 29. A CPUID bit whose MSR then #GPs is what Linux reports as
+ * an unchecked MSR access (and it loses the mitigation).
+ */
+static const char *a_spec_msrs_cpuid(void)
+{
+	uint32_t a, b, c, d;
+	uint64_t value;
+	bool want;
+
+	cpuid(0, 0, &a, &b, &c, &d);
+	d = 0;
+	if (a >= 7)
+		cpuid(7, 0, &a, &b, &c, &d);
+	con_printf("hostile: spec_msrs_cpuid: CPUID 7 EDX 0x%x\n", d);
+	want = d & ((1u << 26) | (1u << 27) | (1u << 31));
+	if ((try_rdmsr(0x48, &value)[0] == 'o') != want)
+		return "cpuid_lies_spec_ctrl";
+	if (want && try_wrmsr(0x48, value)[0] != 'o')
+		return "cpuid_lies_spec_ctrl";
+	if ((try_wrmsr(0x49, 1)[0] == 'o') != !!(d & (1u << 26)))
+		return "cpuid_lies_pred_cmd";
+	if ((try_wrmsr(0x10b, 1)[0] == 'o') != !!(d & (1u << 28)))
+		return "cpuid_lies_flush_cmd";
+	if ((try_rdmsr(0x10a, &value)[0] == 'o') != !!(d & (1u << 29)))
+		return "cpuid_lies_arch_caps";
+	return "as_cpuid";
+}
+
+/* reserved bits of the write-only command MSRs; and they cannot be read */
+static const char *a_spec_cmd_reserved(void)
+{
+	static const struct {
+		uint32_t msr;
+		bool write;
+		uint64_t value;
+	} tries[] = { { 0x49, true, 2 }, { 0x10b, true, 1ull << 8 }, { 0x49, false, 0 },
+		      { 0x10b, false, 0 } };
+
+	for (uint32_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (tries[i].write)
+			try_wrmsr(tries[i].msr, tries[i].value);
+		else
+			try_rdmsr(tries[i].msr, NULL);
+		if (exc_caught_vector != 13)
+			return tries[i].write ? "accepted" : "readable";
+	}
+	return "gp";
+}
+
 static const char *a_cli_spin(void)
 {
 	uint64_t end = rdtsc() + (uint64_t)tempo.tsc_khz * 20;	/* 20 ms */
@@ -882,6 +935,8 @@ static const struct attack attacks[] = {
 	{ "xsetbv_zmm_no_avx", a_xsetbv_zmm_no_avx },
 	{ "xsetbv_bndregs_only", a_xsetbv_bndregs_only },
 	{ "xsetbv_tile_half", a_xsetbv_tile_half },
+	{ "spec_msrs_cpuid", a_spec_msrs_cpuid },
+	{ "spec_cmd_reserved", a_spec_cmd_reserved },
 	{ "cli_spin", a_cli_spin },
 	{ "wrmsr_tsc_adjust", a_wrmsr_tsc_adjust },
 	{ "efer_odd", a_efer_odd },
