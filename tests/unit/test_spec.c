@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "arch/x86/msr.h"
+#include "hv/msr_policy.h"
 #include "hv/spec.h"
 
 /* Skylake-class CPU with current microcode: IBRS/IBPB, STIBP, L1D_FLUSH, MD_CLEAR, SSBD */
@@ -111,12 +113,43 @@ static void test_smt(void **state)
 	assert_false(spec_cpus_split(masks, 3, 0, 6));
 }
 
+/* The speculation MSRs have rows: none falls through to "not in the table: #GP". */
+static void test_msr_rows(void **state)
+{
+	uint8_t bitmap[4096];
+	const struct msr_rule *r;
+
+	(void)state;
+	r = msr_rule_find(MSR_IA32_SPEC_CTRL);
+	assert_int_equal(r->read, MSR_PASS);
+	assert_int_equal(r->write, MSR_PASS);
+	r = msr_rule_find(MSR_IA32_PRED_CMD);
+	assert_int_equal(r->read, MSR_GP);	/* write-only */
+	assert_int_equal(r->write, MSR_EMULATE);
+	r = msr_rule_find(MSR_IA32_ARCH_CAPABILITIES);
+	assert_int_equal(r->read, MSR_EMULATE);
+	assert_int_equal(r->write, MSR_GP);	/* read-only */
+	r = msr_rule_find(MSR_IA32_FLUSH_CMD);
+	assert_int_equal(r->read, MSR_GP);
+	assert_int_equal(r->write, MSR_EMULATE);
+	/* SPEC_CTRL costs no exit; PRED_CMD and FLUSH_CMD writes exit to be checked */
+	msr_bitmap_build(bitmap);
+	assert_int_equal(bitmap[MSR_IA32_SPEC_CTRL / 8] & (1u << (MSR_IA32_SPEC_CTRL % 8)), 0);
+	assert_int_equal(bitmap[2048 + MSR_IA32_SPEC_CTRL / 8] & (1u << (MSR_IA32_SPEC_CTRL % 8)),
+			 0);
+	assert_int_not_equal(bitmap[2048 + MSR_IA32_PRED_CMD / 8] &
+			     (1u << (MSR_IA32_PRED_CMD % 8)), 0);
+	assert_int_not_equal(bitmap[2048 + MSR_IA32_FLUSH_CMD / 8] &
+			     (1u << (MSR_IA32_FLUSH_CMD % 8)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_guest_view),
 		cmocka_unit_test(test_smt),
+		cmocka_unit_test(test_msr_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
