@@ -111,7 +111,7 @@ if [ "$what" = all ] || [ "$what" = attack ]; then
 		attack_rc=$?
 		ok=$(grep -c '^ATTACK .* ok=1$' "$log")
 		bad=$(grep -c '^ATTACK .* ok=0$' "$log")
-		grep -E '^VICTIM ' "$log" | sed 's/^/  /'
+		grep -E '^(VICTIM|ATTACKS) ' "$log" | sed 's/^/  /'
 		grep '^ATTACK .* ok=0$' "$log" | sed "s/^/  $model: /"
 		tally "attack-$model" "$attack_rc" "$ok" "$bad" "$log" attacks
 		echo "  attack $model: $ok passed, $bad failed ($((SECONDS - start))s)"

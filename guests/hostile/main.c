@@ -405,6 +405,40 @@ static const char *a_xsetbv_tile_half(void)
 }
 
 /*
+ * What CPUID 0xD.0 offers is what XSETBV takes: every bit of EDX:EAX at
+ * once is a legal XCR0 (the groups come whole), and EBX, the area for the
+ * current XCR0, is then within ECX, the area for all of them.
+ */
+static const char *a_xsetbv_all_offered(void)
+{
+	uint32_t a, b, c, d, cr4, lo, hi;
+	const char *seen;
+
+	cpuid(1, 0, &a, &b, &c, &d);
+	if (!(c & (1u << 26)))
+		return "ok";	/* no XSAVE: nothing offered */
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 18)));	/* OSXSAVE */
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	cpuid(0xd, 0, &a, &b, &c, &d);
+	con_printf("hostile: xsetbv_all_offered: XCR0 0x%x%08x, offered 0x%x%08x\n", hi, lo,
+		   d, a);
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\txsetbv\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip) : "c"(0), "a"(a), "d"(d) : "memory");
+	seen = vector_name();
+	if (exc_caught_vector == -1) {
+		uint32_t size_all = c;
+
+		cpuid(0xd, 0, &a, &b, &c, &d);
+		if (b > size_all)
+			seen = "size_above_max";
+		asm volatile("xsetbv" : : "c"(0), "a"(lo), "d"(hi));
+	}
+	return seen;
+}
+
+/*
  * Speculation-control MSRs exist exactly where CPUID 7 EDX says they do:
  * SPEC_CTRL (0x48) with IBRS_IBPB (26), STIBP (27) or SSBD (31); PRED_CMD
  * (0x49) with 26; FLUSH_CMD (0x10B) with L1D_FLUSH (28); ARCH_CAPABILITIES
@@ -935,6 +969,7 @@ static const struct attack attacks[] = {
 	{ "xsetbv_zmm_no_avx", a_xsetbv_zmm_no_avx },
 	{ "xsetbv_bndregs_only", a_xsetbv_bndregs_only },
 	{ "xsetbv_tile_half", a_xsetbv_tile_half },
+	{ "xsetbv_all_offered", a_xsetbv_all_offered },
 	{ "spec_msrs_cpuid", a_spec_msrs_cpuid },
 	{ "spec_cmd_reserved", a_spec_cmd_reserved },
 	{ "cli_spin", a_cli_spin },
