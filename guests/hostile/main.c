@@ -421,8 +421,8 @@ static const char *a_xsetbv_all_offered(void)
 	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 18)));	/* OSXSAVE */
 	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
 	cpuid(0xd, 0, &a, &b, &c, &d);
-	con_printf("hostile: xsetbv_all_offered: XCR0 0x%x%08x, offered 0x%x%08x\n", hi, lo,
-		   d, a);
+	con_printf("hostile: xsetbv_all_offered: XCR0 0x%llx, offered 0x%llx\n",
+		   ((unsigned long long)hi << 32) | lo, ((unsigned long long)d << 32) | a);
 	exc_caught_vector = -1;
 	asm volatile("movl $1f, %0\n\txsetbv\n1:\n\tmovl $0, %0"
 		     : "+m"(exc_resume_eip) : "c"(0), "a"(a), "d"(d) : "memory");
