@@ -13,6 +13,7 @@
 #define CPUID_7_1_EAX_AMX_FP16	(1u << 21)
 #define CPUID_7_1_EDX_AMX_COMPLEX (1u << 8)
 #define CPUID_LEAF_XSAVE	0xd
+#define CPUID_D_1_EAX_XFD	(1u << 4)	/* IA32_XFD, IA32_XFD_ERR (0x1C4, 0x1C5) */
 #define CPUID_LEAF_AMX_TILE	0x1d
 #define CPUID_LEAF_AMX_TMUL	0x1e
 
@@ -118,6 +119,9 @@ void xcr0_filter_cpuid(uint64_t allowed, uint32_t size_allowed, uint32_t leaf, u
 			   !(XCR0_SUPERVISOR & (1ull << sub)) && !(allowed & (1ull << sub))) {
 			/* as for a component the CPU lacks */
 			*eax = *ebx = *ecx = *edx = 0;
+		} else if (sub == 1) {
+			/* the XFD MSRs have no row (hv/msr_policy.c): a guest would #GP */
+			*eax &= ~CPUID_D_1_EAX_XFD;
 		}
 		break;
 	case CPUID_LEAF_AMX_TILE:

@@ -80,7 +80,8 @@ struct xsave_plan xsave_plan_make(const struct xsave_cpuid *c, uint32_t area_max
 /*
  * Hide from a guest's CPUID what @allowed leaves out: leaf 0xD's component
  * bits, sizes and sub-leaves, and the leaf 7 feature flags (AVX-512, MPX,
- * AMX, PKU) and AMX leaves 0x1D/0x1E whose state it could not enable.
+ * AMX, PKU) and AMX leaves 0x1D/0x1E whose state it could not enable; and
+ * XFD (leaf 0xD.1 EAX[4]), whose MSRs guests may not use.
  */
 void xcr0_filter_cpuid(uint64_t allowed, uint32_t size_allowed, uint32_t leaf, uint32_t sub,
 		       uint32_t *eax, uint32_t *ebx, uint32_t *ecx, uint32_t *edx);

@@ -211,6 +211,10 @@ static void test_cpuid_filter(void **state)
 	xcr0_filter_cpuid(0x2e7, 2752, 0xd, 5, &a, &b, &c, &d);
 	assert_int_equal(a, 64);
 	assert_int_equal(b, 1088);
+	/* sub-leaf 1: XSAVEOPT, XSAVEC, XGETBV1 stay; XFD (bit 4) goes */
+	a = 0x1f, b = 0, c = 0, d = 0;
+	xcr0_filter_cpuid(0x602e7, 11008, 0xd, 1, &a, &b, &c, &d);
+	assert_int_equal(a, 0xf);
 	/* the AMX palette leaf */
 	a = 1, b = 0x4000, c = 0, d = 0;
 	xcr0_filter_cpuid(0x2e7, 2752, 0x1d, 0, &a, &b, &c, &d);
