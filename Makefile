@@ -23,7 +23,8 @@ HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.
 		   hv/msr_policy.c hv/icr.c hv/hypercall.c hv/exit.c hv/partition.c hv/timer.c \
 		   hv/vlapic.c hv/sched.c hv/halt.c hv/bzimage.c hv/lapic_rules.c \
 		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
-		   arch/x86/vmx.c arch/x86/smp.c arch/x86/cpu_quirks.c \
+		   arch/x86/vmx.c arch/x86/smp.c arch/x86/cpu_quirks.c arch/x86/spec_ctl.c \
+		   hv/xcr0.c hv/spec.c \
 		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c
 HV_S_SRCS	:= boot/entry.S boot/trampoline.S arch/x86/isr.S arch/x86/vmx_entry.S
 HV_OBJS		:= $(patsubst %.c,$(BUILD)/obj/%.o,$(HV_C_SRCS)) \

@@ -8,6 +8,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
 #include "hv/fmt.h"
 #include "hv/guest_boot.h"
@@ -22,6 +23,7 @@
 #include "hv/partition.h"
 #include "hv/platform.h"
 #include "hv/stop.h"
+#include "hv/xcr0.h"
 
 #define CR0_PE		(1ull << 0)
 #define CR0_NE		(1ull << 5)
@@ -171,6 +173,8 @@ static void handle_cpuid(struct vcpu *v)
 			if (!vmx_ctl.has_invpcid)
 				r.ebx &= ~(1u << 10);
 			r.ecx &= ~(1u << 5);	/* WAITPKG: UMWAIT would sleep unseen */
+			/* speculation controls: only those whose MSRs have a row */
+			r.edx = spec_guest_cpuid7_edx(r.edx);
 		}
 		break;
 	case 0xd:
@@ -205,6 +209,9 @@ synth16:
 			r.edx &= ~(1u << 27);
 		break;
 	}
+	/* XSAVE state the per-vCPU area cannot hold is not offered (hv/xcr0.c) */
+	xcr0_filter_cpuid(xsave_plan.xcr0_allowed, xsave_plan.area_bytes, leaf, sub, &r.eax,
+			  &r.ebx, &r.ecx, &r.edx);
 	v->regs.rax = r.eax;
 	v->regs.rbx = r.ebx;
 	v->regs.rcx = r.ecx;
@@ -248,6 +255,10 @@ static bool emulate_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 		if (!rdmsr_safe(msr, value))
 			*value = (1ull << 0) | (1ull << 11) | (1ull << 12);
 		return true;
+	case MSR_IA32_ARCH_CAPABILITIES:
+		/* what the CPU is not affected by, less the control MSRs hidden here */
+		*value = spec_guest_arch_caps(spec_arch_caps);
+		return spec_plan.arch_caps;
 	}
 	return false;
 }
@@ -302,6 +313,12 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		vmwrite(VMCS_GUEST_EFER, (value & ~EFER_LMA) | (cur & EFER_LMA));
 		return true;
 	}
+	case MSR_IA32_PRED_CMD:
+		/* IBPB for the guest's own processes; reserved bits #GP (SDM Vol. 4) */
+		return spec_plan.pred_cmd && spec_pred_cmd_valid(value) && wrmsr_safe(msr, value);
+	case MSR_IA32_FLUSH_CMD:
+		return spec_plan.flush_cmd && spec_flush_cmd_valid(value) &&
+		       wrmsr_safe(msr, value);
 	case X2APIC_SVR:
 		if (!svr_write_ok(value))
 			return false;
@@ -1019,16 +1036,17 @@ static void handle_ud(struct vcpu *v)
 static void handle_xsetbv(struct vcpu *v)
 {
 	uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
-	struct cpuid_regs r = cpuid(0xd, 0);
-	uint64_t supported = ((uint64_t)r.edx << 32) | r.eax;
 
-	/* XCR0: x87 always on, only what the CPU supports, AVX needs SSE */
-	if ((uint32_t)v->regs.rcx != 0 || !(value & 1) || (value & ~supported) ||
-	    ((value & 4) && !(value & 2)) || guest_cpl() != 0) {
+	/*
+	 * The SDM's rules (hv/xcr0.c) within what the XSAVE area holds; and
+	 * should this CPU still refuse the value, the #GP is the guest's, not
+	 * the hypervisor's end (SDM Vol. 2B XSETBV).
+	 */
+	if (!xsetbv_legal((uint32_t)v->regs.rcx, guest_cpl(), value, xsave_plan.xcr0_allowed) ||
+	    !xsetbv_safe(0, value)) {
 		inject_exception(VEC_GP, true, 0);
 		return;
 	}
-	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)));
 	skip_instruction();
 }
 

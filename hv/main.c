@@ -13,6 +13,7 @@
 #include "drivers/debugcon.h"
 #include "drivers/uart16550.h"
 #include "arch/x86/smp.h"
+#include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
 #include "hv/cmdline.h"
 #include "hv/config.h"
@@ -253,6 +254,29 @@ static void validate_config(const struct boot_info *bi)
 	}
 }
 
+/*
+ * Threads of one core share its L1D, branch predictors and buffers: two
+ * partitions on siblings can see each other through them whatever the
+ * hypervisor flushes on entry (docs/containment.md). A warning, not a refusal.
+ */
+static void warn_smt_split(void)
+{
+	struct cpuid_regs r = cpuid(0xb, 0);
+	uint32_t shift = spec_smt_shift(platform.cpuid_max_basic, r.eax, r.ecx);
+	uint64_t masks[CONFIG_MAX_PARTITIONS];
+
+	for (uint32_t i = 0; i < hv_config.partition_count; i++)
+		masks[i] = hv_config.partitions[i].cpu_mask;
+	for (uint32_t a = 0; a < pcpu_count; a++)
+		for (uint32_t b = a + 1; b < pcpu_count; b++)
+			if (spec_smt_siblings(pcpus[a].apic_id, pcpus[b].apic_id, shift) &&
+			    spec_cpus_split(masks, hv_config.partition_count, a, b))
+				log_warn("config: CPUs %u and %u (x2APIC ids %u, %u) are SMT "
+					 "siblings of one core and run different partitions: "
+					 "they share its L1D and branch predictors\n", a, b,
+					 pcpus[a].apic_id, pcpus[b].apic_id);
+}
+
 /* Usable RAM minus the low 1 MiB, this image, the loader's info and modules. */
 static void plan_memory(const struct boot_info *bi)
 {
@@ -329,6 +353,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	platform.tsc_hz = tsc.hz;
 	platform.cpuid_max_basic = cpu.max_basic_leaf;
 	platform.has_nx = cpuid(0x80000001, 0).edx & (1u << 20);
+	spec_boot(cpu.max_basic_leaf);
 	log_info("Platform report complete: %u CPUs, TSC %lu kHz, VMX ready\n",
 		 acpi_info.cpu_count, tsc.hz / 1000);
 
@@ -348,6 +373,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	log_info("SMP: %u of %u CPUs online with VMX; %lu MiB free for partitions\n",
 		 platform.cpu_count, pcpu_count, memplan_free_bytes(&memplan) >> 20);
 	validate_config(&boot_info);
+	warn_smt_split();
 	if (partitions_build(&hv_config, &boot_info, &memplan, err, sizeof(err))) {
 		log_err("partitions: %s\n", err);
 		hv_stop(STOP_FAILURE, "partition setup failed");

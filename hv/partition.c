@@ -9,6 +9,8 @@
 
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/spec_ctl.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
 #include "hv/boot_info.h"
@@ -280,12 +282,20 @@ static int load_modules_and_info(struct partition *p, const struct boot_info *bi
 	return 0;
 }
 
+struct xsave_plan xsave_plan;
+
+static void xsave_plan_boot(void);
+
 /*
  * A [schedule N] makes CPU N shared: its vCPUs become slots, each window
- * names one (or none), lengths go to TSC ticks.
+ * names one (or none), lengths go to TSC ticks. Each slot gets an XSAVE
+ * area as large as every component a guest may enable (xsave_plan).
  */
 static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen)
 {
+	/* pages_alloc rounds up to whole pages; FXSAVE's 512 bytes fit one */
+	uint64_t fpu_bytes = xsave_plan.area_bytes ? xsave_plan.area_bytes : PAGE_SIZE;
+
 	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
 		const struct schedule_config *sc = &cfg->schedules[i];
 		struct pcpu *c = &pcpus[sc->cpu];
@@ -293,7 +303,7 @@ static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen
 		c->shared = true;
 		for (uint32_t k = 0; k < vcpu_pool_used; k++)
 			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS) {
-				vcpu_pool[k].fpu = pages_alloc(PAGE_SIZE, "FPU state");
+				vcpu_pool[k].fpu = pages_alloc(fpu_bytes, "FPU state");
 				c->slots[c->slot_count++] = &vcpu_pool[k];
 			}
 		c->window_count = sc->window_count;
@@ -323,6 +333,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 {
 	static uint16_t next_vpid = 1;
 
+	xsave_plan_boot();
 	for (int m = TIMER_DIRECT; m <= TIMER_PV_LAZY; m++) {
 		uint8_t *bm = pages_alloc(PAGE_SIZE, "MSR bitmap");
 
@@ -780,6 +791,40 @@ static uint64_t xgetbv0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+static void xsetbv0(uint64_t value)
+{
+	asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)));
+}
+
+/*
+ * Boot: what the CPU's XSAVE components need (CPUID 0xD, standard format)
+ * and which of them a guest may enable (hv/xcr0.c): all that fit
+ * XSAVE_AREA_MAX. A guest's XSETBV is checked against it, its CPUID hides
+ * the rest, and a shared core's areas are this large.
+ */
+static void xsave_plan_boot(void)
+{
+	struct xsave_cpuid x;
+	struct cpuid_regs r;
+
+	if (!host_has_xsave() || platform.cpuid_max_basic < 0xd)
+		return;
+	memset(&x, 0, sizeof(x));
+	r = cpuid(0xd, 0);
+	x.supported = ((uint64_t)r.edx << 32) | r.eax;
+	x.size_all = r.ecx;
+	for (uint32_t i = 2; i < XSAVE_COMPONENTS; i++) {
+		if (!(x.supported & (1ull << i)))
+			continue;
+		r = cpuid(0xd, i);
+		x.size[i] = r.eax;
+		x.offset[i] = r.ebx;
+	}
+	xsave_plan = xsave_plan_make(&x, XSAVE_AREA_MAX);
+	log_info("XSAVE: CPU XCR0 bits 0x%lx (%u bytes), guests may set 0x%lx (%u bytes)\n",
+		 x.supported, x.size_all, xsave_plan.xcr0_allowed, xsave_plan.area_bytes);
+}
+
 /*
  * Leaving the core for the rest of the frame (DESIGN.md): the deadline comes
  * out of the hardware by the read / write-0 / compare protocol. In inject
@@ -792,25 +837,35 @@ static volatile bool hv_timer_vector_seen;
 /*
  * x87/SSE/AVX state: the hypervisor never touches it, so on a dedicated core
  * it simply stays the guest's; on a shared core it must be switched, or one
- * partition would read (and clobber) another's registers. XSAVE with every
- * component the guest enabled; FXSAVE on CPUs without XSAVE.
+ * partition would read (and clobber) another's registers. XSAVE with the
+ * guest's XCR0 as the mask, into an area sized for every component it may
+ * enable (xsave_plan: a 4 KiB area took AMX's 8 KiB of tile data into the
+ * next page). The restore runs with XCR0 = every allowed component, so the
+ * ones this vCPU never saved get their initial state (XSTATE_BV clear, SDM
+ * Vol. 1 13.8.1) instead of keeping the previous vCPU's; then its own XCR0.
+ * FXSAVE on CPUs without XSAVE (or where no XCR0 bit could be offered).
  */
 static void fpu_save(struct vcpu *v)
 {
-	if (host_has_xsave())
-		asm volatile("xsave64 %0" : "=m"(*(uint8_t(*)[4096])v->fpu)
-			     : "a"(0xffffffffu), "d"(0xffffffffu) : "memory");
+	if (xsave_plan.xcr0_allowed)
+		asm volatile("xsave64 %0" : "=m"(*(uint8_t(*)[XSAVE_AREA_MAX])v->fpu)
+			     : "a"((uint32_t)v->xcr0), "d"((uint32_t)(v->xcr0 >> 32)) : "memory");
 	else
 		asm volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->fpu) : : "memory");
 }
 
 static void fpu_restore(struct vcpu *v)
 {
-	if (host_has_xsave())
-		asm volatile("xrstor64 %0" : : "m"(*(uint8_t(*)[4096])v->fpu),
-			     "a"(0xffffffffu), "d"(0xffffffffu) : "memory");
-	else
+	uint64_t all = xsave_plan.xcr0_allowed;
+
+	if (all) {
+		xsetbv0(all);
+		asm volatile("xrstor64 %0" : : "m"(*(uint8_t(*)[XSAVE_AREA_MAX])v->fpu),
+			     "a"((uint32_t)all), "d"((uint32_t)(all >> 32)) : "memory");
+		xsetbv0(v->xcr0);
+	} else {
 		asm volatile("fxrstor64 %0" : : "m"(*(uint8_t(*)[512])v->fpu) : "memory");
+	}
 }
 
 /*
@@ -847,9 +902,11 @@ static void switch_out(struct vcpu *v)
 	asm volatile("mov %%cr2, %0" : "=r"(cr2));
 	v->cr2 = cr2;
 	debug_regs_save(v);
-	if (host_has_xsave())
+	if (xsave_plan.xcr0_allowed)
 		v->xcr0 = xgetbv0();
 	fpu_save(v);
+	if (spec_plan.spec_ctrl)
+		v->spec_ctrl = rdmsr(MSR_IA32_SPEC_CTRL);
 	if (t->mode == TIMER_INJECT) {
 		uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE);
 
@@ -894,10 +951,17 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 		}
 	}
 	vcpu_trace(v, TRACE_WINDOW_IN, c->sched.cur, rdtsc());
-	if (host_has_xsave() && v->xcr0)
-		asm volatile("xsetbv" : : "c"(0), "a"((uint32_t)v->xcr0),
-			     "d"((uint32_t)(v->xcr0 >> 32)));
 	fpu_restore(v);	/* a fresh (zeroed) area gives the reset state */
+	if (spec_plan.spec_ctrl)
+		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
+	/*
+	 * Another partition ran here last: its branch-predictor entries must
+	 * not steer this one's indirect branches (IBPB, Intel "Speculative
+	 * Execution Side Channel Mitigations" 2.4.2).
+	 */
+	if (c->last_part && c->last_part != v->part)
+		spec_ibpb();
+	c->last_part = v->part;
 	vmx_deliver_virtual(v);
 	vmx_run(v);
 }

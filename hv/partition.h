@@ -12,6 +12,7 @@
 #include "hv/sched.h"
 #include "hv/timer.h"
 #include "hv/vuart.h"
+#include "hv/xcr0.h"
 
 #define MAX_CPUS		64
 #define MAX_VCPUS_PER_PART	CONFIG_MAX_CPUS
@@ -89,7 +90,8 @@ struct vcpu {
 	uint64_t cr2;
 	uint64_t dr[4], dr6;	/* DR7 and DEBUGCTL are in the VMCS */
 	uint64_t xcr0;
-	void *fpu;		/* XSAVE area (4 KiB, shared cores only) */
+	uint64_t spec_ctrl;	/* IA32_SPEC_CTRL, where the CPU has it */
+	void *fpu;		/* XSAVE area (xsave_plan.area_bytes, shared cores only) */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
 	bool vmcs_ready;	/* built once; later runs only VMPTRLD it */
 	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
@@ -168,6 +170,7 @@ struct pcpu {
 	uint64_t window_len_tsc[SCHED_MAX_WINDOWS];
 	int32_t window_slot[SCHED_MAX_WINDOWS];
 	uint32_t window_count;
+	struct partition *last_part;	/* whose vCPU ran here last: IBPB on a change */
 };
 
 extern struct pcpu pcpus[MAX_CPUS];
@@ -184,6 +187,9 @@ static inline struct pcpu *this_pcpu(void)
 }
 
 extern volatile bool partitions_go;
+
+/* The XCR0 bits guests may set and the area that holds them, from CPUID 0xD at boot. */
+extern struct xsave_plan xsave_plan;
 
 /* Stop @p with a PARTITION_STOP report; the caller's vCPU leaves for good. */
 __attribute__((noreturn)) void partition_stop(struct vcpu *v, const char *reason, uint64_t qual,

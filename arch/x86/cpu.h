@@ -45,6 +45,8 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 bool rdmsr_safe(uint32_t msr, uint64_t *value);
 /* wrmsr that survives a #GP (a value this CPU refuses): returns false then. */
 bool wrmsr_safe(uint32_t msr, uint64_t value);
+/* xsetbv that survives a #GP (an XCR value this CPU refuses): returns false then. */
+bool xsetbv_safe(uint32_t xcr, uint64_t value);
 
 static inline void outb(uint16_t port, uint8_t v)
 {

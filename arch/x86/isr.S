@@ -214,4 +214,25 @@ wrmsr_safe:
 	.balign 8
 	.quad 3b, 4b
 
+/*
+ * bool xsetbv_safe(uint32_t xcr, uint64_t value): a value the CPU refuses
+ * (#GP, SDM Vol. 2B XSETBV) is reported instead of ending the hypervisor.
+ */
+	.text
+	.globl xsetbv_safe
+xsetbv_safe:
+	mov	%edi, %ecx
+	mov	%rsi, %rax
+	mov	%rsi, %rdx
+	shr	$32, %rdx
+5:	xsetbv
+	mov	$1, %eax
+	ret
+6:	xor	%eax, %eax
+	ret
+
+	.section .ex_table, "a"
+	.balign 8
+	.quad 5b, 6b
+
 	.section .note.GNU-stack, "", @progbits

@@ -7,12 +7,18 @@
  * r8-r15 at offsets 0, 8, ... 112.
  */
 
+#include "arch/x86/msr.h"
+#include "hv/spec.h"
+
 	.text
 /* void vmx_enter(struct vcpu *v, int launched) */
 	.globl vmx_enter
 vmx_enter:
 	push	%rdi			/* for vmx_entry_failed */
-	mov	%rdi, %rax
+	/* decided once at boot (arch/x86/spec_ctl.c): one test on every entry */
+	cmpb	$SPEC_ENTRY_NONE, spec_entry_mode(%rip)
+	jne	3f
+4:	mov	%rdi, %rax
 	test	%esi, %esi
 	mov	8(%rax), %rbx
 	mov	16(%rax), %rcx
@@ -37,6 +43,23 @@ vmx_enter:
 	and	$-16, %rsp
 	call	vmx_entry_failed	/* does not return */
 	ud2
+
+/*
+ * L1TF: flush L1D before the guest runs (SDM Vol. 4 IA32_FLUSH_CMD; on
+ * MD_CLEAR CPUs it also overwrites the fill and store buffers). Else MDS:
+ * VERW with a memory operand overwrites the buffers (Intel, "Deep Dive:
+ * Microarchitectural Data Sampling"). Only RAX, RCX, RDX are touched here,
+ * before the guest's registers are loaded.
+ */
+3:	cmpb	$SPEC_ENTRY_L1D_FLUSH, spec_entry_mode(%rip)
+	jne	5f
+	mov	$MSR_IA32_FLUSH_CMD, %ecx
+	mov	$FLUSH_CMD_L1D, %eax
+	xor	%edx, %edx
+	wrmsr
+	jmp	4b
+5:	verw	spec_verw_sel(%rip)
+	jmp	4b
 
 	.globl vmx_exit_stub
 vmx_exit_stub:

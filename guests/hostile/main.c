@@ -348,6 +348,150 @@ static const char *a_xsetbv_bad(void)
 	return vector_name();
 }
 
+/*
+ * XCR0 masks the SDM forbids (Vol. 1 13.3): each must be #GP whether or not
+ * the CPU has the feature. Where CPUID 0xD.0 EDX:EAX lacks the component
+ * the #GP comes from the "supported bits" rule instead, and a line says so.
+ */
+static const char *try_xsetbv(const char *name, uint64_t value, uint64_t feature)
+{
+	uint32_t a, b, c, d, cr4;
+	uint64_t supported;
+
+	cpuid(1, 0, &a, &b, &c, &d);
+	if (!(c & (1u << 26))) {
+		con_printf("hostile: %s: no XSAVE on this CPU\n", name);
+		return "gp";	/* no XSAVE: nothing to attack */
+	}
+	cpuid(0xd, 0, &a, &b, &c, &d);
+	supported = ((uint64_t)d << 32) | a;
+	if ((supported & feature) != feature)
+		con_printf("hostile: %s: CPU lacks XCR0 bits 0x%llx (CPUID 0xD.0 "
+			   "EDX:EAX=0x%llx)\n", name, (unsigned long long)feature,
+			   (unsigned long long)supported);
+	else
+		con_printf("hostile: %s: CPU has XCR0 bits 0x%llx\n", name,
+			   (unsigned long long)feature);
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 18)));	/* OSXSAVE */
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\txsetbv\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip)
+		     : "c"(0), "a"((uint32_t)value), "d"((uint32_t)(value >> 32)) : "memory");
+	return vector_name();
+}
+
+/* x87, SSE, AVX and opmask without ZMM_Hi256 / Hi16_ZMM: all three or none */
+static const char *a_xsetbv_opmask_only(void)
+{
+	return try_xsetbv("xsetbv_opmask_only", 0x27, 0xe0);
+}
+
+/* the three AVX-512 components without AVX */
+static const char *a_xsetbv_zmm_no_avx(void)
+{
+	return try_xsetbv("xsetbv_zmm_no_avx", 0xe3, 0xe0);
+}
+
+/* MPX: BNDREGS without BNDCSR */
+static const char *a_xsetbv_bndregs_only(void)
+{
+	return try_xsetbv("xsetbv_bndregs_only", 0xb, 0x18);
+}
+
+/* AMX: XTILECFG without XTILEDATA */
+static const char *a_xsetbv_tile_half(void)
+{
+	return try_xsetbv("xsetbv_tile_half", 0x3 | (1u << 17), 3u << 17);
+}
+
+/*
+ * What CPUID 0xD.0 offers is what XSETBV takes: every bit of EDX:EAX at
+ * once is a legal XCR0 (the groups come whole), and EBX, the area for the
+ * current XCR0, is then within ECX, the area for all of them.
+ */
+static const char *a_xsetbv_all_offered(void)
+{
+	uint32_t a, b, c, d, cr4, lo, hi;
+	const char *seen;
+
+	cpuid(1, 0, &a, &b, &c, &d);
+	if (!(c & (1u << 26)))
+		return "ok";	/* no XSAVE: nothing offered */
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 18)));	/* OSXSAVE */
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	cpuid(0xd, 0, &a, &b, &c, &d);
+	con_printf("hostile: xsetbv_all_offered: XCR0 0x%llx, offered 0x%llx\n",
+		   ((unsigned long long)hi << 32) | lo, ((unsigned long long)d << 32) | a);
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\txsetbv\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip) : "c"(0), "a"(a), "d"(d) : "memory");
+	seen = vector_name();
+	if (exc_caught_vector == -1) {
+		uint32_t size_all = c;
+
+		cpuid(0xd, 0, &a, &b, &c, &d);
+		if (b > size_all)
+			seen = "size_above_max";
+		asm volatile("xsetbv" : : "c"(0), "a"(lo), "d"(hi));
+	}
+	return seen;
+}
+
+/*
+ * Speculation-control MSRs exist exactly where CPUID 7 EDX says they do:
+ * SPEC_CTRL (0x48) with IBRS_IBPB (26), STIBP (27) or SSBD (31); PRED_CMD
+ * (0x49) with 26; FLUSH_CMD (0x10B) with L1D_FLUSH (28); ARCH_CAPABILITIES
+ * (0x10A) with 29. A CPUID bit whose MSR then #GPs is what Linux reports as
+ * an unchecked MSR access (and it loses the mitigation).
+ */
+static const char *a_spec_msrs_cpuid(void)
+{
+	uint32_t a, b, c, d;
+	uint64_t value;
+	bool want;
+
+	cpuid(0, 0, &a, &b, &c, &d);
+	d = 0;
+	if (a >= 7)
+		cpuid(7, 0, &a, &b, &c, &d);
+	con_printf("hostile: spec_msrs_cpuid: CPUID 7 EDX 0x%x\n", d);
+	want = d & ((1u << 26) | (1u << 27) | (1u << 31));
+	if ((try_rdmsr(0x48, &value)[0] == 'o') != want)
+		return "cpuid_lies_spec_ctrl";
+	if (want && try_wrmsr(0x48, value)[0] != 'o')
+		return "cpuid_lies_spec_ctrl";
+	if ((try_wrmsr(0x49, 1)[0] == 'o') != !!(d & (1u << 26)))
+		return "cpuid_lies_pred_cmd";
+	if ((try_wrmsr(0x10b, 1)[0] == 'o') != !!(d & (1u << 28)))
+		return "cpuid_lies_flush_cmd";
+	if ((try_rdmsr(0x10a, &value)[0] == 'o') != !!(d & (1u << 29)))
+		return "cpuid_lies_arch_caps";
+	return "as_cpuid";
+}
+
+/* reserved bits of the write-only command MSRs; and they cannot be read */
+static const char *a_spec_cmd_reserved(void)
+{
+	static const struct {
+		uint32_t msr;
+		bool write;
+		uint64_t value;
+	} tries[] = { { 0x49, true, 2 }, { 0x10b, true, 1ull << 8 }, { 0x49, false, 0 },
+		      { 0x10b, false, 0 } };
+
+	for (uint32_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		if (tries[i].write)
+			try_wrmsr(tries[i].msr, tries[i].value);
+		else
+			try_rdmsr(tries[i].msr, NULL);
+		if (exc_caught_vector != 13)
+			return tries[i].write ? "accepted" : "readable";
+	}
+	return "gp";
+}
+
 static const char *a_cli_spin(void)
 {
 	uint64_t end = rdtsc() + (uint64_t)tempo.tsc_khz * 20;	/* 20 ms */
@@ -1124,6 +1268,13 @@ static const struct attack attacks[] = {
 	{ "getsec", a_getsec },
 	{ "cr4_vmxe", a_cr4_vmxe },
 	{ "xsetbv_bad", a_xsetbv_bad },
+	{ "xsetbv_opmask_only", a_xsetbv_opmask_only },
+	{ "xsetbv_zmm_no_avx", a_xsetbv_zmm_no_avx },
+	{ "xsetbv_bndregs_only", a_xsetbv_bndregs_only },
+	{ "xsetbv_tile_half", a_xsetbv_tile_half },
+	{ "xsetbv_all_offered", a_xsetbv_all_offered },
+	{ "spec_msrs_cpuid", a_spec_msrs_cpuid },
+	{ "spec_cmd_reserved", a_spec_cmd_reserved },
 	{ "cli_spin", a_cli_spin },
 	{ "wrmsr_tsc_adjust", a_wrmsr_tsc_adjust },
 	{ "efer_odd", a_efer_odd },

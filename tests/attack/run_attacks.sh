@@ -4,21 +4,30 @@
 # tests/attack/expected.txt. Prints one line per attack,
 #   ATTACK name= expected= observed= ok=0|1
 # the victim's figures (a VICTIM line: rtbench on its own core next to the
-# attackers) and "ATTACKS passed=N failed=N"; exits non-zero if any failed.
+# attackers) and "ATTACKS model=M passed=N failed=N"; exits non-zero if any failed.
 #
 # Batching: attacks that let the guest go on run one after another in one
 # partition, up to and including the next attack expected to stop it; each
 # such range is a partition of its own, on its own CPU, and up to
 # ATTACK_PARTS (7) of them share one Bochs run with the victim. Runs go
 # ATTACK_JOBS (2) at a time.
-#   tests/attack/run_attacks.sh [OUT_DIR]    (BUILD=build by default)
+#   tests/attack/run_attacks.sh [--model NAME] [OUT_DIR]    (BUILD=build by default)
+# The Bochs CPU model is --model, else ATTACK_MODEL, else corei7_ivy_bridge_3770k
+# (tests/emu/run.sh --model; ../shared/EMULATORS.md lists the models).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 
 BUILD=${BUILD:-build}
+model=${ATTACK_MODEL:-corei7_ivy_bridge_3770k}
+if [ "${1:-}" = --model ]; then
+	[ -n "${2:-}" ] || { echo "run_attacks: --model needs a name"; exit 2; }
+	model=$2
+	shift 2
+fi
 out=${1:-$BUILD/attack}
 jobs=${ATTACK_JOBS:-2}
 per_run=${ATTACK_PARTS:-7}
+run_timeout=${ATTACK_TIMEOUT:-300}	# seconds of wall time per Bochs run
 hostile=$BUILD/guests/hostile-mb2.elf
 rtbench=$BUILD/guests/rtbench-mb2.elf
 expected_file=tests/attack/expected.txt
@@ -72,8 +81,8 @@ run_one() {
 	boot/mkiso.sh "$dir/attack.iso" "$BUILD/tempo.elf" "exit=emu loglevel=3" \
 		"$cfg:partitions" "$hostile:hostile-mb2" "$rtbench:rtbench-mb2" \
 		> "$dir/mkiso.log" 2>&1 || { echo "run_attacks: mkiso failed ($dir)"; return 1; }
-	tests/emu/run.sh --emu bochs --cpus "$cpu" --iso "$dir/attack.iso" --expect ok \
-		--timeout 300 --out "$dir" > "$dir/run.log" 2>&1
+	tests/emu/run.sh --emu bochs --model "$model" --cpus "$cpu" --iso "$dir/attack.iso" \
+		--expect ok --timeout "$run_timeout" --out "$dir" > "$dir/run.log" 2>&1
 	echo $? > "$dir/rc"
 }
 
@@ -134,5 +143,5 @@ for ((r = 0; r < run; r++)); do
 		"lat_max_ticks=$(row max) lost=${lost:-na} tick_late_max_ticks=${cpu1:-na}" \
 		"bochs_rc=$(cat "$out/run$r/rc" 2>/dev/null)"
 done
-echo "ATTACKS passed=$passed failed=$failed runs=$run wall_s=$((SECONDS - start))"
+echo "ATTACKS model=$model passed=$passed failed=$failed runs=$run wall_s=$((SECONDS - start))"
 [ "$failed" -eq 0 ]
