@@ -774,7 +774,7 @@ static void gen(struct op *o)
 		uint32_t k = rndn(N(names));
 
 		o->a = k;
-		o->b = 32 + rndn(224);
+		o->b = 32 + rndn(223);
 		o->c = rnd();
 		o->name = names[k];
 		o->may_stop = k >= 8;
@@ -865,6 +865,18 @@ static bool is(const struct op *o, const char *name)
 	return *a == *name;
 }
 
+/*
+ * Bochs 2.7 never clears an in-service vector 0xFF on EOI (the fuzzer's
+ * spurious vector): a self-IPI, IPI or LVT on it wedges the APIC's top
+ * priority class for good. Never aim an interrupt at it.
+ */
+static uint64_t no_ff(uint32_t msr, uint64_t v)
+{
+	if (msr >= 0x82f && msr <= 0x83f && (v & 0xff) == 0xff)
+		v &= ~1ull;
+	return v;
+}
+
 static void run_msr(struct op *o)
 {
 	uint32_t msr = (uint32_t)o->a;
@@ -874,7 +886,7 @@ static void run_msr(struct op *o)
 	r = try_rdmsr(msr, &old);
 	if (is(o, "rdmsr"))
 		return;
-	val = o->c == 0 ? o->b : o->c == 1 ? old ^ o->b : old | o->b;
+	val = no_ff(msr, o->c == 0 ? o->b : o->c == 1 ? old ^ o->b : old | o->b);
 	w = try_wrmsr(msr, val);
 	if (w == NO_FAULT && msr == X2APIC_SVR && try_rdmsr(msr, &back) == NO_FAULT &&
 	    !(back & 0x100))
@@ -1074,7 +1086,7 @@ static void run_apic(struct op *o)
 		try_rdmsr(reg, NULL);
 		return;
 	}
-	try_wrmsr(reg, o->b);
+	try_wrmsr(reg, no_ff(reg, o->b));
 	if (reg == X2APIC_SVR) {
 		uint64_t back = 0;
 
@@ -1126,6 +1138,7 @@ static void run_ipi(struct op *o)
 	case 14: icr = self | 2u << 8; break;
 	default: icr = o->c; break;
 	}
+	icr = no_ff(X2APIC_ICR, icr);
 	o->d = icr;
 	try_wrmsr(X2APIC_ICR, icr);
 	sti_window(3000);
