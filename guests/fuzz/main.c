@@ -272,12 +272,26 @@ static void __attribute__((format(printf, 3, 4))) anomaly(const char *name, uint
 	static char line[200], what[160];
 	va_list ap;
 
+	static uint32_t seen[ANOMALY_PRINT_MAX];
+	static uint32_t nseen;
+	uint32_t h = 2166136261u;
+
 	anomalies++;
-	if (anomalies > ANOMALY_PRINT_MAX)
-		return;
 	va_start(ap, fmt);
 	fmt_vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	/* each kind (name and what) is printed once */
+	for (const char *p = name; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	for (const char *p = what; *p; p++)
+		h = (h ^ (uint8_t)*p) * 16777619u;
+	for (uint32_t i = 0; i < nseen; i++) {
+		if (seen[i] == h)
+			return;
+	}
+	if (nseen == ANOMALY_PRINT_MAX)
+		return;
+	seen[nseen++] = h;
 	fmt_snprintf(line, sizeof(line), "FUZZ_ANOMALY op=%lu name=%s a=0x%lx what=%s\n", op_index,
 		     name, arg, what);
 	hypercall(TEMPO_HC_CONSOLE_WRITE, (uint64_t)(uintptr_t)line, strlen(line), 0);

@@ -162,7 +162,7 @@ for r in "${runs[@]}"; do
 	done
 	a=$(echo "$log" | grep -c '^\[fzw\?\] FUZZ_ANOMALY ')
 	anomalies=$((anomalies + a))
-	echo "$log" | grep '^\[fzw\?\] FUZZ_ANOMALY ' | sed "s/^\\[\\(fzw\\?\\)\\] FUZZ_ANOMALY /GUESTFUZZ_ANOMALY run=$r mode=$mode part=\\1 /" | head -n 20
+	echo "$log" | grep '^\[fzw\?\] FUZZ_ANOMALY ' | sed "s/^\\[\\(fzw\\?\\)\\] FUZZ_ANOMALY /GUESTFUZZ_ANOMALY run=$r mode=$mode part=\\1 /" | head -n 40
 	# What the hypervisor said when it did not finish well
 	if [ $run_alive = 0 ]; then
 		alive=0
