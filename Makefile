@@ -47,7 +47,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
+.PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -177,6 +177,10 @@ soak: deps all	## 10^6 guest timer events on two partitions in Bochs; ends with 
 
 attack: deps all	## Every hostile-guest attack in Bochs against docs/attacks.md (ATTACK lines)
 	@tests/run_tests.sh attack
+
+FUZZ_MINUTES	?= 10
+guest-fuzz: deps all	## Guest-side fuzzer (guests/fuzz) beside rtbench victims, FUZZ_MINUTES (10) per timer mode
+	@FUZZ_MINUTES=$(FUZZ_MINUTES) tests/guestfuzz/run.sh
 
 FUZZ_SECONDS	?= 300
 fuzz:	## Run every libFuzzer target for FUZZ_SECONDS (default 300) each

@@ -47,8 +47,43 @@ HOSTILE_MB2	:= $(BUILD)/guests/hostile-mb2.elf
 
 GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2) $(HOSTILE_MB2)
 
+# fuzz: the guest-side fuzzer, 64-bit (a 32-bit multiboot2 entry stub that
+# switches to long mode), built with the hypervisor's freestanding flags
+# (guests/README.md, tests/guestfuzz/run.sh). fmt.c and lib.c are shared.
+FUZZ_GUEST_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -fno-stack-protector \
+		   -fno-pic -fno-pie -fno-asynchronous-unwind-tables -m64 -mno-red-zone \
+		   -mgeneral-regs-only -mno-sse -mno-mmx -mno-80387 -mcmodel=small \
+		   -fno-tree-loop-distribute-patterns -fno-delete-null-pointer-checks \
+		   -Wall -Wextra -Werror -I. -MMD -MP
+FUZZ_GUEST_OBJ	:= $(GUEST_OBJ)/fuzz64
+FUZZ_GUEST_OBJS	:= $(FUZZ_GUEST_OBJ)/entry.o $(FUZZ_GUEST_OBJ)/main.o \
+		   $(FUZZ_GUEST_OBJ)/fmt.o $(FUZZ_GUEST_OBJ)/lib.o
+FUZZ_MB2	:= $(BUILD)/guests/fuzz-mb2.elf
+
 .PHONY: guests
 guests: $(GUEST_ELFS)
+guests: $(FUZZ_MB2)
+
+$(FUZZ_GUEST_OBJ)/entry.o: guests/fuzz/entry.S
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) -m64 -I. -MMD -MP -c $< -o $@
+
+$(FUZZ_GUEST_OBJ)/main.o: guests/fuzz/main.c
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(FUZZ_GUEST_CFLAGS) -c $< -o $@
+
+$(FUZZ_GUEST_OBJ)/%.o: guests/common/%.c
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(FUZZ_GUEST_CFLAGS) -c $< -o $@
+
+$(FUZZ_MB2): $(FUZZ_GUEST_OBJS) guests/fuzz/fuzz.ld
+	$(GUEST_LD) -m elf_x86_64 -nostdlib -n -z max-page-size=0x1000 -z noexecstack \
+		--no-warn-rwx-segments -no-pie -T guests/fuzz/fuzz.ld -o $@ $(FUZZ_GUEST_OBJS)
+	@if command -v grub-file >/dev/null; then grub-file --is-x86-multiboot2 $@ || \
+		{ echo "$@: no valid header for grub-file --is-x86-multiboot2"; rm -f $@; exit 1; }; fi
+
+.PHONY: guest-fuzz-elf
+guest-fuzz-elf: $(FUZZ_MB2)
 
 $(GUEST_OBJ)/%.o: guests/%.c
 	@mkdir -p $(dir $@)
@@ -84,7 +119,7 @@ $(eval $(call guest_link,$(HOSTILE_MB2),$(GUEST_MB2_HDR),$(HOSTILE_OBJS),--is-x8
 .PHONY: rtbench
 rtbench: $(RTBENCH_MB2)
 
--include $(HELLO_OBJS:.o=.d) $(RTBENCH_OBJS:.o=.d) $(HOSTILE_OBJS:.o=.d) \
+-include $(HELLO_OBJS:.o=.d) $(RTBENCH_OBJS:.o=.d) $(HOSTILE_OBJS:.o=.d) $(FUZZ_GUEST_OBJS:.o=.d) \
 	$(GUEST_MB1_HDR:.o=.d) $(GUEST_MB2_HDR:.o=.d)
 
 # Bare-metal boot images of hello (GRUB, BIOS+UEFI) that end the emulator.

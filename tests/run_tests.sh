@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [unit|fuzz|emu|attack|linux|grub] [NAME_FILTER]
+#   tests/run_tests.sh [unit|fuzz|emu|attack|guestfuzz|linux|grub] [NAME_FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -116,6 +116,22 @@ if [ "$what" = all ] || [ "$what" = attack ]; then
 		tally "attack-$model" "$attack_rc" "$ok" "$bad" "$log" attacks
 		echo "  attack $model: $ok passed, $bad failed ($((SECONDS - start))s)"
 	done
+fi
+
+if [ "$what" = all ] || [ "$what" = guestfuzz ]; then
+	# The guest-side fuzzer, short: every timer mode and the shared core, plus
+	# the saved seeds; Tempo must finish and the victims stay clean.
+	echo "== guest-side fuzzer (guests/fuzz, tests/guestfuzz/run.sh --short)"
+	start=$SECONDS
+	BUILD="$BUILD" tests/guestfuzz/run.sh --short --out "$BUILD/guestfuzz-short" \
+		> "$logdir/guestfuzz.log" 2>&1
+	gf_rc=$?
+	grep -E '^GUESTFUZZ(_RUN|_STOP|_ANOMALY|_HV)? ' "$logdir/guestfuzz.log" | sed 's/^/  /'
+	if [ $gf_rc -eq 0 ] && grep -q '^GUESTFUZZ .*hv_alive=1 ' "$logdir/guestfuzz.log"; then
+		pass "guestfuzz ($((SECONDS - start))s)"
+	else
+		fail guestfuzz "hypervisor or victim disturbed (see $logdir/guestfuzz.log)"
+	fi
 fi
 
 if [ "$what" = all ] || [ "$what" = linux ]; then
