@@ -965,7 +965,15 @@ static void handle_cr_access(struct vcpu *v)
 	uint32_t cr = q & 15, type = (q >> 4) & 3, reg = (q >> 8) & 15;
 
 	if (cr == 8 && type <= 1) {
-		/* CR8 is TPR[7:4] (SDM 11.8.6); it exits only off direct mode */
+		/*
+		 * CR8 is TPR[7:4] (SDM 11.8.6); it exits only off direct mode.
+		 * Bits 63:4 are reserved: MOV to CR8 with any set is #GP(0)
+		 * (found by guests/fuzz).
+		 */
+		if (type == 0 && (read_gpr(v, reg) & ~0xfull)) {
+			inject_exception(VEC_GP, true, 0);
+			return;
+		}
 		if (type == 0)
 			vlapic_set_tpr(&v->vt.vlapic, (uint8_t)((read_gpr(v, reg) & 15) << 4));
 		else if ((reg & 15) == 4)
