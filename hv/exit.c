@@ -32,6 +32,7 @@
 #define CR0_PG		(1ull << 31)
 #define CR4_PAE		(1ull << 5)
 #define CR4_VMXE	(1ull << 13)
+#define CR4_PKE		(1ull << 22)
 #define EFER_SCE	(1ull << 0)
 #define EFER_LME	(1ull << 8)
 #define EFER_LMA	(1ull << 10)
@@ -949,8 +950,9 @@ static void write_cr0(struct vcpu *v, uint64_t value)
 
 static void write_cr4(struct vcpu *v, uint64_t value)
 {
-	if (value & CR4_VMXE) {
-		inject_exception(VEC_GP, true, 0);	/* VMX is not offered */
+	/* VMX is not offered; PKE only where PKRU is switched (vmx.c's CR4 mask) */
+	if ((value & CR4_VMXE) || ((value & CR4_PKE) && !(xsave_plan.xcr0_allowed & XCR0_PKRU))) {
+		inject_exception(VEC_GP, true, 0);
 		return;
 	}
 	v->cr4_shadow = value;

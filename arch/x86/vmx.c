@@ -16,6 +16,7 @@
 #include "hv/lib.h"
 #include "hv/log.h"
 #include "hv/partition.h"
+#include "hv/xcr0.h"
 #include "hv/stop.h"
 
 #define CR0_PE	(1ull << 0)
@@ -26,6 +27,7 @@
 #define CR0_PG	(1ull << 31)
 #define CR4_PAE	(1ull << 5)
 #define CR4_VMXE (1ull << 13)
+#define CR4_PKE	(1ull << 22)
 #define EFER_LME (1ull << 8)
 #define EFER_LMA (1ull << 10)
 
@@ -243,7 +245,14 @@ static void setup_controls(struct vcpu *v)
 	 * the core running uncached. The guest sees what it wrote.
 	 */
 	vmwrite(VMCS_CR0_GUEST_HOST_MASK, CR0_NE | CR0_CD | CR0_NW);
-	vmwrite(VMCS_CR4_GUEST_HOST_MASK, CR4_VMXE);
+	/*
+	 * VMXE is forced on. PKE is the guest's only where PKRU is an XSAVE
+	 * component the vCPU's area switches (xsave_plan): elsewhere CPUID
+	 * hides PKU and setting PKE must #GP, or a guest could leave its PKRU
+	 * for the next partition on a shared core.
+	 */
+	vmwrite(VMCS_CR4_GUEST_HOST_MASK,
+		CR4_VMXE | ((xsave_plan.xcr0_allowed & XCR0_PKRU) ? 0 : CR4_PKE));
 }
 
 /* What the CPU runs for a guest CR0 value: VMX-forced bits on (PE/PG exempt). */

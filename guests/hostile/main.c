@@ -321,6 +321,28 @@ static const char *a_getsec(void)
 	return vector_name();
 }
 
+/*
+ * CR4.PKE where PKU is hidden (no CPU PKU, or PKRU not switched by Tempo's
+ * XSAVE area): #GP, or the guest's PKRU would outlive its window.
+ */
+static const char *a_cr4_pke(void)
+{
+	uint32_t cr4, a, b, c, d;
+	const char *r;
+
+	cpuid(7, 0, &a, &b, &c, &d);
+	if (c & (1u << 3))
+		return "pku_offered";
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\tmov %1, %%cr4\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip) : "r"(cr4 | (1u << 22)) : "memory");
+	r = vector_name();
+	if (r[0] == 'o')
+		asm volatile("mov %0, %%cr4" : : "r"(cr4));
+	return r;
+}
+
 static const char *a_cr4_vmxe(void)
 {
 	uint32_t cr4;
@@ -1267,6 +1289,7 @@ static const struct attack attacks[] = {
 	{ "monitor_mwait", a_monitor_mwait },
 	{ "getsec", a_getsec },
 	{ "cr4_vmxe", a_cr4_vmxe },
+	{ "cr4_pke", a_cr4_pke },
 	{ "xsetbv_bad", a_xsetbv_bad },
 	{ "xsetbv_opmask_only", a_xsetbv_opmask_only },
 	{ "xsetbv_zmm_no_avx", a_xsetbv_zmm_no_avx },
