@@ -47,6 +47,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
+.PHONY: tempo-config
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -126,6 +127,25 @@ deps:	## Install the Debian packages Tempo needs (only those missing)
 run: deps $(ISO)	## Boot the demo in Bochs (4 CPUs): two partitions, their output
 	tests/emu/run.sh --emu bochs --cpus $(BOCHS_CPUS) --model $(BOCHS_MODEL) \
 		--iso $(ISO) --timeout 120 --show
+
+# tempo-config: the config parser and checks the boot runs, compiled for the
+# host from the same sources as tests/unit (-DTEMPO_HOST), no copies.
+TOOL_SRCS	:= tools/tempo-config.c hv/config.c hv/memplan.c drivers/acpi.c hv/fmt.c hv/lib.c
+TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
+TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP
+TEMPO_CONFIG	:= $(BUILD)/tempo-config
+
+tempo-config: $(TEMPO_CONFIG)	## Build the host tool that checks a config against this machine (build/tempo-config)
+
+$(BUILD)/host/%.o: %.c
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $<")
+	$(Q)$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(TEMPO_CONFIG): $(TOOL_OBJS)
+	$(Q)$(CC) $(TOOL_OBJS) -o $@
+
+-include $(TOOL_OBJS:.o=.d)
 
 unit:	## Host unit tests (cmocka, ASan+UBSan)
 	$(MAKE) -C tests/unit run BUILD=$(abspath $(BUILD))
