@@ -47,7 +47,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
-.PHONY: tempo-config
+.PHONY: tempo-config run-hello
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -124,7 +124,33 @@ test-images: $(ISO) $(TEST_ISOS)
 deps:	## Install the Debian packages Tempo needs (only those missing)
 	@tests/tools/deps.sh
 
-run: deps $(ISO)	## Boot the demo in Bochs (4 CPUs): two partitions, their output
+# make run: the latency guest in direct mode beside the same guest in emulated
+# mode (guests/rtdemo.cfg), then rtbench bare metal with the same workload,
+# and a table of the three (boot/rtdemo-table.sh).
+RTDEMO_CFG	:= guests/rtdemo.cfg
+RTDEMO_ISO	:= $(BUILD)/tempo-rtdemo.iso
+RTDEMO_BARE_ISO	:= $(BUILD)/rtdemo-bare.iso
+# the bare run gets rt-direct's workload, so the rows compare like with like
+RTDEMO_WORKLOAD	:= $(shell sed -n 's/^cmdline = "\(.*\) label=direct"/\1/p' $(RTDEMO_CFG))
+
+$(RTDEMO_ISO): $(HV_ELF) $(RTBENCH_MB2) boot/mkiso.sh $(RTDEMO_CFG)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(ISO_CMDLINE)" $(RTDEMO_CFG):partitions \
+		$(RTBENCH_MB2):rtbench-mb2
+
+$(RTDEMO_BARE_ISO): $(RTBENCH_MB2) boot/mkiso.sh $(RTDEMO_CFG)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(RTBENCH_MB2) "exit=emu $(RTDEMO_WORKLOAD) label=bare"
+
+run: deps $(RTDEMO_ISO) $(RTDEMO_BARE_ISO)	## Boot the latency demo in Bochs: direct vs emulated timer, then bare metal, and a table
+	tests/emu/run.sh --emu bochs --cpus 3 --model $(BOCHS_MODEL) \
+		--iso $(RTDEMO_ISO) --timeout 300 --out $(BUILD)/run --show
+	@echo "== the same workload bare metal (rtbench alone, no Tempo)"
+	@tests/emu/run.sh --emu bochs --cpus 1 --model $(BOCHS_MODEL) \
+		--iso $(RTDEMO_BARE_ISO) --timeout 120 --out $(BUILD)/run-bare
+	@boot/rtdemo-table.sh $(BUILD)/run/serial.txt $(BUILD)/run-bare/serial.txt
+
+run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions, their output, exit counts
 	tests/emu/run.sh --emu bochs --cpus $(BOCHS_CPUS) --model $(BOCHS_MODEL) \
 		--iso $(ISO) --timeout 120 --show
 
