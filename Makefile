@@ -47,7 +47,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
-.PHONY: tempo-config run-hello
+.PHONY: tempo-config deb run-hello
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -158,18 +158,21 @@ run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions,
 # host from the same sources as tests/unit (-DTEMPO_HOST), no copies.
 TOOL_SRCS	:= tools/tempo-config.c hv/config.c hv/memplan.c drivers/acpi.c hv/fmt.c hv/lib.c
 TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
-TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP
+# Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.
+TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP \
+		   -fstack-protector-strong -D_FORTIFY_SOURCE=2
+TOOL_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now
 TEMPO_CONFIG	:= $(BUILD)/tempo-config
 
 tempo-config: $(TEMPO_CONFIG)	## Build the host tool that checks a config against this machine (build/tempo-config)
 
-$(BUILD)/host/%.o: %.c
+$(BUILD)/host/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  HOSTCC  $<")
 	$(Q)$(CC) $(TOOL_CFLAGS) -c $< -o $@
 
 $(TEMPO_CONFIG): $(TOOL_OBJS)
-	$(Q)$(CC) $(TOOL_OBJS) -o $@
+	$(Q)$(CC) $(TOOL_LDFLAGS) $(TOOL_OBJS) -o $@
 
 -include $(TOOL_OBJS:.o=.d)
 
@@ -212,6 +215,20 @@ install: $(HV_ELF) $(GUEST_ELFS) $(CONFIG)	## Install Tempo, the guests and CONF
 		"$(DESTDIR)/etc/grub.d/20_tempo" >/dev/null || \
 		echo "install: warning: copy what is missing into $(DESTDIR)$(PREFIX) before update-grub"
 	@$(if $(DESTDIR),,echo "install: done; run update-grub (or grub-mkconfig -o /boot/grub/grub.cfg)")
+
+# make deb: build/tempo_VERSION_amd64.deb (boot/mkdeb.sh, dpkg-deb); then
+# dpkg -i build/tempo_*.deb and tempo-config check --machine /boot/tempo/partitions.cfg
+DEB_VERSION	:= 0.1+git$(GIT_REV)
+DEB		:= $(BUILD)/tempo_$(DEB_VERSION)_amd64.deb
+
+deb: $(DEB)	## Build the Debian package (build/tempo_VERSION_amd64.deb): /boot/tempo, 20_tempo, tempo-config
+
+$(DEB): $(HV_ELF) $(GUEST_ELFS) $(TEMPO_CONFIG) $(EFI_LOADER) $(DEMO_CFG) boot/mkdeb.sh \
+		$(wildcard boot/deb/*) boot/grub.d/20_tempo boot/grub.d/tempo.default README.md \
+		$(wildcard docs/*.md)
+	$(Q)rm -f $(BUILD)/tempo_*_amd64.deb
+	$(Q)boot/mkdeb.sh $@ $(DEB_VERSION) $(BUILD)/deb $(HV_ELF) $(TEMPO_CONFIG) $(EFI_LOADER) \
+		$(GUEST_ELFS)
 
 run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in QEMU/KVM with nested VMX (Intel hosts; CONFIG= picks the config)
 	$(if $(filter-out $(ISO),$(KVM_ISO)),$(KVM_MKISO))
