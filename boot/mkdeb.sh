@@ -25,7 +25,8 @@ install -m 644 "$hv" "$root/boot/tempo/tempo.elf"
 install -m 644 "$@" "$root/boot/tempo/"
 install -m 644 guests/demo.cfg "$root/boot/tempo/example.cfg"
 
-sed 's/^tempo_missing_ok=.*/tempo_missing_ok=true/' boot/grub.d/20_tempo > "$root/etc/grub.d/20_tempo"
+sed 's/^tempo_missing_ok=.*/tempo_missing_ok=true/' boot/grub.d/20_tempo \
+	> "$root/etc/grub.d/20_tempo"
 chmod 755 "$root/etc/grub.d/20_tempo"
 install -m 644 boot/grub.d/tempo.default "$root/etc/default/tempo"
 
@@ -40,7 +41,8 @@ gzip -9n "$root/$doc"/*.md
 install -m 644 "$deb/copyright" "$root/$doc/copyright"
 {
 	printf 'tempo (%s) unstable; urgency=medium\n\n' "$version"
-	printf '  * Built from git commit %s.\n\n' "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	printf '  * Built from git commit %s.\n\n' \
+		"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	printf ' -- Tempo developers <tempo-devel@lists.example.org>  %s\n' \
 		"$(git log -1 --format=%aD 2>/dev/null || date -R)"
 } | gzip -9n > "$root/$doc/changelog.gz"
@@ -50,8 +52,10 @@ install -m 644 "$deb/lintian-overrides" "$root/usr/share/lintian/overrides/tempo
 # The C library version tempo-config needs, as dpkg-shlibdeps works it out.
 mkdir -p "$stage/shlibs/debian"
 printf 'Source: tempo\n\nPackage: tempo\nArchitecture: amd64\n' > "$stage/shlibs/debian/control"
-depends=$(cd "$stage/shlibs" && dpkg-shlibdeps -O "$(readlink -f "../root/usr/sbin/tempo-config")" \
-	2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+# Without dpkg-dev (no dpkg-shlibdeps) the package says libc6 alone.
+depends=$(cd "$stage/shlibs" &&
+	dpkg-shlibdeps -O "$(readlink -f "../root/usr/sbin/tempo-config")" 2>/dev/null |
+	sed -n 's/^shlibs:Depends=//p') || true
 depends=${depends:-libc6}
 
 # /etc/grub.d/20_tempo is a conffile too (policy: every file in /etc), as

@@ -52,15 +52,17 @@ for f in boot/tempo/tempo.elf boot/tempo/hello-mb2.elf boot/tempo/hello-mb1.elf 
 	usr/share/doc/tempo/config.md.gz etc/default/tempo; do
 	grep -q " \./$f$" "$work/contents.txt" || why+="no /$f; "
 done
-grep -qx -- '-rwxr-xr-x ./etc/grub.d/20_tempo' "$work/contents.txt" || why+="no /etc/grub.d/20_tempo mode 755; "
-dpkg-deb --field "$deb" Package Architecture | tr '\n' ' ' | grep -q 'Package: tempo Architecture: amd64' ||
+grep -qx -- '-rwxr-xr-x ./etc/grub.d/20_tempo' "$work/contents.txt" ||
+	why+="no /etc/grub.d/20_tempo mode 755; "
+dpkg-deb --field "$deb" Package Architecture | tr '\n' ' ' |
+	grep -q 'Package: tempo Architecture: amd64' ||
 	why+="control: $(dpkg-deb --field "$deb" Package Architecture | tr '\n' ' '); "
 dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles > "$work/conffiles" 2>/dev/null
 [ "$(sort "$work/conffiles" | tr '\n' ' ')" = "/etc/default/tempo /etc/grub.d/20_tempo " ] ||
 	why+="conffiles: $(tr '\n' ' ' < "$work/conffiles"); "
 if [ -z "$why" ]; then pass deb_contents; else fail deb_contents "$why"; fi
 
-# ---- lintian: no errors or warnings (docs/install.md lists the rest) ----
+# ---- lintian: no errors or warnings (README, "Install on a server", lists the rest) ----
 if command -v lintian > /dev/null; then
 	lintian -I -E --pedantic "$deb" > "$work/lintian.txt" 2>&1
 	grep -E '^(E|W): ' "$work/lintian.txt" > "$work/lintian-ew.txt"
@@ -82,8 +84,12 @@ dpkg_root() {
 		--log=/dev/null "$@"
 }
 # files: every file under the root but dpkg's own database, sorted
-files() { (cd "$root" && find . -path ./var/lib/dpkg -prune -o -type f -print | sort | tr '\n' ' '); }
-status() { dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}' tempo 2>/dev/null; }
+files() {
+	(cd "$root" && find . -path ./var/lib/dpkg -prune -o -type f -print | sort | tr '\n' ' ')
+}
+status() {
+	dpkg-query --admindir="$root/var/lib/dpkg" -W -f='${db:Status-Abbrev}' tempo 2>/dev/null
+}
 
 if ! dpkg_root -i "$deb" > "$work/install.log" 2>&1; then
 	fail deb_install "dpkg -i: $(tail -n 5 "$work/install.log")"
@@ -93,14 +99,15 @@ why=""
 [ "$(status)" = "ii " ] || why+="status '$(status)', not ii; "
 cmp -s "$root/boot/tempo/example.cfg" "$root/boot/tempo/partitions.cfg" ||
 	why+="postinst did not install example.cfg as partitions.cfg; "
-cmp -s guests/demo.cfg "$root/boot/tempo/example.cfg" || why+="example.cfg is not guests/demo.cfg; "
+cmp -s guests/demo.cfg "$root/boot/tempo/example.cfg" ||
+	why+="example.cfg is not guests/demo.cfg; "
 [ -x "$root/usr/sbin/tempo-config" ] || why+="no executable /usr/sbin/tempo-config; "
 if [ -z "$why" ]; then pass deb_install; else fail deb_install "$why"; fi
 
 # ---- the installed tempo-config on the installed config, Bochs' machine ----
 tool=$root/usr/sbin/tempo-config
-"$tool" check --machine --sysroot tests/tools/machines/bochs-4cpu "$root/boot/tempo/partitions.cfg" \
-	> "$work/plan.txt" 2>&1
+"$tool" check --machine --sysroot tests/tools/machines/bochs-4cpu \
+	"$root/boot/tempo/partitions.cfg" > "$work/plan.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^plan: partition rt0: RAM ' "$work/plan.txt" &&
 	! grep -q '^note: no tempo.elf' "$work/plan.txt"; then
@@ -112,7 +119,8 @@ fi
 # ---- the installed 20_tempo on the installed files ----
 entry=$work/entry.txt
 if TEMPO_DEFAULTS="$root/etc/default/tempo" TEMPO_ROOT="$root/boot/tempo" \
-	TEMPO_CMDLINE="loglevel=3 exit=emu" "$root/etc/grub.d/20_tempo" > "$entry" 2> "$work/err.txt"; then
+	TEMPO_CMDLINE="loglevel=3 exit=emu" "$root/etc/grub.d/20_tempo" \
+	> "$entry" 2> "$work/err.txt"; then
 	why=""
 	for l in "multiboot2 /boot/tempo/tempo.elf loglevel=3 exit=emu" \
 		"module2 /boot/tempo/partitions.cfg partitions" \

@@ -49,10 +49,14 @@ expect() {
 	return 0
 }
 
-# has NAME TEXT: the last run printed the line TEXT (exactly)
+# has NAME TEXT...: the last run printed the line TEXT (the TEXTs joined, for
+# long lines)
 has() {
-	grep -qxF -- "$2" "$work/out.txt" && return 0
-	fail "$1" "no line '$2' in: $(grep -v '^machine: CPU' "$work/out.txt" | tr '\n' '|')"
+	local name=$1 line
+	shift
+	line=$(printf '%s' "$@")
+	grep -qxF -- "$line" "$work/out.txt" && return 0
+	fail "$name" "no line '$line' in: $(grep -v '^machine: CPU' "$work/out.txt" | tr '\n' '|')"
 	return 1
 }
 
@@ -82,7 +86,8 @@ for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	case $f in */bad-syntax.cfg | */bad-cpu.cfg) want=1 ;; esac
 	"$tool" check "${bochs[@]}" "$f" > "$work/out.txt" 2>&1
 	rc=$?
-	[ "$rc" -eq "$want" ] || why+="$f: status $rc, expected $want ($(tail -n 2 "$work/out.txt" | tr '\n' ' ')); "
+	[ "$rc" -eq "$want" ] ||
+		why+="$f: status $rc, expected $want ($(tail -n 2 "$work/out.txt" | tr '\n' ' ')); "
 done
 if [ -z "$why" ]; then pass repo_configs_bochs_4cpu; else fail repo_configs_bochs_4cpu "$why"; fi
 
@@ -100,12 +105,15 @@ elif expect bad_cpu 1 tests/emu/configs/bad-cpu.cfg "${bochs[@]}"; then
 fi
 
 if expect plan_bochs 0 guests/demo.cfg "${bochs[@]}" &&
-	has plan_bochs "machine: 4 CPUs enabled in the MADT; RAM 511 MiB below 4 GiB, 0 MiB above (not used by Tempo), from /sys/firmware/memmap" &&
+	has plan_bochs "machine: 4 CPUs enabled in the MADT; RAM 511 MiB below 4 GiB, " \
+		"0 MiB above (not used by Tempo), from /sys/firmware/memmap" &&
 	has plan_bochs "plan: CPU 0 (APIC id 0): hypervisor, drains the consoles" &&
 	has plan_bochs "plan: CPU 2 (APIC id 2): partition rt0 vCPU 1, timer direct" &&
 	has plan_bochs "plan: CPU 3 (APIC id 3): partition rt1 vCPU 0, timer direct" &&
-	has plan_bochs "plan: partition rt0: RAM 0x1d600000-0x1f5fffff (32 MiB, carved from the top of free RAM)" &&
-	has plan_bochs "plan: partition rt1: RAM 0x1b600000-0x1d5fffff (32 MiB, carved from the top of free RAM)"; then
+	has plan_bochs "plan: partition rt0: RAM 0x1d600000-0x1f5fffff " \
+		"(32 MiB, carved from the top of free RAM)" &&
+	has plan_bochs "plan: partition rt1: RAM 0x1b600000-0x1d5fffff " \
+		"(32 MiB, carved from the top of free RAM)"; then
 	pass plan_bochs
 fi
 
@@ -128,14 +136,17 @@ write_cfg() {
 }
 write_cfg "$work/split.cfg" a 1 16M b 33 16M
 if expect server_machine 0 "$work/split.cfg" "${srv[@]}" &&
-	has server_machine "machine: 64 CPUs enabled in the MADT; RAM 2032 MiB below 4 GiB, 389120 MiB above (not used by Tempo), from /sys/firmware/memmap" &&
+	has server_machine "machine: 64 CPUs enabled in the MADT; RAM 2032 MiB below 4 GiB, " \
+		"389120 MiB above (not used by Tempo), from /sys/firmware/memmap" &&
 	has server_machine "machine: CPU 0: APIC id 256, SMT siblings: 32" &&
 	has server_machine "machine: CPU 16: APIC id 512, SMT siblings: 48" &&
 	has server_machine "machine: CPU 63: APIC id 573, SMT siblings: 31" &&
 	has server_machine "plan: CPU 33 (APIC id 261): partition b vCPU 0, timer direct"; then
 	pass server_machine
 fi
-if has server_smt_split "warning: CPUs 1 and 33 are SMT siblings (one core) but CPU 1 is in 'a' and CPU 33 in 'b': each slows the other down; put them in one partition or leave one out"; then
+if has server_smt_split "warning: CPUs 1 and 33 are SMT siblings (one core) but CPU 1 is " \
+	"in 'a' and CPU 33 in 'b': each slows the other down; put them in one partition " \
+	"or leave one out"; then
 	pass server_smt_split
 fi
 write_cfg "$work/together.cfg" a 1,33 16M
@@ -150,11 +161,13 @@ fi
 # The boot's messages for what only the machine can tell.
 write_cfg "$work/big.cfg" a 1 1G b 2 1G
 expect server_memory 1 "$work/big.cfg" "${srv[@]}" &&
-	has server_memory "config: partitions:6: partition 'b': memory does not fit (2048 MiB asked for so far, 2021 MiB usable)" &&
+	has server_memory "config: partitions:6: partition 'b': memory does not fit " \
+		"(2048 MiB asked for so far, 2021 MiB usable)" &&
 	pass server_memory
 write_cfg "$work/hole.cfg" a 1 16M base=0x80000000
 expect server_base_hole 1 "$work/hole.cfg" "${srv[@]}" &&
-	has server_base_hole "partitions: partition 'a' (line 1): base 0x80000000 + 16 MiB is not free usable RAM" &&
+	has server_base_hole "partitions: partition 'a' (line 1): " \
+		"base 0x80000000 + 16 MiB is not free usable RAM" &&
 	pass server_base_hole
 write_cfg "$work/fixed.cfg" a 1 16M base=0x20000000
 expect server_base_free 0 "$work/fixed.cfg" "${srv[@]}" &&
@@ -162,7 +175,8 @@ expect server_base_free 0 "$work/fixed.cfg" "${srv[@]}" &&
 	pass server_base_free
 write_cfg "$work/shared.cfg" a 5 16M b 5 16M
 expect server_shared 1 "$work/shared.cfg" "${srv[@]}" &&
-	has server_shared "config: partitions:6: CPU 5 is given to both 'a' and 'b'; add a [schedule 5] section to share it" &&
+	has server_shared "config: partitions:6: CPU 5 is given to both 'a' and 'b'; " \
+		"add a [schedule 5] section to share it" &&
 	pass server_shared
 write_cfg "$work/cpu64.cfg" a 64 16M
 expect server_cpu64 1 "$work/cpu64.cfg" "${srv[@]}" &&
@@ -173,7 +187,8 @@ expect server_cpu64 1 "$work/cpu64.cfg" "${srv[@]}" &&
 mkdir -p "$work/img"
 cp "$BUILD"/guests/hello-mb2.elf "$work/img/"
 expect images_missing 1 guests/demo.cfg "${bochs[@]}" --images "$work/img" &&
-	has images_missing "config: partitions:13: image 'hello-mb1' not found among the boot modules (have: partitions, hello-mb2)" &&
+	has images_missing "config: partitions:13: image 'hello-mb1' not found among the boot " \
+		"modules (have: partitions, hello-mb2)" &&
 	pass images_missing
 
 # ---- create, then check, on every sample and on this machine ----
@@ -206,7 +221,8 @@ if grep -qx 'cpus = 1,33' "$work/create_server.cfg" &&
 	! grep -qE '^cpus = (.*,)?32(,|$)' "$work/create_server.cfg"; then
 	pass create_server_siblings
 else
-	fail create_server_siblings "expected cpus = 1,33 and CPU 0's sibling 32 left out: $(grep '^cpus' "$work/create_server.cfg" | tr '\n' ' ')"
+	fail create_server_siblings "expected cpus = 1,33 and CPU 0's sibling 32 left out:" \
+		"$(grep '^cpus' "$work/create_server.cfg" | tr '\n' ' ')"
 fi
 if [ -r /sys/firmware/acpi/tables/APIC ]; then
 	check_create create_this_machine
@@ -217,7 +233,8 @@ fi
 # ---- a machine it cannot read ----
 "$tool" check --machine --sysroot "$work/nowhere" guests/demo.cfg > "$work/out.txt" 2>&1
 rc=$?
-if [ $rc -eq 2 ] && grep -q "cannot read the MADT $work/nowhere/sys/firmware/acpi/tables/APIC" "$work/out.txt"; then
+if [ $rc -eq 2 ] &&
+	grep -q "cannot read the MADT $work/nowhere/sys/firmware/acpi/tables/APIC" "$work/out.txt"; then
 	pass no_machine
 else
 	fail no_machine "status $rc: $(cat "$work/out.txt")"
