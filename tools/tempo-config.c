@@ -176,7 +176,7 @@ static void read_madt(const struct options *o, struct machine *m)
 	uint8_t rsdp[36];
 	uint64_t madt_phys = FAKE_MADT;
 	uint32_t rsdp_len = sizeof(rsdp);
-	char err[160], warn[160];
+	char err[160], warn[512];
 
 	mem.madt = (const uint8_t *)read_all(path, MADT_MAX, &mem.madt_len);
 	if (!mem.madt)
@@ -198,9 +198,15 @@ static void read_madt(const struct options *o, struct machine *m)
 
 	if (acpi_parse(rsdp, sizeof(rsdp), &am, &m->acpi, err, sizeof(err), warn, sizeof(warn)))
 		fatal("%s: %s", path, err);
-	/* The MADT is all we serve: the HPET is never listed, so that warning is ours. */
-	if (warn[0] && !strstr(warn, "no HPET listed"))
-		printf("warning: %s: %s\n", path, warn);
+	/*
+	 * The parser's warnings, "; "-separated. The MADT is all we serve, so
+	 * "no HPET listed" is ours; the addresses are of our wrapper.
+	 */
+	for (char *w = strtok(warn, ";"); w; w = strtok(NULL, ";")) {
+		w += strspn(w, " ");
+		if (*w && !strstr(w, "no HPET listed"))
+			printf("warning: %s: %s\n", path, w);
+	}
 	if (!m->acpi.has_madt)
 		fatal("%s: not a usable MADT", path);
 }
@@ -249,30 +255,47 @@ static int linux_to_tempo(const struct machine *m, const int64_t *linux_apic, lo
 	return lc < (long)m->cpu_count ? (int)lc : -1;
 }
 
-/* A cpulist ("0-1,4") of Linux CPUs as a mask of Tempo indexes. */
-static uint64_t parse_cpulist(const struct machine *m, const int64_t *linux_apic, const char *s)
+/* One decimal CPU number of a cpulist at *@s, or -1; *@s moves past it. */
+static long cpulist_number(const char **s)
 {
-	uint64_t mask = 0;
+	long v = 0;
 
-	while (*s && *s != '\n') {
-		char *end;
-		long a = strtol(s, &end, 10), b = a;
+	if (**s < '0' || **s > '9')
+		return -1;
+	while (**s >= '0' && **s <= '9' && v < MAX_LINUX_CPUS)
+		v = v * 10 + (*(*s)++ - '0');
+	return v < MAX_LINUX_CPUS ? v : -1;
+}
 
-		if (end == s)
-			break;
-		if (*end == '-')
-			b = strtol(end + 1, &end, 10);
-		for (long c = a; c <= b && c < MAX_LINUX_CPUS; c++) {
+/*
+ * A cpulist ("0-1,4") of Linux CPUs as a mask of Tempo indexes; false if
+ * it is not one (then *@mask is left alone).
+ */
+static bool parse_cpulist(const struct machine *m, const int64_t *linux_apic, const char *s,
+			  uint64_t *mask)
+{
+	uint64_t got = 0;
+
+	do {
+		long a = cpulist_number(&s), b = a;
+
+		if (*s == '-') {
+			s++;
+			b = cpulist_number(&s);
+		}
+		if (a < 0 || b < a)
+			return false;
+		for (long c = a; c <= b; c++) {
 			int t = linux_to_tempo(m, linux_apic, c);
 
 			if (t >= 0)
-				mask |= 1ull << t;
+				got |= 1ull << t;
 		}
-		s = *end == ',' ? end + 1 : end;
-		if (*end != ',')
-			break;
-	}
-	return mask;
+	} while (*s == ',' && *++s);
+	if (*s && *s != '\n')
+		return false;
+	*mask |= got;
+	return true;
 }
 
 static void read_siblings(const struct options *o, struct machine *m, const int64_t *linux_apic)
@@ -301,8 +324,10 @@ static void read_siblings(const struct options *o, struct machine *m, const int6
 			free(text);
 			continue;
 		}
-		m->sibling_mask[t] |= parse_cpulist(m, linux_apic, text);
-		m->have_siblings = true;
+		if (parse_cpulist(m, linux_apic, text, &m->sibling_mask[t]))
+			m->have_siblings = true;
+		else
+			printf("warning: %s: not a CPU list, ignored\n", path);
 		free(text);
 	}
 	closedir(d);
@@ -361,12 +386,16 @@ static void add_ram(struct machine *m, uint64_t base, uint64_t end)
 
 static uint64_t read_hex_file(const char *path, bool *ok)
 {
-	char *text = read_all(path, 64, NULL);
+	char *text = read_all(path, 64, NULL), *end = NULL;
 	uint64_t v = 0;
 
-	*ok = text != NULL;
-	if (text)
-		v = strtoull(text, NULL, 16);
+	if (text) {
+		errno = 0;
+		v = strtoull(text, &end, 16);
+	}
+	*ok = text && end != text && !errno && (*end == '\n' || !*end);
+	if (text && !*ok)
+		printf("warning: %s: not a hexadecimal address, entry ignored\n", path);
 	free(text);
 	return v;
 }
@@ -774,10 +803,10 @@ static int cmd_check(struct options *o)
 
 	if (!o->file)
 		die_usage();
-	/* One byte more than the boot takes, so config_parse gives its own message. */
-	text = read_all(o->file, CONFIG_MAX_TEXT + 1, &len);
+	/* More than the boot takes, so that config_parse gives its own message. */
+	text = read_all(o->file, 64 << 20, &len);
 	if (!text && errno == EFBIG)
-		fatal("%s: more than %u bytes", o->file, CONFIG_MAX_TEXT + 1);
+		fatal("%s: more than 64 MiB", o->file);
 	if (!text)
 		fatal("cannot read %s: %s", o->file, strerror(errno));
 	if (o->machine) {
@@ -847,10 +876,13 @@ static int cmd_create(const struct options *o)
 		       parts, c, m.apic_id[c], list, size, o->image, parts);
 		parts++;
 	}
-	if (left_out)
-		printf("\n# %u more CPUs are left to the hypervisor: at most %d partitions, "
-		       "%s each,\n# fit (%llu MiB free below 4 GiB).\n", left_out,
-		       CONFIG_MAX_PARTITIONS, size, (unsigned long long)(free_bytes >> 20));
+	if (left_out && parts >= CONFIG_MAX_PARTITIONS)
+		printf("\n# %u more CPU(s) stay with the hypervisor: a config has at most %d "
+		       "partitions.\n", left_out, CONFIG_MAX_PARTITIONS);
+	else if (left_out)
+		printf("\n# %u more CPU(s) stay with the hypervisor: %u partitions of %s fill the "
+		       "%llu MiB free\n# below 4 GiB (less --memory gives more).\n", left_out,
+		       parts, size, (unsigned long long)(free_bytes >> 20));
 	if (!parts) {
 		fprintf(stderr, "tempo-config: no core is left for a partition once CPU 0 and its "
 			"siblings are kept for the console\n");

@@ -230,6 +230,42 @@ else
 	skip create_this_machine "/sys/firmware/acpi/tables/APIC is not readable (root only)"
 fi
 
+# ---- malformed input: the parsers' own checks, no crash ----
+bad=$work/bad
+cp -r "$machines/bochs-4cpu" "$bad"
+madt=$bad/sys/firmware/acpi/tables/APIC
+printf '\x00' | dd of="$madt" bs=1 seek=9 conv=notrunc 2>/dev/null	# the checksum byte
+if expect bad_madt_checksum 2 guests/demo.cfg --machine --sysroot "$bad"; then
+	if grep -q "^warning: $madt: ACPI: XSDT entry 0: table MADT (APIC) at 0x2000: checksum 0x" \
+		"$work/out.txt" && grep -q "not a usable MADT" "$work/out.txt"; then
+		pass bad_madt_checksum
+	else
+		fail bad_madt_checksum "$(tr '\n' '|' < "$work/out.txt")"
+	fi
+fi
+head -c 50 "$machines/bochs-4cpu/sys/firmware/acpi/tables/APIC" > "$madt"
+if expect bad_madt_short 2 guests/demo.cfg --machine --sysroot "$bad"; then
+	if grep -q "not a usable MADT" "$work/out.txt"; then
+		pass bad_madt_short
+	else
+		fail bad_madt_short "$(tr '\n' '|' < "$work/out.txt")"
+	fi
+fi
+cp "$machines/bochs-4cpu/sys/firmware/acpi/tables/APIC" "$madt"
+echo '3-1' > "$bad/sys/devices/system/cpu/cpu1/topology/thread_siblings_list"
+echo 'x' > "$bad/sys/firmware/memmap/3/end"
+expect bad_sysfs 1 guests/demo.cfg --machine --sysroot "$bad" &&
+	has bad_sysfs "warning: $bad/sys/devices/system/cpu/cpu1/topology/thread_siblings_list: " \
+		"not a CPU list, ignored" &&
+	has bad_sysfs "warning: $bad/sys/firmware/memmap/3/end: not a hexadecimal address, " \
+		"entry ignored" &&
+	has bad_sysfs "config: partitions:6: partition 'rt0': memory does not fit " \
+		"(32 MiB asked for so far, 0 MiB usable)" && pass bad_sysfs
+head -c 70000 /dev/zero > "$work/big.cfg"
+expect config_too_big 1 "$work/big.cfg" &&
+	has config_too_big "config: partitions:0: config is 70000 bytes, more than the 65536 allowed" &&
+	pass config_too_big
+
 # ---- a machine it cannot read ----
 "$tool" check --machine --sysroot "$work/nowhere" guests/demo.cfg > "$work/out.txt" 2>&1
 rc=$?
