@@ -223,11 +223,12 @@ DEB		:= $(BUILD)/tempo_$(DEB_VERSION)_amd64.deb
 
 deb: $(DEB)	## Build the Debian package (build/tempo_VERSION_amd64.deb): /boot/tempo, 20_tempo, tempo-config
 
-$(DEB): $(HV_ELF) $(GUEST_ELFS) $(TEMPO_CONFIG) $(EFI_LOADER) $(DEMO_CFG) boot/mkdeb.sh \
+# $(BUILD)/BOOTX64.EFI is $(EFI_LOADER), which is defined further down.
+$(DEB): $(HV_ELF) $(GUEST_ELFS) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI $(DEMO_CFG) boot/mkdeb.sh \
 		$(wildcard boot/deb/*) boot/grub.d/20_tempo boot/grub.d/tempo.default README.md \
 		$(wildcard docs/*.md)
 	$(Q)rm -f $(BUILD)/tempo_*_amd64.deb
-	$(Q)boot/mkdeb.sh $@ $(DEB_VERSION) $(BUILD)/deb $(HV_ELF) $(TEMPO_CONFIG) $(EFI_LOADER) \
+	$(Q)boot/mkdeb.sh $@ $(DEB_VERSION) $(BUILD)/deb $(HV_ELF) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI \
 		$(GUEST_ELFS)
 
 run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in QEMU/KVM with nested VMX (Intel hosts; CONFIG= picks the config)

@@ -23,8 +23,9 @@ pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; failed=1; }
 skip() { echo "SKIP $1: $2"; }
 
-if ! make -s tempo-config BUILD="$BUILD" > "$work/build.log" 2>&1; then
-	fail build "make tempo-config: $(tail -n 5 "$work/build.log")"
+# the guests too: the --images tests use them
+if ! make -s tempo-config guests BUILD="$BUILD" > "$work/build.log" 2>&1; then
+	fail build "make tempo-config guests: $(tail -n 5 "$work/build.log")"
 	exit 1
 fi
 
