@@ -156,7 +156,8 @@ run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions,
 
 # tempo-config: the config parser and checks the boot runs, compiled for the
 # host from the same sources as tests/unit (-DTEMPO_HOST), no copies.
-TOOL_SRCS	:= tools/tempo-config.c hv/config.c hv/memplan.c drivers/acpi.c hv/fmt.c hv/lib.c
+TOOL_SRCS	:= tools/tempo-config.c hv/config.c hv/memplan.c drivers/acpi.c hv/elf.c \
+		   hv/bzimage.c hv/fmt.c hv/lib.c
 TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
 # Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.
 TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP \

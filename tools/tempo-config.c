@@ -15,7 +15,9 @@
  * (/proc/cpuinfo). --sysroot DIR reads DIR/sys/... and DIR/proc/... instead,
  * so saved samples of other machines can be checked.
  *
- * Every error is the line the boot would print, without its "ERROR: ".
+ * With --images DIR the images are checked as partitions_build loads them
+ * (hv/elf.c, hv/bzimage.c). Every error is the line the boot would print,
+ * without its "ERROR: ".
  * Exit status: 0 accepted, 1 refused, 2 usage or the machine unreadable.
  */
 #include <dirent.h>
@@ -31,8 +33,11 @@
 #include <sys/stat.h>
 
 #include "drivers/acpi.h"
+#include "hv/bzimage.h"
 #include "hv/config.h"
+#include "hv/elf.h"
 #include "hv/fmt.h"
+#include "hv/guest_boot.h"
 #include "hv/lib.h"
 #include "hv/memplan.h"
 
@@ -564,18 +569,32 @@ static void print_machine(const struct machine *m)
 struct module_set {
 	uint32_t count;
 	char names[16][CONFIG_NAME_LEN];
+	char paths[16][4096];		/* empty: not read from a file */
+	uint64_t sizes[16];
 	uint64_t bytes;
 };
 
-static void add_module(struct module_set *s, const char *name, uint64_t bytes)
+static void add_module(struct module_set *s, const char *name, const char *path, uint64_t bytes)
 {
 	for (uint32_t i = 0; i < s->count; i++)
 		if (!strcmp(s->names[i], name))
 			return;
 	if (s->count < ARRAY_SIZE(s->names)) {
+		snprintf(s->paths[s->count], sizeof(s->paths[0]), "%s", path);
+		s->sizes[s->count] = bytes;
 		snprintf(s->names[s->count++], CONFIG_NAME_LEN, "%s", name);
 		s->bytes += ALIGN_UP(bytes, PAGE);
 	}
+}
+
+static const char *module_path(const struct module_set *s, const char *name, uint64_t *size)
+{
+	for (uint32_t i = 0; i < s->count; i++)
+		if (!strcmp(s->names[i], name)) {
+			*size = s->sizes[i];
+			return s->paths[i];
+		}
+	return "";
 }
 
 /*
@@ -587,7 +606,7 @@ static void collect_modules(const struct options *o, const struct hv_config *cfg
 			    struct module_set *s)
 {
 	memset(s, 0, sizeof(*s));
-	add_module(s, "partitions", o->file ? file_size(o->file) : 0);
+	add_module(s, "partitions", "", o->file ? file_size(o->file) : 0);
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *p = &cfg->partitions[i];
 
@@ -597,7 +616,7 @@ static void collect_modules(const struct options *o, const struct hv_config *cfg
 			uint64_t size;
 
 			if (!o->images) {
-				add_module(s, name, 0);
+				add_module(s, name, "", 0);
 				continue;
 			}
 			snprintf(path, sizeof(path), "%s/%s.elf", o->images, name);
@@ -607,7 +626,7 @@ static void collect_modules(const struct options *o, const struct hv_config *cfg
 				size = file_size(path);
 			}
 			if (size)
-				add_module(s, name, size);
+				add_module(s, name, path, size);
 		}
 	}
 }
@@ -651,8 +670,100 @@ static int warn_siblings(const struct machine *m, const struct hv_config *cfg)
 	return n;
 }
 
-/* hv/partition.c's partitions_build memory step; its messages. */
-static int place_partitions(struct machine *m, const struct hv_config *cfg, uint64_t *hpa)
+/* The boot protocol's "HdrS" at 0x202 marks a Linux kernel (bzImage). */
+static bool is_bzimage(const uint8_t *img, size_t len)
+{
+	return len >= 0x206 && rd32(img + 0x202) == 0x53726448u;
+}
+
+/*
+ * hv/partition.c's load_linux checks, before it copies anything. This and
+ * check_multiboot return 0, or the length of the message put in @err.
+ */
+static int check_linux(const struct partition_config *pc, const struct module_set *mods,
+		       const uint8_t *img, size_t len, char *err, size_t errlen)
+{
+	struct linux_plan plan;
+	uint64_t initrd_size = 0;
+	char why[160];
+
+	if (pc->module_count == 0)
+		return fmt_snprintf(err, errlen, "partition '%s' (line %u): image '%s' is a Linux "
+				    "kernel and needs an initrd (modules = NAME): Tempo gives "
+				    "guests no disk", pc->name, pc->line, pc->image);
+	if (pc->module_count > 1)
+		return fmt_snprintf(err, errlen, "partition '%s' (line %u): a Linux partition "
+				    "takes one module (its initrd), not %u", pc->name, pc->line,
+				    pc->module_count);
+	module_path(mods, pc->modules[0], &initrd_size);
+	if (linux_plan_load(img, len, pc->memory_bytes, initrd_size, &plan, why, sizeof(why)))
+		return fmt_snprintf(err, errlen, "image '%s': not a bootable Linux kernel: %s",
+				    pc->image, why);
+	return 0;
+}
+
+/* hv/partition.c's load_image and the module placement after it. */
+static int check_multiboot(const struct partition_config *pc, const struct module_set *mods,
+			   const uint8_t *img, size_t len, char *err, size_t errlen)
+{
+	struct mb_header_info mb;
+	struct elf_plan plan;
+	uint64_t next;
+	char why[120];
+
+	if (mb_find_header(img, len, &mb, why, sizeof(why)))
+		return fmt_snprintf(err, errlen, "image '%s': %s", pc->image, why);
+	if (mb.has_entry_override)
+		return fmt_snprintf(err, errlen, "image '%s': multiboot address/entry tags are not "
+				    "supported; link it as a plain ELF", pc->image);
+	if (elf_plan_load(img, len, GUEST_HIGH_START, pc->memory_bytes, &plan, why, sizeof(why)))
+		return fmt_snprintf(err, errlen, "image '%s': %s", pc->image, why);
+	next = ALIGN_UP(plan.highest, PAGE);
+	for (uint32_t i = 0; i < pc->module_count; i++) {
+		uint64_t size = 0;
+
+		module_path(mods, pc->modules[i], &size);
+		if (next > pc->memory_bytes || size > pc->memory_bytes - next)
+			return fmt_snprintf(err, errlen, "module '%s' (%lu bytes) does not fit in "
+					    "the partition's memory after the image",
+					    pc->modules[i], size);
+		next = ALIGN_UP(next + size, PAGE);
+	}
+	return 0;
+}
+
+/*
+ * With --images: partition @pc's image as the boot would load it. Returns 0,
+ * or -1 having printed the boot's line.
+ */
+static int check_image(const struct partition_config *pc, const struct module_set *mods)
+{
+	uint64_t size = 0;
+	const char *path = module_path(mods, pc->image, &size);
+	char err[256];
+	size_t len;
+	uint8_t *img;
+	int bad;
+
+	if (!path[0])
+		return 0;
+	img = (uint8_t *)read_all(path, 256 << 20, &len);
+	if (!img)
+		fatal("cannot read %s: %s", path, strerror(errno));
+	bad = is_bzimage(img, len) ? check_linux(pc, mods, img, len, err, sizeof(err))
+				   : check_multiboot(pc, mods, img, len, err, sizeof(err));
+	free(img);
+	if (bad)
+		printf("partitions: %s\n", err);
+	return bad ? -1 : 0;
+}
+
+/*
+ * hv/partition.c's partitions_build, partition by partition: the RAM, then
+ * the image; its messages.
+ */
+static int place_partitions(struct machine *m, const struct hv_config *cfg,
+			    const struct module_set *mods, uint64_t *hpa)
 {
 	char err[192];
 
@@ -661,15 +772,21 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg, uint
 
 		if (pc->base) {
 			hpa[i] = pc->base;
-			if (memplan_take(&m->plan, pc->base, pc->memory_bytes))
+			if (memplan_take(&m->plan, pc->base, pc->memory_bytes)) {
+				if (check_image(pc, mods))
+					return -1;
 				continue;
+			}
 			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): base 0x%lx + "
 				     "%lu MiB is not free usable RAM", pc->name, pc->line,
 				     pc->base, pc->memory_bytes >> 20);
 		} else {
 			hpa[i] = memplan_alloc(&m->plan, pc->memory_bytes, 2 * MIB);
-			if (hpa[i])
+			if (hpa[i]) {
+				if (check_image(pc, mods))
+					return -1;
 				continue;
+			}
 			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): no %lu MiB of "
 				     "free RAM below 4 GiB (%lu MiB left)", pc->name, pc->line,
 				     pc->memory_bytes >> 20, memplan_free_bytes(&m->plan) >> 20);
@@ -767,9 +884,13 @@ static int check_config(const struct options *o, const char *text, size_t len,
 		printf("config: partitions:%u: %s\n", e.line, e.msg);
 		return 1;
 	}
-	if (!m)
+	if (!m) {
+		for (uint32_t i = 0; i < cfg.partition_count; i++)
+			if (check_image(&cfg.partitions[i], &mods))
+				return 1;
 		return 0;
-	if (place_partitions(m, &cfg, hpa))
+	}
+	if (place_partitions(m, &cfg, &mods, hpa))
 		return 1;
 	warn_siblings(m, &cfg);
 	print_plan(m, &cfg, hpa);

@@ -192,6 +192,48 @@ expect images_missing 1 guests/demo.cfg "${bochs[@]}" --images "$work/img" &&
 		"modules (have: partitions, hello-mb2)" &&
 	pass images_missing
 
+# Images checked as the boot loads them, with the boot's lines. The Linux
+# tests' refusals (tests/emu/linux.sh) with a stand-in bzImage: the "HdrS"
+# signature and nothing else, which is also cut short.
+# linux_line TEST: the pattern test_TEST in tests/emu/linux.sh expects
+linux_line() {
+	# shellcheck disable=SC2016  # the $1 is linux.sh's text, not ours
+	sed -n "/^test_$1()/,/^}/p" tests/emu/linux.sh |
+		sed -n 's/.*need "$1" "^ERROR: \([^"]*\)".*/\1/p' | head -n 1
+}
+head -c 4096 /dev/zero > "$work/img/linux"
+printf 'HdrS' | dd of="$work/img/linux" bs=1 seek=514 conv=notrunc 2>/dev/null
+echo initrd > "$work/img/initrd"
+cp "$BUILD"/guests/rtbench-mb2.elf "$work/img/"
+for t in linux_no_initrd:linux-noinitrd linux_corrupt_kernel:linux-corrupt; do
+	name=${t%%:*}
+	pat=$(linux_line "$name")
+	if [ -z "$pat" ]; then
+		fail "image_$name" "no ERROR pattern in tests/emu/linux.sh test_$name"
+	elif expect "image_$name" 1 "tests/emu/configs/${t#*:}.cfg" "${bochs[@]}" \
+		--images "$work/img"; then
+		if grep -qE "^$pat" "$work/out.txt"; then
+			pass "image_$name"
+		else
+			fail "image_$name" "no line matching '^$pat' in: $(grep -v '^machine' "$work/out.txt")"
+		fi
+	fi
+done
+head -c 40000 /dev/zero > "$work/img/garbage"
+printf '[partition g]\ncpus = 1\nmemory = 16M\nimage = garbage\n' > "$work/garbage.cfg"
+expect image_not_multiboot 1 "$work/garbage.cfg" --images "$work/img" &&
+	has image_not_multiboot "partitions: image 'garbage': no multiboot header in the first 32 KiB" &&
+	pass image_not_multiboot
+printf '[partition g]\ncpus = 1\nmemory = 2M\nimage = rtbench-mb2\n' > "$work/small.cfg"
+if expect image_too_big 1 "$work/small.cfg" --images "$work/img"; then
+	if grep -q "^partitions: image 'rtbench-mb2': ELF: segment 0: .* exceeds the partition's 2 MiB$" \
+		"$work/out.txt"; then
+		pass image_too_big
+	else
+		fail image_too_big "$(tr '\n' '|' < "$work/out.txt")"
+	fi
+fi
+
 # ---- create, then check, on every sample and on this machine ----
 check_create() {
 	local name=$1 n
