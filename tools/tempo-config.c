@@ -975,35 +975,41 @@ static int cmd_create(const struct options *o)
 	       "[hypervisor]\ntick_us = 1000\t\t\t# host tick; 0 = tickless\n",
 	       m.madt_enabled, (unsigned long long)(m.ram_low >> 20), m.apic_id[0]);
 	for (uint32_t c = 1; c < m.cpu_count; c++) {
-		uint64_t core = m.sibling_mask[c] & ~taken;
+		uint64_t core = m.sibling_mask[c] & ~taken, hpa = 0;
 		char list[256] = "";
 		size_t n = 0;
 
 		if (!(core & (1ull << c)))
 			continue;
 		taken |= core;
-		if (parts >= CONFIG_MAX_PARTITIONS || (parts + 1) * o->memory > free_bytes) {
+		/* Where the boot will carve it: the plan check --machine prints. */
+		if (parts < CONFIG_MAX_PARTITIONS)
+			hpa = memplan_alloc(&m.plan, o->memory, 2 * MIB);
+		if (!hpa) {
 			left_out += __builtin_popcountll(core);
 			continue;
 		}
 		for (uint32_t j = c; j < m.cpu_count; j++)
 			if (core & (1ull << j))
 				n += snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", j);
-		printf("\n[partition rt%u]\t\t\t# core of CPU %u (APIC id %u)\n"
-		       "cpus = %s\nmemory = %s\t\t\t# carved from free RAM below 4 GiB\n"
-		       "image = %s\n"
-		       "cmdline = \"workload=random count=100000 interval_us=100 label=rt%u\"\n"
-		       "timer = direct\t\t\t# a dedicated core: the guest owns its TSC deadline\n",
-		       parts, c, m.apic_id[c], list, size, o->image, parts);
+		printf("\n[partition rt%u]\t\t\t# the core of CPU %u (APIC id %u)\n"
+		       "cpus = %s\nmemory = %s\t\t\t# Tempo carves it from free RAM: "
+		       "0x%llx here\nimage = %s\n", parts, c, m.apic_id[c], list, size,
+		       (unsigned long long)hpa, o->image);
+		if (!strcmp(o->image, "rtbench-mb2"))
+			printf("# the latency guest: 100,000 timer events (about 10 s), its figures, "
+			       "then it ends\ncmdline = \"workload=random count=100000 "
+			       "interval_us=100 label=rt%u\"\n", parts);
+		printf("timer = direct\t\t\t# a dedicated core: the guest owns its TSC deadline\n");
 		parts++;
 	}
 	if (left_out && parts >= CONFIG_MAX_PARTITIONS)
 		printf("\n# %u more CPU(s) stay with the hypervisor: a config has at most %d "
 		       "partitions.\n", left_out, CONFIG_MAX_PARTITIONS);
 	else if (left_out)
-		printf("\n# %u more CPU(s) stay with the hypervisor: %u partitions of %s fill the "
-		       "%llu MiB free\n# below 4 GiB (less --memory gives more).\n", left_out,
-		       parts, size, (unsigned long long)(free_bytes >> 20));
+		printf("\n# %u more CPU(s) stay with the hypervisor: %u partitions of %s are what "
+		       "fits in the\n# %llu MiB free below 4 GiB (less --memory gives more).\n",
+		       left_out, parts, size, (unsigned long long)(free_bytes >> 20));
 	if (!parts) {
 		fprintf(stderr, "tempo-config: no core is left for a partition once CPU 0 and its "
 			"siblings are kept for the console\n");

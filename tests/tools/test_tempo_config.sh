@@ -247,6 +247,12 @@ check_create() {
 		fail "$name" "check warns: $(grep '^warning' "$work/out.txt" | head -n 2)"
 		return
 	fi
+	# the address create announces is the one check plans
+	if [ "$(sed -n 's/.*carves it from free RAM: \(0x[0-9a-f]*\) here$/\1/p' "$work/$name.cfg")" != \
+		"$(sed -n 's/^plan: partition rt[0-9]*: RAM \(0x[0-9a-f]*\)-.*/\1/p' "$work/out.txt")" ]; then
+		fail "$name" "the addresses in the created config are not check's plan"
+		return
+	fi
 	n=$(grep -c '^\[partition ' "$work/$name.cfg")
 	echo "$name: $n partitions" > "$work/$name.count"
 	if grep -q '^cpus = 0$\|^cpus = 0,' "$work/$name.cfg"; then
