@@ -21,7 +21,6 @@
  * Exit status: 0 accepted, 1 refused, 2 usage or the machine unreadable.
  */
 #include <dirent.h>
-#include <elf.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -453,7 +452,7 @@ static bool read_iomem(const struct options *o, struct machine *m)
 		if (line[0] == ' ' || sscanf(line, "%llx-%llx : %63[^\n]", &a, &b, name) != 3)
 			continue;
 		if (!strcmp(name, "System RAM") && b > a) {
-			add_ram(m, a, b + 1);
+			add_ram(m, a, b == UINT64_MAX ? b : b + 1);
 			any = true;
 		}
 	}
@@ -461,35 +460,23 @@ static bool read_iomem(const struct options *o, struct machine *m)
 	return any;
 }
 
-/* The bytes an ELF's PT_LOAD segments span from their lowest address; 0 if not an ELF64. */
+/*
+ * The bytes tempo.elf's PT_LOAD segments span, through the loader's own ELF
+ * checks (hv/elf.c); 0 if it is not a loadable ELF.
+ */
 static uint64_t elf_span(const char *path)
 {
 	size_t len;
-	char *buf = read_all(path, 64 << 20, &len);
-	uint64_t lo = UINT64_MAX, hi = 0;
-	Elf64_Ehdr eh;
+	char *buf = read_all(path, 64 << 20, &len), why[120];
+	static struct elf_plan plan;
+	uint64_t span = 0;
 
 	if (!buf)
 		return 0;
-	if (len < sizeof(eh) || memcmp(buf, ELFMAG, SELFMAG) || buf[EI_CLASS] != ELFCLASS64) {
-		free(buf);
-		return 0;
-	}
-	memcpy(&eh, buf, sizeof(eh));
-	for (uint32_t i = 0; i < eh.e_phnum; i++) {
-		uint64_t off = eh.e_phoff + (uint64_t)i * sizeof(Elf64_Phdr);
-		Elf64_Phdr ph;
-
-		if (eh.e_phentsize != sizeof(ph) || off > len || len - off < sizeof(ph))
-			break;
-		memcpy(&ph, buf + off, sizeof(ph));
-		if (ph.p_type != PT_LOAD || ph.p_memsz > UINT64_MAX - ph.p_paddr)
-			continue;
-		lo = MIN(lo, ph.p_paddr);
-		hi = MAX(hi, ph.p_paddr + ph.p_memsz);
-	}
+	if (!elf_plan_load(buf, len, 0, IDENTITY_MAP_LIMIT, &plan, why, sizeof(why)))
+		span = plan.highest - plan.lowest;
 	free(buf);
-	return hi > lo ? hi - lo : 0;
+	return span;
 }
 
 static uint64_t file_size(const char *path)
