@@ -145,7 +145,8 @@ fi
 
 if [ "$what" = all ] || [ "$what" = tools ]; then
 	echo "== tempo-config and the Debian package"
-	for t in tests/tools/test_tempo_config.sh tests/tools/test_deb.sh; do
+	for t in tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh \
+		tests/tools/test_deb.sh; do
 		start=$SECONDS
 		out=$(BUILD="$BUILD" "$t" 2>&1)
 		rc=$?
