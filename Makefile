@@ -48,6 +48,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
+.PHONY: tempo-config deb run-hello
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -124,9 +125,58 @@ test-images: $(ISO) $(TEST_ISOS)
 deps:	## Install the Debian packages Tempo needs (only those missing)
 	@tests/tools/deps.sh
 
-run: deps $(ISO)	## Boot the demo in Bochs (4 CPUs): two partitions, their output
+# make run: the latency guest in direct mode beside the same guest in emulated
+# mode (guests/rtdemo.cfg), then rtbench bare metal with the same workload,
+# and a table of the three (boot/rtdemo-table.sh).
+RTDEMO_CFG	:= guests/rtdemo.cfg
+RTDEMO_ISO	:= $(BUILD)/tempo-rtdemo.iso
+RTDEMO_BARE_ISO	:= $(BUILD)/rtdemo-bare.iso
+# the bare run gets rt-direct's workload, so the rows compare like with like
+RTDEMO_WORKLOAD	:= $(shell sed -n 's/^cmdline = "\(.*\) label=direct"/\1/p' $(RTDEMO_CFG))
+
+$(RTDEMO_ISO): $(HV_ELF) $(RTBENCH_MB2) boot/mkiso.sh $(RTDEMO_CFG)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(ISO_CMDLINE)" $(RTDEMO_CFG):partitions \
+		$(RTBENCH_MB2):rtbench-mb2
+
+$(RTDEMO_BARE_ISO): $(RTBENCH_MB2) boot/mkiso.sh $(RTDEMO_CFG)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(RTBENCH_MB2) "exit=emu $(RTDEMO_WORKLOAD) label=bare"
+
+run: deps $(RTDEMO_ISO) $(RTDEMO_BARE_ISO)	## Boot the latency demo in Bochs: direct vs emulated timer, then bare metal, and a table
+	tests/emu/run.sh --emu bochs --cpus 3 --model $(BOCHS_MODEL) \
+		--iso $(RTDEMO_ISO) --timeout 300 --out $(BUILD)/run --show
+	@echo "== the same workload bare metal (rtbench alone, no Tempo)"
+	@tests/emu/run.sh --emu bochs --cpus 1 --model $(BOCHS_MODEL) \
+		--iso $(RTDEMO_BARE_ISO) --timeout 120 --out $(BUILD)/run-bare
+	@boot/rtdemo-table.sh $(BUILD)/run/serial.txt $(BUILD)/run-bare/serial.txt
+
+run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions, their output, exit counts
 	tests/emu/run.sh --emu bochs --cpus $(BOCHS_CPUS) --model $(BOCHS_MODEL) \
 		--iso $(ISO) --timeout 120 --show
+
+# tempo-config: the config parser and checks the boot runs, compiled for the
+# host from the same sources as tests/unit (-DTEMPO_HOST), no copies.
+TOOL_SRCS	:= tools/tempo-config.c hv/config.c hv/memplan.c drivers/acpi.c hv/elf.c \
+		   hv/bzimage.c hv/fmt.c hv/lib.c
+TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
+# Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.
+TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP \
+		   -fstack-protector-strong -D_FORTIFY_SOURCE=2
+TOOL_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now
+TEMPO_CONFIG	:= $(BUILD)/tempo-config
+
+tempo-config: $(TEMPO_CONFIG)	## Build the host tool that checks a config against this machine (build/tempo-config)
+
+$(BUILD)/host/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  HOSTCC  $<")
+	$(Q)$(CC) $(TOOL_CFLAGS) -c $< -o $@
+
+$(TEMPO_CONFIG): $(TOOL_OBJS)
+	$(Q)$(CC) $(TOOL_LDFLAGS) $(TOOL_OBJS) -o $@
+
+-include $(TOOL_OBJS:.o=.d)
 
 unit:	## Host unit tests (cmocka, ASan+UBSan)
 	$(MAKE) -C tests/unit run BUILD=$(abspath $(BUILD))
@@ -167,6 +217,21 @@ install: $(HV_ELF) $(GUEST_ELFS) $(CONFIG)	## Install Tempo, the guests and CONF
 		"$(DESTDIR)/etc/grub.d/20_tempo" >/dev/null || \
 		echo "install: warning: copy what is missing into $(DESTDIR)$(PREFIX) before update-grub"
 	@$(if $(DESTDIR),,echo "install: done; run update-grub (or grub-mkconfig -o /boot/grub/grub.cfg)")
+
+# make deb: build/tempo_VERSION_amd64.deb (boot/mkdeb.sh, dpkg-deb); then
+# dpkg -i build/tempo_*.deb and tempo-config check --machine /boot/tempo/partitions.cfg
+DEB_VERSION	:= 0.1+git$(GIT_REV)
+DEB		:= $(BUILD)/tempo_$(DEB_VERSION)_amd64.deb
+
+deb: $(DEB)	## Build the Debian package (build/tempo_VERSION_amd64.deb): /boot/tempo, 20_tempo, tempo-config
+
+# $(BUILD)/BOOTX64.EFI is $(EFI_LOADER), which is defined further down.
+$(DEB): $(HV_ELF) $(GUEST_ELFS) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI $(DEMO_CFG) boot/mkdeb.sh \
+		$(wildcard boot/deb/*) boot/grub.d/20_tempo boot/grub.d/tempo.default README.md \
+		$(wildcard docs/*.md)
+	$(Q)rm -f $(BUILD)/tempo_*_amd64.deb
+	$(Q)boot/mkdeb.sh $@ $(DEB_VERSION) $(BUILD)/deb $(HV_ELF) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI \
+		$(GUEST_ELFS)
 
 run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in QEMU/KVM with nested VMX (Intel hosts; CONFIG= picks the config)
 	$(if $(filter-out $(ISO),$(KVM_ISO)),$(KVM_MKISO))

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [unit|fuzz|emu|attack|guestfuzz|linux|grub] [NAME_FILTER]
+#   tests/run_tests.sh [unit|fuzz|emu|attack|guestfuzz|linux|grub|tools] [NAME_FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -163,6 +163,25 @@ if [ "$what" = all ] || [ "$what" = grub ]; then
 			failures+=("$t")
 			echo "$out" | tail -n 20
 		fi
+	done
+fi
+
+if [ "$what" = all ] || [ "$what" = tools ]; then
+	echo "== tempo-config and the Debian package"
+	for t in tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh \
+		tests/tools/test_deb.sh; do
+		start=$SECONDS
+		out=$(BUILD="$BUILD" "$t" 2>&1)
+		rc=$?
+		ok=$(echo "$out" | grep -c '^PASS ')
+		bad=$(echo "$out" | grep -c '^FAIL ')
+		[ "$rc" -ne 0 ] && [ "$bad" -eq 0 ] && bad=1
+		passed=$((passed + ok))
+		failed=$((failed + bad))
+		[ "$bad" -gt 0 ] && failures+=("$t")
+		echo "$out" | grep -E '^(PASS|FAIL|SKIP) ' | sed 's/^/  /'
+		[ "$rc" -ne 0 ] && echo "$out" | grep -vE '^(PASS|FAIL|SKIP) ' | tail -n 10
+		echo "  $t: $ok passed, $bad failed ($((SECONDS - start))s)"
 	done
 fi
 

@@ -11,6 +11,7 @@ packages=(
 	bochs bochsbios vgabios bochs-term	# VMX emulation
 	qemu-system-x86 ovmf			# BIOS/UEFI boot paths
 	gnu-efi					# the UEFI loader (BOOTX64.EFI)
+	dpkg-dev				# make deb: dpkg-shlibdeps
 	bsdutils coreutils			# script(1), timeout(1)
 	python3-matplotlib			# tests/bench/plot.py (make bench)
 )

@@ -1,0 +1,328 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tempo-config (tools/tempo-config.c): every config in the repository gets the
+# verdict the boot gives it, the malformed ones the boot's own message (taken
+# from tests/emu/tests.sh, so the two cannot drift apart), --machine on saved
+# machine samples (tests/tools/machines/: this build VM, a Bochs 4-CPU
+# machine, a two-socket server with x2APIC ids above 255 and RAM above
+# 4 GiB), and `create` output that `check` accepts.
+#   tests/tools/test_tempo_config.sh
+# One line per test: PASS name, FAIL name: why, SKIP name: why. Exit status 1
+# if any failed.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+
+BUILD=${BUILD:-build}
+tool=$BUILD/tempo-config
+machines=tests/tools/machines
+work=$(mktemp -d "${TMPDIR:-/tmp}/tempo-config.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+failed=0
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; failed=1; }
+skip() { echo "SKIP $1: $2"; }
+
+# the guests too: the --images tests use them
+if ! make -s tempo-config guests BUILD="$BUILD" > "$work/build.log" 2>&1; then
+	fail build "make tempo-config guests: $(tail -n 5 "$work/build.log")"
+	exit 1
+fi
+
+# boot_line TEST: the config error test_TEST in tests/emu/tests.sh expects
+# the boot to print, as a plain string (the regex's ^ and "ERROR: " dropped)
+boot_line() {
+	# shellcheck disable=SC2016  # the $1 is tests.sh's text, not ours
+	sed -n "/^test_$1()/,/^}/p" tests/emu/tests.sh |
+		sed -n 's/.*need "$1" "^ERROR: \(config: [^"]*\)".*/\1/p' | head -n 1
+}
+
+# expect NAME STATUS FILE ARGS...: tempo-config check ARGS FILE exits STATUS
+expect() {
+	local name=$1 want=$2 file=$3 rc
+	shift 3
+	"$tool" check "$@" "$file" > "$work/out.txt" 2>&1
+	rc=$?
+	if [ "$rc" -ne "$want" ]; then
+		fail "$name" "exit status $rc, expected $want: $(tail -n 3 "$work/out.txt" | tr '\n' '|')"
+		return 1
+	fi
+	return 0
+}
+
+# has NAME TEXT...: the last run printed the line TEXT (the TEXTs joined, for
+# long lines)
+has() {
+	local name=$1 line
+	shift
+	line=$(printf '%s' "$@")
+	grep -qxF -- "$line" "$work/out.txt" && return 0
+	fail "$name" "no line '$line' in: $(grep -v '^machine: CPU' "$work/out.txt" | tr '\n' '|')"
+	return 1
+}
+
+# ---- every config in the repository, syntax and the checks that need no machine ----
+why=""
+for f in guests/*.cfg tests/emu/configs/*.cfg; do
+	want=0
+	[ "$f" = tests/emu/configs/bad-syntax.cfg ] && want=1
+	"$tool" check "$f" > "$work/out.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq "$want" ] || why+="$f: status $rc, expected $want; "
+done
+if [ -z "$why" ]; then pass repo_configs; else fail repo_configs "$why"; fi
+
+line=$(boot_line bochs_bad_syntax)
+if [ -z "$line" ]; then
+	fail bad_syntax "no config line found in tests/emu/tests.sh test_bochs_bad_syntax"
+elif expect bad_syntax 1 tests/emu/configs/bad-syntax.cfg && has bad_syntax "$line"; then
+	pass bad_syntax
+fi
+
+# ---- the same against the 4-CPU Bochs machine the emulator tests boot ----
+bochs=(--machine --sysroot "$machines/bochs-4cpu")
+why=""
+for f in guests/*.cfg tests/emu/configs/*.cfg; do
+	want=0
+	case $f in */bad-syntax.cfg | */bad-cpu.cfg) want=1 ;; esac
+	"$tool" check "${bochs[@]}" "$f" > "$work/out.txt" 2>&1
+	rc=$?
+	[ "$rc" -eq "$want" ] ||
+		why+="$f: status $rc, expected $want ($(tail -n 2 "$work/out.txt" | tr '\n' ' ')); "
+done
+if [ -z "$why" ]; then pass repo_configs_bochs_4cpu; else fail repo_configs_bochs_4cpu "$why"; fi
+
+line=$(boot_line bochs_bad_cpu)
+if [ -z "$line" ]; then
+	fail bad_cpu "no config line found in tests/emu/tests.sh test_bochs_bad_cpu"
+elif expect bad_cpu 1 tests/emu/configs/bad-cpu.cfg "${bochs[@]}"; then
+	# tests.sh matches the start of the line; the tool prints all of it
+	if grep -qF -- "$line" "$work/out.txt" &&
+		[ "$(grep -F -- "$line" "$work/out.txt")" = "$line (the MADT lists 4)" ]; then
+		pass bad_cpu
+	else
+		fail bad_cpu "no line '$line (the MADT lists 4)' in: $(tr '\n' '|' < "$work/out.txt")"
+	fi
+fi
+
+if expect plan_bochs 0 guests/demo.cfg "${bochs[@]}" &&
+	has plan_bochs "machine: 4 CPUs enabled in the MADT; RAM 511 MiB below 4 GiB, " \
+		"0 MiB above (not used by Tempo), from /sys/firmware/memmap" &&
+	has plan_bochs "plan: CPU 0 (APIC id 0): hypervisor, drains the consoles" &&
+	has plan_bochs "plan: CPU 2 (APIC id 2): partition rt0 vCPU 1, timer direct" &&
+	has plan_bochs "plan: CPU 3 (APIC id 3): partition rt1 vCPU 0, timer direct" &&
+	has plan_bochs "plan: partition rt0: RAM 0x1d600000-0x1f5fffff " \
+		"(32 MiB, carved from the top of free RAM)" &&
+	has plan_bochs "plan: partition rt1: RAM 0x1b600000-0x1d5fffff " \
+		"(32 MiB, carved from the top of free RAM)"; then
+	pass plan_bochs
+fi
+
+# ---- the two-socket server: x2APIC ids above 255, SMT, RAM above 4 GiB ----
+srv=(--machine --sysroot "$machines/server-2s")
+# write_cfg FILE [partition NAME CPUS MEMORY [base]]...
+write_cfg() {
+	local f=$1
+	shift
+	: > "$f"
+	while [ $# -ge 3 ]; do
+		printf '[partition %s]\ncpus = %s\nmemory = %s\nimage = rtbench-mb2\n' "$1" "$2" "$3" >> "$f"
+		shift 3
+		if [ $# -gt 0 ] && [ "${1#base=}" != "$1" ]; then
+			printf 'base = %s\n' "${1#base=}" >> "$f"
+			shift
+		fi
+		printf '\n' >> "$f"
+	done
+}
+write_cfg "$work/split.cfg" a 1 16M b 33 16M
+if expect server_machine 0 "$work/split.cfg" "${srv[@]}" &&
+	has server_machine "machine: 64 CPUs enabled in the MADT; RAM 2032 MiB below 4 GiB, " \
+		"389120 MiB above (not used by Tempo), from /sys/firmware/memmap" &&
+	has server_machine "machine: CPU 0: APIC id 256, SMT siblings: 32" &&
+	has server_machine "machine: CPU 16: APIC id 512, SMT siblings: 48" &&
+	has server_machine "machine: CPU 63: APIC id 573, SMT siblings: 31" &&
+	has server_machine "plan: CPU 33 (APIC id 261): partition b vCPU 0, timer direct"; then
+	pass server_machine
+fi
+if has server_smt_split "warning: CPUs 1 and 33 are SMT siblings (one core) but CPU 1 is " \
+	"in 'a' and CPU 33 in 'b': each slows the other down; put them in one partition " \
+	"or leave one out"; then
+	pass server_smt_split
+fi
+write_cfg "$work/together.cfg" a 1,33 16M
+if expect server_smt_together 0 "$work/together.cfg" "${srv[@]}"; then
+	if grep -q '^warning: .*SMT' "$work/out.txt"; then
+		fail server_smt_together "warned: $(grep '^warning' "$work/out.txt")"
+	else
+		pass server_smt_together
+	fi
+fi
+
+# The boot's messages for what only the machine can tell.
+write_cfg "$work/big.cfg" a 1 1G b 2 1G
+expect server_memory 1 "$work/big.cfg" "${srv[@]}" &&
+	has server_memory "config: partitions:6: partition 'b': memory does not fit " \
+		"(2048 MiB asked for so far, 2021 MiB usable)" &&
+	pass server_memory
+write_cfg "$work/hole.cfg" a 1 16M base=0x80000000
+expect server_base_hole 1 "$work/hole.cfg" "${srv[@]}" &&
+	has server_base_hole "partitions: partition 'a' (line 1): " \
+		"base 0x80000000 + 16 MiB is not free usable RAM" &&
+	pass server_base_hole
+write_cfg "$work/fixed.cfg" a 1 16M base=0x20000000
+expect server_base_free 0 "$work/fixed.cfg" "${srv[@]}" &&
+	has server_base_free "plan: partition a: RAM 0x20000000-0x20ffffff (16 MiB, fixed base)" &&
+	pass server_base_free
+write_cfg "$work/shared.cfg" a 5 16M b 5 16M
+expect server_shared 1 "$work/shared.cfg" "${srv[@]}" &&
+	has server_shared "config: partitions:6: CPU 5 is given to both 'a' and 'b'; " \
+		"add a [schedule 5] section to share it" &&
+	pass server_shared
+write_cfg "$work/cpu64.cfg" a 64 16M
+expect server_cpu64 1 "$work/cpu64.cfg" "${srv[@]}" &&
+	has server_cpu64 "config: partitions:2: cpus: CPU 64 is out of range (0-63)" &&
+	pass server_cpu64
+
+# ---- images: with --images, the files 20_tempo would load ----
+mkdir -p "$work/img"
+cp "$BUILD"/guests/hello-mb2.elf "$work/img/"
+expect images_missing 1 guests/demo.cfg "${bochs[@]}" --images "$work/img" &&
+	has images_missing "config: partitions:13: image 'hello-mb1' not found among the boot " \
+		"modules (have: partitions, hello-mb2)" &&
+	pass images_missing
+
+# Images checked as the boot loads them, with the boot's lines. The Linux
+# tests' refusals (tests/emu/linux.sh) with a stand-in bzImage: the "HdrS"
+# signature and nothing else, which is also cut short.
+# linux_line TEST: the pattern test_TEST in tests/emu/linux.sh expects
+linux_line() {
+	# shellcheck disable=SC2016  # the $1 is linux.sh's text, not ours
+	sed -n "/^test_$1()/,/^}/p" tests/emu/linux.sh |
+		sed -n 's/.*need "$1" "^ERROR: \([^"]*\)".*/\1/p' | head -n 1
+}
+head -c 4096 /dev/zero > "$work/img/linux"
+printf 'HdrS' | dd of="$work/img/linux" bs=1 seek=514 conv=notrunc 2>/dev/null
+echo initrd > "$work/img/initrd"
+cp "$BUILD"/guests/rtbench-mb2.elf "$work/img/"
+for t in linux_no_initrd:linux-noinitrd linux_corrupt_kernel:linux-corrupt; do
+	name=${t%%:*}
+	pat=$(linux_line "$name")
+	if [ -z "$pat" ]; then
+		fail "image_$name" "no ERROR pattern in tests/emu/linux.sh test_$name"
+	elif expect "image_$name" 1 "tests/emu/configs/${t#*:}.cfg" "${bochs[@]}" \
+		--images "$work/img"; then
+		if grep -qE "^$pat" "$work/out.txt"; then
+			pass "image_$name"
+		else
+			fail "image_$name" "no line matching '^$pat' in: $(grep -v '^machine' "$work/out.txt")"
+		fi
+	fi
+done
+head -c 40000 /dev/zero > "$work/img/garbage"
+printf '[partition g]\ncpus = 1\nmemory = 16M\nimage = garbage\n' > "$work/garbage.cfg"
+expect image_not_multiboot 1 "$work/garbage.cfg" --images "$work/img" &&
+	has image_not_multiboot "partitions: image 'garbage': no multiboot header in the first 32 KiB" &&
+	pass image_not_multiboot
+printf '[partition g]\ncpus = 1\nmemory = 2M\nimage = rtbench-mb2\n' > "$work/small.cfg"
+if expect image_too_big 1 "$work/small.cfg" --images "$work/img"; then
+	if grep -q "^partitions: image 'rtbench-mb2': ELF: segment 0: .* exceeds the partition's 2 MiB$" \
+		"$work/out.txt"; then
+		pass image_too_big
+	else
+		fail image_too_big "$(tr '\n' '|' < "$work/out.txt")"
+	fi
+fi
+
+# ---- create, then check, on every sample and on this machine ----
+check_create() {
+	local name=$1 n
+	shift
+	if ! "$tool" create "$@" > "$work/$name.cfg" 2> "$work/err.txt"; then
+		fail "$name" "create failed: $(cat "$work/err.txt")"
+		return
+	fi
+	expect "$name" 0 "$work/$name.cfg" --machine "$@" || return
+	if grep -q '^warning' "$work/out.txt"; then
+		fail "$name" "check warns: $(grep '^warning' "$work/out.txt" | head -n 2)"
+		return
+	fi
+	# the address create announces is the one check plans
+	if [ "$(sed -n 's/.*carves it from free RAM: \(0x[0-9a-f]*\) here$/\1/p' "$work/$name.cfg")" != \
+		"$(sed -n 's/^plan: partition rt[0-9]*: RAM \(0x[0-9a-f]*\)-.*/\1/p' "$work/out.txt")" ]; then
+		fail "$name" "the addresses in the created config are not check's plan"
+		return
+	fi
+	n=$(grep -c '^\[partition ' "$work/$name.cfg")
+	echo "$name: $n partitions" > "$work/$name.count"
+	if grep -q '^cpus = 0$\|^cpus = 0,' "$work/$name.cfg"; then
+		fail "$name" "CPU 0 given to a partition"
+	elif [ "${want_parts:-$n}" != "$n" ]; then
+		fail "$name" "$n partitions, expected $want_parts"
+	else
+		pass "$name"
+	fi
+}
+want_parts=1 check_create create_debian_vm --sysroot "$machines/debian-vm-2cpu"
+want_parts=3 check_create create_bochs_4cpu --sysroot "$machines/bochs-4cpu"
+want_parts=8 check_create create_server --sysroot "$machines/server-2s"
+if grep -qx 'cpus = 1,33' "$work/create_server.cfg" &&
+	! grep -qE '^cpus = (.*,)?32(,|$)' "$work/create_server.cfg"; then
+	pass create_server_siblings
+else
+	fail create_server_siblings "expected cpus = 1,33 and CPU 0's sibling 32 left out:" \
+		"$(grep '^cpus' "$work/create_server.cfg" | tr '\n' ' ')"
+fi
+if [ -r /sys/firmware/acpi/tables/APIC ]; then
+	check_create create_this_machine
+else
+	skip create_this_machine "/sys/firmware/acpi/tables/APIC is not readable (root only)"
+fi
+
+# ---- malformed input: the parsers' own checks, no crash ----
+bad=$work/bad
+cp -r "$machines/bochs-4cpu" "$bad"
+madt=$bad/sys/firmware/acpi/tables/APIC
+printf '\x00' | dd of="$madt" bs=1 seek=9 conv=notrunc 2>/dev/null	# the checksum byte
+if expect bad_madt_checksum 2 guests/demo.cfg --machine --sysroot "$bad"; then
+	if grep -q "^warning: $madt: ACPI: XSDT entry 0: table MADT (APIC) at 0x2000: checksum 0x" \
+		"$work/out.txt" && grep -q "not a usable MADT" "$work/out.txt"; then
+		pass bad_madt_checksum
+	else
+		fail bad_madt_checksum "$(tr '\n' '|' < "$work/out.txt")"
+	fi
+fi
+head -c 50 "$machines/bochs-4cpu/sys/firmware/acpi/tables/APIC" > "$madt"
+if expect bad_madt_short 2 guests/demo.cfg --machine --sysroot "$bad"; then
+	if grep -q "not a usable MADT" "$work/out.txt"; then
+		pass bad_madt_short
+	else
+		fail bad_madt_short "$(tr '\n' '|' < "$work/out.txt")"
+	fi
+fi
+cp "$machines/bochs-4cpu/sys/firmware/acpi/tables/APIC" "$madt"
+echo '3-1' > "$bad/sys/devices/system/cpu/cpu1/topology/thread_siblings_list"
+echo 'x' > "$bad/sys/firmware/memmap/3/end"
+expect bad_sysfs 1 guests/demo.cfg --machine --sysroot "$bad" &&
+	has bad_sysfs "warning: $bad/sys/devices/system/cpu/cpu1/topology/thread_siblings_list: " \
+		"not a CPU list, ignored" &&
+	has bad_sysfs "warning: $bad/sys/firmware/memmap/3/end: not a hexadecimal address, " \
+		"entry ignored" &&
+	has bad_sysfs "config: partitions:6: partition 'rt0': memory does not fit " \
+		"(32 MiB asked for so far, 0 MiB usable)" && pass bad_sysfs
+head -c 70000 /dev/zero > "$work/big.cfg"
+expect config_too_big 1 "$work/big.cfg" &&
+	has config_too_big "config: partitions:0: config is 70000 bytes, more than the 65536 allowed" &&
+	pass config_too_big
+
+# ---- a machine it cannot read ----
+"$tool" check --machine --sysroot "$work/nowhere" guests/demo.cfg > "$work/out.txt" 2>&1
+rc=$?
+if [ $rc -eq 2 ] &&
+	grep -q "cannot read the MADT $work/nowhere/sys/firmware/acpi/tables/APIC" "$work/out.txt"; then
+	pass no_machine
+else
+	fail no_machine "status $rc: $(cat "$work/out.txt")"
+fi
+
+exit $failed

@@ -1,0 +1,1081 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tempo-config: check a partition config with the hypervisor's own parser
+ * and checks (hv/config.c, hv/memplan.c, drivers/acpi.c, compiled for the
+ * host as the unit tests compile them), optionally against the machine it
+ * runs on, and propose a config for that machine.
+ *
+ *   tempo-config check [--machine] [--sysroot DIR] [--images DIR] FILE
+ *   tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME]
+ *
+ * The machine is read from Linux: the ACPI MADT (/sys/firmware/acpi/tables/
+ * APIC, through drivers/acpi.c), the firmware memory map (/sys/firmware/
+ * memmap, else /proc/iomem), the SMT siblings (/sys/devices/system/cpu/cpu*
+ * /topology/thread_siblings_list) and the APIC id of each Linux CPU
+ * (/proc/cpuinfo). --sysroot DIR reads DIR/sys/... and DIR/proc/... instead,
+ * so saved samples of other machines can be checked.
+ *
+ * With --images DIR the images are checked as partitions_build loads them
+ * (hv/elf.c, hv/bzimage.c). Every error is the line the boot would print,
+ * without its "ERROR: ".
+ * Exit status: 0 accepted, 1 refused, 2 usage or the machine unreadable.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "drivers/acpi.h"
+#include "hv/bzimage.h"
+#include "hv/config.h"
+#include "hv/elf.h"
+#include "hv/fmt.h"
+#include "hv/guest_boot.h"
+#include "hv/lib.h"
+#include "hv/memplan.h"
+
+#define MIB			(1ull << 20)
+#define GIB			(1ull << 30)
+/* The boot's figures (hv/main.c, arch/x86/boot_layout.h, hv/partition.h). */
+#define IDENTITY_MAP_LIMIT	(4 * GIB)
+#define HV_POOL_BYTES		(8 * MIB)
+#define HV_LOAD_BASE		MIB
+#define HV_IMAGE_GUESS		(2 * MIB)	/* when no tempo.elf is at hand */
+#define TEMPO_MAX_CPUS		64
+#define MAX_LINUX_CPUS		1024
+#define PAGE			4096ull
+
+/* The fake physical memory the MADT is served from: RSDP -> XSDT -> MADT. */
+#define FAKE_XSDT		0x1000ull
+#define FAKE_MADT		0x2000ull
+#define MADT_MAX		(64 * 1024)
+
+struct machine {
+	struct acpi_info acpi;
+	uint32_t madt_enabled;			/* enabled CPUs in the MADT */
+	uint32_t cpu_count;			/* Tempo's CPUs: at most 64 */
+	uint32_t apic_id[TEMPO_MAX_CPUS];	/* Tempo CPU index -> x2APIC id */
+	uint64_t sibling_mask[TEMPO_MAX_CPUS];	/* SMT siblings, Tempo indexes, self included */
+	bool have_siblings;
+	bool have_cpuinfo;			/* Linux CPU -> APIC id known */
+	const char *mem_source;
+	uint64_t ram_low, ram_high;		/* usable RAM below / above 4 GiB */
+	struct memplan plan;			/* free RAM the boot would leave partitions */
+	uint64_t image_bytes, module_bytes;
+	bool image_guessed;
+};
+
+struct options {
+	const char *sysroot;
+	const char *images;
+	const char *file;
+	bool machine;
+	uint64_t memory;
+	const char *image;
+};
+
+static void die_usage(void)
+{
+	fputs("usage: tempo-config check [--machine] [--sysroot DIR] [--images DIR] FILE\n"
+	      "       tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME]\n",
+	      stderr);
+	exit(2);
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn)) fatal(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("tempo-config: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static char *path_in(const char *sysroot, const char *path)
+{
+	static char buf[4][4096];
+	static int next;
+	char *p = buf[next++ % 4];
+
+	snprintf(p, sizeof(buf[0]), "%s%s", sysroot ? sysroot : "", path);
+	return p;
+}
+
+/* The whole file, NUL-terminated; NULL with errno set when it cannot be read. */
+static char *read_all(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	size_t n;
+
+	if (!f)
+		return NULL;
+	buf = malloc(max + 1);
+	if (!buf) {
+		fclose(f);
+		return NULL;
+	}
+	n = fread(buf, 1, max + 1, f);
+	fclose(f);
+	if (n > max) {
+		free(buf);
+		errno = EFBIG;
+		return NULL;
+	}
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* ---- the MADT, through the hypervisor's ACPI parser ---- */
+
+struct fake_mem {
+	uint8_t xsdt[44];
+	const uint8_t *madt;
+	size_t madt_len;
+};
+
+static const void *fake_map(void *ctx, uint64_t phys, size_t len)
+{
+	struct fake_mem *m = ctx;
+
+	if (phys >= FAKE_XSDT && phys - FAKE_XSDT <= sizeof(m->xsdt) &&
+	    len <= sizeof(m->xsdt) - (phys - FAKE_XSDT))
+		return m->xsdt + (phys - FAKE_XSDT);
+	if (phys >= FAKE_MADT && phys - FAKE_MADT <= m->madt_len &&
+	    len <= m->madt_len - (phys - FAKE_MADT))
+		return m->madt + (phys - FAKE_MADT);
+	return NULL;
+}
+
+static void sdt_header(uint8_t *t, const char *sig, uint32_t len)
+{
+	memset(t, 0, 36);
+	memcpy(t, sig, 4);
+	memcpy(t + 4, &len, 4);
+	t[8] = 1;
+	memcpy(t + 10, "TEMPO ", 6);
+}
+
+/*
+ * Linux exports the MADT alone; the parser starts from an RSDP. Wrap the
+ * table in an RSDP and an XSDT of our own, so that every byte of the real
+ * table goes through drivers/acpi.c's checks.
+ */
+static void read_madt(const struct options *o, struct machine *m)
+{
+	const char *path = path_in(o->sysroot, "/sys/firmware/acpi/tables/APIC");
+	static struct fake_mem mem;
+	struct acpi_mem am = { .map = fake_map, .ctx = &mem };
+	uint8_t rsdp[36];
+	uint64_t madt_phys = FAKE_MADT;
+	uint32_t rsdp_len = sizeof(rsdp);
+	char err[160], warn[512];
+
+	mem.madt = (const uint8_t *)read_all(path, MADT_MAX, &mem.madt_len);
+	if (!mem.madt)
+		fatal("cannot read the MADT %s: %s%s", path, strerror(errno),
+		      errno == EACCES ? " (it is readable by root only)" : "");
+	sdt_header(mem.xsdt, "XSDT", sizeof(mem.xsdt));
+	memcpy(mem.xsdt + 36, &madt_phys, 8);
+	mem.xsdt[9] = (uint8_t)-acpi_checksum(mem.xsdt, sizeof(mem.xsdt));
+
+	memset(rsdp, 0, sizeof(rsdp));
+	memcpy(rsdp, "RSD PTR ", 8);
+	memcpy(rsdp + 9, "TEMPO ", 6);
+	rsdp[15] = 2;
+	memcpy(rsdp + 20, &rsdp_len, 4);
+	rsdp[24] = (uint8_t)FAKE_XSDT;
+	rsdp[25] = (uint8_t)(FAKE_XSDT >> 8);
+	rsdp[8] = (uint8_t)-acpi_checksum(rsdp, 20);
+	rsdp[32] = (uint8_t)-acpi_checksum(rsdp, sizeof(rsdp));
+
+	if (acpi_parse(rsdp, sizeof(rsdp), &am, &m->acpi, err, sizeof(err), warn, sizeof(warn)))
+		fatal("%s: %s", path, err);
+	/*
+	 * The parser's warnings, "; "-separated. The MADT is all we serve, so
+	 * "no HPET listed" is ours; the addresses are of our wrapper.
+	 */
+	for (char *w = strtok(warn, ";"); w; w = strtok(NULL, ";")) {
+		w += strspn(w, " ");
+		if (*w && !strstr(w, "no HPET listed"))
+			printf("warning: %s: %s\n", path, w);
+	}
+	if (!m->acpi.has_madt)
+		fatal("%s: not a usable MADT", path);
+}
+
+/* ---- which Linux CPU has which APIC id, and which are SMT siblings ---- */
+
+/* Linux CPU number -> APIC id from /proc/cpuinfo; -1 where unknown. */
+static void read_cpuinfo(const struct options *o, int64_t *linux_apic)
+{
+	char *text = read_all(path_in(o->sysroot, "/proc/cpuinfo"), 16 << 20, NULL);
+	long cpu = -1;
+
+	for (int i = 0; i < MAX_LINUX_CPUS; i++)
+		linux_apic[i] = -1;
+	if (!text)
+		return;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char *colon = strchr(line, ':');
+
+		if (!colon)
+			continue;
+		if (!strncmp(line, "processor", 9))
+			cpu = strtol(colon + 1, NULL, 10);
+		else if (!strncmp(line, "apicid", 6) && cpu >= 0 && cpu < MAX_LINUX_CPUS)
+			linux_apic[cpu] = strtoll(colon + 1, NULL, 10);
+	}
+	free(text);
+}
+
+/* Tempo's index of the CPU with @apic, or -1. */
+static int tempo_index(const struct machine *m, int64_t apic)
+{
+	for (uint32_t i = 0; i < m->cpu_count; i++)
+		if (m->apic_id[i] == apic)
+			return (int)i;
+	return -1;
+}
+
+/* Linux CPU @lc as a Tempo index: by APIC id if cpuinfo says, else by number. */
+static int linux_to_tempo(const struct machine *m, const int64_t *linux_apic, long lc)
+{
+	if (lc < 0 || lc >= MAX_LINUX_CPUS)
+		return -1;
+	if (m->have_cpuinfo)
+		return linux_apic[lc] < 0 ? -1 : tempo_index(m, linux_apic[lc]);
+	return lc < (long)m->cpu_count ? (int)lc : -1;
+}
+
+/* One decimal CPU number of a cpulist at *@s, or -1; *@s moves past it. */
+static long cpulist_number(const char **s)
+{
+	long v = 0;
+
+	if (**s < '0' || **s > '9')
+		return -1;
+	while (**s >= '0' && **s <= '9' && v < MAX_LINUX_CPUS)
+		v = v * 10 + (*(*s)++ - '0');
+	return v < MAX_LINUX_CPUS ? v : -1;
+}
+
+/*
+ * A cpulist ("0-1,4") of Linux CPUs as a mask of Tempo indexes; false if
+ * it is not one (then *@mask is left alone).
+ */
+static bool parse_cpulist(const struct machine *m, const int64_t *linux_apic, const char *s,
+			  uint64_t *mask)
+{
+	uint64_t got = 0;
+
+	do {
+		long a = cpulist_number(&s), b = a;
+
+		if (*s == '-') {
+			s++;
+			b = cpulist_number(&s);
+		}
+		if (a < 0 || b < a)
+			return false;
+		for (long c = a; c <= b; c++) {
+			int t = linux_to_tempo(m, linux_apic, c);
+
+			if (t >= 0)
+				got |= 1ull << t;
+		}
+	} while (*s == ',' && *++s);
+	if (*s && *s != '\n')
+		return false;
+	*mask |= got;
+	return true;
+}
+
+static void read_siblings(const struct options *o, struct machine *m, const int64_t *linux_apic)
+{
+	const char *dir = path_in(o->sysroot, "/sys/devices/system/cpu");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	for (uint32_t i = 0; i < m->cpu_count; i++)
+		m->sibling_mask[i] = 1ull << i;
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[4096], *text;
+		long lc;
+		int t;
+
+		if (strncmp(e->d_name, "cpu", 3) || e->d_name[3] < '0' || e->d_name[3] > '9')
+			continue;
+		lc = strtol(e->d_name + 3, NULL, 10);
+		t = linux_to_tempo(m, linux_apic, lc);
+		snprintf(path, sizeof(path), "%s/%s/topology/thread_siblings_list", dir,
+			 e->d_name);
+		text = read_all(path, 4096, NULL);
+		if (!text || t < 0) {
+			free(text);
+			continue;
+		}
+		if (parse_cpulist(m, linux_apic, text, &m->sibling_mask[t]))
+			m->have_siblings = true;
+		else
+			printf("warning: %s: not a CPU list, ignored\n", path);
+		free(text);
+	}
+	closedir(d);
+}
+
+/*
+ * Tempo's numbering (arch/x86/smp.c): 0 is the boot CPU, then the MADT's
+ * enabled CPUs in table order. The boot CPU is Linux's CPU 0 (its APIC id
+ * from /proc/cpuinfo), else the MADT's first enabled entry, which ACPI asks
+ * firmware to make the boot processor.
+ */
+static void number_cpus(const struct options *o, struct machine *m)
+{
+	static int64_t linux_apic[MAX_LINUX_CPUS];
+	int64_t bsp = -1;
+
+	read_cpuinfo(o, linux_apic);
+	m->have_cpuinfo = linux_apic[0] >= 0;
+	for (uint32_t i = 0; i < m->acpi.cpu_count; i++) {
+		if (!m->acpi.cpus[i].enabled)
+			continue;
+		m->madt_enabled++;
+		if (bsp < 0)
+			bsp = m->acpi.cpus[i].apic_id;
+	}
+	if (m->have_cpuinfo && tempo_index(m, 0) < 0)
+		bsp = linux_apic[0];
+	if (bsp < 0)
+		fatal("the MADT lists no enabled CPU");
+	m->apic_id[0] = (uint32_t)bsp;
+	m->cpu_count = 1;
+	for (uint32_t i = 0; i < m->acpi.cpu_count && m->cpu_count < TEMPO_MAX_CPUS; i++)
+		if (m->acpi.cpus[i].enabled && m->acpi.cpus[i].apic_id != bsp)
+			m->apic_id[m->cpu_count++] = m->acpi.cpus[i].apic_id;
+	read_siblings(o, m, linux_apic);
+}
+
+/* ---- RAM, and the free memory the boot would leave the partitions ---- */
+
+struct ram_range {
+	uint64_t base, end;	/* end exclusive */
+};
+
+static void add_ram(struct machine *m, uint64_t base, uint64_t end)
+{
+	if (end <= base)
+		return;
+	if (base < IDENTITY_MAP_LIMIT)
+		m->ram_low += MIN(end, IDENTITY_MAP_LIMIT) - base;
+	if (end > IDENTITY_MAP_LIMIT)
+		m->ram_high += end - MAX(base, IDENTITY_MAP_LIMIT);
+	if (!memplan_add(&m->plan, base, end - base))
+		printf("warning: more than %d usable RAM ranges; the rest is left out\n",
+		       MEMPLAN_MAX_RANGES);
+}
+
+static uint64_t read_hex_file(const char *path, bool *ok)
+{
+	char *text = read_all(path, 64, NULL), *end = NULL;
+	uint64_t v = 0;
+
+	if (text) {
+		errno = 0;
+		v = strtoull(text, &end, 16);
+	}
+	*ok = text && end != text && !errno && (*end == '\n' || !*end);
+	if (text && !*ok)
+		printf("warning: %s: not a hexadecimal address, entry ignored\n", path);
+	free(text);
+	return v;
+}
+
+/* /sys/firmware/memmap/N/{start,end,type}: the map the firmware gave Linux. */
+static bool read_memmap(const struct options *o, struct machine *m)
+{
+	const char *dir = path_in(o->sysroot, "/sys/firmware/memmap");
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		char path[4096], *type;
+		uint64_t base, last;
+		bool ok1, ok2;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/type", dir, e->d_name);
+		type = read_all(path, 64, NULL);
+		snprintf(path, sizeof(path), "%s/%s/start", dir, e->d_name);
+		base = read_hex_file(path, &ok1);
+		snprintf(path, sizeof(path), "%s/%s/end", dir, e->d_name);
+		last = read_hex_file(path, &ok2);
+		if (type && ok1 && ok2 && !strncmp(type, "System RAM", 10) && last >= base) {
+			add_ram(m, base, last == UINT64_MAX ? last : last + 1);
+			any = true;
+		}
+		free(type);
+	}
+	closedir(d);
+	return any;
+}
+
+/* /proc/iomem's top-level "System RAM" lines (all zeros unless read as root). */
+static bool read_iomem(const struct options *o, struct machine *m)
+{
+	char *text = read_all(path_in(o->sysroot, "/proc/iomem"), 4 << 20, NULL);
+	bool any = false;
+
+	if (!text)
+		return false;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		unsigned long long a, b;
+		char name[64];
+
+		if (line[0] == ' ' || sscanf(line, "%llx-%llx : %63[^\n]", &a, &b, name) != 3)
+			continue;
+		if (!strcmp(name, "System RAM") && b > a) {
+			add_ram(m, a, b == UINT64_MAX ? b : b + 1);
+			any = true;
+		}
+	}
+	free(text);
+	return any;
+}
+
+/*
+ * The bytes tempo.elf's PT_LOAD segments span, through the loader's own ELF
+ * checks (hv/elf.c); 0 if it is not a loadable ELF.
+ */
+static uint64_t elf_span(const char *path)
+{
+	size_t len;
+	char *buf = read_all(path, 64 << 20, &len), why[120];
+	static struct elf_plan plan;
+	uint64_t span = 0;
+
+	if (!buf)
+		return 0;
+	if (!elf_plan_load(buf, len, 0, IDENTITY_MAP_LIMIT, &plan, why, sizeof(why)))
+		span = plan.highest - plan.lowest;
+	free(buf);
+	return span;
+}
+
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint64_t)st.st_size;
+}
+
+/*
+ * What hv/main.c's plan_memory and smp_boot leave the partitions: usable RAM
+ * below 4 GiB less page 0, the image at 1 MiB, the modules (GRUB loads them
+ * just above the image; their real place is in the boot log), Tempo's 8 MiB
+ * pool, and the low 1 MiB.
+ */
+static void plan_memory(const struct options *o, struct machine *m, uint64_t modules)
+{
+	char hv[4096];
+
+	snprintf(hv, sizeof(hv), "%s/tempo.elf", o->images ? o->images : "");
+	m->image_bytes = o->images ? elf_span(hv) : 0;
+	m->image_guessed = !m->image_bytes;
+	if (m->image_guessed)
+		m->image_bytes = HV_IMAGE_GUESS;
+	m->module_bytes = modules;
+	memplan_reserve(&m->plan, 0, PAGE);
+	memplan_reserve(&m->plan, HV_LOAD_BASE, ALIGN_UP(m->image_bytes, PAGE));
+	memplan_reserve(&m->plan, HV_LOAD_BASE + ALIGN_UP(m->image_bytes, PAGE), modules);
+	if (!memplan_alloc(&m->plan, HV_POOL_BYTES, PAGE))
+		printf("ERROR: memory: no %llu MiB of free RAM below 4 GiB for the hypervisor\n",
+		       HV_POOL_BYTES >> 20);
+	memplan_reserve(&m->plan, 0, MIB);
+}
+
+static void read_machine(const struct options *o, struct machine *m)
+{
+	memset(m, 0, sizeof(*m));
+	read_madt(o, m);
+	number_cpus(o, m);
+	memplan_init(&m->plan, IDENTITY_MAP_LIMIT);
+	if (read_memmap(o, m))
+		m->mem_source = "/sys/firmware/memmap";
+	else if (read_iomem(o, m))
+		m->mem_source = "/proc/iomem";
+	else
+		fatal("no usable RAM found in %s or %s",
+		      path_in(o->sysroot, "/sys/firmware/memmap"), path_in(o->sysroot, "/proc/iomem"));
+}
+
+static void print_machine(const struct machine *m)
+{
+	printf("machine: %u CPUs enabled in the MADT", m->madt_enabled);
+	if (m->madt_enabled > m->cpu_count)
+		printf(" (Tempo uses the first %u)", m->cpu_count);
+	printf("; RAM %llu MiB below 4 GiB, %llu MiB above (not used by Tempo), from %s\n",
+	       (unsigned long long)(m->ram_low >> 20), (unsigned long long)(m->ram_high >> 20),
+	       m->mem_source);
+	for (uint32_t i = 0; i < m->cpu_count; i++) {
+		printf("machine: CPU %u: APIC id %u", i, m->apic_id[i]);
+		if (m->sibling_mask[i] & ~(1ull << i)) {
+			printf(", SMT siblings:");
+			for (uint32_t j = 0; j < m->cpu_count; j++)
+				if (j != i && (m->sibling_mask[i] & (1ull << j)))
+					printf(" %u", j);
+		}
+		printf("\n");
+	}
+	if (!m->have_siblings)
+		printf("note: no thread_siblings_list found: SMT siblings unknown\n");
+	if (!m->have_cpuinfo)
+		printf("note: no APIC ids in /proc/cpuinfo: Linux CPU N taken as Tempo CPU N\n");
+}
+
+/* ---- check ---- */
+
+/* "partitions" plus the module names the boot would have. */
+struct module_set {
+	uint32_t count;
+	char names[16][CONFIG_NAME_LEN];
+	char paths[16][4096];		/* empty: not read from a file */
+	uint64_t sizes[16];
+	uint64_t bytes;
+};
+
+static void add_module(struct module_set *s, const char *name, const char *path, uint64_t bytes)
+{
+	for (uint32_t i = 0; i < s->count; i++)
+		if (!strcmp(s->names[i], name))
+			return;
+	if (s->count < ARRAY_SIZE(s->names)) {
+		snprintf(s->paths[s->count], sizeof(s->paths[0]), "%s", path);
+		s->sizes[s->count] = bytes;
+		snprintf(s->names[s->count++], CONFIG_NAME_LEN, "%s", name);
+		s->bytes += ALIGN_UP(bytes, PAGE);
+	}
+}
+
+static const char *module_path(const struct module_set *s, const char *name, uint64_t *size)
+{
+	for (uint32_t i = 0; i < s->count; i++)
+		if (!strcmp(s->names[i], name)) {
+			*size = s->sizes[i];
+			return s->paths[i];
+		}
+	return "";
+}
+
+/*
+ * With --images DIR, the modules are the files 20_tempo would pass: NAME.elf
+ * or NAME in DIR, for each name the config uses. Without it, every name the
+ * config uses counts as present.
+ */
+static void collect_modules(const struct options *o, const struct hv_config *cfg,
+			    struct module_set *s)
+{
+	memset(s, 0, sizeof(*s));
+	add_module(s, "partitions", "", o->file ? file_size(o->file) : 0);
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		const struct partition_config *p = &cfg->partitions[i];
+
+		for (uint32_t k = 0; k <= p->module_count && k <= CONFIG_MAX_MODULES; k++) {
+			const char *name = k ? p->modules[k - 1] : p->image;
+			char path[4096];
+			uint64_t size;
+
+			if (!o->images) {
+				add_module(s, name, "", 0);
+				continue;
+			}
+			snprintf(path, sizeof(path), "%s/%s.elf", o->images, name);
+			size = file_size(path);
+			if (!size) {
+				snprintf(path, sizeof(path), "%s/%s", o->images, name);
+				size = file_size(path);
+			}
+			if (size)
+				add_module(s, name, path, size);
+		}
+	}
+}
+
+static int owner_of(const struct hv_config *cfg, uint32_t cpu)
+{
+	for (uint32_t i = 0; i < cfg->partition_count; i++)
+		if (cfg->partitions[i].cpu_mask & (1ull << cpu))
+			return (int)i;
+	return -1;
+}
+
+static bool shared_cpu(const struct hv_config *cfg, uint32_t cpu)
+{
+	for (uint32_t i = 0; i < cfg->schedule_count; i++)
+		if (cfg->schedules[i].cpu == cpu)
+			return true;
+	return false;
+}
+
+/* Siblings in different partitions slow each other down; the boot cannot see it. */
+static int warn_siblings(const struct machine *m, const struct hv_config *cfg)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < m->cpu_count; i++) {
+		int a = owner_of(cfg, i);
+
+		for (uint32_t j = i + 1; j < m->cpu_count; j++) {
+			int b = owner_of(cfg, j);
+
+			if (!(m->sibling_mask[i] & (1ull << j)) || a < 0 || b < 0 || a == b)
+				continue;
+			printf("warning: CPUs %u and %u are SMT siblings (one core) but CPU %u is "
+			       "in '%s' and CPU %u in '%s': each slows the other down; put them "
+			       "in one partition or leave one out\n", i, j, i,
+			       cfg->partitions[a].name, j, cfg->partitions[b].name);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* The boot protocol's "HdrS" at 0x202 marks a Linux kernel (bzImage). */
+static bool is_bzimage(const uint8_t *img, size_t len)
+{
+	return len >= 0x206 && rd32(img + 0x202) == 0x53726448u;
+}
+
+/*
+ * hv/partition.c's load_linux checks, before it copies anything. This and
+ * check_multiboot return 0, or the length of the message put in @err.
+ */
+static int check_linux(const struct partition_config *pc, const struct module_set *mods,
+		       const uint8_t *img, size_t len, char *err, size_t errlen)
+{
+	struct linux_plan plan;
+	uint64_t initrd_size = 0;
+	char why[160];
+
+	if (pc->module_count == 0)
+		return fmt_snprintf(err, errlen, "partition '%s' (line %u): image '%s' is a Linux "
+				    "kernel and needs an initrd (modules = NAME): Tempo gives "
+				    "guests no disk", pc->name, pc->line, pc->image);
+	if (pc->module_count > 1)
+		return fmt_snprintf(err, errlen, "partition '%s' (line %u): a Linux partition "
+				    "takes one module (its initrd), not %u", pc->name, pc->line,
+				    pc->module_count);
+	module_path(mods, pc->modules[0], &initrd_size);
+	if (linux_plan_load(img, len, pc->memory_bytes, initrd_size, &plan, why, sizeof(why)))
+		return fmt_snprintf(err, errlen, "image '%s': not a bootable Linux kernel: %s",
+				    pc->image, why);
+	return 0;
+}
+
+/* hv/partition.c's load_image and the module placement after it. */
+static int check_multiboot(const struct partition_config *pc, const struct module_set *mods,
+			   const uint8_t *img, size_t len, char *err, size_t errlen)
+{
+	struct mb_header_info mb;
+	struct elf_plan plan;
+	uint64_t next;
+	char why[120];
+
+	if (mb_find_header(img, len, &mb, why, sizeof(why)))
+		return fmt_snprintf(err, errlen, "image '%s': %s", pc->image, why);
+	if (mb.has_entry_override)
+		return fmt_snprintf(err, errlen, "image '%s': multiboot address/entry tags are not "
+				    "supported; link it as a plain ELF", pc->image);
+	if (elf_plan_load(img, len, GUEST_HIGH_START, pc->memory_bytes, &plan, why, sizeof(why)))
+		return fmt_snprintf(err, errlen, "image '%s': %s", pc->image, why);
+	next = ALIGN_UP(plan.highest, PAGE);
+	for (uint32_t i = 0; i < pc->module_count; i++) {
+		uint64_t size = 0;
+
+		module_path(mods, pc->modules[i], &size);
+		if (next > pc->memory_bytes || size > pc->memory_bytes - next)
+			return fmt_snprintf(err, errlen, "module '%s' (%lu bytes) does not fit in "
+					    "the partition's memory after the image",
+					    pc->modules[i], size);
+		next = ALIGN_UP(next + size, PAGE);
+	}
+	return 0;
+}
+
+/*
+ * With --images: partition @pc's image as the boot would load it. Returns 0,
+ * or -1 having printed the boot's line.
+ */
+static int check_image(const struct partition_config *pc, const struct module_set *mods)
+{
+	uint64_t size = 0;
+	const char *path = module_path(mods, pc->image, &size);
+	char err[256];
+	size_t len;
+	uint8_t *img;
+	int bad;
+
+	if (!path[0])
+		return 0;
+	img = (uint8_t *)read_all(path, 256 << 20, &len);
+	if (!img)
+		fatal("cannot read %s: %s", path, strerror(errno));
+	bad = is_bzimage(img, len) ? check_linux(pc, mods, img, len, err, sizeof(err))
+				   : check_multiboot(pc, mods, img, len, err, sizeof(err));
+	free(img);
+	if (bad)
+		printf("partitions: %s\n", err);
+	return bad ? -1 : 0;
+}
+
+/*
+ * hv/partition.c's partitions_build, partition by partition: the RAM, then
+ * the image; its messages.
+ */
+static int place_partitions(struct machine *m, const struct hv_config *cfg,
+			    const struct module_set *mods, uint64_t *hpa)
+{
+	char err[192];
+
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		const struct partition_config *pc = &cfg->partitions[i];
+
+		if (pc->base) {
+			hpa[i] = pc->base;
+			if (memplan_take(&m->plan, pc->base, pc->memory_bytes)) {
+				if (check_image(pc, mods))
+					return -1;
+				continue;
+			}
+			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): base 0x%lx + "
+				     "%lu MiB is not free usable RAM", pc->name, pc->line,
+				     pc->base, pc->memory_bytes >> 20);
+		} else {
+			hpa[i] = memplan_alloc(&m->plan, pc->memory_bytes, 2 * MIB);
+			if (hpa[i]) {
+				if (check_image(pc, mods))
+					return -1;
+				continue;
+			}
+			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): no %lu MiB of "
+				     "free RAM below 4 GiB (%lu MiB left)", pc->name, pc->line,
+				     pc->memory_bytes >> 20, memplan_free_bytes(&m->plan) >> 20);
+		}
+		printf("partitions: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void print_plan(const struct machine *m, const struct hv_config *cfg, const uint64_t *hpa)
+{
+	bool console = false;
+
+	for (uint32_t c = 0; c < m->cpu_count; c++) {
+		int owner = owner_of(cfg, c);
+		uint32_t last = c;
+
+		if (shared_cpu(cfg, c)) {
+			printf("plan: CPU %u (APIC id %u): shared by a [schedule %u]:", c,
+			       m->apic_id[c], c);
+			for (uint32_t i = 0; i < cfg->partition_count; i++)
+				if (cfg->partitions[i].cpu_mask & (1ull << c))
+					printf(" %s", cfg->partitions[i].name);
+			printf("\n");
+		} else if (owner >= 0) {
+			const struct partition_config *p = &cfg->partitions[owner];
+
+			printf("plan: CPU %u (APIC id %u): partition %s vCPU %d, timer %s\n", c,
+			       m->apic_id[c], p->name,
+			       __builtin_popcountll(p->cpu_mask & ((1ull << c) - 1)),
+			       timer_mode_name(p->timer));
+		} else if (!console) {
+			printf("plan: CPU %u (APIC id %u): hypervisor, drains the consoles\n", c,
+			       m->apic_id[c]);
+			console = true;
+		} else {
+			/* A run of free CPUs on one line: big machines have many. */
+			while (last + 1 < m->cpu_count && owner_of(cfg, last + 1) < 0 &&
+			       !shared_cpu(cfg, last + 1))
+				last++;
+			if (last > c)
+				printf("plan: CPUs %u-%u: hypervisor (no guest)\n", c, last);
+			else
+				printf("plan: CPU %u (APIC id %u): hypervisor (no guest)\n", c,
+				       m->apic_id[c]);
+			c = last;
+		}
+	}
+	if (!console)
+		printf("warning: every CPU runs a partition: consoles are drained on guest exits, "
+		       "which adds to their latency; leave one CPU free for real-time use\n");
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		const struct partition_config *p = &cfg->partitions[i];
+
+		printf("plan: partition %s: RAM 0x%llx-0x%llx (%llu MiB, %s)\n", p->name,
+		       (unsigned long long)hpa[i],
+		       (unsigned long long)(hpa[i] + p->memory_bytes - 1),
+		       (unsigned long long)(p->memory_bytes >> 20),
+		       p->base ? "fixed base" : "carved from the top of free RAM");
+	}
+	printf("plan: %llu MiB of free RAM below 4 GiB left over\n",
+	       (unsigned long long)(memplan_free_bytes(&m->plan) >> 20));
+	if (m->image_guessed)
+		printf("note: no tempo.elf in --images: its size taken as %llu MiB\n",
+		       HV_IMAGE_GUESS >> 20);
+}
+
+/* config_validate, then the boot's placement, against @m (NULL: any machine). */
+static int check_config(const struct options *o, const char *text, size_t len,
+			struct machine *m)
+{
+	static struct hv_config cfg;
+	struct config_platform plat;
+	struct config_error e;
+	struct module_set mods;
+	uint64_t hpa[CONFIG_MAX_PARTITIONS];
+
+	if (config_parse(text, len, &cfg, &e)) {
+		printf("config: partitions:%u: %s\n", e.line, e.msg);
+		return 1;
+	}
+	collect_modules(o, &cfg, &mods);
+	memset(&plat, 0, sizeof(plat));
+	for (uint32_t i = 0; i < mods.count; i++)
+		plat.module_names[plat.module_count++] = mods.names[i];
+	plat.cpu_count = CONFIG_MAX_CPUS;
+	plat.usable_bytes = UINT64_MAX;
+	if (m) {
+		plan_memory(o, m, mods.bytes);
+		plat.cpu_count = m->cpu_count;
+		plat.usable_bytes = memplan_free_bytes(&m->plan);
+	}
+	if (config_validate(&cfg, &plat, &e)) {
+		printf("config: partitions:%u: %s\n", e.line, e.msg);
+		return 1;
+	}
+	if (!m) {
+		for (uint32_t i = 0; i < cfg.partition_count; i++)
+			if (check_image(&cfg.partitions[i], &mods))
+				return 1;
+		return 0;
+	}
+	if (place_partitions(m, &cfg, &mods, hpa))
+		return 1;
+	warn_siblings(m, &cfg);
+	print_plan(m, &cfg, hpa);
+	return 0;
+}
+
+/* Installed next to tempo.elf (/boot/tempo), the config's images are there. */
+static void default_images(struct options *o)
+{
+	static char dir[4096];
+	char *slash;
+
+	if (o->images)
+		return;
+	snprintf(dir, sizeof(dir), "%s", o->file);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if (elf_span(path_in(dir, "/tempo.elf")))
+		o->images = dir;
+}
+
+static int cmd_check(struct options *o)
+{
+	static struct machine m;
+	size_t len;
+	char *text;
+	int rc;
+
+	if (!o->file)
+		die_usage();
+	/* More than the boot takes, so that config_parse gives its own message. */
+	text = read_all(o->file, 64 << 20, &len);
+	if (!text && errno == EFBIG)
+		fatal("%s: more than 64 MiB", o->file);
+	if (!text)
+		fatal("cannot read %s: %s", o->file, strerror(errno));
+	if (o->machine) {
+		default_images(o);
+		read_machine(o, &m);
+		print_machine(&m);
+	}
+	rc = check_config(o, text, len, o->machine ? &m : NULL);
+	printf("%s: %s\n", o->file, rc ? "refused" : o->machine ? "fits this machine" : "valid");
+	free(text);
+	return rc;
+}
+
+/* ---- create ---- */
+
+/*
+ * One partition per core the console leaves: CPU 0 and its siblings stay
+ * with the hypervisor; each other core's threads go into one partition
+ * (siblings together, never split), as many as the config allows and the
+ * memory fits.
+ */
+static int cmd_create(const struct options *o)
+{
+	static struct machine m;
+	uint64_t taken, free_bytes;
+	uint32_t parts = 0, left_out = 0;
+	char size[32];
+
+	read_machine(o, &m);
+	plan_memory(o, &m, 0);
+	taken = m.sibling_mask[0];
+	free_bytes = memplan_free_bytes(&m.plan);
+	if (o->memory % MIB)
+		snprintf(size, sizeof(size), "0x%llx", (unsigned long long)o->memory);
+	else
+		snprintf(size, sizeof(size), "%lluM", (unsigned long long)(o->memory >> 20));
+
+	printf("# Tempo partition config proposed by `tempo-config create` for a machine with\n"
+	       "# %u CPUs (MADT) and %llu MiB of RAM below 4 GiB (what Tempo uses).\n"
+	       "# Check it with: tempo-config check --machine FILE\n#\n"
+	       "# CPU 0 (APIC id %u) and its SMT siblings run no guest: the first of them\n"
+	       "# drains the partitions' consoles to COM1, which costs ~87 us a character.\n"
+	       "# Each other core is one partition; SMT siblings stay in one partition, so\n"
+	       "# no real-time vCPU shares a core with another partition's.\n\n"
+	       "[hypervisor]\ntick_us = 1000\t\t\t# host tick; 0 = tickless\n",
+	       m.madt_enabled, (unsigned long long)(m.ram_low >> 20), m.apic_id[0]);
+	for (uint32_t c = 1; c < m.cpu_count; c++) {
+		uint64_t core = m.sibling_mask[c] & ~taken, hpa = 0;
+		char list[256] = "";
+		size_t n = 0;
+
+		if (!(core & (1ull << c)))
+			continue;
+		taken |= core;
+		/* Where the boot will carve it: the plan check --machine prints. */
+		if (parts < CONFIG_MAX_PARTITIONS)
+			hpa = memplan_alloc(&m.plan, o->memory, 2 * MIB);
+		if (!hpa) {
+			left_out += __builtin_popcountll(core);
+			continue;
+		}
+		for (uint32_t j = c; j < m.cpu_count; j++)
+			if (core & (1ull << j))
+				n += snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", j);
+		printf("\n[partition rt%u]\t\t\t# the core of CPU %u (APIC id %u)\n"
+		       "cpus = %s\nmemory = %s\t\t\t# Tempo carves it from free RAM: "
+		       "0x%llx here\nimage = %s\n", parts, c, m.apic_id[c], list, size,
+		       (unsigned long long)hpa, o->image);
+		if (!strcmp(o->image, "rtbench-mb2"))
+			printf("# the latency guest: 100,000 timer events (about 10 s), its figures, "
+			       "then it ends\ncmdline = \"workload=random count=100000 "
+			       "interval_us=100 label=rt%u\"\n", parts);
+		printf("timer = direct\t\t\t# a dedicated core: the guest owns its TSC deadline\n");
+		parts++;
+	}
+	if (left_out && parts >= CONFIG_MAX_PARTITIONS)
+		printf("\n# %u more CPU(s) stay with the hypervisor: a config has at most %d "
+		       "partitions.\n", left_out, CONFIG_MAX_PARTITIONS);
+	else if (left_out)
+		printf("\n# %u more CPU(s) stay with the hypervisor: %u partitions of %s are what "
+		       "fits in the\n# %llu MiB free below 4 GiB (less --memory gives more).\n",
+		       left_out, parts, size, (unsigned long long)(free_bytes >> 20));
+	if (!parts) {
+		fprintf(stderr, "tempo-config: no core is left for a partition once CPU 0 and its "
+			"siblings are kept for the console\n");
+		return 1;
+	}
+	return 0;
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'G': case 'g':
+		v <<= 30;
+		end++;
+		break;
+	case 'M': case 'm':
+		v <<= 20;
+		end++;
+		break;
+	case 'K': case 'k':
+		v <<= 10;
+		end++;
+		break;
+	}
+	if (*end || !v || v % (2 * MIB))
+		fatal("--memory %s: expected a multiple of 2 MiB such as 64M", s);
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "machine", no_argument, NULL, 'm' },
+		{ "sysroot", required_argument, NULL, 's' },
+		{ "images", required_argument, NULL, 'i' },
+		{ "memory", required_argument, NULL, 'M' },
+		{ "image", required_argument, NULL, 'I' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct options o = { .memory = 64 * MIB, .image = "rtbench-mb2" };
+	const char *cmd;
+	int c;
+
+	if (argc < 2)
+		die_usage();
+	cmd = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			o.machine = true;
+			break;
+		case 's':
+			o.sysroot = optarg;
+			break;
+		case 'i':
+			o.images = optarg;
+			break;
+		case 'M':
+			o.memory = parse_size(optarg);
+			break;
+		case 'I':
+			o.image = optarg;
+			break;
+		default:
+			die_usage();
+		}
+	}
+	if (!strcmp(cmd, "check")) {
+		if (optind != argc - 1)
+			die_usage();
+		o.file = argv[optind];
+		return cmd_check(&o);
+	}
+	if (!strcmp(cmd, "create") && optind == argc)
+		return cmd_create(&o);
+	die_usage();
+}
