@@ -584,19 +584,14 @@ static bool physical_apic_idle(void)
 static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
 {
 	struct vtimer *t = &v->vt;
-	uint64_t d;
 
 	if (mode == t->mode)
 		return TEMPO_HC_OK;
 	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle())
 		return TEMPO_HC_EBUSY;
-	if (!timer_mode_software(t->mode)) {
-		uint64_t before = rdtsc();
-
-		d = rdmsr(MSR_IA32_TSC_DEADLINE);
-		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
-		vtimer_save(t, d, before, rdtsc());
-	}
+	/* a fire since the check above is found in the IRR (and taken, inject) */
+	if (!timer_mode_software(t->mode))
+		timer_save_hw(v);
 	if (!vtimer_switch_mode(t, (enum timer_mode)mode, rdtsc())) {
 		/* refused after the save: the deadline goes back where it was */
 		if (!timer_mode_software(t->mode))

@@ -256,41 +256,56 @@ uint64_t vtimer_next(const struct vtimer *t)
 }
 
 /*
- * DESIGN.md, "Leaving the guest for a long stay", with both sides of the
- * disarm timed: before <= (WRMSR 0) <= now.
- *  - D > now: the timer was disarmed before it reached D: it never fired.
- *  - D <= before: it reached D while armed: it fired (or is firing) and its
- *    interrupt is in the physical IRR; writing it back would fire it twice.
- *    Bochs keeps a fired deadline in the MSR, so a non-zero value is not
- *    proof of an armed one; the comparison with the TSC is.
- *  - before < D <= now: the TSC passed D around the WRMSR of 0; nothing tells
- *    which came first (a single RDTSC after the WRMSR, as DESIGN.md had it,
- *    would call this "fired" and lose the interrupt when the disarm won).
- *    Fire it again on entry: the guest has not run since @before and root
- *    mode takes no interrupt (IF=0), so a first fire still sits in the
- *    physical IRR, where the second one coalesces with it; with a masked
- *    LVT both are dropped. Exactly one interrupt either way.
- * In both of the last two cases the fire may still be on its way through the
- * physical APIC: hw_firing holds mode switches off until the next entry.
+ * DESIGN.md, "Leaving the guest for a long stay": before <= RDMSR (D) <=
+ * WRMSR 0 <= now, then the physical IRR was read for the timer's vector
+ * (@vec_in_irr). SDM Vol. 3A 11.5.4.1: the CPU clears IA32_TSC_DEADLINE
+ * when the timer fires, and writing 0 disarms it, cancelling a fire that has
+ * not happened yet; with IF=0 in root mode a fire that did happen waits in
+ * the IRR. Bochs never clears the MSR (EMULATORS.md): there a non-zero D at
+ * or below the TSC may have fired long ago. So:
+ *  - D > now: the TSC had not reached D at the disarm: never fired; saved.
+ *  - the vector is in the IRR: the fire is there (or coalesces with one
+ *    already there, which the guest has not taken: on hardware it would
+ *    coalesce too). Direct mode: the physical APIC delivers it after the
+ *    entry. Inject mode: the caller takes it in a short STI window and calls
+ *    vtimer_hw_fired, or the next entry exits for it. Never re-armed;
+ *    hw_firing holds mode switches off (the vector is in the physical APIC,
+ *    where the new mode would not look) until then.
+ *  - otherwise D <= now with nothing in the IRR: it did not fire before the
+ *    WRMSR of 0, which cancelled it, unless it fired long before and was
+ *    handled. On a CPU that clears the MSR on fire (@clears_on_fire) a
+ *    non-zero D proves the former; in Bochs D > before does (the guest has
+ *    not run since @before, so a fire after it would be in the IRR).
+ *    Cancelled: vtimer_restore fires it again (hw_refire); hw_firing
+ *    because a fire already decided inside the APIC may still land in the
+ *    IRR, where the second fire coalesces with it. Bochs with D <= before:
+ *    it fired while the guest ran and was taken: nothing to do.
+ * "D <= before means fired, never re-armed" loses the fire the WRMSR of 0
+ * cancelled on hardware (tests/unit/timer_sim.c models that CPU).
  * Called twice (no entry between), the second call would read the 0 the
  * first one wrote: it changes nothing.
  */
-void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now)
+void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now,
+		 bool vec_in_irr, bool clears_on_fire)
 {
 	if (timer_mode_software(t->mode) || !t->in_hw)
 		return;
 	t->in_hw = false;
 	t->deadline = 0;
-	if (!msr_value)
-		return;
 	if (msr_value > now) {
 		t->deadline = msr_value;
 		t->stats.programmed++;
+	}
+	if (vec_in_irr) {
+		t->hw_firing = true;
 		return;
 	}
-	t->hw_firing = true;
-	if (msr_value > before)
+	if (!msr_value || msr_value > now)
+		return;
+	if (clears_on_fire || msr_value > before) {
+		t->hw_firing = true;
 		t->hw_refire = true;
+	}
 }
 
 /*

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "arch/x86/tsc.h"
 
+#include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/trap.h"
 
 #define PIT_CH2_DATA	0x42
 #define PIT_CMD		0x43
@@ -93,4 +95,32 @@ uint64_t tsc_calibrate_hpet(uint64_t hpet_phys)
 	if (!elapsed_ns)
 		return 0;
 	return (t1 - t0) * 1000000000ull / elapsed_ns;
+}
+
+/*
+ * SDM Vol. 3A 11.5.4.1: in TSC-deadline mode the timer, once it fires,
+ * disarms itself and IA32_TSC_DEADLINE reads 0; Bochs keeps the value
+ * (EMULATORS.md). The save protocol (vtimer_save) must know which: a
+ * non-zero deadline at or below the TSC has not fired on the former, and
+ * may have fired long ago on the latter. Arm a masked timer a few thousand
+ * ticks ahead (masked: the expiry raises nothing), wait well past it, read
+ * the MSR back, and leave the LVT as it was.
+ */
+#define PROBE_AHEAD	4000u
+#define PROBE_SETTLE	20000u
+
+bool tsc_deadline_clears_on_fire(void)
+{
+	uint64_t lvt = rdmsr(X2APIC_LVT_TIMER), target, value;
+
+	wrmsr(X2APIC_LVT_TIMER, APIC_LVT_TIMER_TSC_DEADLINE | APIC_LVT_MASKED |
+		TRAP_IDLE_WAKE_VECTOR);
+	target = rdtsc() + PROBE_AHEAD;
+	wrmsr(MSR_IA32_TSC_DEADLINE, target);
+	while (rdtsc() < target + PROBE_SETTLE)
+		cpu_relax();
+	value = rdmsr(MSR_IA32_TSC_DEADLINE);
+	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	wrmsr(X2APIC_LVT_TIMER, lvt);
+	return value == 0;
 }

@@ -501,7 +501,7 @@ static void test_vtimer_save_restore(void **state)
 	assert_int_equal(vtimer_restore(&t), 0);
 	assert_true(t.in_hw);
 	/* armed in the future: saved, written back on entry */
-	vtimer_save(&t, 5000, 4000, 4000);
+	vtimer_save(&t, 5000, 4000, 4000, false, false);
 	assert_false(t.in_hw);
 	assert_int_equal(vtimer_next(&t), 5000);
 	assert_false(vtimer_check(&t, 4999));
@@ -511,17 +511,17 @@ static void test_vtimer_save_restore(void **state)
 	/* a second restore writes nothing */
 	assert_int_equal(vtimer_restore(&t), 0);
 	/* nothing armed */
-	vtimer_save(&t, 0, 6000, 6000);
+	vtimer_save(&t, 0, 6000, 6000, false, false);
 	assert_int_equal(vtimer_restore(&t), 0);
 	/* D <= TSC: fired or firing (Bochs keeps the old value): never re-armed */
-	vtimer_save(&t, 6000, 6000, 6000);
+	vtimer_save(&t, 6000, 6000, 6000, false, false);
 	assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
 	assert_int_equal(vtimer_restore(&t), 0);
-	vtimer_save(&t, 1, 7000, 7000);
+	vtimer_save(&t, 1, 7000, 7000, false, false);
 	assert_int_equal(vtimer_restore(&t), 0);
 	/* a second save (no entry between) reads the 0 the first wrote: no loss */
-	vtimer_save(&t, 9000, 8000, 8000);
-	vtimer_save(&t, 0, 8100, 8100);
+	vtimer_save(&t, 9000, 8000, 8000, false, false);
+	vtimer_save(&t, 0, 8100, 8100, false, false);
 	assert_int_equal(vtimer_next(&t), 9000);
 	/* expiring while out, direct: pending, handed back as a past deadline */
 	assert_true(vtimer_check(&t, 9000));
@@ -532,13 +532,13 @@ static void test_vtimer_save_restore(void **state)
 	assert_false(t.fired_pending);
 	assert_int_equal(t.stats.from_pending, 1);
 	/* a saved one already past at entry is written anyway (it fires at once) */
-	vtimer_save(&t, 10000, 9500, 9500);
+	vtimer_save(&t, 10000, 9500, 9500, false, false);
 	assert_int_equal(vtimer_restore(&t), 10000);
 
 	/* inject: expiring while out goes into the vlapic */
 	vt_setup(&t, TIMER_INJECT, 0x71);
 	vtimer_restore(&t);
-	vtimer_save(&t, 5000, 4000, 4000);
+	vtimer_save(&t, 5000, 4000, 4000, false, false);
 	assert_true(vtimer_check(&t, 5001));
 	assert_int_equal(vlapic_pending(&t.vlapic), 0x71);
 	assert_int_equal(t.stats.from_pending, 1);
@@ -547,7 +547,7 @@ static void test_vtimer_save_restore(void **state)
 	/* emulated: nothing in the hardware, ever */
 	vt_setup(&t, TIMER_EMULATED, 0x72);
 	vtimer_write_deadline(&t, 5000, 100);
-	vtimer_save(&t, 7777, 200, 200);
+	vtimer_save(&t, 7777, 200, 200, false, false);
 	assert_int_equal(vtimer_next(&t), 5000);
 	assert_int_equal(vtimer_restore(&t), 0);
 	assert_false(t.in_hw);
@@ -568,7 +568,7 @@ static void test_vtimer_save_race(void **state)
 		vt_setup(&t, modes[i], 0x90);
 		vtimer_restore(&t);
 		/* D in (before, now] */
-		vtimer_save(&t, 6500, 6490, 6510);
+		vtimer_save(&t, 6500, 6490, 6510, false, false);
 		assert_true(t.hw_refire);
 		assert_true(t.hw_firing);
 		/* nothing for software to do while out, and no mode switch */
@@ -580,22 +580,28 @@ static void test_vtimer_save_race(void **state)
 		assert_false(t.hw_refire);
 		assert_false(t.hw_firing);
 		/* D == now is in the window too; D == before is not */
-		vtimer_save(&t, 7000, 6990, 7000);
+		vtimer_save(&t, 7000, 6990, 7000, false, false);
 		assert_true(t.hw_refire);
 		assert_int_equal(vtimer_restore(&t), 1);
-		vtimer_save(&t, 7990, 7990, 8000);
+		/* Bochs, D <= before, nothing in the IRR: fired while the guest ran */
+		vtimer_save(&t, 7990, 7990, 8000, false, false);
+		assert_false(t.hw_refire);
+		assert_false(t.hw_firing);
+		assert_int_equal(vtimer_restore(&t), 0);
+		/* ... and with its fire in the IRR: left there, no switch */
+		vtimer_save(&t, 7990, 7990, 8000, true, false);
 		assert_false(t.hw_refire);
 		assert_true(t.hw_firing);
 		assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 8000));
 		assert_int_equal(vtimer_restore(&t), 0);
 		/* after the entry (and the next save) the switch goes */
-		vtimer_save(&t, 0, 9000, 9000);
+		vtimer_save(&t, 0, 9000, 9000, false, false);
 		assert_true(vtimer_switch_mode(&t, TIMER_EMULATED, 9000));
 		/* inject: the caller takes its own vector while out: the race is over */
 		if (modes[i] == TIMER_INJECT) {
 			vt_setup(&t, TIMER_INJECT, 0x90);
 			vtimer_restore(&t);
-			vtimer_save(&t, 9500, 9490, 9510);
+			vtimer_save(&t, 9500, 9490, 9510, false, false);
 			assert_true(t.hw_refire);
 			vtimer_hw_fired(&t);
 			assert_false(t.hw_refire);
@@ -608,10 +614,71 @@ static void test_vtimer_save_race(void **state)
 		/* D just past now: saved, not in the window */
 		vt_setup(&t, modes[i], 0x90);
 		vtimer_restore(&t);
-		vtimer_save(&t, 8001, 7990, 8000);
+		vtimer_save(&t, 8001, 7990, 8000, false, false);
 		assert_false(t.hw_refire);
 		assert_false(t.hw_firing);
 		assert_int_equal(vtimer_next(&t), 8001);
+	}
+}
+
+/*
+ * Hardware clears IA32_TSC_DEADLINE when the timer fires (SDM Vol. 3A
+ * 11.5.4.1): a non-zero D read back had not fired, even at or below the TSC,
+ * and the WRMSR of 0 cancels that fire. Only the physical IRR, read after
+ * the WRMSR, tells whether it still has to be raised.
+ */
+static void test_vtimer_save_hw(void **state)
+{
+	static const enum timer_mode modes[] = { TIMER_DIRECT, TIMER_INJECT };
+	struct vtimer t;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		vt_setup(&t, modes[i], 0x91);
+		vtimer_restore(&t);
+		/* D well below before, still armed, IRR clear: cancelled, fire again */
+		vtimer_save(&t, 6000, 6100, 6110, false, true);
+		assert_true(t.hw_refire);
+		assert_true(t.hw_firing);
+		assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 6200));
+		assert_int_equal(vtimer_restore(&t), 1);
+		assert_false(t.hw_firing);
+		/* the same read in Bochs: fired long ago, nothing to do */
+		vtimer_save(&t, 6000, 6100, 6110, false, false);
+		assert_false(t.hw_refire);
+		assert_int_equal(vtimer_restore(&t), 0);
+		/* D due and its fire in the IRR: it is there, never written again */
+		vtimer_save(&t, 7000, 7005, 7010, true, true);
+		assert_false(t.hw_refire);
+		assert_true(t.hw_firing);
+		assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+		assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 7020));
+		assert_int_equal(vtimer_restore(&t), 0);
+		/* D in the future: saved whatever the IRR holds (an older fire) */
+		vtimer_save(&t, 9000, 8000, 8010, true, true);
+		assert_int_equal(vtimer_next(&t), 9000);
+		assert_false(t.hw_refire);
+		assert_true(t.hw_firing);
+		assert_int_equal(vtimer_restore(&t), 9000);
+		/*
+		 * D read as 0, vector in the IRR: it fired between the last
+		 * check and the RDMSR (hardware cleared the MSR).
+		 */
+		vtimer_save(&t, 0, 9100, 9110, true, true);
+		assert_true(t.hw_firing);
+		assert_false(t.hw_refire);
+		assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 9120));
+		if (modes[i] == TIMER_INJECT) {
+			/* the switch takes our vector out and credits it first */
+			vtimer_hw_fired(&t);
+			assert_false(t.hw_firing);
+			assert_int_equal(vlapic_pending(&t.vlapic), 0x91);
+			assert_int_equal(t.stats.injected, 1);
+			assert_true(vtimer_switch_mode(&t, TIMER_EMULATED, 9130));
+			assert_int_equal(vlapic_pending(&t.vlapic), 0x91);
+		} else {
+			assert_int_equal(vtimer_restore(&t), 0);
+		}
 	}
 }
 
@@ -628,14 +695,14 @@ static void test_vtimer_switch(void **state)
 	assert_int_equal(vtimer_restore(&t), 5000);
 	/* in the hardware: save first */
 	assert_false(vtimer_switch_mode(&t, TIMER_INJECT, 300));
-	vtimer_save(&t, 5000, 300, 300);
+	vtimer_save(&t, 5000, 300, 300, false, false);
 	assert_true(vtimer_switch_mode(&t, TIMER_INJECT, 300));
 	assert_int_equal(t.stats.mode_switches, 2);
 	assert_int_equal(vtimer_restore(&t), 5000);
 	/* refused while in service */
 	vtimer_hw_fired(&t);
 	vlapic_accept(&t.vlapic, 0x80);
-	vtimer_save(&t, 0, 400, 400);
+	vtimer_save(&t, 0, 400, 400, false, false);
 	assert_false(vtimer_switch_mode(&t, TIMER_EMULATED, 400));
 	assert_int_equal(t.mode, TIMER_INJECT);
 	vlapic_eoi(&t.vlapic);
@@ -655,10 +722,10 @@ static void test_vtimer_switch(void **state)
 	vlapic_eoi(&t.vlapic);
 	/* direct, fired while out, then left for emulated: raised in the vlapic */
 	vtimer_restore(&t);
-	vtimer_save(&t, 0, 700, 700);
+	vtimer_save(&t, 0, 700, 700, false, false);
 	assert_true(vtimer_switch_mode(&t, TIMER_DIRECT, 700));
 	vtimer_restore(&t);
-	vtimer_save(&t, 800, 750, 750);
+	vtimer_save(&t, 800, 750, 750, false, false);
 	assert_true(vtimer_check(&t, 800));
 	assert_true(t.fired_pending);
 	assert_true(vtimer_switch_mode(&t, TIMER_EMULATED, 810));
@@ -686,7 +753,7 @@ static void run_sim(const struct sim_params *p, struct sim_result *r, const char
 	       "    deadline writes %llu, fired %llu, dropped %llu, delivered %llu, "
 	       "host ticks %llu late max %llu (bound %llu), watchdog %llu\n"
 	       "    saves: fired %llu, in the race window %llu (second fires coalesced %llu, "
-	       "drained %llu), expired while out %llu\n",
+	       "drained %llu, cancelled %llu), expired while out %llu\n",
 	       name, (unsigned long long)p->seed, (unsigned long long)base_seed, p->rate,
 	       (unsigned long long)p->period, (unsigned long long)p->watchdog,
 	       p->mode == TIMER_DIRECT ? "direct" : p->mode == TIMER_INJECT ? "inject" : "emulated",
@@ -700,7 +767,8 @@ static void run_sim(const struct sim_params *p, struct sim_result *r, const char
 	       (unsigned long long)r->host_late_max, (unsigned long long)r->host_bound,
 	       (unsigned long long)r->watchdog_fired, (unsigned long long)r->save_fired,
 	       (unsigned long long)r->save_race, (unsigned long long)r->coalesced,
-	       (unsigned long long)r->save_drained, (unsigned long long)r->from_pending);
+	       (unsigned long long)r->save_drained, (unsigned long long)r->save_cancelled,
+	       (unsigned long long)r->from_pending);
 	if (!r->ok)
 		fail_msg("%s: %s", name, r->msg);
 	assert_true(r->events >= p->events);
@@ -735,6 +803,8 @@ static void test_sim_seed2(void **state)
 	run_sim(&p, &r, "sim 2 (rate 5, tick and watchdog)");
 	assert_true(r.fires > 1000 && r.drops > 100 && r.delivered > 1000 && r.switches > 100);
 	assert_true(r.save_race > 10 && r.save_drained > 10);
+	/* hardware: due, still armed when read, cancelled by the WRMSR of 0 */
+	assert_true(r.save_cancelled > 10);
 }
 
 static void test_sim_seed3(void **state)
@@ -897,6 +967,7 @@ int main(void)
 		cmocka_unit_test(test_vtimer_masked),
 		cmocka_unit_test(test_vtimer_save_restore),
 		cmocka_unit_test(test_vtimer_save_race),
+		cmocka_unit_test(test_vtimer_save_hw),
 		cmocka_unit_test(test_vtimer_switch),
 		cmocka_unit_test(test_sim_seed1),
 		cmocka_unit_test(test_sim_seed2),

@@ -319,7 +319,7 @@ static void switch_out(int i)
 		now = C.tsc;
 		if (d && d > before && d <= now)
 			C.races++;
-		vtimer_save(&g->vt, d, before, now);
+		vtimer_save(&g->vt, d, before, now, C.pirr, !C.bochs);
 		if (C.pirr) {	/* sti; nop; nop; cli */
 			C.pirr = false;
 			C.drained++;
