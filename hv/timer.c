@@ -12,6 +12,8 @@
 
 #define LVT_VECTOR_MASK	0xffu
 #define LVT_MASKED	(1u << 16)	/* SDM Vol. 3A 11.5.1, figure 11-8 */
+#define LVT_TIMER_MODE	(3u << 17)	/* 00 one-shot, 01 periodic, 10 TSC-deadline */
+#define LVT_TSC_DEADLINE (2u << 17)
 #define PTIMER_MAX	0xffffffffu	/* the timer is a 32-bit VMCS field */
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -143,9 +145,24 @@ void vtimer_init(struct vtimer *t, enum timer_mode mode)
 	vlapic_init(&t->vlapic);
 }
 
+/*
+ * SDM Vol. 3A 11.5.4.1: a write to the LVT timer register that changes the
+ * timer mode disarms the timer (IA32_TSC_DEADLINE becomes 0). Direct and
+ * inject mode: the physical LVT takes the guest's mode and the LAPIC does it
+ * (t->deadline is 0 while the deadline is in the hardware); emulated and
+ * pv-lazy: here.
+ */
 void vtimer_write_lvt(struct vtimer *t, uint32_t lvt)
 {
+	if ((lvt ^ t->lvt) & LVT_TIMER_MODE)
+		t->deadline = 0;
 	t->lvt = lvt;
+}
+
+/* SDM 11.5.4.1: only in TSC-deadline mode does IA32_TSC_DEADLINE arm anything. */
+static bool vtimer_tsc_deadline_mode(const struct vtimer *t)
+{
+	return (t->lvt & LVT_TIMER_MODE) == LVT_TSC_DEADLINE;
 }
 
 bool vtimer_lvt_masked(const struct vtimer *t)
@@ -189,10 +206,13 @@ static void vtimer_fire(struct vtimer *t, bool while_out)
  * instruction's own execution time to the guest: an old deadline falling in
  * it may fire or not, as one falling inside a real WRMSR would. A new
  * deadline at or before @now fires at once (SDM 11.5.4.1: the timer fires
- * when the TSC is at or past the target); 0 disarms.
+ * when the TSC is at or past the target); 0 disarms. Outside TSC-deadline
+ * mode the write is ignored (SDM 11.5.4.1), and nothing can be armed then.
  */
 void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 {
+	if (!vtimer_tsc_deadline_mode(t))
+		return;
 	t->stats.programmed++;
 	vtimer_check(t, now);
 	t->deadline = value;
@@ -208,15 +228,20 @@ void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now)
  */
 void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 {
+	if (!vtimer_tsc_deadline_mode(t))
+		return;	/* as a trapped write outside TSC-deadline mode */
 	t->stats.programmed++;
 	t->deadline = value;
 	vtimer_check(t, now);
 }
 
-/* What RDMSR IA32_TSC_DEADLINE returns: 0 once fired or when disarmed. */
+/*
+ * What RDMSR IA32_TSC_DEADLINE returns: 0 once fired, when disarmed, and
+ * always outside TSC-deadline mode (SDM 11.5.4.1).
+ */
 uint64_t vtimer_read_deadline(const struct vtimer *t)
 {
-	return t->deadline;
+	return vtimer_tsc_deadline_mode(t) ? t->deadline : 0;
 }
 
 bool vtimer_check(struct vtimer *t, uint64_t now)

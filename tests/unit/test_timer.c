@@ -23,6 +23,9 @@
 #define DEFAULT_SEED	0x7e3d0b1aull
 #define DEFAULT_EVENTS	1000000ull
 #define LVT_MASK	(1u << 16)
+#define LVT_ONESHOT	(0u << 17)	/* LVT timer mode, bits 18:17 (SDM 11.5.1) */
+#define LVT_PERIODIC	(1u << 17)
+#define LVT_TSCDL	(2u << 17)
 
 static uint64_t base_seed = DEFAULT_SEED;
 static uint64_t sim_events = DEFAULT_EVENTS;
@@ -392,7 +395,7 @@ static void vt_setup(struct vtimer *t, enum timer_mode m, uint8_t vector)
 {
 	vtimer_init(t, m);
 	assert_true(vtimer_lvt_masked(t));
-	vtimer_write_lvt(t, vector);
+	vtimer_write_lvt(t, LVT_TSCDL | vector);
 	assert_false(vtimer_lvt_masked(t));
 	assert_int_equal(vtimer_vector(t), vector);
 }
@@ -419,7 +422,7 @@ static void test_vtimer_emulated(void **state)
 
 	/* rewritten later, then earlier, before it expires: only the last fires */
 	vtimer_init(&t, TIMER_EMULATED);
-	vtimer_write_lvt(&t, 0x40);
+	vtimer_write_lvt(&t, LVT_TSCDL | 0x40);
 	vtimer_write_deadline(&t, 2000, 1000);
 	vtimer_write_deadline(&t, 3000, 1500);
 	assert_false(vtimer_check(&t, 2500));
@@ -460,27 +463,27 @@ static void test_vtimer_masked(void **state)
 
 	(void)state;
 	vt_setup(&t, TIMER_EMULATED, 0x50);
-	vtimer_write_lvt(&t, 0x50 | LVT_MASK);
+	vtimer_write_lvt(&t, LVT_TSCDL | 0x50 | LVT_MASK);
 	vtimer_write_deadline(&t, 100, 50);
 	assert_true(vtimer_check(&t, 100));
 	assert_int_equal(t.stats.dropped_masked, 1);
 	assert_int_equal(t.stats.injected, 0);
 	assert_int_equal(vlapic_highest_irr(&t.vlapic), -1);
 	/* unmasking later does not bring it back */
-	vtimer_write_lvt(&t, 0x50);
+	vtimer_write_lvt(&t, LVT_TSCDL | 0x50);
 	assert_false(vtimer_check(&t, 200));
 	assert_int_equal(vlapic_highest_irr(&t.vlapic), -1);
 	/* an illegal vector is refused like a masked one */
-	vtimer_write_lvt(&t, 0x0f);
+	vtimer_write_lvt(&t, LVT_TSCDL | 0x0f);
 	vtimer_write_deadline(&t, 300, 250);
 	assert_true(vtimer_check(&t, 300));
 	assert_int_equal(t.stats.dropped_masked, 2);
 	/* inject mode: the hardware fire is judged by the LVT too */
 	vt_setup(&t, TIMER_INJECT, 0x60);
-	vtimer_write_lvt(&t, 0x60 | LVT_MASK);
+	vtimer_write_lvt(&t, LVT_TSCDL | 0x60 | LVT_MASK);
 	vtimer_hw_fired(&t);
 	assert_int_equal(t.stats.dropped_masked, 1);
-	vtimer_write_lvt(&t, 0x60);
+	vtimer_write_lvt(&t, LVT_TSCDL | 0x60);
 	vtimer_hw_fired(&t);
 	assert_int_equal(t.stats.injected, 1);
 	assert_int_equal(vlapic_pending(&t.vlapic), 0x60);
@@ -488,6 +491,59 @@ static void test_vtimer_masked(void **state)
 	vt_setup(&t, TIMER_DIRECT, 0x60);
 	vtimer_hw_fired(&t);
 	assert_int_equal(t.stats.fired, 0);
+}
+
+/*
+ * SDM Vol. 3A 11.5.4.1: outside TSC-deadline mode (LVT timer bits 18:17 !=
+ * 10b) writes to IA32_TSC_DEADLINE are ignored and reads return 0; an LVT
+ * write that changes the timer mode disarms the timer. Emulated and pv-lazy
+ * keep the deadline in software, so the model must do what the LAPIC does.
+ */
+static void test_vtimer_lvt_mode(void **state)
+{
+	static const enum timer_mode modes[] = { TIMER_EMULATED, TIMER_PV_LAZY };
+	struct vtimer t;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		/* after reset the LVT is one-shot (and masked): writes ignored */
+		vtimer_init(&t, modes[i]);
+		vtimer_write_deadline(&t, 1000, 500);
+		assert_int_equal(vtimer_read_deadline(&t), 0);
+		assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+		vtimer_write_lvt(&t, LVT_ONESHOT | 0x40);
+		vtimer_write_deadline(&t, 1000, 500);
+		assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+		assert_false(vtimer_check(&t, 2000));
+		vtimer_write_lvt(&t, LVT_PERIODIC | 0x40);
+		vtimer_replace_deadline(&t, 3000, 2500);
+		assert_int_equal(vtimer_read_deadline(&t), 0);
+		assert_false(vtimer_check(&t, 4000));
+		assert_int_equal(t.stats.fired, 0);
+		assert_int_equal(vlapic_highest_irr(&t.vlapic), -1);
+
+		/* in TSC-deadline mode it arms; leaving that mode disarms */
+		vtimer_write_lvt(&t, LVT_TSCDL | 0x40);
+		vtimer_write_deadline(&t, 5000, 4500);
+		assert_int_equal(vtimer_read_deadline(&t), 5000);
+		vtimer_write_lvt(&t, LVT_ONESHOT | 0x40);
+		assert_int_equal(vtimer_read_deadline(&t), 0);
+		assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+		assert_false(vtimer_check(&t, 6000));
+		/* coming back does not re-arm the old deadline */
+		vtimer_write_lvt(&t, LVT_TSCDL | 0x40);
+		assert_int_equal(vtimer_read_deadline(&t), 0);
+		assert_false(vtimer_check(&t, 7000));
+		assert_int_equal(t.stats.fired, 0);
+
+		/* an LVT write that keeps the mode (mask, vector) does not disarm */
+		vtimer_write_deadline(&t, 9000, 8000);
+		vtimer_write_lvt(&t, LVT_TSCDL | LVT_MASK | 0x41);
+		vtimer_write_lvt(&t, LVT_TSCDL | 0x42);
+		assert_int_equal(vtimer_read_deadline(&t), 9000);
+		assert_true(vtimer_check(&t, 9000));
+		assert_int_equal(vlapic_pending(&t.vlapic), 0x42);
+	}
 }
 
 static void test_vtimer_save_restore(void **state)
@@ -965,6 +1021,7 @@ int main(void)
 		cmocka_unit_test(test_host_watchdog),
 		cmocka_unit_test(test_vtimer_emulated),
 		cmocka_unit_test(test_vtimer_masked),
+		cmocka_unit_test(test_vtimer_lvt_mode),
 		cmocka_unit_test(test_vtimer_save_restore),
 		cmocka_unit_test(test_vtimer_save_race),
 		cmocka_unit_test(test_vtimer_save_hw),

@@ -45,6 +45,7 @@
 #include "hv/config.h"
 
 #define LVT_MASK	(1u << 16)
+#define LVT_TSCDL	(2u << 17)	/* TSC-deadline mode (SDM 11.5.1) */
 #define HV_VECTOR	0xef	/* the hypervisor's timer vector in inject mode */
 #define NEVER		UINT64_MAX
 #define LVT_HIST	4096
@@ -926,7 +927,7 @@ static void guest_write_lvt(struct sim *s)
 {
 	bool masked = (s->p->scenario & SIM_LVT_MASKED) ? true : chance(s, 30);
 
-	s->g_lvt = s->gv | (masked ? LVT_MASK : 0);
+	s->g_lvt = LVT_TSCDL | s->gv | (masked ? LVT_MASK : 0);
 	trace(s, "write lvt", s->g_lvt, 0);
 	ref_lvt_begin(s, masked);
 	vm_exit(s, EXIT_WRMSR_LVT, s->g_lvt);
@@ -1068,7 +1069,7 @@ bool sim_run(const struct sim_params *p, struct sim_result *r)
 	s->g_tpr = (p->scenario & SIM_TPR15) ? 0xf0 : 0;
 	vlapic_set_tpr(guest_apic(s), s->g_tpr);
 	s->lvt_initial_masked = (p->scenario & SIM_LVT_MASKED) || chance(s, 20);
-	s->g_lvt = s->gv | (s->lvt_initial_masked ? LVT_MASK : 0);
+	s->g_lvt = LVT_TSCDL | s->gv | (s->lvt_initial_masked ? LVT_MASK : 0);
 	vtimer_write_lvt(&s->vt, s->g_lvt);
 	if (p->scenario & SIM_CLI_SPIN)
 		s->g_if = false;
