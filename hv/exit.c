@@ -962,17 +962,21 @@ void vmx_deliver_virtual(struct vcpu *v)
 /*
  * pv-lazy: a deadline the guest published without trapping (it moved later
  * than the exit we had armed) is taken here, on every entry and after every
- * expiry, before the expiry check: the stale earlier one never fires.
+ * expiry. The exit armed for the old deadline comes after it, so the guest
+ * may have published after the old one expired: one already due fires
+ * first (vtimer_replace_deadline), one not yet due never fires.
  */
 static void pv_sync(struct vcpu *v)
 {
 	uint64_t next = v->pv->next;
 
 	if (next != v->pv_seen) {
+		uint64_t now = rdtsc();
+
 		v->pv_seen = next;
 		v->pv_updates++;
-		vcpu_trace(v, TRACE_PV_UPDATE, next, rdtsc());
-		vtimer_replace_deadline(&v->vt, next, rdtsc());
+		vcpu_trace(v, TRACE_PV_UPDATE, next, now);
+		vtimer_replace_deadline(&v->vt, next, now);
 	}
 }
 

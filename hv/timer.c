@@ -220,17 +220,25 @@ void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 }
 
 /*
- * pv-lazy: a deadline the guest published without trapping. It did so only
- * because the hypervisor's armed exit (the old deadline) came no later than
- * the new one, and that exit stops the guest at the old deadline: so the
- * guest wrote it before the old one expired, and the old one is replaced,
- * not fired, even if it is due by the time the hypervisor reads the page.
+ * pv-lazy: a deadline the guest published on the page without trapping,
+ * read at an exit (@now). The guest skipped the trap because the exit armed
+ * for the old deadline D1 came no later than the new one; but that exit
+ * comes after D1 (up to the entry path's length: the preemption timer was
+ * loaded after its RDTSC), so the guest may have published after D1
+ * expired. On hardware D1 has then fired; the page does not say when the
+ * guest wrote it, so a D1 already due at @now fires before it is replaced,
+ * as in a trapped write. A D1 postponed in time but read only at or after
+ * it therefore gives an extra interrupt (the guest tells it from its own
+ * deadline by the TSC, as a guest must on hardware for a deadline it moves
+ * just as it expires); dropping it would lose the interrupt of one that
+ * expired first. One read before D1 is replaced and never fires.
  */
 void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 {
 	if (!vtimer_tsc_deadline_mode(t))
 		return;	/* as a trapped write outside TSC-deadline mode */
 	t->stats.programmed++;
+	vtimer_check(t, now);
 	t->deadline = value;
 	vtimer_check(t, now);
 }

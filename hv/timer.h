@@ -113,7 +113,11 @@ uint8_t vtimer_vector(const struct vtimer *t);
 /* Emulated mode: the trapped WRMSR to IA32_TSC_DEADLINE and its RDMSR. */
 void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now);
 uint64_t vtimer_read_deadline(const struct vtimer *t);
-/* pv-lazy: a deadline taken from the shared page replaces the old one unfired. */
+/*
+ * pv-lazy: a deadline taken from the shared page at @now. The old one fires
+ * first if already due (the guest may have published it after the old one
+ * expired); one not yet due is replaced unfired.
+ */
 void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now);
 
 /*

@@ -546,6 +546,230 @@ static void test_vtimer_lvt_mode(void **state)
 	}
 }
 
+/*
+ * pv-lazy: the guest publishes a later deadline on the page after its old
+ * one D1 expired but before the exit for D1 (which comes after D1). On
+ * hardware D1 has fired by then: it must fire here too, before the page's
+ * deadline replaces it. One published before D1 that the hypervisor reads
+ * only at D1's exit may fire as well (an extra, early-looking interrupt the
+ * guest tells from its own deadline by the TSC), never be lost.
+ */
+static void test_vtimer_pv_replace(void **state)
+{
+	struct vtimer t;
+
+	(void)state;
+	vt_setup(&t, TIMER_PV_LAZY, 0x44);
+	vtimer_write_deadline(&t, 1000, 500);
+	/* published at 1010, read at the exit for D1 at 1190: D1 fired */
+	vtimer_replace_deadline(&t, 2000, 1190);
+	assert_int_equal(t.stats.fired, 1);
+	assert_int_equal(vlapic_pending(&t.vlapic), 0x44);
+	assert_int_equal(vtimer_next(&t), 2000);
+	vlapic_accept(&t.vlapic, 0x44);
+	vlapic_eoi(&t.vlapic);
+	/* read before the old one is due: replaced, never fires */
+	vtimer_replace_deadline(&t, 3000, 1999);
+	assert_int_equal(t.stats.fired, 1);
+	assert_false(vtimer_check(&t, 2999));
+	assert_true(vtimer_check(&t, 3000));
+	assert_int_equal(t.stats.fired, 2);
+	/* a new one already due fires at once; nothing armed after */
+	vtimer_write_deadline(&t, 5000, 4000);
+	vtimer_replace_deadline(&t, 4500, 5100);
+	assert_int_equal(t.stats.fired, 4);
+	assert_int_equal(vtimer_next(&t), TIMER_NO_EVENT);
+}
+
+/* One pv-lazy deadline the guest set, for the reference model below. */
+struct pv_ref {
+	uint64_t d;		/* non-zero */
+	uint64_t gone_at;	/* when the guest published or wrote the next one */
+	uint64_t fired_at;	/* 0 = never */
+};
+
+#define PV_REFS	20000
+
+static struct pv_ref pv_refs[PV_REFS];
+static uint32_t pv_n;
+static uint64_t pv_dup;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The state machine fired deadline @d at @at: one the guest set, once, not early. */
+static void pv_fired(uint64_t d, uint64_t at)
+{
+	for (uint32_t k = pv_n; k-- > 0;) {
+		if (pv_refs[k].d != d || pv_refs[k].fired_at)
+			continue;
+		assert_true(at >= d);
+		pv_refs[k].fired_at = at;
+		return;
+	}
+	/*
+	 * Fired again: the guest published D, an exit between the publish and
+	 * its check took D and fired it (D was that close), the guest then
+	 * read armed = 0 and trapped with the same D, which fires at once. The
+	 * protocol has no way to tell that WRMSR from a new one with the same
+	 * value; counted, not fixed here.
+	 */
+	for (uint32_t k = pv_n; k-- > 0;) {
+		if (pv_refs[k].d == d) {
+			assert_true(at >= d);
+			pv_dup++;
+			return;
+		}
+	}
+	fail_msg("pv-lazy: deadline %llu fired at %llu was never set",
+		 (unsigned long long)d, (unsigned long long)at);
+}
+
+/* A hypervisor step at @at: which deadlines it fired, old first. */
+static void pv_step(struct vtimer *t, int what, uint64_t value, uint64_t at)
+{
+	uint64_t old = t->deadline, f0 = t->stats.fired;
+
+	if (what == 0)
+		vtimer_replace_deadline(t, value, at);
+	else if (what == 1)
+		vtimer_write_deadline(t, value, at);
+	else
+		vtimer_check(t, at);
+	if (t->stats.fired > f0 && old && old <= at) {
+		pv_fired(old, at);
+		f0++;
+	}
+	if (t->stats.fired > f0)
+		pv_fired(value, at);
+	while (vlapic_pending(&t->vlapic) >= 0) {
+		int v = vlapic_pending(&t->vlapic);
+
+		vlapic_accept(&t->vlapic, (uint8_t)v);
+		vlapic_eoi(&t->vlapic);
+	}
+}
+
+/*
+ * A random pv-lazy guest against the state machine, checked by a reference
+ * that knows only what the guest did and when: a deadline fires at most
+ * once and never before its value; one that was due before the guest
+ * superseded it must fire (never lost). The exit for the armed deadline
+ * comes up to 190 ticks after it (Bochs: the entry's RDTSC to the guest),
+ * other exits at random; the guest follows the page protocol, with the TSC
+ * check (docs/timer-modes.md), and each exit reads the page (pv_sync)
+ * before it checks for expiry. Without the check a guest that publishes
+ * twice between D1 and the exit for it loses the first (D1 <= D_a <= TSC):
+ * the exit only sees the second.
+ */
+/* An exit at @at: it reads the page (pv_sync), then checks for expiry. */
+static void pv_exit(struct vtimer *t, uint64_t at, uint64_t next, uint64_t *seen)
+{
+	if (next != *seen) {
+		*seen = next;
+		pv_step(t, 0, next, at);
+	}
+	pv_step(t, 2, 0, at);
+}
+
+static void test_vtimer_pv_random(void **state)
+{
+	struct vtimer t;
+	uint64_t now = 100000, next = 0, seen = 0, armed = 0, lost = 0, extra = 0, lazy = 0;
+	uint64_t rng = base_seed | 1, window = 0;
+	static uint64_t irqs[PV_REFS];
+	uint32_t nirq = 0, used = 0;
+
+	(void)state;
+	vt_setup(&t, TIMER_PV_LAZY, 0x45);
+	pv_n = 0;
+	pv_dup = 0;
+	while (pv_n < PV_REFS) {
+		uint64_t d, exit_at, check;
+
+		rng ^= rng << 13;
+		rng ^= rng >> 7;
+		rng ^= rng << 17;
+		/* the guest runs a while; the exit for the armed deadline may come */
+		now += rng % 700;
+		exit_at = armed ? armed + (rng >> 40) % 191 : TIMER_NO_EVENT;
+		if (exit_at <= now) {
+			pv_exit(&t, exit_at, next, &seen);
+			now = exit_at + 200;
+			goto rearm;
+		}
+		/* it publishes a deadline, mostly later than the one armed */
+		d = (rng >> 20) % 4 ? now + 50 + (rng >> 24) % 1500 : now + 1 + (rng >> 24) % 60;
+		if (pv_n)
+			pv_refs[pv_n - 1].gone_at = now;
+		pv_refs[pv_n++] = (struct pv_ref){ .d = d };
+		next = d;
+		/*
+		 * MFENCE, then it reads armed and the TSC. An exit may come in
+		 * between (the one armed, or another): it reads the new next.
+		 */
+		check = now + 1 + (rng >> 33) % 30;
+		if (exit_at <= check || (rng >> 50) % 8 == 0) {
+			now = exit_at <= check ? exit_at : now + 1;
+			pv_exit(&t, now, next, &seen);
+			window++;
+			armed = vtimer_next(&t) == TIMER_NO_EVENT ? 0 : vtimer_next(&t);
+			check = now + 200;
+		}
+		now = check;
+		/*
+		 * Lazy only if armed <= D and the TSC is still below armed:
+		 * then the publish came before the old deadline expired.
+		 */
+		if (armed && armed <= d && now < armed) {
+			lazy++;
+		} else {
+			/* the WRMSR traps; the handler records next as seen */
+			pv_step(&t, 1, d, now + 60);
+			seen = next;
+			now += 200;
+		}
+		if ((rng >> 53) % 8 == 0) {
+			now += 60;
+			pv_exit(&t, now, next, &seen);
+			now += 140;
+		}
+rearm:
+		armed = vtimer_next(&t) == TIMER_NO_EVENT ? 0 : vtimer_next(&t);
+	}
+	/*
+	 * The guest sees interrupts, not which deadline raised them: each one
+	 * that expired before it was superseded needs an interrupt of its own
+	 * at or after its value, within an exit and a trap of being
+	 * superseded (in time order, each interrupt used once). Those left
+	 * over are the extra ones of postponed deadlines.
+	 */
+	for (uint32_t k = 0; k < pv_n; k++)
+		if (pv_refs[k].fired_at)
+			irqs[nirq++] = pv_refs[k].fired_at;
+	qsort(irqs, nirq, sizeof(irqs[0]), cmp_u64);
+	for (uint32_t k = 0; k + 1 < pv_n; k++) {
+		if (pv_refs[k].d > pv_refs[k].gone_at)
+			continue;
+		while (used < nirq && irqs[used] < pv_refs[k].d)
+			used++, extra++;
+		if (used < nirq && irqs[used] <= pv_refs[k].gone_at + 400)
+			used++;
+		else
+			lost++;
+	}
+	printf("  pv-lazy random: %u deadlines (%llu published lazily, %llu exits between a "
+	       "publish and its check), %llu lost, %llu extra (postponed, fired anyway), "
+	       "%llu fired twice\n", pv_n, (unsigned long long)lazy, (unsigned long long)window,
+	       (unsigned long long)lost, (unsigned long long)extra, (unsigned long long)pv_dup);
+	assert_true(lazy > 1000 && window > 1000);
+	assert_int_equal(lost, 0);
+}
+
 static void test_vtimer_save_restore(void **state)
 {
 	struct vtimer t;
@@ -1022,6 +1246,8 @@ int main(void)
 		cmocka_unit_test(test_vtimer_emulated),
 		cmocka_unit_test(test_vtimer_masked),
 		cmocka_unit_test(test_vtimer_lvt_mode),
+		cmocka_unit_test(test_vtimer_pv_replace),
+		cmocka_unit_test(test_vtimer_pv_random),
 		cmocka_unit_test(test_vtimer_save_restore),
 		cmocka_unit_test(test_vtimer_save_race),
 		cmocka_unit_test(test_vtimer_save_hw),
