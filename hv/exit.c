@@ -901,6 +901,23 @@ static void handle_interrupt_window(struct vcpu *v)
 	(void)v;	/* the tail injects what is pending */
 }
 
+/*
+ * HLT exits only while deliver_virtual holds a vector the guest could not
+ * take yet (IF=0, an STI or MOV-SS shadow): the guest's `sti; hlt` must wake
+ * on it. The interrupt-window exit alone is not enough: Bochs does not take
+ * it once the guest is in HLT (an idle `sti; hlt` then slept until the next
+ * exit, a host tick or another deadline, ~1 ms later). HLT completes here,
+ * and its STI shadow with it (skip_instruction); the tail then injects the
+ * vector if the guest can take it (the interrupt wakes HLT, SDM Vol. 3A
+ * 6.3), else the guest halts as it asked.
+ */
+static void handle_hlt(struct vcpu *v)
+{
+	skip_instruction();
+	if (!(vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) || vlapic_pending(&v->vt.vlapic) < 0)
+		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_HLT);
+}
+
 static void handle_init_signal(struct vcpu *v)
 {
 	partition_stop(v, "init_signal", 0, "unexpected INIT");
@@ -946,6 +963,7 @@ static const exit_handler_t exit_handlers[EXIT_REASON_COUNT] = {
 	[EXIT_REASON_PREEMPTION_TIMER] = handle_preemption_timer,
 	[EXIT_REASON_EXTERNAL_INTR] = handle_external_interrupt,
 	[EXIT_REASON_INTR_WINDOW] = handle_interrupt_window,
+	[EXIT_REASON_HLT] = handle_hlt,
 };
 
 /*
@@ -1013,10 +1031,11 @@ static void deliver_virtual(struct vcpu *v)
 			vector = vlapic_pending(&v->vt.vlapic);
 		}
 	}
+	/* and HLT exiting, so a `sti; hlt` wakes on it (handle_hlt) */
 	if (vector >= 0)
-		proc |= PROC_INTR_WINDOW_EXITING;
+		proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
 	else
-		proc &= ~PROC_INTR_WINDOW_EXITING;
+		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
 	vmwrite(VMCS_PROC_CONTROLS, proc);
 }
 
