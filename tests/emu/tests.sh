@@ -416,8 +416,9 @@ test_bochs_shared() {
 	[ $(($(kv "$with" lat_avg_ticks) - $(kv "$alone" lat_avg_ticks))) -le 4 ] &&
 		[ $(($(kv "$alone" lat_avg_ticks) - $(kv "$with" lat_avg_ticks))) -le 4 ] ||
 		{ echo "c's lat_avg_ticks moved by more than 4: $with / alone: $alone"; return 1; }
-	[ $(($(kv "$with" lat_max_ticks) - $(kv "$alone" lat_max_ticks))) -le 100 ] &&
-		[ $(($(kv "$alone" lat_max_ticks) - $(kv "$with" lat_max_ticks))) -le 100 ] ||
+	# one tick exit: up to 173 ticks in direct mode (docs/benchmarks.md, direct-random)
+	[ $(($(kv "$with" lat_max_ticks) - $(kv "$alone" lat_max_ticks))) -le 200 ] &&
+		[ $(($(kv "$alone" lat_max_ticks) - $(kv "$with" lat_max_ticks))) -le 200 ] ||
 		{ echo "c's worst case moved by more than a tick exit: $with / alone: $alone"; return 1; }
 }
 

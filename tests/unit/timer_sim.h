@@ -55,7 +55,7 @@ struct sim_result {
 	uint64_t coalesced;	/* second fires into a pending bit (the save's race) */
 	uint64_t save_fired;	/* saves that found D <= before */
 	uint64_t save_race;	/* saves that found before < D <= now */
-	uint64_t save_cancelled;	/* hardware: D <= before still armed; the WRMSR 0 cancelled it */
+	uint64_t save_cancelled;	/* hardware: D <= before, armed: WRMSR 0 cancels it */
 	uint64_t save_drained;	/* inject: the fire taken in root mode right after the save */
 	uint64_t from_pending;	/* vtimer stats: expired while out */
 	uint64_t host_ticks, host_late_max, host_bound, watchdog_fired;
