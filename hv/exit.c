@@ -764,20 +764,15 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
 {
 	struct vtimer *t = &v->vt;
 	enum timer_mode old_mode;
-	uint64_t d;
 
 	if (mode == t->mode)
 		return TEMPO_HC_OK;
 	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle())
 		return TEMPO_HC_EBUSY;
 	old_mode = t->mode;
-	if (!timer_mode_software(t->mode)) {
-		uint64_t before = rdtsc();
-
-		d = rdmsr(MSR_IA32_TSC_DEADLINE);
-		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
-		vtimer_save(t, d, before, rdtsc());
-	}
+	/* a fire since the check above is found in the IRR (and taken, inject) */
+	if (!timer_mode_software(t->mode))
+		timer_save_hw(v);
 	if (!vtimer_switch_mode(t, (enum timer_mode)mode, rdtsc())) {
 		/* refused after the save: the deadline goes back where it was */
 		if (!timer_mode_software(t->mode))
@@ -1122,6 +1117,23 @@ static void handle_interrupt_window(struct vcpu *v)
 	(void)v;	/* the tail injects what is pending */
 }
 
+/*
+ * HLT exits only while deliver_virtual holds a vector the guest could not
+ * take yet (IF=0, an STI or MOV-SS shadow): the guest's `sti; hlt` must wake
+ * on it. The interrupt-window exit alone is not enough: Bochs does not take
+ * it once the guest is in HLT (an idle `sti; hlt` then slept until the next
+ * exit, a host tick or another deadline, ~1 ms later). HLT completes here,
+ * and its STI shadow with it (skip_instruction); the tail then injects the
+ * vector if the guest can take it (the interrupt wakes HLT, SDM Vol. 3A
+ * 6.3), else the guest halts as it asked.
+ */
+static void handle_hlt(struct vcpu *v)
+{
+	skip_instruction();
+	if (!(vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) || vlapic_pending(&v->vt.vlapic) < 0)
+		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_HLT);
+}
+
 static void handle_init_signal(struct vcpu *v)
 {
 	partition_stop(v, "init_signal", 0, "unexpected INIT");
@@ -1167,6 +1179,7 @@ static const exit_handler_t exit_handlers[EXIT_REASON_COUNT] = {
 	[EXIT_REASON_PREEMPTION_TIMER] = handle_preemption_timer,
 	[EXIT_REASON_EXTERNAL_INTR] = handle_external_interrupt,
 	[EXIT_REASON_INTR_WINDOW] = handle_interrupt_window,
+	[EXIT_REASON_HLT] = handle_hlt,
 };
 
 /*
@@ -1183,17 +1196,21 @@ void vmx_deliver_virtual(struct vcpu *v)
 /*
  * pv-lazy: a deadline the guest published without trapping (it moved later
  * than the exit we had armed) is taken here, on every entry and after every
- * expiry, before the expiry check: the stale earlier one never fires.
+ * expiry. The exit armed for the old deadline comes after it, so the guest
+ * may have published after the old one expired: one already due fires
+ * first (vtimer_replace_deadline), one not yet due never fires.
  */
 static void pv_sync(struct vcpu *v)
 {
 	uint64_t next = v->pv->next;
 
 	if (next != v->pv_seen) {
+		uint64_t now = rdtsc();
+
 		v->pv_seen = next;
 		v->pv_updates++;
-		vcpu_trace(v, TRACE_PV_UPDATE, next, rdtsc());
-		vtimer_replace_deadline(&v->vt, next, rdtsc());
+		vcpu_trace(v, TRACE_PV_UPDATE, next, now);
+		vtimer_replace_deadline(&v->vt, next, now);
 	}
 }
 
@@ -1230,10 +1247,11 @@ static void deliver_virtual(struct vcpu *v)
 			vector = vlapic_pending(&v->vt.vlapic);
 		}
 	}
+	/* and HLT exiting, so a `sti; hlt` wakes on it (handle_hlt) */
 	if (vector >= 0)
-		proc |= PROC_INTR_WINDOW_EXITING;
+		proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
 	else
-		proc &= ~PROC_INTR_WINDOW_EXITING;
+		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
 	vmwrite(VMCS_PROC_CONTROLS, proc);
 }
 

@@ -60,10 +60,15 @@ enum tempo_hypercall {
 
 /*
  * The lazy TSC deadline (pv-lazy mode). To set deadline D the guest writes
- * next = D, fences (MFENCE), reads armed, and only if armed == 0 or
- * armed > D writes IA32_TSC_DEADLINE (which traps). Otherwise the hypervisor
- * already has an exit due at armed <= D, and it reads next on every entry
- * and every expiry: it then arms D without the guest having trapped.
+ * next = D, fences (MFENCE), reads armed and then the TSC, and writes
+ * IA32_TSC_DEADLINE (which traps) unless armed != 0, armed <= D and the TSC
+ * is below armed. Otherwise the hypervisor already has an exit due at
+ * armed <= D, and it reads next on every entry and every expiry: it then
+ * arms D without the guest having trapped. That exit comes after armed, so
+ * the hypervisor cannot tell whether next was written before the old
+ * deadline expired: one already due fires first. A deadline moved later
+ * may therefore still raise its interrupt (at or after its old value): the
+ * guest tells it from the one it waits for by the TSC.
  * A deadline that moves later therefore costs no exit; one that moves
  * earlier (or disarming, D = 0) traps, so nothing fires late or is lost.
  * The hypervisor writes armed (the deadline it will exit for, 0 = none)

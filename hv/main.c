@@ -369,6 +369,9 @@ static __attribute__((noreturn)) void boot_continue(void)
 	platform.cpu_count = smp_boot(&acpi_info, &memplan, tsc.hz);
 	if (!platform.cpu_count)
 		hv_stop(STOP_FAILURE, "VMX could not be enabled on the boot CPU");
+	platform.tsc_deadline_clears = tsc_deadline_clears_on_fire();
+	log_info("TSC deadline: the MSR %s when the timer fires\n",
+		 platform.tsc_deadline_clears ? "reads 0" : "keeps its value");
 	memplan_reserve(&memplan, 0, 0x100000);	/* the low 1 MiB stays out of partitions */
 	log_info("SMP: %u of %u CPUs online with VMX; %lu MiB free for partitions\n",
 		 platform.cpu_count, pcpu_count, memplan_free_bytes(&memplan) >> 20);

@@ -627,12 +627,17 @@ static void end_run_if_done(void)
 
 void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
 {
-	struct pcpu *c = this_pcpu();
-	struct vcpu *v = c->exit_vcpu;
+	struct pcpu *c;
+	struct vcpu *v;
 	char detail[96];
 
+	/* before partitions run there is no exit, and GS may not be this_pcpu() yet */
+	if (!partitions_go || hv_stopping)
+		return;
+	c = this_pcpu();
+	v = c->exit_vcpu;
 	/* a fault while stopping it is the hypervisor's own: not again */
-	if (!v || hv_stopping)
+	if (!v)
 		return;
 	c->exit_vcpu = NULL;
 	fmt_snprintf(detail, sizeof(detail), "exception %lu (error 0x%lx) at hypervisor rip 0x%lx",
@@ -827,7 +832,7 @@ static void xsave_plan_boot(void)
 
 /*
  * Leaving the core for the rest of the frame (DESIGN.md): the deadline comes
- * out of the hardware by the read / write-0 / compare protocol. In inject
+ * out of the hardware by the read / write-0 / IRR protocol. In inject
  * mode a fire that raced the save may sit in the physical IRR: a short STI
  * window takes it (this core runs no direct-mode guest, so its APIC holds no
  * guest state) and credits it to this vCPU, not to the next one.
@@ -892,6 +897,55 @@ static void debug_regs_restore(struct vcpu *v)
 	asm volatile("mov %0, %%dr6" : : "r"(v->dr6));
 }
 
+/* The physical APIC holds nothing in service and nothing pending but @vector. */
+static bool apic_holds_only(uint8_t vector)
+{
+	for (uint32_t i = 0; i < 8; i++) {
+		uint64_t mine = i == vector / 32u ? 1ull << (vector % 32) : 0;
+
+		if (rdmsr(X2APIC_ISR0 + i) || (rdmsr(X2APIC_IRR0 + i) & ~mine))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * direct/inject, leaving the guest for a long stay (DESIGN.md; vtimer_save
+ * in hv/timer.c says what each finding means): read the TSC and D, write 0,
+ * read the TSC, then the physical IRR bit of the timer's vector, IF=0
+ * throughout. Hardware clears the MSR when the timer fires (SDM Vol. 3A
+ * 11.5.4.1), so a fire just before the RDMSR reads 0 and leaves its vector
+ * in the IRR. Inject mode: that vector is ours (0xee) and the fire this
+ * vCPU's: a short STI window takes it (hv_timer_vector_handler) and it is
+ * credited here, not to the next vCPU on a shared core nor, after a mode
+ * switch, delivered to a direct-mode guest as vector 0xee. On a dedicated
+ * core the window opens only while the physical APIC holds nothing else
+ * (guest IPIs land there, and root mode has no handler for them); else the
+ * vector stays, vtimer_switch_mode refuses (hw_firing) and the next entry
+ * exits for it.
+ */
+void timer_save_hw(struct vcpu *v)
+{
+	struct vtimer *t = &v->vt;
+	uint8_t vec = t->mode == TIMER_DIRECT ? vtimer_vector(t) : HV_TIMER_VECTOR;
+	uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE), now;
+	bool irr;
+
+	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	now = rdtsc();
+	irr = x2apic_irr_test(vec);
+	vtimer_save(t, d, before, now, irr, platform.tsc_deadline_clears);
+	vcpu_trace(v, TRACE_SAVE, d, before);
+	if (t->mode != TIMER_INJECT)
+		return;
+	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR)))
+		return;
+	hv_timer_vector_seen = false;
+	asm volatile("sti; nop; nop; cli" ::: "memory");
+	if (hv_timer_vector_seen)
+		vtimer_hw_fired(t);
+}
+
 static void switch_out(struct vcpu *v)
 {
 	struct vtimer *t = &v->vt;
@@ -907,17 +961,8 @@ static void switch_out(struct vcpu *v)
 	fpu_save(v);
 	if (spec_plan.spec_ctrl)
 		v->spec_ctrl = rdmsr(MSR_IA32_SPEC_CTRL);
-	if (t->mode == TIMER_INJECT) {
-		uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE);
-
-		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
-		vtimer_save(t, d, before, rdtsc());
-		vcpu_trace(v, TRACE_SAVE, d, before);
-		hv_timer_vector_seen = false;
-		asm volatile("sti; nop; nop; cli" ::: "memory");
-		if (hv_timer_vector_seen)
-			vtimer_hw_fired(t);
-	}
+	if (t->mode == TIMER_INJECT)
+		timer_save_hw(v);
 }
 
 void hv_timer_vector_handler(void);

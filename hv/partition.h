@@ -210,6 +210,8 @@ __attribute__((noreturn)) void pcpu_loop(void);
 uint64_t msr_bitmap_for(enum timer_mode mode);
 /* Program the physical LVT timer for @v's mode and its guest LVT shadow. */
 void timer_program_lvt(struct vcpu *v);
+/* Takes a direct/inject deadline out of the hardware (vtimer_save). */
+void timer_save_hw(struct vcpu *v);
 /* The VMCS controls that depend on the timer mode (VMCS of @v current). */
 void vmx_apply_timer_mode(struct vcpu *v);
 

@@ -11,6 +11,8 @@ struct platform {
 	uint32_t cpuid_max_basic;
 	uint32_t cpu_count;	/* online CPUs */
 	bool has_nx;		/* CPUID 0x80000001 EDX[20]: a guest may set EFER.NXE */
+	/* the CPU clears IA32_TSC_DEADLINE when the timer fires (Bochs does not) */
+	bool tsc_deadline_clears;
 };
 
 extern struct platform platform;

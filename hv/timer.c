@@ -12,6 +12,8 @@
 
 #define LVT_VECTOR_MASK	0xffu
 #define LVT_MASKED	(1u << 16)	/* SDM Vol. 3A 11.5.1, figure 11-8 */
+#define LVT_TIMER_MODE	(3u << 17)	/* 00 one-shot, 01 periodic, 10 TSC-deadline */
+#define LVT_TSC_DEADLINE (2u << 17)
 #define PTIMER_MAX	0xffffffffu	/* the timer is a 32-bit VMCS field */
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -143,9 +145,24 @@ void vtimer_init(struct vtimer *t, enum timer_mode mode)
 	vlapic_init(&t->vlapic);
 }
 
+/*
+ * SDM Vol. 3A 11.5.4.1: a write to the LVT timer register that changes the
+ * timer mode disarms the timer (IA32_TSC_DEADLINE becomes 0). Direct and
+ * inject mode: the physical LVT takes the guest's mode and the LAPIC does it
+ * (t->deadline is 0 while the deadline is in the hardware); emulated and
+ * pv-lazy: here.
+ */
 void vtimer_write_lvt(struct vtimer *t, uint32_t lvt)
 {
+	if ((lvt ^ t->lvt) & LVT_TIMER_MODE)
+		t->deadline = 0;
 	t->lvt = lvt;
+}
+
+/* SDM 11.5.4.1: only in TSC-deadline mode does IA32_TSC_DEADLINE arm anything. */
+static bool vtimer_tsc_deadline_mode(const struct vtimer *t)
+{
+	return (t->lvt & LVT_TIMER_MODE) == LVT_TSC_DEADLINE;
 }
 
 bool vtimer_lvt_masked(const struct vtimer *t)
@@ -189,10 +206,13 @@ static void vtimer_fire(struct vtimer *t, bool while_out)
  * instruction's own execution time to the guest: an old deadline falling in
  * it may fire or not, as one falling inside a real WRMSR would. A new
  * deadline at or before @now fires at once (SDM 11.5.4.1: the timer fires
- * when the TSC is at or past the target); 0 disarms.
+ * when the TSC is at or past the target); 0 disarms. Outside TSC-deadline
+ * mode the write is ignored (SDM 11.5.4.1), and nothing can be armed then.
  */
 void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 {
+	if (!vtimer_tsc_deadline_mode(t))
+		return;
 	t->stats.programmed++;
 	vtimer_check(t, now);
 	t->deadline = value;
@@ -200,23 +220,36 @@ void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 }
 
 /*
- * pv-lazy: a deadline the guest published without trapping. It did so only
- * because the hypervisor's armed exit (the old deadline) came no later than
- * the new one, and that exit stops the guest at the old deadline: so the
- * guest wrote it before the old one expired, and the old one is replaced,
- * not fired, even if it is due by the time the hypervisor reads the page.
+ * pv-lazy: a deadline the guest published on the page without trapping,
+ * read at an exit (@now). The guest skipped the trap because the exit armed
+ * for the old deadline D1 came no later than the new one; but that exit
+ * comes after D1 (up to the entry path's length: the preemption timer was
+ * loaded after its RDTSC), so the guest may have published after D1
+ * expired. On hardware D1 has then fired; the page does not say when the
+ * guest wrote it, so a D1 already due at @now fires before it is replaced,
+ * as in a trapped write. A D1 postponed in time but read only at or after
+ * it therefore gives an extra interrupt (the guest tells it from its own
+ * deadline by the TSC, as a guest must on hardware for a deadline it moves
+ * just as it expires); dropping it would lose the interrupt of one that
+ * expired first. One read before D1 is replaced and never fires.
  */
 void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now)
 {
+	if (!vtimer_tsc_deadline_mode(t))
+		return;	/* as a trapped write outside TSC-deadline mode */
 	t->stats.programmed++;
+	vtimer_check(t, now);
 	t->deadline = value;
 	vtimer_check(t, now);
 }
 
-/* What RDMSR IA32_TSC_DEADLINE returns: 0 once fired or when disarmed. */
+/*
+ * What RDMSR IA32_TSC_DEADLINE returns: 0 once fired, when disarmed, and
+ * always outside TSC-deadline mode (SDM 11.5.4.1).
+ */
 uint64_t vtimer_read_deadline(const struct vtimer *t)
 {
-	return t->deadline;
+	return vtimer_tsc_deadline_mode(t) ? t->deadline : 0;
 }
 
 bool vtimer_check(struct vtimer *t, uint64_t now)
@@ -256,41 +289,56 @@ uint64_t vtimer_next(const struct vtimer *t)
 }
 
 /*
- * DESIGN.md, "Leaving the guest for a long stay", with both sides of the
- * disarm timed: before <= (WRMSR 0) <= now.
- *  - D > now: the timer was disarmed before it reached D: it never fired.
- *  - D <= before: it reached D while armed: it fired (or is firing) and its
- *    interrupt is in the physical IRR; writing it back would fire it twice.
- *    Bochs keeps a fired deadline in the MSR, so a non-zero value is not
- *    proof of an armed one; the comparison with the TSC is.
- *  - before < D <= now: the TSC passed D around the WRMSR of 0; nothing tells
- *    which came first (a single RDTSC after the WRMSR, as DESIGN.md had it,
- *    would call this "fired" and lose the interrupt when the disarm won).
- *    Fire it again on entry: the guest has not run since @before and root
- *    mode takes no interrupt (IF=0), so a first fire still sits in the
- *    physical IRR, where the second one coalesces with it; with a masked
- *    LVT both are dropped. Exactly one interrupt either way.
- * In both of the last two cases the fire may still be on its way through the
- * physical APIC: hw_firing holds mode switches off until the next entry.
+ * DESIGN.md, "Leaving the guest for a long stay": before <= RDMSR (D) <=
+ * WRMSR 0 <= now, then the physical IRR was read for the timer's vector
+ * (@vec_in_irr). SDM Vol. 3A 11.5.4.1: the CPU clears IA32_TSC_DEADLINE
+ * when the timer fires, and writing 0 disarms it, cancelling a fire that has
+ * not happened yet; with IF=0 in root mode a fire that did happen waits in
+ * the IRR. Bochs never clears the MSR (EMULATORS.md): there a non-zero D at
+ * or below the TSC may have fired long ago. So:
+ *  - D > now: the TSC had not reached D at the disarm: never fired; saved.
+ *  - the vector is in the IRR: the fire is there (or coalesces with one
+ *    already there, which the guest has not taken: on hardware it would
+ *    coalesce too). Direct mode: the physical APIC delivers it after the
+ *    entry. Inject mode: the caller takes it in a short STI window and calls
+ *    vtimer_hw_fired, or the next entry exits for it. Never re-armed;
+ *    hw_firing holds mode switches off (the vector is in the physical APIC,
+ *    where the new mode would not look) until then.
+ *  - otherwise D <= now with nothing in the IRR: it did not fire before the
+ *    WRMSR of 0, which cancelled it, unless it fired long before and was
+ *    handled. On a CPU that clears the MSR on fire (@clears_on_fire) a
+ *    non-zero D proves the former; in Bochs D > before does (the guest has
+ *    not run since @before, so a fire after it would be in the IRR).
+ *    Cancelled: vtimer_restore fires it again (hw_refire); hw_firing
+ *    because a fire already decided inside the APIC may still land in the
+ *    IRR, where the second fire coalesces with it. Bochs with D <= before:
+ *    it fired while the guest ran and was taken: nothing to do.
+ * "D <= before means fired, never re-armed" loses the fire the WRMSR of 0
+ * cancelled on hardware (tests/unit/timer_sim.c models that CPU).
  * Called twice (no entry between), the second call would read the 0 the
  * first one wrote: it changes nothing.
  */
-void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now)
+void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now,
+		 bool vec_in_irr, bool clears_on_fire)
 {
 	if (timer_mode_software(t->mode) || !t->in_hw)
 		return;
 	t->in_hw = false;
 	t->deadline = 0;
-	if (!msr_value)
-		return;
 	if (msr_value > now) {
 		t->deadline = msr_value;
 		t->stats.programmed++;
+	}
+	if (vec_in_irr) {
+		t->hw_firing = true;
 		return;
 	}
-	t->hw_firing = true;
-	if (msr_value > before)
+	if (!msr_value || msr_value > now)
+		return;
+	if (clears_on_fire || msr_value > before) {
+		t->hw_firing = true;
 		t->hw_refire = true;
+	}
 }
 
 /*

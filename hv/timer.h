@@ -87,11 +87,11 @@ struct vtimer {
 	uint32_t lvt;		/* the guest's LVT timer register as it wrote it */
 	bool fired_pending;	/* expired, its interrupt not yet raised in the (v)LAPIC */
 	/*
-	 * Set by vtimer_save when the deadline was at or below the TSC: its
-	 * fire is (or may be) on its way through the physical APIC, so no mode
-	 * switch until vtimer_restore. hw_refire: it may have fired just before
-	 * the disarm, or not (the race between WRMSR 0 and RDTSC): restore fires
-	 * it again, which coalesces with the first fire in the physical IRR.
+	 * Set by vtimer_save: hw_firing, a fire is (or may be) in the physical
+	 * APIC, so no mode switch until vtimer_restore (or, inject mode,
+	 * vtimer_hw_fired). hw_refire: the WRMSR of 0 cancelled a deadline that
+	 * was due: restore fires it again (coalescing in the physical IRR with
+	 * a fire that would still land).
 	 */
 	bool hw_firing;
 	bool hw_refire;
@@ -113,7 +113,11 @@ uint8_t vtimer_vector(const struct vtimer *t);
 /* Emulated mode: the trapped WRMSR to IA32_TSC_DEADLINE and its RDMSR. */
 void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now);
 uint64_t vtimer_read_deadline(const struct vtimer *t);
-/* pv-lazy: a deadline taken from the shared page replaces the old one unfired. */
+/*
+ * pv-lazy: a deadline taken from the shared page at @now. The old one fires
+ * first if already due (the guest may have published it after the old one
+ * expired); one not yet due is replaced unfired.
+ */
 void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now);
 
 /*
@@ -141,15 +145,16 @@ uint64_t vtimer_next(const struct vtimer *t);
 /*
  * Direct/inject mode, leaving the guest for a long stay (DESIGN.md): the
  * caller read @before from the TSC, then @msr_value from IA32_TSC_DEADLINE,
- * then wrote 0, then read @now (IF=0 throughout). 0: nothing armed.
- * value > now: it had not fired when disarmed: saved (in_hw false).
- * value <= before: it has fired or is firing (in direct mode the vector is in
- * the physical IRR; Bochs keeps a fired value in the MSR): never re-armed.
- * before < value <= now: it may have fired just before the WRMSR of 0 or not;
- * vtimer_restore fires it again (hw_refire), which the physical IRR coalesces
- * with the first fire if there was one: the guest has not run in between.
+ * then wrote 0, then read @now, then the physical IRR bit of the timer's
+ * vector (the guest's in direct mode, the hypervisor's in inject mode) into
+ * @vec_in_irr (IF=0 throughout). @clears_on_fire: the CPU clears the MSR
+ * when the timer fires (hardware, SDM Vol. 3A 11.5.4.1; Bochs does not).
+ * A deadline that had not fired is saved (value > now) or fired again on
+ * entry (hw_refire: the WRMSR of 0 cancelled it); one whose fire is in the
+ * IRR is left there (hw_firing until the next entry or vtimer_hw_fired).
  */
-void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now);
+void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now,
+		 bool vec_in_irr, bool clears_on_fire);
 
 /*
  * Direct/inject mode, entering the guest after a long stay: the value to

@@ -3,6 +3,7 @@
 #ifndef TEMPO_ARCH_X86_APIC_H
 #define TEMPO_ARCH_X86_APIC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86/cpu.h"
@@ -71,6 +72,12 @@ static inline void x2apic_enable(void)
 	if (!(base & APIC_BASE_EN))
 		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN);
 	wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
+}
+
+/* Is @vector pending in the IRR: bit v % 32 of IRR register v / 32 (SDM 11.12.1). */
+static inline bool x2apic_irr_test(uint8_t vector)
+{
+	return rdmsr(X2APIC_IRR0 + vector / 32) & (1u << (vector % 32));
 }
 
 static inline uint32_t x2apic_id(void)

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "arch/x86/tsc.h"
 
+#include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
+#include "arch/x86/trap.h"
 
 #define PIT_CH2_DATA	0x42
 #define PIT_CMD		0x43
@@ -93,4 +95,34 @@ uint64_t tsc_calibrate_hpet(uint64_t hpet_phys)
 	if (!elapsed_ns)
 		return 0;
 	return (t1 - t0) * 1000000000ull / elapsed_ns;
+}
+
+/*
+ * SDM Vol. 3A 11.5.4.1: in TSC-deadline mode the timer, once it fires,
+ * disarms itself and IA32_TSC_DEADLINE reads 0; Bochs keeps the value
+ * (EMULATORS.md). The save protocol (vtimer_save) must know which: a
+ * non-zero deadline at or below the TSC has not fired on the former, and
+ * may have fired long ago on the latter. Arm the timer a few thousand ticks
+ * ahead on the idle wake-up vector, with IF=0, wait until its fire is in the
+ * IRR (or long enough), read the MSR back, then disarm and take the vector
+ * in a short STI window (isr_idle_wake only EOIs). Unmasked, so the fire is
+ * one the CPU surely delivered; the LVT is left as it was.
+ */
+#define PROBE_AHEAD	4000u
+#define PROBE_SETTLE	200000u
+
+bool tsc_deadline_clears_on_fire(void)
+{
+	uint64_t lvt = rdmsr(X2APIC_LVT_TIMER), target, value;
+
+	wrmsr(X2APIC_LVT_TIMER, APIC_LVT_TIMER_TSC_DEADLINE | TRAP_IDLE_WAKE_VECTOR);
+	target = rdtsc() + PROBE_AHEAD;
+	wrmsr(MSR_IA32_TSC_DEADLINE, target);
+	while (!x2apic_irr_test(TRAP_IDLE_WAKE_VECTOR) && rdtsc() < target + PROBE_SETTLE)
+		cpu_relax();
+	value = rdmsr(MSR_IA32_TSC_DEADLINE);
+	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	asm volatile("sti; nop; cli" ::: "memory");
+	wrmsr(X2APIC_LVT_TIMER, lvt);
+	return value == 0;
 }

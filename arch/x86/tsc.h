@@ -40,5 +40,7 @@ const char *tsc_source_name(enum tsc_source s);
 uint64_t tsc_cpuid_hz(void);
 uint64_t tsc_calibrate_pit(void);
 uint64_t tsc_calibrate_hpet(uint64_t hpet_phys);
+/* Does the CPU clear IA32_TSC_DEADLINE when the timer fires? (x2APIC on, IF=0) */
+bool tsc_deadline_clears_on_fire(void);
 
 #endif

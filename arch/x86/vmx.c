@@ -442,8 +442,11 @@ void vmx_apply_timer_mode(struct vcpu *v)
  */
 void vmx_root_nmi(void)
 {
-	struct pcpu *c = this_pcpu();
+	struct pcpu *c;
 
+	if (!partitions_go)	/* no VMCS yet, and GS may not be this_pcpu() */
+		return;
+	c = this_pcpu();
 	if (c->vmcs_loaded && __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
 		vmwrite(VMCS_PREEMPTION_TIMER_VALUE, 0);
 }

@@ -86,6 +86,12 @@
 #define RESTORE_EOIS		8
 #define FIRST_SAMPLES		8
 /*
+ * rewrite-passed: how far past the first deadline the later one is
+ * published; less than the exit armed for the first comes after it (about
+ * 190 ticks in Bochs: the entry path after the preemption timer's RDTSC).
+ */
+#define PASSED_TICKS		16
+/*
  * Outliers (early or beyond LAT_EXACT_TICKS) kept one by one. Latencies
  * under the exact cap need no memory per sample, so count=10^6 fits.
  */
@@ -93,7 +99,9 @@
 #define VALUE_MAX		64
 #define LABEL_MAX		48
 
-enum workload { WL_FIXED, WL_RANDOM, WL_REWRITE_LATER, WL_REWRITE_EARLIER, WL_COUNT };
+enum workload {
+	WL_FIXED, WL_RANDOM, WL_REWRITE_LATER, WL_REWRITE_EARLIER, WL_REWRITE_PASSED, WL_COUNT
+};
 enum wait_mode { WAIT_HLT, WAIT_BUSY, WAIT_COUNT };
 enum attack {
 	ATK_CLI_SPIN, ATK_NO_EOI, ATK_TPR15, ATK_MASK_LVT, ATK_DEADLINE_ZERO,
@@ -104,6 +112,7 @@ enum phase { PHASE_IDLE, PHASE_MEASURE, PHASE_ATTACK };
 static const char *const workload_names[WL_COUNT] = {
 	[WL_FIXED] = "fixed", [WL_RANDOM] = "random",
 	[WL_REWRITE_LATER] = "rewrite-later", [WL_REWRITE_EARLIER] = "rewrite-earlier",
+	[WL_REWRITE_PASSED] = "rewrite-passed",
 };
 static const char *const wait_names[WAIT_COUNT] = { [WAIT_HLT] = "hlt", [WAIT_BUSY] = "busy" };
 static const char *const attack_names[ATK_COUNT] = {
@@ -141,6 +150,7 @@ struct rt_results {
 	uint32_t early;
 	uint32_t dup;
 	uint32_t rewrite_raced;	/* the first deadline had passed before it was rewritten */
+	uint32_t postponed;	/* pv-lazy: interrupts of deadlines moved later lazily */
 	uint32_t masked;	/* self-test events armed masked */
 	uint32_t first_n;
 	int64_t first_lat[FIRST_SAMPLES];
@@ -161,6 +171,18 @@ static volatile uint32_t rt_stray_count;
 static volatile uint32_t rt_stray_last;
 static volatile uint32_t rt_backstop_irqs;
 static volatile bool rt_backstop_armed;
+static volatile uint64_t rt_deadline;	/* the one an interrupt is expected for */
+/*
+ * pv-lazy: the earliest deadline the hypervisor had armed when a later one
+ * was published lazily, until the event ends. Its interrupt may still come,
+ * at or after it: the hypervisor reads the page at the exit armed for it,
+ * after it, and then cannot tell whether the guest published before it
+ * expired, so it fires it (docs/timer-modes.md). Told from the awaited
+ * deadline's own by the TSC, as a guest must on hardware for a deadline it
+ * moves just as it expires.
+ */
+static volatile uint64_t rt_postponed;
+static volatile uint32_t rt_postponed_irqs;
 volatile uint32_t rt_spurious_count;	/* irq.S increments it */
 
 void rt_timer_stub(void);
@@ -236,10 +258,16 @@ void guest_panic(const char *why)
 
 /* ---- interrupt handlers (called from irq.S with IF=0) ---- */
 
+static bool tsc_before(uint64_t a, uint64_t b);
+
 void rt_timer_irq(uint64_t tsc)
 {
 	if (rt_phase == PHASE_MEASURE) {
-		if (rt_armed) {
+		if (rt_postponed && !tsc_before(tsc, rt_postponed) &&
+		    (!rt_armed || tsc_before(tsc, rt_deadline))) {
+			rt_postponed = 0;	/* at most one: the page's deadline replaced it */
+			rt_postponed_irqs++;
+		} else if (rt_armed) {
 			rt_irq_tsc = tsc;
 			rt_armed = false;
 			rt_fired = true;
@@ -565,7 +593,8 @@ static void parse_options(void)
 	if (cmdline_value(boot.cmdline, "workload", value, sizeof(value))) {
 		i = name_index(workload_names, WL_COUNT, value);
 		if (i < 0)
-			bad_option("workload", value, "fixed|random|rewrite-later|rewrite-earlier");
+			bad_option("workload", value,
+				   "fixed|random|rewrite-later|rewrite-earlier|rewrite-passed");
 		opt.workload = i;
 	}
 	if (cmdline_value(boot.cmdline, "wait", value, sizeof(value))) {
@@ -689,18 +718,45 @@ static bool wait_for_irq(uint64_t timeout)
 static struct tempo_pv_timer pv_timer __attribute__((aligned(64)));
 static bool pv_lazy;
 
-static void set_deadline(uint64_t d)
+/*
+ * Lazily only if the hypervisor's exit (armed) comes no later than D and
+ * the TSC, read after the publish, is still below armed: then the publish
+ * came before the deadline armed expired. Past armed the old deadline may
+ * have expired, and a second lazy publish before the exit for it would
+ * replace the page's deadline unseen (it expired too: lost); so trap.
+ * @tsc_check false skips that check (the rewrite-passed workload: a guest
+ * that publishes once after the old deadline expired). IF=0 inside, so the
+ * interrupt of a postponed deadline finds rt_postponed set. Returns true
+ * when published without a trap.
+ */
+static bool set_deadline_pv(uint64_t d, bool tsc_check)
 {
+	uint32_t flags;
+	bool lazy = false;
+
 	if (pv_lazy) {
 		uint64_t armed;
 
+		asm volatile("pushf; pop %0; cli" : "=r"(flags) : : "memory");
 		pv_timer.next = d;
 		asm volatile("mfence" ::: "memory");
 		armed = pv_timer.armed;
-		if (armed && armed <= d && d)
-			return;
+		if (armed && armed <= d && d && (!tsc_check || tsc_before(rdtsc(), armed))) {
+			lazy = true;
+			if (!rt_postponed || tsc_before(armed, rt_postponed))
+				rt_postponed = armed;
+		}
+		asm volatile("push %0; popf" : : "r"(flags) : "memory", "cc");
+		if (lazy)
+			return true;
 	}
 	wrmsr(MSR_IA32_TSC_DEADLINE, d);
+	return false;
+}
+
+static void set_deadline(uint64_t d)
+{
+	set_deadline_pv(d, true);
 }
 
 static void pv_lazy_setup(void)
@@ -719,7 +775,7 @@ static void run_event(uint32_t index)
 {
 	uint64_t interval = interval_ticks, now, first, deadline;
 	bool mask = opt.mask_every && (index + 1) % opt.mask_every == 0;
-	bool fired;
+	bool fired, armed_already = false, got_later = false;
 
 	if (opt.workload == WL_RANDOM)
 		interval = random_interval();
@@ -747,16 +803,51 @@ static void run_event(uint32_t index)
 		if (!tsc_before(now, first))
 			res.rewrite_raced++;
 		deadline = now + interval;
+	} else if (opt.workload == WL_REWRITE_PASSED) {
+		/*
+		 * A first deadline expires with IF=0 (on hardware its interrupt
+		 * waits in the IRR); then, before the exit armed for it (which
+		 * comes after it), a later one is published (pv-lazy: on the
+		 * page, without the TSC check). The first one's interrupt must
+		 * still come, then the later one's.
+		 */
+		asm volatile("cli" ::: "memory");
+		first = now + interval / 4;
+		set_deadline(first);
+		while (tsc_before(rdtsc(), first + PASSED_TICKS))
+			;
+		deadline = first + interval;
+		if (set_deadline_pv(deadline, false))
+			res.rewrite_raced++;
+		rt_postponed = 0;	/* it expired: its interrupt is a real one */
+		armed_already = true;
+		rt_fired = false;
+		rt_deadline = first;
+		rt_armed = true;
+		if (!wait_for_irq(first + timeout_ticks)) {
+			res.lost++;
+			rt_armed = false;
+		} else if (!tsc_before(rt_irq_tsc, deadline)) {
+			/* that was the later one's: the first one's was lost */
+			res.lost++;
+			got_later = true;
+		}
 	}
 	asm volatile("cli" ::: "memory");
 	if (mask) {
 		wrmsr(MSR_X2APIC_LVT_TIMER, lvt_timer | APIC_LVT_MASKED);
 		res.masked++;
 	}
-	rt_fired = false;
-	rt_armed = true;
-	set_deadline(deadline);
-	fired = wait_for_irq(deadline + timeout_ticks);
+	if (got_later) {
+		fired = true;
+	} else {
+		rt_fired = false;
+		rt_deadline = deadline;
+		rt_armed = true;
+		if (!armed_already)
+			set_deadline(deadline);
+		fired = wait_for_irq(deadline + timeout_ticks);
+	}
 	if (fired) {
 		int64_t ticks = (int64_t)(rt_irq_tsc - deadline);
 
@@ -772,6 +863,8 @@ static void run_event(uint32_t index)
 	}
 	if (mask)
 		wrmsr(MSR_X2APIC_LVT_TIMER, lvt_timer);
+	/* a postponed deadline's interrupt came before the awaited one, or not at all */
+	rt_postponed = 0;
 	res.events++;
 	asm volatile("sti" ::: "memory");
 }
@@ -807,6 +900,7 @@ static void measure(void)
 	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 	rt_phase = PHASE_IDLE;
 	res.dup = rt_dup;
+	res.postponed = rt_postponed_irqs;
 	if (backstop_on)
 		outb(PIC1_DATA, 0xff);
 	asm volatile("sti" ::: "memory");
@@ -875,9 +969,10 @@ static void print_results(void)
 	print_row("max", have, lat.max);
 	con_printf("rtbench:   lost=%u early=%u dup=%u spurious=%u stray=%u (last vector 0x%x)\n",
 		   res.lost, res.early, res.dup, rt_spurious_count, rt_stray_count, rt_stray_last);
-	if (res.rewrite_raced || res.masked || rt_backstop_irqs)
-		con_printf("rtbench:   rewrite_raced=%u masked_selftest=%u backstop_wakes=%u\n",
-			   res.rewrite_raced, res.masked, rt_backstop_irqs);
+	if (res.rewrite_raced || res.masked || rt_backstop_irqs || res.postponed)
+		con_printf("rtbench:   rewrite_raced=%u masked_selftest=%u backstop_wakes=%u "
+			   "postponed=%u\n", res.rewrite_raced, res.masked, rt_backstop_irqs,
+			   res.postponed);
 	if (lat.dropped_low || lat.dropped_high)
 		con_printf("rtbench:   %llu outliers not kept: percentiles among them are na\n",
 			   lat.dropped_low + lat.dropped_high);

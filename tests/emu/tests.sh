@@ -241,6 +241,11 @@ window() {
 	echo $(($(kv "$b" "$2") - $(kv "$a" "$2")))
 }
 
+# rtbench_extra OUT PARTITION KEY: KEY from its "rewrite_raced=... postponed=..." line
+rtbench_extra() {
+	kv "$(serial "$1" | grep -E "^\\[$2\\] rtbench:   rewrite_raced=" | head -n 1)" "$3"
+}
+
 # rtbench_line OUT PARTITION: its RTBENCH line
 rtbench_line() {
 	serial "$1" | grep -E "^\\[$2\\] RTBENCH " | sed "s/^\\[$2\\] //"
@@ -412,8 +417,9 @@ test_bochs_shared() {
 	[ $(($(kv "$with" lat_avg_ticks) - $(kv "$alone" lat_avg_ticks))) -le 4 ] &&
 		[ $(($(kv "$alone" lat_avg_ticks) - $(kv "$with" lat_avg_ticks))) -le 4 ] ||
 		{ echo "c's lat_avg_ticks moved by more than 4: $with / alone: $alone"; return 1; }
-	[ $(($(kv "$with" lat_max_ticks) - $(kv "$alone" lat_max_ticks))) -le 100 ] &&
-		[ $(($(kv "$alone" lat_max_ticks) - $(kv "$with" lat_max_ticks))) -le 100 ] ||
+	# one tick exit: up to 173 ticks in direct mode (docs/benchmarks.md, direct-random)
+	[ $(($(kv "$with" lat_max_ticks) - $(kv "$alone" lat_max_ticks))) -le 200 ] &&
+		[ $(($(kv "$alone" lat_max_ticks) - $(kv "$with" lat_max_ticks))) -le 200 ] ||
 		{ echo "c's worst case moved by more than a tick exit: $with / alone: $alone"; return 1; }
 }
 
@@ -452,17 +458,30 @@ test_bochs_hv_fault() {
 
 # pv-lazy: rewriting later traps once per event (the first write, with
 # nothing armed) instead of four times; rewriting earlier always traps; no
-# interrupt is lost, early or doubled either way.
+# interrupt is lost, early or doubled either way. A rewrite-later event's
+# first deadline, postponed on the page but read at the exit armed for it,
+# fires as well (rtbench counts it as postponed: fired = events + postponed).
+# rewrite-passed publishes after the first deadline expired, before the
+# exit for it: that one's interrupt must not be lost.
 test_bochs_pv_lazy() {
-	bochs "$1" --cpus 3 --iso "$TEST_ISO_DIR/pv-lazy.iso" --expect ok --timeout 300 || return 1
+	local l p
+	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/pv-lazy.iso" --expect ok --timeout 400 || return 1
 	need "$1" '^\[later\] rtbench: pv-lazy deadline page at 0x' "later registered its page" &&
-		rtbench_clean "$1" 1000 later && rtbench_clean "$1" 1000 earlier || return 1
+		rtbench_clean "$1" 1000 later && rtbench_clean "$1" 1000 earlier &&
+		rtbench_clean "$1" 300 passed || return 1
 	[ "$(window "$1" deadline_write_exits later)" = 1000 ] ||
 		{ echo "later: $(window "$1" deadline_write_exits later) write exits for 4000 writes"; return 1; }
 	[ "$(window "$1" deadline_write_exits earlier)" = 2000 ] ||
 		{ echo "earlier: $(window "$1" deadline_write_exits earlier) write exits for 2000 writes"; return 1; }
-	[ "$(window "$1" fired later)" = 1000 ] && [ "$(window "$1" fired earlier)" = 1000 ] ||
-		{ echo "fires: later $(window "$1" fired later), earlier $(window "$1" fired earlier)"; return 1; }
+	p=$(rtbench_extra "$1" later postponed)
+	p=${p:-0}
+	[ "$(window "$1" fired later)" = $((1000 + p)) ] && [ "$(window "$1" fired earlier)" = 1000 ] ||
+		{ echo "fires: later $(window "$1" fired later) (postponed $p), earlier $(window "$1" fired earlier)"; return 1; }
+	l=$(rtbench_extra "$1" passed rewrite_raced)
+	[ "${l:-0}" -ge 250 ] ||
+		{ echo "passed: only ${l:-0} of 300 published after the first expired"; return 1; }
+	[ "$(window "$1" fired passed)" = 600 ] ||
+		{ echo "passed: $(window "$1" fired passed) fires for 2 x 300 deadlines"; return 1; }
 }
 
 # Tickless, 5 ms watchdog, a 30 ms IF=0 spin: no host tick at all, and the

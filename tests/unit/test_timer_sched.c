@@ -319,7 +319,7 @@ static void switch_out(int i)
 		now = C.tsc;
 		if (d && d > before && d <= now)
 			C.races++;
-		vtimer_save(&g->vt, d, before, now);
+		vtimer_save(&g->vt, d, before, now, C.pirr, !C.bochs);
 		if (C.pirr) {	/* sti; nop; nop; cli */
 			C.pirr = false;
 			C.drained++;
@@ -501,7 +501,7 @@ static bool guest_action(int i)
 		return true;
 	}
 	if (r < 36 || (g->ref_masked && r < 45)) {
-		uint32_t lvt = g->vec | (chance(25) ? LVT_MASK : 0);
+		uint32_t lvt = (2u << 17) | g->vec | (chance(25) ? LVT_MASK : 0);
 
 		vm_exit(i, X_LVT, lvt);
 		return true;
@@ -592,6 +592,8 @@ static void setup(uint64_t seed, uint64_t events)
 
 		vtimer_init(&C.v[i].vt, m);
 		C.v[i].vec = (uint8_t)(0x30 + i * 0x10);
+		/* the guest has put its LVT in TSC-deadline mode, still masked */
+		vtimer_write_lvt(&C.v[i].vt, (2u << 17) | LVT_MASK | C.v[i].vec);
 		C.v[i].gif = true;
 		C.v[i].ref_masked = true;
 	}

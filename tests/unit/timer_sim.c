@@ -45,6 +45,7 @@
 #include "hv/config.h"
 
 #define LVT_MASK	(1u << 16)
+#define LVT_TSCDL	(2u << 17)	/* TSC-deadline mode (SDM 11.5.1) */
 #define HV_VECTOR	0xef	/* the hypervisor's timer vector in inject mode */
 #define NEVER		UINT64_MAX
 #define LVT_HIST	4096
@@ -87,6 +88,13 @@ struct sim {
 	uint64_t msr_deadline;	/* what RDMSR IA32_TSC_DEADLINE returns */
 	bool hw_armed;
 	uint64_t hw_target;
+	/*
+	 * When the armed timer fires: at hw_target in Bochs; on hardware a
+	 * little later (SIM_FIRE_LAT), and until then RDMSR still returns the
+	 * target though it is already at or below the TSC (SDM Vol. 3A
+	 * 11.5.4.1: the MSR is cleared when the timer fires).
+	 */
+	uint64_t hw_fire_at;
 	uint32_t phys_lvt;
 	struct vlapic papic;	/* the physical APIC's IRR/ISR/TPR */
 	uint64_t pt_expiry;
@@ -300,7 +308,11 @@ static void ref_fire(struct sim *s, uint64_t f, bool raised)
 		return;
 	}
 	a = ref_expiry_min(k);
-	b = min64(k->we == NEVER ? f : max64(k->d, k->we), f);
+	b = k->we == NEVER ? f : max64(k->d, k->we);
+	/* a hardware timer fires up to SIM_FIRE_LAT after the TSC reaches it */
+	if (!s->p->bochs_msr && s->vt.mode != TIMER_EMULATED)
+		b = b > NEVER - SIM_FIRE_LAT ? NEVER : b + SIM_FIRE_LAT;
+	b = min64(b, f);
 	ref_lvt_possible(s, a, b, &can_mask, &can_unmask);
 	if (raised && !can_unmask)
 		fail(s, "deadline %llu raised at %llu though the LVT was masked when it expired",
@@ -452,8 +464,8 @@ static void advance_root(struct sim *s, uint64_t n)
 {
 	uint64_t t = s->tsc + n;
 
-	if (s->hw_armed && s->hw_target <= t) {
-		s->tsc = max64(s->tsc, s->hw_target);
+	if (s->hw_armed && s->hw_fire_at <= t) {
+		s->tsc = max64(s->tsc, s->hw_fire_at);
 		hw_fire(s);
 	}
 	s->tsc = t;
@@ -465,7 +477,11 @@ static void write_msr_deadline(struct sim *s, uint64_t v)
 	s->msr_deadline = v;
 	s->hw_armed = v != 0;
 	s->hw_target = v;
-	if (s->hw_armed && v <= s->tsc)
+	s->hw_fire_at = v;
+	if (!s->p->bochs_msr)
+		s->hw_fire_at = min64(max64(v, s->tsc), NEVER - SIM_FIRE_LAT) +
+				rnd(s, 0, SIM_FIRE_LAT);
+	if (s->hw_armed && s->hw_fire_at <= s->tsc)
 		hw_fire(s);
 }
 
@@ -598,6 +614,8 @@ static void long_stay(struct sim *s, int want_mode)
 	if (s->vt.mode != TIMER_EMULATED) {
 		/* read the TSC, read D, write 0, read the TSC: time passes between */
 		uint64_t before = s->tsc, d;
+		uint8_t vec;
+		bool irr;
 
 		advance_root(s, rnd(s, 0, 3));
 		d = s->msr_deadline;
@@ -605,12 +623,31 @@ static void long_stay(struct sim *s, int want_mode)
 		s->hw_armed = false;
 		s->msr_deadline = 0;
 		advance_root(s, rnd(s, 0, 3));
-		vtimer_save(&s->vt, d, before, s->tsc);
-		s->save_firing = d && d <= s->tsc;
-		if (s->save_firing && d <= before)
+		/* then the IRR bit of the timer's vector: the guest's or ours */
+		vec = s->vt.mode == TIMER_DIRECT ? s->gv : HV_VECTOR;
+		irr = s->papic.irr[vec / 32] & (1u << (vec % 32));
+		vtimer_save(&s->vt, d, before, s->tsc, irr, !s->p->bochs_msr);
+		/*
+		 * A fire in the IRR, or one the disarm may have cancelled (any
+		 * due D on hardware, where a fired one reads 0; only D > before
+		 * in Bochs, where one at or below it fired while the guest ran):
+		 * no mode switch until the entry.
+		 */
+		s->save_firing = irr || (d && d <= s->tsc && (!s->p->bochs_msr || d > before));
+		if (d && d <= before)
 			s->r->save_fired++;
-		else if (s->save_firing)
+		else if (d && d <= s->tsc)
 			s->r->save_race++;
+		if (d && d <= before && !irr && !s->p->bochs_msr)
+			s->r->save_cancelled++;
+		/*
+		 * Direct mode, due D with the guest's vector already pending: a
+		 * fire the disarm cancelled would have coalesced with it, so
+		 * the pending bit stands for it (the reference sees that fire,
+		 * or a second one into a pending bit if it did land).
+		 */
+		if (s->vt.mode == TIMER_DIRECT && irr && d && d <= s->tsc)
+			ref_fire(s, s->tsc, !(s->phys_lvt & LVT_MASK));
 		/*
 		 * inject mode may let its own vector in right away (partition.c's
 		 * switch_out: sti; nop; cli), as the physical APIC holds no guest
@@ -789,7 +826,7 @@ static void guest_events(struct sim *s)
 		ref_check_time(s);
 		if (s->failed)
 			return;
-		if (s->hw_armed && s->tsc >= s->hw_target)
+		if (s->hw_armed && s->tsc >= s->hw_fire_at)
 			hw_fire(s);
 		if (s->tsc >= s->pt_expiry) {
 			vm_exit(s, EXIT_PTIMER, 0);
@@ -817,7 +854,7 @@ static void guest_spin(struct sim *s, uint64_t n)
 			break;
 		stop = min64(end, s->pt_expiry);
 		if (s->hw_armed)
-			stop = min64(stop, max64(s->hw_target, s->tsc));
+			stop = min64(stop, max64(s->hw_fire_at, s->tsc));
 		s->tsc = max64(s->tsc, stop);
 	}
 }
@@ -864,6 +901,17 @@ static uint64_t pick_deadline(struct sim *s)
 
 static void guest_write_deadline(struct sim *s, uint64_t d)
 {
+	/*
+	 * The guest writes after an expiry that is still on its way
+	 * (hardware): the model lets that fire land first (and, in inject
+	 * mode, its exit happen), as the reference expects.
+	 */
+	if (s->hw_armed && s->hw_target <= s->tsc) {
+		hw_fire(s);
+		guest_events(s);
+		if (s->failed || !s->in_guest)
+			return;
+	}
 	if (s->vt.mode == TIMER_EMULATED) {
 		vm_exit(s, EXIT_WRMSR_DEADLINE, d);
 		return;
@@ -879,7 +927,7 @@ static void guest_write_lvt(struct sim *s)
 {
 	bool masked = (s->p->scenario & SIM_LVT_MASKED) ? true : chance(s, 30);
 
-	s->g_lvt = s->gv | (masked ? LVT_MASK : 0);
+	s->g_lvt = LVT_TSCDL | s->gv | (masked ? LVT_MASK : 0);
 	trace(s, "write lvt", s->g_lvt, 0);
 	ref_lvt_begin(s, masked);
 	vm_exit(s, EXIT_WRMSR_LVT, s->g_lvt);
@@ -1021,7 +1069,7 @@ bool sim_run(const struct sim_params *p, struct sim_result *r)
 	s->g_tpr = (p->scenario & SIM_TPR15) ? 0xf0 : 0;
 	vlapic_set_tpr(guest_apic(s), s->g_tpr);
 	s->lvt_initial_masked = (p->scenario & SIM_LVT_MASKED) || chance(s, 20);
-	s->g_lvt = s->gv | (s->lvt_initial_masked ? LVT_MASK : 0);
+	s->g_lvt = LVT_TSCDL | s->gv | (s->lvt_initial_masked ? LVT_MASK : 0);
 	vtimer_write_lvt(&s->vt, s->g_lvt);
 	if (p->scenario & SIM_CLI_SPIN)
 		s->g_if = false;

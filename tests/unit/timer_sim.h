@@ -20,6 +20,7 @@
 #define SIM_ENTRY_LAT	60	/* arming the preemption timer to the guest running */
 #define SIM_POLL	10	/* root-mode polling granularity in a long stay */
 #define SIM_EXIT_COST	200
+#define SIM_FIRE_LAT	12	/* hardware: TSC reaching the target to the fire */
 
 /* Adversarial guests (sim_params.scenario). */
 #define SIM_NEVER_EOI		(1u << 0)
@@ -54,6 +55,7 @@ struct sim_result {
 	uint64_t coalesced;	/* second fires into a pending bit (the save's race) */
 	uint64_t save_fired;	/* saves that found D <= before */
 	uint64_t save_race;	/* saves that found before < D <= now */
+	uint64_t save_cancelled;	/* hardware: D <= before, armed: WRMSR 0 cancels it */
 	uint64_t save_drained;	/* inject: the fire taken in root mode right after the save */
 	uint64_t from_pending;	/* vtimer stats: expired while out */
 	uint64_t host_ticks, host_late_max, host_bound, watchdog_fired;
