@@ -32,7 +32,11 @@
 #define CR0_PG		(1ull << 31)
 #define CR4_PAE		(1ull << 5)
 #define CR4_VMXE	(1ull << 13)
+#define CR4_OSXSAVE	(1ull << 18)
+#define CR4_PCIDE	(1ull << 17)
 #define CR4_PKE		(1ull << 22)
+#define CR4_CET		(1ull << 23)
+#define CR0_WP		(1ull << 16)
 #define EFER_SCE	(1ull << 0)
 #define EFER_LME	(1ull << 8)
 #define EFER_LMA	(1ull << 10)
@@ -159,6 +163,10 @@ static void handle_cpuid(struct vcpu *v)
 		r.edx &= ~((1u << 7) | (1u << 14) | (1u << 21) | (1u << 22) | (1u << 29) |
 			   (1u << 31));
 		r.ecx |= 1u << 31;	/* hypervisor present */
+		/* OSXSAVE mirrors CR4.OSXSAVE: the guest's, not root mode's */
+		r.ecx &= ~(1u << 27);
+		if (vmread(VMCS_GUEST_CR4) & CR4_OSXSAVE)
+			r.ecx |= 1u << 27;
 		break;
 	case 5:
 	case 0xa:	/* architectural PMU: the counters are the host's */
@@ -174,6 +182,10 @@ static void handle_cpuid(struct vcpu *v)
 			if (!vmx_ctl.has_invpcid)
 				r.ebx &= ~(1u << 10);
 			r.ecx &= ~(1u << 5);	/* WAITPKG: UMWAIT would sleep unseen */
+			/* OSPKE mirrors the guest's CR4.PKE */
+			r.ecx &= ~(1u << 4);
+			if (vmread(VMCS_GUEST_CR4) & CR4_PKE)
+				r.ecx |= 1u << 4;
 			/* speculation controls: only those whose MSRs have a row */
 			r.edx = spec_guest_cpuid7_edx(r.edx);
 		}
@@ -238,6 +250,14 @@ static bool emulate_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 		return true;
 	case MSR_IA32_EFER:
 		*value = vmread(VMCS_GUEST_EFER);
+		return true;
+	case X2APIC_ICR:
+		/*
+		 * The physical ICR holds the last IPI this core sent, which on a
+		 * shared core may be another partition's (or a kick): each
+		 * vCPU reads what it wrote (SDM 11.12.9, delivery status 0).
+		 */
+		*value = v->icr_last;
 		return true;
 	case X2APIC_LDR:
 		/*
@@ -326,6 +346,7 @@ static bool emulate_wrmsr(struct vcpu *v, uint32_t msr, uint64_t value)
 		/* bit 12 (EOI-broadcast suppression) is refused by CPUs without it */
 		return wrmsr_safe(msr, (value | APIC_SVR_ENABLE) & 0x11ff);
 	case X2APIC_ICR:
+		v->icr_last = value & ~(1ull << 12);
 		handle_icr(v, value);
 		return true;
 	case X2APIC_LVT_TIMER:
@@ -622,8 +643,11 @@ static void handle_icr(struct vcpu *v, uint64_t value)
 				 */
 				__atomic_fetch_or(&t->ipi_pending[r.vector / 32],
 						  1u << (r.vector % 32), __ATOMIC_RELEASE);
-				if (t != v)
+				if (t != v) {
+					__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI,
+							  __ATOMIC_RELEASE);
 					x2apic_send_nmi(t->pcpu->apic_id);
+				}
 			} else {
 				x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | r.vector |
 							ICR_LEVEL_ASSERT);
@@ -913,14 +937,17 @@ static void write_cr0(struct vcpu *v, uint64_t value)
 	/*
 	 * The #GP cases of MOV to CR0 (SDM Vol. 2B MOV—Move to/from Control
 	 * Registers): bits 63:32 set, PG without PE, NW without CD, PG with
-	 * EFER.LME but no CR4.PAE, PG cleared in 64-bit code. A value VM entry
-	 * would refuse must never reach the VMCS.
+	 * EFER.LME but no CR4.PAE, PG cleared in 64-bit code or with
+	 * CR4.PCIDE, WP cleared with CR4.CET. A value VM entry would refuse
+	 * (SDM 26.3.1.1) must never reach the VMCS.
 	 */
 	if ((value >> 32) || ((value & CR0_PG) && !(value & CR0_PE)) ||
 	    ((value & CR0_NW) && !(value & CR0_CD)) ||
 	    (!(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME) &&
 	     !(vmread(VMCS_GUEST_CR4) & CR4_PAE)) ||
-	    ((old & CR0_PG) && !(value & CR0_PG) && guest_64bit_code())) {
+	    ((old & CR0_PG) && !(value & CR0_PG) &&
+	     (guest_64bit_code() || (vmread(VMCS_GUEST_CR4) & CR4_PCIDE))) ||
+	    (!(value & CR0_WP) && (vmread(VMCS_GUEST_CR4) & CR4_CET))) {
 		inject_exception(VEC_GP, true, 0);
 		return;
 	}
@@ -1221,6 +1248,9 @@ static void deliver_virtual(struct vcpu *v)
 
 	if (v->pv)
 		pv_sync(v);
+	/* the IPI kick is read here: cleared before the bitmaps, so none is missed */
+	if (v->pcpu->shared && (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI))
+		__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
 	for (uint32_t i = 0; v->pcpu->shared && i < 8; i++) {
 		uint32_t bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
 

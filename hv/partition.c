@@ -304,6 +304,13 @@ static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen
 		for (uint32_t k = 0; k < vcpu_pool_used; k++)
 			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS) {
 				vcpu_pool[k].fpu = pages_alloc(fpu_bytes, "FPU state");
+				/*
+				 * XRSTOR/FXRSTOR load MXCSR from the legacy area
+				 * even for components in their init state (SDM
+				 * 13.8.1): its reset value, not 0 (every SIMD
+				 * exception unmasked).
+				 */
+				((uint32_t *)vcpu_pool[k].fpu)[6] = 0x1f80;
 				c->slots[c->slot_count++] = &vcpu_pool[k];
 			}
 		c->window_count = sc->window_count;
@@ -444,7 +451,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 
 /* ---- console ---- */
 
-static volatile int drain_lock;
+static volatile int drain_lock;	/* 0 free, else the holder's CPU index + 1 */
 
 struct emit_ctx {
 	const char *name;
@@ -486,7 +493,11 @@ static void print_snapshots(struct partition *p)
 
 void console_drain_all(bool flush)
 {
-	while (__atomic_exchange_n(&drain_lock, 1, __ATOMIC_ACQUIRE)) {
+	int free = 0, me = (int)this_pcpu()->index + 1;
+
+	while (!__atomic_compare_exchange_n(&drain_lock, &free, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		free = 0;
 		if (!flush)
 			return;
 		cpu_relax();
@@ -625,6 +636,8 @@ static void end_run_if_done(void)
 	hv_stop(STOP_OK, "all partitions ended");
 }
 
+static void kick_partition(struct partition *p, struct vcpu *self);
+
 void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
 {
 	struct pcpu *c;
@@ -640,6 +653,16 @@ void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
 	if (!v)
 		return;
 	c->exit_vcpu = NULL;
+	/*
+	 * What this core held when it faulted is not to be waited for: the
+	 * console lock is released (its drain may have been cut short), the
+	 * report is left to the console core, and the other vCPUs are kicked
+	 * first, in case the fault was inside a stop that had not kicked yet.
+	 */
+	c->faulted = true;
+	if (__atomic_load_n(&drain_lock, __ATOMIC_ACQUIRE) == (int)c->index + 1)
+		__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
+	kick_partition(v->part, v);
 	fmt_snprintf(detail, sizeof(detail), "exception %lu (error 0x%lx) at hypervisor rip 0x%lx",
 		     vector, error_code, rip);
 	partition_stop(v, "hv_fault", vector, detail);
@@ -666,8 +689,14 @@ void vcpu_leave(struct vcpu *v)
 	struct pcpu *c = v->pcpu;
 
 	c->exit_vcpu = NULL;
-	if (!c->shared)
-		apic_quiesce();
+	apic_quiesce();
+	/*
+	 * A shared core: an inject-mode deadline that fired before the
+	 * disarm sits in the IRR as the hypervisor's vector; take it here,
+	 * or the next vCPU's entry would credit it to that vCPU.
+	 */
+	if (c->shared)
+		asm volatile("sti; nop; nop; cli" ::: "memory");
 	v->state = VCPU_STOPPED;
 	if (!c->shared)
 		c->vcpu = NULL;
@@ -698,7 +727,7 @@ static void kick_partition(struct partition *p, struct vcpu *self)
 static void report_end(struct partition *p)
 {
 	__atomic_store_n(&p->end_report_pending, true, __ATOMIC_RELEASE);
-	if (this_pcpu()->console)
+	if (this_pcpu()->console && !this_pcpu()->faulted)
 		console_drain_all(true);
 }
 
@@ -974,19 +1003,15 @@ void hv_timer_vector_handler(void)
 
 static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 {
+	c->exit_vcpu = v;	/* a fault restoring its state stops its partition */
 	if (!v->vmcs_ready) {
 		vmcs_setup(v);
 		v->vmcs_ready = true;
 		v->xcr0 = 1;
 		v->dr6 = 0xffff0ff0;	/* the reset value (SDM 18.2.3) */
-		debug_regs_restore(v);
 	} else {
 		vmx_vmptrld(v->vmcs_pa);
 		*(struct vcpu **)(c->stack_top - 16) = v;	/* the exit stub's vCPU */
-		for (int i = 0; i < 6; i++)
-			wrmsr(switched_msrs[i], v->msrs[i]);
-		asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
-		debug_regs_restore(v);
 		timer_program_lvt(v);
 		if (v->vt.mode == TIMER_INJECT) {
 			uint64_t d = vtimer_restore(&v->vt);
@@ -995,8 +1020,17 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 			vcpu_trace(v, TRACE_RESTORE, d, rdtsc());
 		}
 	}
+	/*
+	 * Also on its first window (zeros, the reset values): the previous
+	 * vCPU's LSTAR, KERNEL_GS_BASE, TSC_AUX and CR2 are another
+	 * partition's, and RDMSR of them does not exit.
+	 */
+	for (int i = 0; i < 6; i++)
+		wrmsr(switched_msrs[i], v->msrs[i]);
+	asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
+	debug_regs_restore(v);
 	vcpu_trace(v, TRACE_WINDOW_IN, c->sched.cur, rdtsc());
-	fpu_restore(v);	/* a fresh (zeroed) area gives the reset state */
+	fpu_restore(v);	/* a fresh area gives the reset state */
 	if (spec_plan.spec_ctrl)
 		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
 	/*
@@ -1028,6 +1062,7 @@ static bool slot_runnable(struct vcpu *v)
 /* Root mode on a shared core: whoever's window it is runs; idle windows poll. */
 static __attribute__((noreturn)) void sched_loop(struct pcpu *c)
 {
+	c->exit_vcpu = NULL;	/* switched out: a fault here is no partition's */
 	if (!c->sched_started) {
 		uint64_t now = rdtsc();
 

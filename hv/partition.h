@@ -83,6 +83,7 @@ struct vcpu {
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */
 	uint64_t ipis_dropped;		/* fixed IPIs to a sibling not running yet */
+	uint64_t icr_last;		/* what the guest last wrote to its ICR */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
 	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
 	/* what the VMCS does not switch, kept while another vCPU has the core */
@@ -145,6 +146,7 @@ enum pcpu_state {
 /* Mailbox bits: why another CPU kicked this one (NMIs coalesce). */
 #define MAILBOX_STOP_VCPU	(1u << 0)
 #define MAILBOX_SIPI		(1u << 1)
+#define MAILBOX_IPI		(1u << 2)	/* a shared core: a vCPU's ipi_pending grew */
 
 struct pcpu {
 	struct pcpu *self;	/* first: this_pcpu() reads it through GS */
@@ -155,7 +157,8 @@ struct pcpu {
 	uint64_t vmxon_pa;
 	struct vcpu *vcpu;	/* the vCPU this core runs (dedicated cores) */
 	struct vcpu *exit_vcpu;	/* whose VM exit this core is handling, or NULL */
-	bool vmcs_loaded;	/* a VMCS is current on this core (hv_root_nmi) */
+	bool vmcs_loaded;	/* a VMCS is current on this core (vmx_root_nmi) */
+	bool faulted;		/* took a hypervisor fault while handling an exit (hv_exit_fault) */
 	volatile uint32_t mailbox;
 	volatile uint64_t nmis;
 	bool console;		/* drains the partitions' console buffers */

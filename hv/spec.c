@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hv/spec.h"
 
-struct spec_plan spec_plan_make(uint32_t edx7, uint64_t arch_caps)
+struct spec_plan spec_plan_make(uint32_t edx7, uint32_t ebx7, uint64_t arch_caps)
 {
 	struct spec_plan p = { false, false, false, false, SPEC_ENTRY_NONE };
 
@@ -18,7 +18,12 @@ struct spec_plan spec_plan_make(uint32_t edx7, uint64_t arch_caps)
 	 */
 	if (p.flush_cmd && !(arch_caps & (ARCH_CAP_RDCL_NO | ARCH_CAP_SKIP_L1DFL_VMENTRY)))
 		p.entry = SPEC_ENTRY_L1D_FLUSH;
-	else if ((edx7 & CPUID_7_EDX_MD_CLEAR) && !(arch_caps & ARCH_CAP_MDS_NO))
+	else if ((edx7 & CPUID_7_EDX_MD_CLEAR) &&
+		 (!(arch_caps & ARCH_CAP_MDS_NO) ||
+		  /* TAA: MDS_NO parts with TSX still leak through aborts (TAA_NO) */
+		  ((ebx7 & CPUID_7_EBX_RTM) && !(arch_caps & ARCH_CAP_TAA_NO)) ||
+		  /* RFDS: VERW clears the register file where RFDS_CLEAR says so */
+		  ((arch_caps & ARCH_CAP_RFDS_CLEAR) && !(arch_caps & ARCH_CAP_RFDS_NO))))
 		p.entry = SPEC_ENTRY_VERW;
 	return p;
 }

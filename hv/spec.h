@@ -38,6 +38,10 @@
 #define ARCH_CAP_SKIP_L1DFL_VMENTRY	(1ull << 3)
 #define ARCH_CAP_MDS_NO			(1ull << 5)
 #define ARCH_CAP_TSX_CTRL		(1ull << 7)	/* IA32_TSX_CTRL exists */
+#define ARCH_CAP_TAA_NO			(1ull << 8)
+#define ARCH_CAP_RFDS_NO		(1ull << 27)
+#define ARCH_CAP_RFDS_CLEAR		(1ull << 28)
+#define CPUID_7_EBX_RTM			(1u << 11)
 #define ARCH_CAP_MCU_CONTROL		(1ull << 9)	/* IA32_MCU_CONTROL exists */
 #define ARCH_CAP_DOITM			(1ull << 12)	/* IA32_UARCH_MISC_CTL exists */
 #define ARCH_CAP_FB_CLEAR_CTRL		(1ull << 18)	/* IA32_MCU_OPT_CTRL bit 3 */
@@ -59,7 +63,7 @@ struct spec_plan {
  * is not affected by L1TF (RDCL_NO) or flushes itself (SKIP_L1DFL_VMENTRY);
  * otherwise VERW where MD_CLEAR says it clears buffers and MDS_NO is not set.
  */
-struct spec_plan spec_plan_make(uint32_t edx7, uint64_t arch_caps);
+struct spec_plan spec_plan_make(uint32_t edx7, uint32_t ebx7, uint64_t arch_caps);
 
 /* The CPUID 7 EDX a guest sees: command/control MSRs Tempo has no row for are hidden. */
 uint32_t spec_guest_cpuid7_edx(uint32_t edx7);

@@ -23,12 +23,13 @@ static const char *const entry_names[] = {
 void spec_boot(uint32_t max_basic_leaf)
 {
 	uint32_t edx7 = max_basic_leaf >= 7 ? cpuid(7, 0).edx : 0;
+	uint32_t ebx7 = max_basic_leaf >= 7 ? cpuid(7, 0).ebx : 0;
 	uint64_t caps = 0;
 
 	if ((edx7 & CPUID_7_EDX_ARCH_CAPS) && !rdmsr_safe(MSR_IA32_ARCH_CAPABILITIES, &caps))
 		caps = 0;
 	spec_arch_caps = caps;
-	spec_plan = spec_plan_make(edx7, caps);
+	spec_plan = spec_plan_make(edx7, ebx7, caps);
 	asm volatile("mov %%ss, %0" : "=r"(spec_verw_sel));
 	spec_entry_mode = spec_plan.entry;
 	log_info("Speculation: CPUID 7 EDX 0x%x, ARCH_CAPABILITIES 0x%lx: IBPB between "

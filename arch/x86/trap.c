@@ -247,6 +247,12 @@ void trap_dispatch(struct trap_frame *f)
 		  f->r12);
 	log_emerg("  R13 %016lx R14 %016lx R15 %016lx\n", f->r13, f->r14, f->r15);
 	log_emerg("  CR0 %016lx CR4 %016lx\n", read_cr0(), read_cr4());
-	hv_exit_fault(f->vector, f->error_code, f->rip);
+	/*
+	 * Not a #DF or #MC: those run on IST stacks that pcpu_loop must not
+	 * continue on, and a machine check is the machine's (a second one
+	 * with MCG_STATUS.MCIP set shuts the CPU down).
+	 */
+	if (f->vector != 8 && f->vector != 18)
+		hv_exit_fault(f->vector, f->error_code, f->rip);
 	hv_stop(STOP_FAILURE, "unhandled exception");
 }

@@ -404,12 +404,19 @@ void vmx_arm_preemption_timer(struct vcpu *v)
 	}
 	if (v->pcpu->shared && sched_window_end(&v->pcpu->sched) < due)
 		due = sched_window_end(&v->pcpu->sched);
-	/* asked to leave since the mailbox was last read: exit at once */
-	if ((__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_STOP_VCPU) &&
-	    v->part->state != PART_RUNNING)
-		due = now;
 	vmwrite(VMCS_PREEMPTION_TIMER_VALUE,
 		ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
+	/*
+	 * Kicked since the mailbox was last read (after the VMWRITE: a kick
+	 * NMI before it would have its 0 overwritten): exit at once. A stop
+	 * counts only for a vCPU whose partition is stopping (a shared core
+	 * runs others too); an IPI for this core's vCPUs always.
+	 */
+	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(mail != 0, 0) &&
+	    ((mail & MAILBOX_IPI) || ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
+		vmwrite(VMCS_PREEMPTION_TIMER_VALUE, 0);
 }
 
 /*

@@ -20,7 +20,7 @@ static void test_plan(void **state)
 
 	(void)state;
 	/* an old CPU (or Bochs): nothing exists, nothing is done */
-	p = spec_plan_make(0, 0);
+	p = spec_plan_make(0, 0, 0);
 	assert_false(p.spec_ctrl);
 	assert_false(p.pred_cmd);
 	assert_false(p.flush_cmd);
@@ -28,37 +28,37 @@ static void test_plan(void **state)
 	assert_int_equal(p.entry, SPEC_ENTRY_NONE);
 
 	/* Skylake without ARCH_CAPABILITIES: L1TF-affected, flush on entry */
-	p = spec_plan_make(SKL_EDX7, 0);
+	p = spec_plan_make(SKL_EDX7, 0, 0);
 	assert_true(p.spec_ctrl);
 	assert_true(p.pred_cmd);
 	assert_true(p.flush_cmd);
 	assert_int_equal(p.entry, SPEC_ENTRY_L1D_FLUSH);
 
 	/* an ARCH_CAPABILITIES value without the CPUID bit is not believed */
-	p = spec_plan_make(SKL_EDX7, ARCH_CAP_RDCL_NO | ARCH_CAP_MDS_NO);
+	p = spec_plan_make(SKL_EDX7, 0, ARCH_CAP_RDCL_NO | ARCH_CAP_MDS_NO);
 	assert_int_equal(p.entry, SPEC_ENTRY_L1D_FLUSH);
 
 	/* the CPU flushes L1D itself on VM entry (nested hypervisor below us) */
-	p = spec_plan_make(SKL_EDX7 | CPUID_7_EDX_ARCH_CAPS, ARCH_CAP_SKIP_L1DFL_VMENTRY);
+	p = spec_plan_make(SKL_EDX7 | CPUID_7_EDX_ARCH_CAPS, 0, ARCH_CAP_SKIP_L1DFL_VMENTRY);
 	assert_int_equal(p.entry, SPEC_ENTRY_VERW);
 	assert_true(p.arch_caps);
 
 	/* Cascade Lake: RDCL_NO (no L1TF) but MDS/TAA through MD_CLEAR: VERW */
-	p = spec_plan_make(SKL_EDX7 | CPUID_7_EDX_ARCH_CAPS, ARCH_CAP_RDCL_NO);
+	p = spec_plan_make(SKL_EDX7 | CPUID_7_EDX_ARCH_CAPS, 0, ARCH_CAP_RDCL_NO);
 	assert_int_equal(p.entry, SPEC_ENTRY_VERW);
 
 	/* Ice Lake and later: RDCL_NO and MDS_NO: nothing on entry */
-	p = spec_plan_make(SKL_EDX7 | CPUID_7_EDX_ARCH_CAPS, ARCH_CAP_RDCL_NO | ARCH_CAP_MDS_NO);
+	p = spec_plan_make(SKL_EDX7 | CPUID_7_EDX_ARCH_CAPS, 0, ARCH_CAP_RDCL_NO | ARCH_CAP_MDS_NO);
 	assert_int_equal(p.entry, SPEC_ENTRY_NONE);
 	assert_true(p.pred_cmd);
 
 	/* L1TF-affected but no L1D_FLUSH command (old microcode), MD_CLEAR: VERW */
-	p = spec_plan_make(CPUID_7_EDX_IBRS_IBPB | CPUID_7_EDX_MD_CLEAR, 0);
+	p = spec_plan_make(CPUID_7_EDX_IBRS_IBPB | CPUID_7_EDX_MD_CLEAR, 0, 0);
 	assert_int_equal(p.entry, SPEC_ENTRY_VERW);
 	assert_false(p.flush_cmd);
 
 	/* STIBP or SSBD alone still mean IA32_SPEC_CTRL exists; no IBPB then */
-	p = spec_plan_make(CPUID_7_EDX_SSBD, 0);
+	p = spec_plan_make(CPUID_7_EDX_SSBD, 0, 0);
 	assert_true(p.spec_ctrl);
 	assert_false(p.pred_cmd);
 }
@@ -143,9 +143,28 @@ static void test_msr_rows(void **state)
 			     (1u << (MSR_IA32_FLUSH_CMD % 8)), 0);
 }
 
+/* MDS_NO parts still need VERW for TAA (TSX present, no TAA_NO) and RFDS (RFDS_CLEAR) */
+static void test_plan_taa_rfds(void **state)
+{
+	struct spec_plan p;
+	uint32_t edx7 = CPUID_7_EDX_MD_CLEAR | CPUID_7_EDX_ARCH_CAPS;
+
+	(void)state;
+	p = spec_plan_make(edx7, CPUID_7_EBX_RTM, ARCH_CAP_RDCL_NO | ARCH_CAP_MDS_NO);
+	assert_int_equal(p.entry, SPEC_ENTRY_VERW);
+	p = spec_plan_make(edx7, CPUID_7_EBX_RTM,
+			   ARCH_CAP_RDCL_NO | ARCH_CAP_MDS_NO | ARCH_CAP_TAA_NO);
+	assert_int_equal(p.entry, SPEC_ENTRY_NONE);
+	p = spec_plan_make(edx7, 0, ARCH_CAP_MDS_NO | ARCH_CAP_RFDS_CLEAR);
+	assert_int_equal(p.entry, SPEC_ENTRY_VERW);
+	p = spec_plan_make(edx7, 0, ARCH_CAP_MDS_NO | ARCH_CAP_RFDS_CLEAR | ARCH_CAP_RFDS_NO);
+	assert_int_equal(p.entry, SPEC_ENTRY_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_plan_taa_rfds),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_guest_view),
 		cmocka_unit_test(test_smt),
