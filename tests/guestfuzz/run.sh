@@ -14,7 +14,7 @@
 #     --minutes   wall-clock budget per mode (default FUZZ_MINUTES or 10); the
 #                 fuzzers' Bochs time is sized from it (GF_WALL_PER_BOCHS_S, 4)
 #     --seed      first seed (default: 1 with --short, else the time)
-#     --modes     default "direct inject emulated pv-lazy shared-emulated"
+#     --modes     default "direct inject emulated pv-lazy shared-inject shared-emulated shared-pv-lazy"
 # Prints GUESTFUZZ_RUN, GUESTFUZZ_STOP and GUESTFUZZ_ANOMALY lines and ends with
 #   GUESTFUZZ ops= seed= modes= stops= hv_alive=0|1 victim_lost= victim_dup= victim_stray= ...
 # Exits 0 only if hv_alive=1 and the victims show lost=0 dup=0 stray=0. A run
@@ -35,7 +35,7 @@ while [ $# -gt 0 ]; do
 	*) echo "guestfuzz: unknown option $1" >&2; exit 2 ;;
 	esac
 done
-modes=${modes:-${FUZZ_MODES:-direct inject emulated pv-lazy shared-emulated}}
+modes=${modes:-${FUZZ_MODES:-direct inject emulated pv-lazy shared-inject shared-emulated shared-pv-lazy}}
 out=${out:-$BUILD/guestfuzz}
 save=${GF_SAVE:-1}
 if [ $short = 1 ]; then
