@@ -871,6 +871,7 @@ static bool snapshot_vcpu(struct vcpu *v)
 	s->fast_exits = v->fast_exits;
 	s->host_ticks = v->pcpu->ht.ticks;
 	s->tick_late_max = v->pcpu->ht.late_max;
+	s->tick_hits = v->tick_hits;
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
 	__atomic_store_n(&v->snap_head, head + 1, __ATOMIC_RELEASE);
@@ -1089,13 +1090,59 @@ static void check_halted_forever(struct vcpu *v)
 			       "every vCPU is halted with interrupts off and cannot wake");
 }
 
+/*
+ * Issue 14: a direct (or inject) guest's deadline that falls in a host-tick
+ * exit waits for the VM entry. In these modes IA32_TSC_DEADLINE is the
+ * guest's (passed through), so one RDMSR here, at the tick only, tells where
+ * its next fire is; host_timer_place puts the next tick just after it, or
+ * phase-locked to it, within tick_slack_us. Short exits read nothing.
+ */
+static bool tick_placed(const struct vcpu *v)
+{
+	return (v->vt.mode == TIMER_DIRECT || v->vt.mode == TIMER_INJECT) && v->vt.in_hw &&
+	       v->pcpu->ht.slack_tsc;
+}
+
+/*
+ * At the end of a host-tick exit: is the timer's vector (the guest's LVT
+ * vector in direct mode, the hypervisor's in inject mode) pending in the
+ * physical IRR (x2APIC IRR at 0x820 + vector / 32, SDM Vol. 3A 11.12.1.2)?
+ * Then the guest's timer fired while this exit ran (IF=0 in root mode) and
+ * waits for the entry: a tick the guest felt.
+ */
+static void count_tick_hit(struct vcpu *v)
+{
+	uint8_t vec = v->vt.mode == TIMER_DIRECT ? vtimer_vector(&v->vt) : HV_TIMER_VECTOR;
+
+	v->tick_exit = false;
+	if (!v->vt.in_hw || vec < 16)
+		return;
+	if (x2apic_irr_test(vec))
+		v->tick_hits++;
+}
+
 /* Exit 52: compare the TSC with what is due (a clamped value fires early). */
 static void handle_preemption_timer(struct vcpu *v)
 {
+	struct host_timer *h = &v->pcpu->ht;
+	uint64_t now = rdtsc(), deadline = 0;
+	bool placed = tick_placed(v);
+
+	if (placed && now >= h->fire_tick) {
+		deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
+		if (host_timer_defer(h, now, deadline, host_tick_margin_tsc)) {
+			v->tick_exit = true;	/* this exit may delay the guest too */
+			return;
+		}
+	}
 	/* a host tick, or (emulated mode) the guest's deadline: the tail fires it */
-	if (host_timer_run(&v->pcpu->ht, rdtsc())) {
+	if (host_timer_run(h, now)) {
 		v->host_tick_exits++;
 		check_halted_forever(v);
+		if (v->vt.mode == TIMER_DIRECT || v->vt.mode == TIMER_INJECT)
+			v->tick_exit = true;
+		if (placed)
+			host_timer_place(h, deadline, host_tick_margin_tsc);
 	}
 }
 
@@ -1330,6 +1377,8 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 		console_drain_all(false);
 	if (v->vt.mode != TIMER_DIRECT)
 		deliver_virtual(v);
+	if (v->tick_exit)
+		count_tick_hit(v);
 	vmx_arm_preemption_timer(v);
 	v->pcpu->exit_vcpu = NULL;
 	return v;
