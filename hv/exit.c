@@ -872,6 +872,7 @@ static bool snapshot_vcpu(struct vcpu *v)
 	s->host_ticks = v->pcpu->ht.ticks;
 	s->tick_late_max = v->pcpu->ht.late_max;
 	s->tick_hits = v->tick_hits;
+	s->tick_defer_exits = v->tick_defer_exits;
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
 	__atomic_store_n(&v->snap_head, head + 1, __ATOMIC_RELEASE);
@@ -1132,6 +1133,7 @@ static void handle_preemption_timer(struct vcpu *v)
 		deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
 		if (host_timer_defer(h, now, deadline, host_tick_margin_tsc)) {
 			v->tick_exit = true;	/* this exit may delay the guest too */
+			v->tick_defer_exits++;
 			return;
 		}
 	}

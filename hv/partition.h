@@ -26,7 +26,7 @@ struct guest_regs {
 /* Counters copied on the guest's request, formatted later by the console core. */
 struct vcpu_snapshot {
 	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
-	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max, tick_hits;
+	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max, tick_hits, tick_defer_exits;
 	struct vtimer_stats timer;
 	uint32_t mode;
 };
@@ -85,6 +85,7 @@ struct vcpu {
 	 * mode, and the exit delayed its interrupt (issue 14).
 	 */
 	uint64_t tick_hits;
+	uint64_t tick_defer_exits;	/* exit 52s that moved a tick past the guest's deadline */
 	bool tick_exit;			/* this exit is a host tick (direct, inject) */
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */

@@ -144,13 +144,11 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  * move (next_tick), and the offset never exceeds the slack, so a tick is at
  * most slack + one exit late and never missed (slack < period).
  */
-uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
-			  uint64_t deadline, uint64_t margin_tsc)
+static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			    uint64_t deadline, uint64_t margin_tsc)
 {
 	uint64_t target;
 
-	if (!slack_tsc || !deadline || grid_next == TIMER_NO_EVENT || grid_next < grid_this)
-		return 0;
 	target = add_sat(deadline, margin_tsc);
 	if (target >= grid_next && target - grid_next <= slack_tsc)
 		return target - grid_next;
@@ -167,6 +165,18 @@ uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack
 	if (target >= grid_this && target - grid_this <= slack_tsc)
 		return target - grid_this;
 	return 0;
+}
+
+uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			  uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t off;
+
+	if (!slack_tsc || !deadline || grid_next == TIMER_NO_EVENT || grid_next < grid_this)
+		return 0;
+	off = tick_offset(grid_this, grid_next, slack_tsc, deadline, margin_tsc);
+	/* a tick placed at the TSC's end would be no tick at all */
+	return add_sat(grid_next, off) == TIMER_NO_EVENT ? 0 : off;
 }
 
 void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc)
@@ -199,7 +209,7 @@ bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
 		return false;
 	target = add_sat(deadline, margin_tsc);
 	limit = add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1));
-	if (target > limit)
+	if (target > limit || target == TIMER_NO_EVENT)
 		return false;
 	h->fire_tick = target;
 	h->deferred_this = true;
