@@ -1098,6 +1098,16 @@ static void check_halted_forever(struct vcpu *v)
  * its next fire is; host_timer_place puts the next tick just after it, or
  * phase-locked to it, within tick_slack_us. Short exits read nothing.
  */
+/*
+ * In inject mode the guest's interrupt reaches its handler two exits after
+ * the deadline (the external interrupt, then the injection's VM entry), so
+ * its tick keeps three margins away.
+ */
+static uint64_t tick_margin(const struct vcpu *v)
+{
+	return v->vt.mode == TIMER_INJECT ? 3 * host_tick_margin_tsc : host_tick_margin_tsc;
+}
+
 static bool tick_placed(const struct vcpu *v)
 {
 	return (v->vt.mode == TIMER_DIRECT || v->vt.mode == TIMER_INJECT) && v->vt.in_hw &&
@@ -1130,8 +1140,10 @@ static void handle_preemption_timer(struct vcpu *v)
 	bool placed = tick_placed(v);
 
 	if (placed && now >= h->fire_tick) {
-		deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
-		if (host_timer_defer(h, now, deadline, host_tick_margin_tsc)) {
+		deadline = v->tick_deadline_valid ? v->tick_deadline :
+						    rdmsr(MSR_IA32_TSC_DEADLINE);
+		v->tick_deadline_valid = false;
+		if (host_timer_defer(h, now, deadline, tick_margin(v))) {
 			v->tick_exit = true;	/* this exit may delay the guest too */
 			v->tick_defer_exits++;
 			return;
@@ -1144,7 +1156,7 @@ static void handle_preemption_timer(struct vcpu *v)
 		if (v->vt.mode == TIMER_DIRECT || v->vt.mode == TIMER_INJECT)
 			v->tick_exit = true;
 		if (placed)
-			host_timer_place(h, deadline, host_tick_margin_tsc);
+			host_timer_place(h, deadline, tick_margin(v));
 	}
 }
 
@@ -1348,6 +1360,39 @@ static bool exit_fast_path(struct vcpu *v, uint32_t reason)
 	return true;
 }
 
+/*
+ * Issue 14: a tick whose exit finds the guest's deadline about to fire moves
+ * past it (host_timer_defer) and must re-enter before that deadline, so it
+ * skips the generic path as the fast path above does: a preemption-timer
+ * exit never comes during event delivery (SDM Vol. 3C 26.5.1: it is taken
+ * at an instruction boundary), and a kick is read by the next full exit, at
+ * the latest the tick's own. Its one RDMSR is kept for handle_preemption_timer
+ * when the tick is not deferred.
+ */
+static bool tick_defer_fast(struct vcpu *v, uint32_t reason)
+{
+	struct host_timer *h = &v->pcpu->ht;
+	uint64_t now;
+
+	if (reason != EXIT_REASON_PREEMPTION_TIMER || !tick_placed(v) || v->pcpu->console ||
+	    __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
+		return false;
+	now = rdtsc();
+	if (now < h->fire_tick)
+		return false;
+	v->tick_deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
+	v->tick_deadline_valid = true;
+	if (!host_timer_defer(h, now, v->tick_deadline, tick_margin(v)))
+		return false;
+	v->tick_deadline_valid = false;
+	v->exits_total++;
+	v->exits[reason]++;
+	v->tick_defer_exits++;
+	count_tick_hit(v);
+	vmx_arm_preemption_timer(v);
+	return true;
+}
+
 struct vcpu *vmx_exit_handler(struct vcpu *v);
 struct vcpu *vmx_exit_handler(struct vcpu *v)
 {
@@ -1355,7 +1400,7 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 	uint32_t basic = reason & 0xffff;
 	exit_handler_t h;
 
-	if (exit_fast_path(v, reason))
+	if (exit_fast_path(v, reason) || tick_defer_fast(v, reason))
 		return v;
 	v->pcpu->exit_vcpu = v;	/* a fault from here on stops this partition only */
 	h = basic < EXIT_REASON_COUNT ? exit_handlers[basic] : NULL;

@@ -87,6 +87,9 @@ struct vcpu {
 	uint64_t tick_hits;
 	uint64_t tick_defer_exits;	/* exit 52s that moved a tick past the guest's deadline */
 	bool tick_exit;			/* this exit is a host tick (direct, inject) */
+	/* IA32_TSC_DEADLINE as tick_defer_fast read it at this exit */
+	bool tick_deadline_valid;
+	uint64_t tick_deadline;
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */

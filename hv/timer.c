@@ -144,6 +144,14 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  * move (next_tick), and the offset never exceeds the slack, so a tick is at
  * most slack + one exit late and never missed (slack < period).
  */
+/*
+ * A tick's exit defers past a guest deadline up to two margins ahead (the
+ * tick's own exit can be longer than one margin: Bochs counts ~600
+ * instructions for it); a phase-locked tick is placed a margin before that.
+ */
+#define TICK_DEFER_WINDOW(m)	(2 * (m))
+#define TICK_BEFORE(m)		(3 * (m))
+
 static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
 			    uint64_t deadline, uint64_t margin_tsc)
 {
@@ -155,13 +163,14 @@ static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t sla
 	/*
 	 * Phase lock: the guest's deadline a tick period on is only a guess,
 	 * and a guest that re-arms from its handler runs a little late of it
-	 * every period. So end the tick's exit a margin before the guessed
-	 * deadline where the grid allows: a guess that is early only widens
-	 * that gap. Just after it otherwise (deadline within a margin of
-	 * grid_this).
+	 * every period. So place the tick before the guessed deadline, out of
+	 * host_timer_defer's window (TICK_DEFER_WINDOW) and a margin more,
+	 * where the grid allows: a guess that is early only widens that gap.
+	 * Just after it otherwise (deadline that close to grid_this).
 	 */
-	if (deadline >= grid_this + margin_tsc && deadline - margin_tsc - grid_this <= slack_tsc)
-		return deadline - margin_tsc - grid_this;
+	if (deadline >= grid_this + TICK_BEFORE(margin_tsc) &&
+	    deadline - TICK_BEFORE(margin_tsc) - grid_this <= slack_tsc)
+		return deadline - TICK_BEFORE(margin_tsc) - grid_this;
 	if (target >= grid_this && target - grid_this <= slack_tsc)
 		return target - grid_this;
 	return 0;
@@ -205,7 +214,7 @@ bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
 
 	if (!h->slack_tsc || !h->period_tsc || h->next_tick == TIMER_NO_EVENT ||
 	    h->deferred_this || now < h->fire_tick || deadline <= now ||
-	    deadline - now > margin_tsc)
+	    deadline - now > TICK_DEFER_WINDOW(margin_tsc))
 		return false;
 	target = add_sat(deadline, margin_tsc);
 	limit = add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1));

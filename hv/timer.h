@@ -98,9 +98,9 @@ bool host_timer_run(struct host_timer *h, uint64_t now);
  *    of its own away;
  *  - else, phase lock: a guest whose period divides the tick period has a
  *    deadline at deadline + n * its period = deadline + (grid_next -
- *    grid_this): end the tick a margin before it (deadline - margin -
- *    grid_this), or, if that is before the grid, just after it (deadline +
- *    margin - grid_this), if within the slack;
+ *    grid_this): place the tick three margins before it (out of the
+ *    deferral window, below), or, if that is before the grid, just after it
+ *    (deadline + margin - grid_this), if within the slack;
  *  - else 0 (on the grid).
  * Pure; tests/unit/test_timer.c.
  */
@@ -118,7 +118,7 @@ void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_t
 /*
  * At the exit for a due tick (@now >= fire_tick), before host_timer_run:
  * when the guest's armed @deadline is about to fire (now < deadline <=
- * now + margin, so it would fire during the tick's exit) and deadline +
+ * now + 2 * margin, so it would fire during the tick's exit) and deadline +
  * margin is still within the slack of the grid time, move this tick to
  * deadline + margin and return true: the caller re-enters at once (a short
  * exit) and the guest takes its interrupt in non-root mode. At most once per

@@ -288,10 +288,12 @@ static void test_tick_offset_rules(void **state)
 	/* past the slack, and no phase within it: on the grid */
 	assert_int_equal(host_tick_offset(g0, g1, slack, 2241, m), 0);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1500, m), 0);
-	/* phase lock: a margin before the deadline a tick period on (2100) */
-	assert_int_equal(host_tick_offset(g0, g1, slack, 1100, m), 90);
-	assert_int_equal(host_tick_offset(g0, g1, slack, 1260, m), 250);
+	/* phase lock: three margins before the deadline a tick period on (2100) */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1100, m), 70);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1280, m), 250);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1030, m), 0);
 	/* ... or just after it when that would be before the grid */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1029, m), 39);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1005, m), 15);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 995, m), 5);
 	/* a deadline long past (Bochs keeps a fired one in the MSR) */
@@ -334,12 +336,12 @@ static void test_tick_place_and_defer(void **state)
 	assert_false(host_timer_defer(&h, 3015, 3020, 10));	/* once per tick */
 	assert_true(host_timer_run(&h, 3015));
 	assert_int_equal(h.deferred, 1);
-	/* far off, already past, or beyond the slack: no deferral */
-	assert_false(host_timer_defer(&h, 4000, 4011, 10));
+	/* far off (past two margins), already past, or beyond the slack: no deferral */
+	assert_false(host_timer_defer(&h, 4000, 4021, 10));
 	assert_false(host_timer_defer(&h, 4000, 4000, 10));
 	assert_false(host_timer_defer(&h, 4000, 3990, 10));
 	assert_false(host_timer_defer(&h, 4245, 4250, 10));
-	assert_true(host_timer_defer(&h, 4235, 4240, 10));
+	assert_true(host_timer_defer(&h, 4220, 4240, 10));
 	assert_int_equal(h.fire_tick, 4250);
 
 	/* slack 0: always on the grid */
