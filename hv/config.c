@@ -546,8 +546,8 @@ static int hv_statement(struct parser *ps, struct span key, struct span rest)
 	enum num_result r;
 
 	if (!tick && !slack && !span_eq(key, "watchdog_ms"))
-		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, tick_slack_us, "
-			    "watchdog_ms)", quote(q, key));
+		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, "
+			    "tick_slack_us, watchdog_ms)", quote(q, key));
 	if (*line)
 		return fail(ps, "duplicate key '%s' (first set on line %u)", name, *line);
 	*line = ps->line;

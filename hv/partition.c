@@ -548,8 +548,8 @@ static void print_host_ticks(void)
 		if (!h->ticks && !h->ticks_missed && !h->watchdog_fired)
 			continue;
 		log_printf(LOG_EMERG, "HOSTTICK cpu=%u ticks=%lu missed=%lu late_max_ticks=%lu "
-			   "late_avg_ticks=%lu period_ticks=%lu watchdog_fired=%lu slack_ticks=%lu "
-			   "offset_max_ticks=%lu\n", i, h->ticks,
+			   "late_avg_ticks=%lu period_ticks=%lu watchdog_fired=%lu "
+			   "slack_ticks=%lu offset_max_ticks=%lu\n", i, h->ticks,
 			   h->ticks_missed, h->late_max, h->ticks ? h->late_sum / h->ticks : 0,
 			   h->period_tsc, h->watchdog_fired, h->slack_tsc, h->offset_max);
 	}

@@ -85,7 +85,7 @@ struct vcpu {
 	 * mode, and the exit delayed its interrupt (issue 14).
 	 */
 	uint64_t tick_hits;
-	uint64_t tick_defer_exits;	/* exit 52s that moved a tick past the guest's deadline */
+	uint64_t tick_defer_exits;	/* exit 52s that moved a tick past a guest deadline */
 	bool tick_exit;			/* this exit is a host tick (direct, inject) */
 	/* IA32_TSC_DEADLINE as tick_defer_fast read it at this exit */
 	bool tick_deadline_valid;

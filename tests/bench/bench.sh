@@ -184,7 +184,8 @@ while read -r name mode workload neigh shared; do
 			msr=$(awk -v w="$wr" -v n="$writes" 'BEGIN { printf "%.0f", n ? w * 1000 / n : 0 }')
 		fi
 		late=$(serial "$name" | sed -n 's/^HOSTTICK cpu=1 .*late_max_ticks=\([0-9]*\).*/\1/p')
-		slack=$(serial "$name" | sed -n 's/^HOSTTICK cpu=1 .*slack_ticks=\([0-9]*\).*/\1/p')
+		slack=$(serial "$name" |
+			sed -n 's/^HOSTTICK cpu=1 .*slack_ticks=\([0-9]*\).*/\1/p')
 		rearm_k=${rearm:-na}
 	fi
 	ratio=na

@@ -286,7 +286,8 @@ test_bochs_timer_direct() {
 	timer_run "$1" direct && rtbench_clean "$1" 10000 || return 1
 	exits=$(window "$1" exits) ticks=$(window "$1" tick_exits) tsc=$(window "$1" tsc)
 	defer=$(window "$1" tick_defer_exits)
-	# besides the ticks, only the exits that moved a tick past a guest deadline (at most one each)
+	# besides the ticks, only the exits that moved a tick past a guest deadline
+	# (at most one a tick)
 	[ $((exits - 1)) -eq $((ticks + defer)) ] && [ "$defer" -le "$ticks" ] ||
 		{ echo "exits $exits besides $ticks ticks and $defer deferrals"; return 1; }
 	# 50,000 TSC ticks a host tick (1 ms at ips 50M); allow one either side
@@ -309,7 +310,7 @@ test_bochs_timer_inject() {
 		{ echo "extint exits $ext, EOI exits $eoi for 2000 fires"; return 1; }
 	[ "$(window "$1" deadline_write_exits)" = 0 ] || { echo "deadline writes exited"; return 1; }
 	[ $((exits - 1)) -eq $((ticks + defer + ext + eoi)) ] && [ "$defer" -le "$ticks" ] ||
-		{ echo "$exits exits, expected $ticks ticks + $defer + $ext + $eoi + 1"; return 1; }
+		{ echo "$exits exits: $ticks ticks + $defer + $ext + $eoi + 1 expected"; return 1; }
 	ticks_on_time "$1" 1 100
 }
 

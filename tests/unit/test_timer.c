@@ -1298,7 +1298,8 @@ static void test_sim_slack(void **state)
 	for (int i = 0; i < 4; i++) {
 		struct sim_params p = {
 			.seed = base_seed + 10 + (uint64_t)i, .events = sim_events,
-			.rate = (uint32_t)(i * 2), .period = 20000, .watchdog = i == 3 ? 150000 : 0,
+			.rate = (uint32_t)(i * 2), .period = 20000,
+			.watchdog = i == 3 ? 150000 : 0,
 			.mode = modes[i % 2], .switch_modes = i >= 2, .bochs_msr = i % 2 == 0,
 			.slack = 5000, .margin = 200,
 		};
@@ -1312,7 +1313,8 @@ static void test_sim_slack(void **state)
 		       (unsigned long long)r.ticks_placed, (unsigned long long)r.tick_defers);
 		assert_true(r.fires > 1000 && r.delivered > 1000);
 		assert_true(r.ticks_placed > 10 && r.tick_defers > 10);
-		assert_true(r.host_late_max > r.host_bound - p.slack);	/* the slack was used */
+		/* the slack was used */
+		assert_true(r.host_late_max > r.host_bound - p.slack);
 	}
 }
 

@@ -67,7 +67,8 @@ struct sim_result {
 	uint64_t from_pending;	/* vtimer stats: expired while out */
 	uint64_t host_ticks, host_late_max, host_bound, watchdog_fired;
 	uint64_t fire_late_max;	/* fire - max(deadline, write) */
-	uint64_t tick_defers, ticks_placed;	/* ticks deferred at their exit, placed off the grid */
+	/* ticks deferred at their exit, ticks placed off the grid */
+	uint64_t tick_defers, ticks_placed;
 };
 
 bool sim_run(const struct sim_params *p, struct sim_result *r);
