@@ -83,6 +83,7 @@ struct parser {
 	uint32_t hypervisor_line;	/* 0: no [hypervisor] yet */
 	uint32_t tick_line;		/* 0: tick_us not set yet */
 	uint32_t watchdog_line;		/* 0: watchdog_ms not set yet */
+	uint32_t slack_line;		/* 0: tick_slack_us not set yet */
 	struct partition_config *part;	/* the open [partition], if sec says so */
 	uint32_t key_line[KEY_COUNT];	/* per key of the open partition; 0: unset */
 	struct schedule_config *sched;	/* the open [schedule], if sec says so */
@@ -536,31 +537,56 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 static int hv_statement(struct parser *ps, struct span key, struct span rest)
 {
 	struct span v = trim_right(strip_comment(rest));
-	bool tick = span_eq(key, "tick_us");
-	uint32_t *line = tick ? &ps->tick_line : &ps->watchdog_line;
-	const char *name = tick ? "tick_us" : "watchdog_ms";
-	uint64_t max = tick ? TICK_US_MAX : WATCHDOG_MS_MAX;
+	bool tick = span_eq(key, "tick_us"), slack = span_eq(key, "tick_slack_us");
+	uint32_t *line = tick ? &ps->tick_line : slack ? &ps->slack_line : &ps->watchdog_line;
+	const char *name = tick ? "tick_us" : slack ? "tick_slack_us" : "watchdog_ms";
+	uint64_t max = tick || slack ? TICK_US_MAX : WATCHDOG_MS_MAX;
 	char q[QUOTE_BUF];
 	uint64_t x;
 	enum num_result r;
 
-	if (!tick && !span_eq(key, "watchdog_ms"))
-		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, watchdog_ms)",
-			    quote(q, key));
+	if (!tick && !slack && !span_eq(key, "watchdog_ms"))
+		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, "
+			    "tick_slack_us, watchdog_ms)", quote(q, key));
 	if (*line)
 		return fail(ps, "duplicate key '%s' (first set on line %u)", name, *line);
 	*line = ps->line;
 	r = parse_u64(v, &x);
 	if (r == NUM_BAD)
 		return fail(ps, "%s: expected a number of %s, found '%s'", name,
-			    tick ? "microseconds" : "milliseconds", quote(q, v));
+			    tick || slack ? "microseconds" : "milliseconds", quote(q, v));
 	if (r == NUM_BIG || x > max)
 		return fail(ps, "%s: '%s' is out of range (0-%lu)", name, quote(q, v),
 			    (unsigned long)max);
 	if (tick)
 		ps->out->tick_us = (uint32_t)x;
+	else if (slack)
+		ps->out->tick_slack_us = (uint32_t)x;
 	else
 		ps->out->watchdog_ms = (uint32_t)x;
+	return 0;
+}
+
+/*
+ * tick_slack_us, once both keys are known: defaults to tick_us / 4; one set
+ * must stay below tick_us, so a placed tick never reaches the next grid time
+ * (no tick is ever missed for it). Tickless: no tick to place.
+ */
+static int check_slack(struct parser *ps)
+{
+	struct hv_config *c = ps->out;
+
+	if (!ps->slack_line) {
+		c->tick_slack_us = c->tick_us / CONFIG_DEFAULT_SLACK_DIV;
+		return 0;
+	}
+	if (c->tick_us && c->tick_slack_us >= c->tick_us) {
+		ps->line = ps->slack_line;
+		return fail(ps, "tick_slack_us: %u is not below tick_us (%u)", c->tick_slack_us,
+			    c->tick_us);
+	}
+	if (!c->tick_us)
+		c->tick_slack_us = 0;
 	return 0;
 }
 
@@ -885,7 +911,7 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
 		if (parse_line(&ps, span_from(text + start, end - start)))
 			return -1;
 	}
-	if (end_section(&ps))
+	if (end_section(&ps) || check_slack(&ps))
 		return -1;
 	if (!out->partition_count) {
 		ps.line = 0;

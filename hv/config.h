@@ -9,6 +9,9 @@
  *
  *   [hypervisor]                 optional, at most once
  *   tick_us = 1000               host tick period, 0 = tickless (default 1000)
+ *   tick_slack_us = 250          how late a dedicated core's tick may be placed so it
+ *                                falls just after a direct/inject guest's deadline
+ *                                (default tick_us / 4; 0 = on the grid; < tick_us)
  *   watchdog_ms = 0              count a vCPU that runs this long without an exit
  *                                (0 = off, the default; 1-60000)
  *
@@ -54,6 +57,7 @@
 #define CONFIG_MAX_TEXT		(64 * 1024)	/* larger config files are refused */
 #define CONFIG_MEM_ALIGN	(2ull << 20)
 #define CONFIG_DEFAULT_TICK_US	1000
+#define CONFIG_DEFAULT_SLACK_DIV	4	/* tick_slack_us defaults to tick_us / 4 */
 #define CONFIG_MAX_SCHEDULES	8	/* [schedule N] sections, one per shared CPU */
 #define CONFIG_MAX_WINDOWS	16	/* windows in one schedule */
 /*
@@ -107,6 +111,7 @@ struct schedule_config {
 
 struct hv_config {
 	uint32_t tick_us;
+	uint32_t tick_slack_us;		/* 0 = ticks on the grid */
 	uint32_t watchdog_ms;		/* 0 = off */
 	uint32_t partition_count;
 	struct partition_config partitions[CONFIG_MAX_PARTITIONS];

@@ -895,6 +895,8 @@ static bool snapshot_vcpu(struct vcpu *v)
 	s->fast_exits = v->fast_exits;
 	s->host_ticks = v->pcpu->ht.ticks;
 	s->tick_late_max = v->pcpu->ht.late_max;
+	s->tick_hits = v->tick_hits;
+	s->tick_defer_exits = v->tick_defer_exits;
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
 	__atomic_store_n(&v->snap_head, head + 1, __ATOMIC_RELEASE);
@@ -1116,13 +1118,72 @@ static void check_halted_forever(struct vcpu *v)
 			       "every vCPU is halted with interrupts off and cannot wake");
 }
 
+/*
+ * Issue 14: a direct (or inject) guest's deadline that falls in a host-tick
+ * exit waits for the VM entry. In these modes IA32_TSC_DEADLINE is the
+ * guest's (passed through), so one RDMSR here, at the tick only, tells where
+ * its next fire is; host_timer_place puts the next tick just after it, or
+ * phase-locked to it, within tick_slack_us. Short exits read nothing.
+ */
+/*
+ * In inject mode the guest's interrupt reaches its handler two exits after
+ * the deadline (the external interrupt, then the injection's VM entry), so
+ * its tick keeps three margins away.
+ */
+static uint64_t tick_margin(const struct vcpu *v)
+{
+	return v->vt.mode == TIMER_INJECT ? 3 * host_tick_margin_tsc : host_tick_margin_tsc;
+}
+
+static bool tick_placed(const struct vcpu *v)
+{
+	return (v->vt.mode == TIMER_DIRECT || v->vt.mode == TIMER_INJECT) && v->vt.in_hw &&
+	       v->pcpu->ht.slack_tsc;
+}
+
+/*
+ * At the end of a host-tick exit: is the timer's vector (the guest's LVT
+ * vector in direct mode, the hypervisor's in inject mode) pending in the
+ * physical IRR (x2APIC IRR at 0x820 + vector / 32, SDM Vol. 3A 11.12.1.2)?
+ * Then the guest's timer fired while this exit ran (IF=0 in root mode) and
+ * waits for the entry: a tick the guest felt.
+ */
+static void count_tick_hit(struct vcpu *v)
+{
+	uint8_t vec = v->vt.mode == TIMER_DIRECT ? vtimer_vector(&v->vt) : HV_TIMER_VECTOR;
+
+	v->tick_exit = false;
+	if (!v->vt.in_hw || vec < 16)
+		return;
+	if (x2apic_irr_test(vec))
+		v->tick_hits++;
+}
+
 /* Exit 52: compare the TSC with what is due (a clamped value fires early). */
 static void handle_preemption_timer(struct vcpu *v)
 {
+	struct host_timer *h = &v->pcpu->ht;
+	uint64_t now = rdtsc(), deadline = 0;
+	bool placed = tick_placed(v);
+
+	if (placed && now >= h->fire_tick) {
+		deadline = v->tick_deadline_valid ? v->tick_deadline :
+						    rdmsr(MSR_IA32_TSC_DEADLINE);
+		v->tick_deadline_valid = false;
+		if (host_timer_defer(h, now, deadline, tick_margin(v))) {
+			v->tick_exit = true;	/* this exit may delay the guest too */
+			v->tick_defer_exits++;
+			return;
+		}
+	}
 	/* a host tick, or (emulated mode) the guest's deadline: the tail fires it */
-	if (host_timer_run(&v->pcpu->ht, rdtsc())) {
+	if (host_timer_run(h, now)) {
 		v->host_tick_exits++;
 		check_halted_forever(v);
+		if (v->vt.mode == TIMER_DIRECT || v->vt.mode == TIMER_INJECT)
+			v->tick_exit = true;
+		if (placed)
+			host_timer_place(h, deadline, tick_margin(v));
 	}
 }
 
@@ -1329,6 +1390,39 @@ static bool exit_fast_path(struct vcpu *v, uint32_t reason)
 	return true;
 }
 
+/*
+ * Issue 14: a tick whose exit finds the guest's deadline about to fire moves
+ * past it (host_timer_defer) and must re-enter before that deadline, so it
+ * skips the generic path as the fast path above does: a preemption-timer
+ * exit never comes during event delivery (SDM Vol. 3C 26.5.1: it is taken
+ * at an instruction boundary), and a kick is read by the next full exit, at
+ * the latest the tick's own. Its one RDMSR is kept for handle_preemption_timer
+ * when the tick is not deferred.
+ */
+static bool tick_defer_fast(struct vcpu *v, uint32_t reason)
+{
+	struct host_timer *h = &v->pcpu->ht;
+	uint64_t now;
+
+	if (reason != EXIT_REASON_PREEMPTION_TIMER || !tick_placed(v) || v->pcpu->console ||
+	    __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
+		return false;
+	now = rdtsc();
+	if (now < h->fire_tick)
+		return false;
+	v->tick_deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
+	v->tick_deadline_valid = true;
+	if (!host_timer_defer(h, now, v->tick_deadline, tick_margin(v)))
+		return false;
+	v->tick_deadline_valid = false;
+	v->exits_total++;
+	v->exits[reason]++;
+	v->tick_defer_exits++;
+	count_tick_hit(v);
+	vmx_arm_preemption_timer(v);
+	return true;
+}
+
 struct vcpu *vmx_exit_handler(struct vcpu *v);
 struct vcpu *vmx_exit_handler(struct vcpu *v)
 {
@@ -1336,7 +1430,7 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 	uint32_t basic = reason & 0xffff;
 	exit_handler_t h;
 
-	if (exit_fast_path(v, reason))
+	if (exit_fast_path(v, reason) || tick_defer_fast(v, reason))
 		return v;
 	v->pcpu->exit_vcpu = v;	/* a fault from here on stops this partition only */
 	h = basic < EXIT_REASON_COUNT ? exit_handlers[basic] : NULL;
@@ -1360,6 +1454,8 @@ struct vcpu *vmx_exit_handler(struct vcpu *v)
 		console_drain_all(false);
 	if (v->vt.mode != TIMER_DIRECT)
 		deliver_virtual(v);
+	if (v->tick_exit)
+		count_tick_hit(v);
 	vmx_arm_preemption_timer(v);
 	v->pcpu->exit_vcpu = NULL;
 	return v;

@@ -383,9 +383,15 @@ static __attribute__((noreturn)) void boot_continue(void)
 	}
 	host_tick_tsc = (uint64_t)hv_config.tick_us * (tsc.hz / 1000) / 1000;
 	host_watchdog_tsc = (uint64_t)hv_config.watchdog_ms * (tsc.hz / 1000);
+	host_tick_slack_tsc = host_tick_tsc ?
+		(uint64_t)hv_config.tick_slack_us * (tsc.hz / 1000) / 1000 : 0;
+	host_tick_margin_tsc = (uint64_t)HOST_TICK_MARGIN_NS * (tsc.hz / 1000) / 1000000;
 	log_info("Host tick: %u us = %lu TSC ticks on the VMX-preemption timer (rate %u)%s\n",
 		 hv_config.tick_us, host_tick_tsc, vmx.preemption_timer_rate,
 		 host_tick_tsc ? "" : " (tickless)");
+	if (host_tick_slack_tsc)
+		log_info("Host tick slack: %u us = %lu TSC ticks (placed after direct/inject "
+			 "guest deadlines)\n", hv_config.tick_slack_us, host_tick_slack_tsc);
 	__atomic_store_n(&partitions_go, true, __ATOMIC_RELEASE);
 	enter_pcpu_loop(pcpus[0].stack_top);
 }

@@ -39,6 +39,8 @@ volatile bool partitions_go;
 struct platform platform;
 uint64_t host_tick_tsc;
 uint64_t host_watchdog_tsc;
+uint64_t host_tick_slack_tsc;
+uint64_t host_tick_margin_tsc;
 
 static struct vcpu vcpu_pool[MAX_CPUS];
 static uint64_t rearm_cost_ticks;	/* see measure_rearm() */
@@ -479,13 +481,14 @@ static void print_snapshots(struct partition *p)
 				   "exits=%lu tick_exits=%lu timer_exits=%lu "
 				   "deadline_write_exits=%lu extint_exits=%lu eoi_exits=%lu fast_exits=%lu "
 				   "programmed=%lu fired=%lu injected=%lu dropped_masked=%lu "
-				   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu\n",
+				   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu "
+				   "tick_hits=%lu tick_defer_exits=%lu\n",
 				   p->cfg->name, v->index, timer_mode_name(s->mode), s->tsc,
 				   s->exits, s->tick_exits, s->timer_exits,
 				   s->deadline_write_exits, s->extint_exits, s->eoi_exits, s->fast_exits,
 				   s->timer.programmed, s->timer.fired, s->timer.injected,
 				   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
-				   s->tick_late_max);
+				   s->tick_late_max, s->tick_hits, s->tick_defer_exits);
 			__atomic_store_n(&v->snap_tail, v->snap_tail + 1, __ATOMIC_RELEASE);
 		}
 	}
@@ -556,9 +559,10 @@ static void print_host_ticks(void)
 		if (!h->ticks && !h->ticks_missed && !h->watchdog_fired)
 			continue;
 		log_printf(LOG_EMERG, "HOSTTICK cpu=%u ticks=%lu missed=%lu late_max_ticks=%lu "
-			   "late_avg_ticks=%lu period_ticks=%lu watchdog_fired=%lu\n", i, h->ticks,
+			   "late_avg_ticks=%lu period_ticks=%lu watchdog_fired=%lu "
+			   "slack_ticks=%lu offset_max_ticks=%lu\n", i, h->ticks,
 			   h->ticks_missed, h->late_max, h->ticks ? h->late_sum / h->ticks : 0,
-			   h->period_tsc, h->watchdog_fired);
+			   h->period_tsc, h->watchdog_fired, h->slack_tsc, h->offset_max);
 	}
 }
 
@@ -800,6 +804,9 @@ static void start_vcpu(struct pcpu *c, struct vcpu *v)
 {
 	c->ran_guest = true;
 	host_timer_init(&c->ht, rdtsc(), host_tick_tsc, host_watchdog_tsc);
+	/* only a dedicated core places its ticks (shared: window ends come first) */
+	if (!c->shared)
+		c->ht.slack_tsc = host_tick_slack_tsc;
 	vmcs_setup(v);
 	measure_rearm(v);
 	vmx_run(v);

@@ -26,7 +26,7 @@ struct guest_regs {
 /* Counters copied on the guest's request, formatted later by the console core. */
 struct vcpu_snapshot {
 	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
-	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max;
+	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max, tick_hits, tick_defer_exits;
 	struct vtimer_stats timer;
 	uint32_t mode;
 };
@@ -79,6 +79,17 @@ struct vcpu {
 	uint64_t exits[EXIT_REASON_COUNT];
 	uint64_t exits_total;
 	uint64_t host_tick_exits;	/* exit 52s that were host ticks */
+	/*
+	 * Host-tick exits at whose end the timer's vector was pending in the
+	 * physical IRR: the guest's timer fired while the core was in root
+	 * mode, and the exit delayed its interrupt (issue 14).
+	 */
+	uint64_t tick_hits;
+	uint64_t tick_defer_exits;	/* exit 52s that moved a tick past a guest deadline */
+	bool tick_exit;			/* this exit is a host tick (direct, inject) */
+	/* IA32_TSC_DEADLINE as tick_defer_fast read it at this exit */
+	bool tick_deadline_valid;
+	uint64_t tick_deadline;
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */
@@ -222,6 +233,9 @@ void vmx_apply_timer_mode(struct vcpu *v);
 extern uint64_t host_tick_tsc;
 /* The watchdog's allowance in TSC ticks (0 = off): a vCPU without an exit that long. */
 extern uint64_t host_watchdog_tsc;
+/* tick_slack_us in TSC ticks (0 = ticks on the grid) and HOST_TICK_MARGIN_NS. */
+extern uint64_t host_tick_slack_tsc;
+extern uint64_t host_tick_margin_tsc;
 
 /*
  * Arm the preemption timer for the earliest of this core's next host event

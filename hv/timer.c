@@ -77,6 +77,8 @@ void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
 	h->period_tsc = period_tsc;
 	/* A first tick beyond the TSC's range is no tick at all. */
 	h->next_tick = period_tsc ? add_sat(now, period_tsc) : TIMER_NO_EVENT;
+	h->fire_tick = h->next_tick;
+	h->last_grid = now;
 	h->watchdog_tsc = watchdog_tsc;
 	h->last_exit = now;
 }
@@ -90,7 +92,7 @@ static uint64_t watchdog_due(const struct host_timer *h)
 
 uint64_t host_timer_next(const struct host_timer *h)
 {
-	return MIN(h->next_tick, watchdog_due(h));
+	return MIN(h->fire_tick, watchdog_due(h));
 }
 
 /*
@@ -115,9 +117,10 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 		h->last_exit = now;
 	}
 
-	if (!h->period_tsc || h->next_tick == TIMER_NO_EVENT || now < h->next_tick)
+	if (!h->period_tsc || h->next_tick == TIMER_NO_EVENT || now < h->fire_tick)
 		return false;
 
+	h->last_grid = h->next_tick;
 	late = now - h->next_tick;
 	skipped = late / h->period_tsc;
 	h->ticks++;
@@ -128,6 +131,100 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 	/* skipped * period <= late, so this sum is <= now: no overflow. */
 	h->next_tick += skipped * h->period_tsc;
 	h->next_tick = add_sat(h->next_tick, h->period_tsc);
+	h->fire_tick = h->next_tick;
+	h->deferred_this = false;
+	return true;
+}
+
+/*
+ * Issue 14: in direct mode a guest fire that lands while the core is in a
+ * host-tick exit waits for the VM entry (with IF=0 in root mode it stays in
+ * the physical IRR). A tick placed just after the guest's deadline finds
+ * its handler entered and its next deadline a period away. The grid does not
+ * move (next_tick), and the offset never exceeds the slack, so a tick is at
+ * most slack + one exit late and never missed (slack < period).
+ */
+/*
+ * A tick's exit defers past a guest deadline up to two margins ahead (the
+ * tick's own exit can be longer than one margin: Bochs counts ~600
+ * instructions for it); a phase-locked tick is placed a margin before that.
+ */
+#define TICK_DEFER_WINDOW(m)	(2 * (m))
+#define TICK_BEFORE(m)		(3 * (m))
+
+static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			    uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t target;
+
+	target = add_sat(deadline, margin_tsc);
+	if (target >= grid_next && target - grid_next <= slack_tsc)
+		return target - grid_next;
+	/*
+	 * Phase lock: the guest's deadline a tick period on is only a guess,
+	 * and a guest that re-arms from its handler runs a little late of it
+	 * every period. So place the tick before the guessed deadline, out of
+	 * host_timer_defer's window (TICK_DEFER_WINDOW) and a margin more,
+	 * where the grid allows: a guess that is early only widens that gap.
+	 * Just after it otherwise (deadline that close to grid_this).
+	 */
+	if (deadline >= grid_this + TICK_BEFORE(margin_tsc) &&
+	    deadline - TICK_BEFORE(margin_tsc) - grid_this <= slack_tsc)
+		return deadline - TICK_BEFORE(margin_tsc) - grid_this;
+	if (target >= grid_this && target - grid_this <= slack_tsc)
+		return target - grid_this;
+	return 0;
+}
+
+uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			  uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t off;
+
+	if (!slack_tsc || !deadline || grid_next == TIMER_NO_EVENT || grid_next < grid_this)
+		return 0;
+	off = tick_offset(grid_this, grid_next, slack_tsc, deadline, margin_tsc);
+	/* a tick placed at the TSC's end would be no tick at all */
+	return add_sat(grid_next, off) == TIMER_NO_EVENT ? 0 : off;
+}
+
+void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t off;
+
+	if (!h->period_tsc || h->next_tick == TIMER_NO_EVENT)
+		return;
+	off = host_tick_offset(h->last_grid, h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1),
+			       deadline, margin_tsc);
+	h->fire_tick = h->next_tick + off;
+	if (off > h->offset_max)
+		h->offset_max = off;
+}
+
+/*
+ * The placement above guesses from one deadline a tick earlier; a guest
+ * whose period only nearly divides the tick's (rtbench re-arms from its
+ * handler, so each period is a little longer) or is random lands near the
+ * tick anyway. Its deadline, read at the tick's own exit, says so for sure.
+ */
+bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
+		      uint64_t margin_tsc)
+{
+	uint64_t target, limit;
+
+	if (!h->slack_tsc || !h->period_tsc || h->next_tick == TIMER_NO_EVENT ||
+	    h->deferred_this || now < h->fire_tick || deadline <= now ||
+	    deadline - now > TICK_DEFER_WINDOW(margin_tsc))
+		return false;
+	target = add_sat(deadline, margin_tsc);
+	limit = add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1));
+	if (target > limit || target == TIMER_NO_EVENT)
+		return false;
+	h->fire_tick = target;
+	h->deferred_this = true;
+	h->deferred++;
+	if (target - h->next_tick > h->offset_max)
+		h->offset_max = target - h->next_tick;
 	return true;
 }
 

@@ -41,6 +41,13 @@ uint32_t ptimer_value(uint64_t now, uint64_t due, uint32_t rate);
 struct host_timer {
 	uint64_t period_tsc;	/* tick period; 0 = tickless */
 	uint64_t next_tick;	/* absolute TSC of the next tick, TIMER_NO_EVENT if none */
+	/*
+	 * How far past its grid time a tick may be placed (host_timer_place);
+	 * 0 = always on the grid. Less than period_tsc.
+	 */
+	uint64_t slack_tsc;
+	uint64_t fire_tick;	/* when to exit for next_tick: next_tick + the placed offset */
+	uint64_t last_grid;	/* the grid time of the tick handled last */
 	uint64_t watchdog_tsc;	/* the watchdog's allowance; 0 = off */
 	uint64_t last_exit;	/* TSC of the vCPU's last exit (the watchdog's reference) */
 	/* stats */
@@ -49,20 +56,76 @@ struct host_timer {
 	uint64_t late_max;	/* worst (handled - due) in TSC ticks */
 	uint64_t late_sum;
 	uint64_t watchdog_fired;
+	uint64_t offset_max;	/* largest offset host_timer_place chose */
+	uint64_t deferred;	/* ticks host_timer_defer moved at their own exit */
+	bool deferred_this;	/* the tick at next_tick was deferred once already */
 };
 
 void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
 		     uint64_t watchdog_tsc);
-/* The next host event as an absolute TSC (tick or watchdog), or TIMER_NO_EVENT. */
+/*
+ * The next host event as an absolute TSC (the tick's placed time or the
+ * watchdog), or TIMER_NO_EVENT.
+ */
 uint64_t host_timer_next(const struct host_timer *h);
 /*
- * Handle whatever is due at @now: account the tick (lateness = now - due),
- * move next_tick forward by whole periods past @now (counting missed ones).
+ * Handle whatever is due at @now: account the tick (lateness = now - its
+ * grid time, so a placed offset counts as lateness), move next_tick forward
+ * by whole periods past @now (counting missed ones) and place the next tick
+ * on the grid (fire_tick = next_tick) until host_timer_place or
+ * host_timer_defer moves it. A tick is due from its placed time (fire_tick)
+ * on, which is at most slack past its grid time.
  * Returns true if a tick was due. Call it before recording the exit at hand
  * in last_exit, or the watchdog is never due; a watchdog fire re-arms it from
  * @now.
  */
 bool host_timer_run(struct host_timer *h, uint64_t now);
+
+/*
+ * Guest deadline to tick placement margin: the guest's interrupt has been
+ * delivered and its handler entered (and has re-armed) by deadline + margin.
+ */
+#define HOST_TICK_MARGIN_NS	10000
+
+/*
+ * The offset past @grid_next to place the next tick at, so that it does not
+ * land just as the guest's timer fires (a fire during the tick's exit waits
+ * for the VM entry). @deadline: the guest's armed TSC deadline read at the
+ * tick handled at @grid_this (0: none; it may be in the past); @margin_tsc:
+ * HOST_TICK_MARGIN_NS in TSC ticks. Returns 0 .. @slack_tsc:
+ *  - deadline + margin within [grid_next, grid_next + slack]: the tick
+ *    comes just after that deadline, when the guest's next one is a period
+ *    of its own away;
+ *  - else, phase lock: a guest whose period divides the tick period has a
+ *    deadline at deadline + n * its period = deadline + (grid_next -
+ *    grid_this): place the tick three margins before it (out of the
+ *    deferral window, below), or, if that is before the grid, just after it
+ *    (deadline + margin - grid_this), if within the slack;
+ *  - else 0 (on the grid).
+ * Pure; tests/unit/test_timer.c.
+ */
+uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			  uint64_t deadline, uint64_t margin_tsc);
+
+/*
+ * After host_timer_run handled a tick: place the next one by
+ * host_tick_offset for the guest's armed @deadline (direct and inject mode,
+ * where the MSR is the guest's). Only the tick moves; the watchdog and window
+ * ends keep their times.
+ */
+void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc);
+
+/*
+ * At the exit for a due tick (@now >= fire_tick), before host_timer_run:
+ * when the guest's armed @deadline is about to fire (now < deadline <=
+ * now + 2 * margin, so it would fire during the tick's exit) and deadline +
+ * margin is still within the slack of the grid time, move this tick to
+ * deadline + margin and return true: the caller re-enters at once (a short
+ * exit) and the guest takes its interrupt in non-root mode. At most once per
+ * tick, so a tick costs at most one extra exit.
+ */
+bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
+		      uint64_t margin_tsc);
 
 /* ---- one vCPU's view of its timer ---- */
 

@@ -17,15 +17,25 @@ COUNT=${BENCH_COUNT:-1000}
 INTERVAL_US=${BENCH_INTERVAL_US:-200}
 SEED=${BENCH_SEED:-1}
 TICK_US=1000
+# tick_slack_us for the Tempo rows (unset: the config's default, tick_us / 4)
+SLACK_US=${BENCH_SLACK_US:-}
+# only these rows (names, space-separated); unset: every row
+ONLY=${BENCH_ROWS:-}
+# Bochs runs at a time
+JOBS=${BENCH_JOBS:-2}
+# the periodic workload: one event per host tick, fewer events (each is a tick long)
+PERIODIC_COUNT=${BENCH_PERIODIC_COUNT:-$((COUNT / 4))}
 HV=$BUILD/tempo.elf
 RT=$BUILD/guests/rtbench-mb2.elf
 mkdir -p "$out"
 rm -f "$out"/*.iso
 
 guest_args() {	# LABEL WORKLOAD
-	local extra=""
+	local extra="" wl=$2 count=$COUNT interval=$INTERVAL_US
 	[ "$2" = rewrite-later ] && extra=" rewrites=3"
-	echo "workload=$2 count=$COUNT interval_us=$INTERVAL_US seed=$SEED label=$1$extra"
+	# periodic: fixed intervals of one host tick (issue 14: phase-locked ticks)
+	[ "$2" = periodic ] && wl=fixed count=$PERIODIC_COUNT interval=$TICK_US
+	echo "workload=$wl count=$count interval_us=$interval seed=$SEED label=$1$extra"
 }
 
 # make_tempo_iso NAME MODE WORKLOAD NEIGHBOUR(none|busy) SHARED(1|2|3)
@@ -33,7 +43,9 @@ guest_args() {	# LABEL WORKLOAD
 make_tempo_iso() {
 	local cfg=$out/$1.cfg n
 	{
-		printf '[hypervisor]\ntick_us = %s\n\n' "$TICK_US"
+		printf '[hypervisor]\ntick_us = %s\n' "$TICK_US"
+		[ -n "$SLACK_US" ] && printf 'tick_slack_us = %s\n' "$SLACK_US"
+		printf '\n'
 		printf '[partition rt]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\n'
 		printf 'cmdline = "%s"\ntimer = %s\n' "$(guest_args "$1" "$3")" "$2"
 		if [ "$4" = busy ]; then
@@ -66,8 +78,11 @@ ROWS="bare-fixed bare fixed none 1
 bare-random bare random none 1
 bare-rewrite-later bare rewrite-later none 1
 bare-rewrite-earlier bare rewrite-earlier none 1
+bare-periodic bare periodic none 1
 direct-fixed direct fixed none 1
 direct-random direct random none 1
+direct-periodic direct periodic none 1
+direct-rewrite-later direct rewrite-later none 1
 inject-fixed inject fixed none 1
 inject-random inject random none 1
 emulated-fixed emulated fixed none 1
@@ -85,6 +100,10 @@ shared2-emulated-rewrite-later emulated rewrite-later none 2
 shared2-pv-lazy-rewrite-later pv-lazy rewrite-later none 2
 shared3-pv-lazy-fixed pv-lazy fixed none 3
 shared3-inject-fixed inject fixed none 3"
+if [ -n "$ONLY" ]; then
+	ROWS=$(echo "$ROWS" | while read -r name rest; do
+		[[ " $ONLY " == *" $name "* ]] && echo "$name $rest"; done)
+fi
 
 total=$(echo "$ROWS" | wc -l)
 i=0
@@ -97,7 +116,7 @@ while read -r name mode workload neigh shared; do
 	fi
 done <<< "$ROWS"
 
-# two Bochs runs at a time (the machine has two cores)
+# BENCH_JOBS Bochs runs at a time (default two: the machine has two cores)
 pids=()
 while read -r name mode workload neigh shared; do
 	i=$((i + 1))
@@ -106,7 +125,7 @@ while read -r name mode workload neigh shared; do
 	echo "bench: [$i/$total] $name (Bochs, $cpus CPUs)"
 	run_one "$name" "$cpus" &
 	pids+=($!)
-	if [ ${#pids[@]} -ge 2 ]; then
+	if [ ${#pids[@]} -ge "$JOBS" ]; then
 		wait "${pids[0]}"
 		pids=("${pids[@]:1}")
 	fi
@@ -121,8 +140,9 @@ rearm=$(serial direct-fixed | sed -n 's/^TIMER_COST .*rearm_instr=\([0-9]*\).*/\
 declare -A p99_bare
 status=0
 lines=()
-printf '\n%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s\n' row mode workload \
-	sh events exits/ev tick_ex lat_min lat_avg lat_p99 lat_max ratio tick_late msr/1k win_jit
+printf '\n%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s %6s %6s\n' row \
+	mode workload sh events exits/ev tick_ex lat_min lat_avg lat_p99 lat_max ratio tick_late \
+	msr/1k win_jit hits slack
 while read -r name mode workload neigh shared; do
 	if ! grep -q ': pass' "$out/$name.run"; then
 		echo "bench: $name FAILED: $(cat "$out/$name.run")"
@@ -139,7 +159,7 @@ while read -r name mode workload neigh shared; do
 	min=$(field "$rt" lat_min_ticks) avg=$(field "$rt" lat_avg_ticks)
 	p99=$(field "$rt" lat_p99_ticks) max=$(field "$rt" lat_max_ticks)
 	lost=$(field "$rt" lost) early=$(field "$rt" early)
-	epe=na tick=na late=na msr=na rearm_k=na jit=na
+	epe=na tick=na late=na msr=na rearm_k=na jit=na hits=na slack=na
 	if [ "$mode" = bare ]; then
 		p99_bare[$workload]=$p99
 		shared=na
@@ -152,6 +172,9 @@ while read -r name mode workload neigh shared; do
 			# the window's exits, less the closing stats hypercall itself
 			ex=$(($(field "$b" exits) - $(field "$a" exits) - 1))
 			tick=$(($(field "$b" tick_exits) - $(field "$a" tick_exits)))
+			# host-tick exits that delayed a guest timer interrupt (issue 14)
+			[ -n "$(field "$b" tick_hits)" ] &&
+				hits=$(($(field "$b" tick_hits) - $(field "$a" tick_hits)))
 			wr=$(($(field "$b" deadline_write_exits) - $(field "$a" deadline_write_exits)))
 			epe=$(awk -v e="$ex" -v n="$events" 'BEGIN { printf "%.3f", n ? e / n : 0 }')
 			# deadline writes per event: 1, 2 (rewrite-earlier), 4 (rewrite-later: 3 + the last)
@@ -161,16 +184,18 @@ while read -r name mode workload neigh shared; do
 			msr=$(awk -v w="$wr" -v n="$writes" 'BEGIN { printf "%.0f", n ? w * 1000 / n : 0 }')
 		fi
 		late=$(serial "$name" | sed -n 's/^HOSTTICK cpu=1 .*late_max_ticks=\([0-9]*\).*/\1/p')
+		slack=$(serial "$name" |
+			sed -n 's/^HOSTTICK cpu=1 .*slack_ticks=\([0-9]*\).*/\1/p')
 		rearm_k=${rearm:-na}
 	fi
 	ratio=na
 	[ -n "${p99_bare[$workload]:-}" ] && [ "${p99_bare[$workload]}" -gt 0 ] &&
 		ratio=$(awk -v a="$p99" -v b="${p99_bare[$workload]}" 'BEGIN { printf "%.2f", a / b }')
-	printf '%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s\n' "$name" "$mode" \
-		"$workload" "$shared" "$events" "$epe" "$tick" "$min" "$avg" "$p99" "$max" "$ratio" \
-		"${late:-na}" "$msr" "${jit:-na}"
+	printf '%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s %6s %6s\n' "$name" \
+		"$mode" "$workload" "$shared" "$events" "$epe" "$tick" "$min" "$avg" "$p99" "$max" \
+		"$ratio" "${late:-na}" "$msr" "${jit:-na}" "$hits" "${slack:-na}"
 	[ "$lost" = 0 ] && [ "$early" = 0 ] || { echo "bench: $name lost=$lost early=$early"; status=1; }
-	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=${jit:-na} cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=$SEED")
+	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} tick_hits=$hits tick_slack_ticks=${slack:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=${jit:-na} cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=$SEED")
 done <<< "$ROWS"
 echo
 printf '%s\n' "${lines[@]}" | tee "$out/bench.txt"

@@ -190,6 +190,10 @@ def plot_exits(rows, out):
             continue
         tick_pe = ticks / events if ticks is not None else 0.0
         name = "%s\n%s" % (r.get("mode", "?"), r.get("workload", "?"))
+        # shared cores: the row is not the dedicated one of the same mode
+        shared = num(r.get("shared"))
+        if shared is not None and shared > 1:
+            name = "shared %d:\n%s" % (shared, name)
         if r.get("neighbour", "none") != "none":
             name += "\n+%s neighbour" % r["neighbour"]
         bars.append((r, name, epe, min(tick_pe, epe)))
@@ -200,6 +204,7 @@ def plot_exits(rows, out):
         r = b[0]
         mode, wl = r.get("mode"), r.get("workload")
         return (MODE_ORDER.index(mode) if mode in MODE_ORDER else 99,
+                num(r.get("shared")) or 1,
                 r.get("neighbour", "none") != "none",
                 WORKLOAD_ORDER.index(wl) if wl in WORKLOAD_ORDER else 99)
     bars.sort(key=order)

@@ -262,11 +262,15 @@ rtbench_clean() {
 }
 
 # ticks_on_time OUT CPU MIN_TICKS: host ticks kept coming, none later than 1000 TSC ticks
+# past the slack a dedicated core may place them by (slack_ticks, issue 14)
 ticks_on_time() {
-	local h
+	local h slack
 	h=$(serial "$1" | grep -E "^HOSTTICK cpu=$2 ")
 	[ -n "$h" ] || { echo "no HOSTTICK line for CPU $2"; return 1; }
-	[ "$(kv "$h" missed)" = 0 ] && [ "$(kv "$h" late_max_ticks)" -lt 1000 ] &&
+	slack=$(kv "$h" slack_ticks)
+	[ -n "$slack" ] && [ "$(kv "$h" offset_max_ticks)" -le "$slack" ] ||
+		{ echo "tick placed past its slack: $h"; return 1; }
+	[ "$(kv "$h" missed)" = 0 ] && [ "$(kv "$h" late_max_ticks)" -lt $((slack + 1000)) ] &&
 		[ "$(kv "$h" ticks)" -ge "$3" ] || { echo "host ticks late or missing: $h"; return 1; }
 }
 
@@ -278,10 +282,14 @@ timer_run() {	# OUT MODE
 # direct: 10,000 timer events, and the measured vCPU's only exits are host
 # ticks (the closing stats hypercall aside), about one per ms.
 test_bochs_timer_direct() {
-	local exits ticks tsc
+	local exits ticks tsc defer
 	timer_run "$1" direct && rtbench_clean "$1" 10000 || return 1
 	exits=$(window "$1" exits) ticks=$(window "$1" tick_exits) tsc=$(window "$1" tsc)
-	[ $((exits - 1)) -eq "$ticks" ] || { echo "exits $exits besides $ticks ticks"; return 1; }
+	defer=$(window "$1" tick_defer_exits)
+	# besides the ticks, only the exits that moved a tick past a guest deadline
+	# (at most one a tick)
+	[ $((exits - 1)) -eq $((ticks + defer)) ] && [ "$defer" -le "$ticks" ] ||
+		{ echo "exits $exits besides $ticks ticks and $defer deferrals"; return 1; }
 	# 50,000 TSC ticks a host tick (1 ms at ips 50M); allow one either side
 	[ $((ticks - tsc / 50000)) -le 1 ] && [ $((tsc / 50000 - ticks)) -le 1 ] ||
 		{ echo "$ticks host ticks in $tsc TSC ticks"; return 1; }
@@ -293,15 +301,16 @@ test_bochs_timer_direct() {
 # write; without APIC-register virtualization (Bochs has none) the guest's
 # EOI to its virtual LAPIC is one more.
 test_bochs_timer_inject() {
-	local exits ticks ext eoi
+	local exits ticks ext eoi defer
 	timer_run "$1" inject && rtbench_clean "$1" 2000 || return 1
 	exits=$(window "$1" exits) ticks=$(window "$1" tick_exits)
 	ext=$(window "$1" extint_exits) eoi=$(window "$1" eoi_exits)
+	defer=$(window "$1" tick_defer_exits)
 	[ "$ext" = 2000 ] && [ "$eoi" = 2000 ] ||
 		{ echo "extint exits $ext, EOI exits $eoi for 2000 fires"; return 1; }
 	[ "$(window "$1" deadline_write_exits)" = 0 ] || { echo "deadline writes exited"; return 1; }
-	[ $((exits - 1)) -eq $((ticks + ext + eoi)) ] ||
-		{ echo "$exits exits, expected $ticks ticks + $ext + $eoi + 1"; return 1; }
+	[ $((exits - 1)) -eq $((ticks + defer + ext + eoi)) ] && [ "$defer" -le "$ticks" ] ||
+		{ echo "$exits exits: $ticks ticks + $defer + $ext + $eoi + 1 expected"; return 1; }
 	ticks_on_time "$1" 1 100
 }
 

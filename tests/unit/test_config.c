@@ -238,6 +238,18 @@ static void test_numbers(void **state)
 	parse_ok("[hypervisor]\ntick_us = 0x10\n" MIN_PART);
 	assert_int_equal(cfg.tick_us, 16);
 
+	/* tick_slack_us: tick_us / 4 unless set; 0 turns it off; tickless has none */
+	parse_ok(MIN_PART);
+	assert_int_equal(cfg.tick_slack_us, CONFIG_DEFAULT_TICK_US / 4);
+	parse_ok("[hypervisor]\ntick_us = 2000\n" MIN_PART);
+	assert_int_equal(cfg.tick_slack_us, 500);
+	parse_ok("[hypervisor]\ntick_slack_us = 0\n" MIN_PART);
+	assert_int_equal(cfg.tick_slack_us, 0);
+	parse_ok("[hypervisor]\ntick_slack_us = 999\n" MIN_PART);
+	assert_int_equal(cfg.tick_slack_us, 999);
+	parse_ok("[hypervisor]\ntick_us = 0\ntick_slack_us = 5000\n" MIN_PART);
+	assert_int_equal(cfg.tick_slack_us, 0);
+
 	/* The highest base whose range still ends inside 64 bits. */
 	parse_ok("[partition p]\ncpus = 0\nimage = i\nmemory = 2M\nbase = 0xffffffffffc00000\n");
 	assert_int_equal(cfg.partitions[0].base, 0xffffffffffc00000ull);
@@ -361,7 +373,7 @@ static const struct bad_case bad_cases[] = {
 	  "modules, timer, console)" },
 	{ "[partition rt0]\nCPUS = 1\n", 2, "unknown key 'CPUS'" },
 	{ "[partition rt0]\ntick_us = 1\n", 2, "unknown key 'tick_us' in [partition rt0]" },
-	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, watchdog_ms)" },
+	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms)" },
 	{ "cpus = 1\n[partition rt0]\n", 1, "key outside a section" },
 	{ "\n\n  memory = 2M\n", 3, "key outside a section" },
 	{ "[foo]\n", 1,
@@ -470,7 +482,17 @@ static const struct bad_case bad_cases[] = {
 	{ "[hypervisor]\nwatchdog_ms = 5s\n", 2, "watchdog_ms: expected a number of milliseconds" },
 	{ "[hypervisor]\nwatchdog_ms = 5\nwatchdog_ms = 6\n", 3,
 	  "duplicate key 'watchdog_ms' (first set on line 2)" },
-	{ "[hypervisor]\ntickus = 5\n", 2, "unknown key 'tickus' in [hypervisor] (expected tick_us, watchdog_ms)" },
+	{ "[hypervisor]\ntick_slack_us = 1000\n", 2,
+	  "tick_slack_us: 1000 is not below tick_us (1000)" },
+	{ "[hypervisor]\ntick_slack_us = 600\n\ntick_us = 500\n", 2,
+	  "tick_slack_us: 600 is not below tick_us (500)" },
+	{ "[hypervisor]\ntick_slack_us = 1ms\n", 2,
+	  "tick_slack_us: expected a number of microseconds" },
+	{ "[hypervisor]\ntick_slack_us = 1\ntick_slack_us = 2\n", 3,
+	  "duplicate key 'tick_slack_us' (first set on line 2)" },
+	{ "[hypervisor]\ntick_slack_us = 1000001\n", 2,
+	  "tick_slack_us: '1000001' is out of range (0-1000000)" },
+	{ "[hypervisor]\ntickus = 5\n", 2, "unknown key 'tickus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms)" },
 	/* Found text is escaped and cut short. */
 	{ "[partition rt0]\ntimer = fa\xffst\n", 2, "found 'fa\\xffst'" },
 	{ "[partition rt0]\ntimer = a\\b\tc\n", 2, "found 'a\\\\b\\tc'" },

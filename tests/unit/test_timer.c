@@ -270,6 +270,187 @@ static void test_host_periods(void **state)
 	assert_int_equal(h.watchdog_fired, 0);
 }
 
+/* ---- issue 14: host ticks placed around a direct guest's deadlines ---- */
+
+static void test_tick_offset_rules(void **state)
+{
+	const uint64_t g0 = 1000, g1 = 2000, slack = 250, m = 10;
+
+	(void)state;
+	/* off: no slack, no deadline */
+	assert_int_equal(host_tick_offset(g0, g1, 0, 2000, m), 0);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 0, m), 0);
+	/* a deadline at or just past the next grid time: just after it */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2000, m), 10);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1990, m), 0);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1995, m), 5);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2240, m), 250);
+	/* past the slack, and no phase within it: on the grid */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2241, m), 0);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1500, m), 0);
+	/* phase lock: three margins before the deadline a tick period on (2100) */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1100, m), 70);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1280, m), 250);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1030, m), 0);
+	/* ... or just after it when that would be before the grid */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1029, m), 39);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 1005, m), 15);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 995, m), 5);
+	/* a deadline long past (Bochs keeps a fired one in the MSR) */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 500, m), 0);
+	/* no overflow near the TSC's end */
+	assert_int_equal(host_tick_offset(g0, g1, slack, UINT64_MAX, m), 0);
+	assert_int_equal(host_tick_offset(UINT64_MAX - 300, UINT64_MAX - 100, slack,
+					  UINT64_MAX - 50, m), 60);
+	assert_int_equal(host_tick_offset(UINT64_MAX - 300, UINT64_MAX - 100, slack,
+					  UINT64_MAX - 5, m), 0);
+	assert_int_equal(host_tick_offset(g0, TIMER_NO_EVENT, slack, 1100, m), 0);
+}
+
+static void test_tick_place_and_defer(void **state)
+{
+	struct host_timer h;
+
+	(void)state;
+	host_timer_init(&h, 0, 1000, 0);
+	h.slack_tsc = 250;
+	assert_true(host_timer_run(&h, 1000));
+	host_timer_place(&h, 2100, 10);
+	/* the grid stays; only the exit moves */
+	assert_int_equal(h.next_tick, 2000);
+	assert_int_equal(h.fire_tick, 2110);
+	assert_int_equal(host_timer_next(&h), 2110);
+	/* not due before its placed time, even past the grid time */
+	assert_false(host_timer_run(&h, 2050));
+	assert_true(host_timer_run(&h, 2110));
+	assert_int_equal(h.late_max, 110);
+	assert_int_equal(h.offset_max, 110);
+	assert_int_equal(h.next_tick, 3000);
+	assert_int_equal(h.fire_tick, 3000);
+
+	/* at the tick's exit the guest is about to fire: move past it, once */
+	assert_false(host_timer_defer(&h, 2999, 3005, 10));	/* not due yet */
+	assert_true(host_timer_defer(&h, 3000, 3005, 10));
+	assert_int_equal(h.fire_tick, 3015);
+	assert_false(host_timer_run(&h, 3001));
+	assert_false(host_timer_defer(&h, 3015, 3020, 10));	/* once per tick */
+	assert_true(host_timer_run(&h, 3015));
+	assert_int_equal(h.deferred, 1);
+	/* far off (past two margins), already past, or beyond the slack: no deferral */
+	assert_false(host_timer_defer(&h, 4000, 4021, 10));
+	assert_false(host_timer_defer(&h, 4000, 4000, 10));
+	assert_false(host_timer_defer(&h, 4000, 3990, 10));
+	assert_false(host_timer_defer(&h, 4245, 4250, 10));
+	assert_true(host_timer_defer(&h, 4220, 4240, 10));
+	assert_int_equal(h.fire_tick, 4250);
+
+	/* slack 0: always on the grid */
+	host_timer_init(&h, 0, 1000, 0);
+	assert_true(host_timer_run(&h, 1000));
+	host_timer_place(&h, 2000, 10);
+	assert_int_equal(h.fire_tick, 2000);
+	assert_false(host_timer_defer(&h, 2000, 2005, 10));
+	/* a slack at or above the period is cut below it: never a missed tick */
+	h.slack_tsc = 5000;
+	host_timer_place(&h, 2995, 10);
+	assert_true(h.fire_tick < 3000);
+}
+
+/*
+ * A direct guest against the placed ticks: deadlines from @next_interval,
+ * each armed @rearm ticks after the previous one fired (its handler); a tick's
+ * exit costs @tick_cost, a deferral's @defer_cost. A hit is a guest deadline
+ * inside an exit (it waits for the VM entry). Returns the hits; checks the
+ * grid, the lateness bound and that no tick is missed.
+ */
+struct tick_guest {
+	uint64_t period, slack, margin, tick_cost, defer_cost, rearm;
+	uint64_t (*next_interval)(uint64_t *rng);
+};
+
+static uint64_t interval_tick(uint64_t *rng)
+{
+	(void)rng;
+	return 50000;
+}
+
+static uint64_t interval_fifth(uint64_t *rng)
+{
+	(void)rng;
+	return 10000;
+}
+
+static uint64_t interval_random(uint64_t *rng)
+{
+	*rng ^= *rng << 13;
+	*rng ^= *rng >> 7;
+	*rng ^= *rng << 17;
+	return 5000 + *rng % 10001;
+}
+
+static uint64_t run_tick_guest(const struct tick_guest *g, uint64_t ticks, uint64_t start_phase)
+{
+	struct host_timer h;
+	uint64_t rng = 88172645463325252ull, hits = 0, n = 0;
+	uint64_t fired = start_phase, armed, t;
+
+	host_timer_init(&h, 0, g->period, 0);
+	h.slack_tsc = g->slack;
+	armed = fired;
+	while (n < ticks) {
+		t = host_timer_next(&h);
+		/* the guest's deadlines up to the exit: each fires, then re-arms */
+		while (armed < t) {
+			fired = armed;
+			armed = fired + g->rearm + g->next_interval(&rng);
+		}
+		/* in Bochs the MSR keeps a fired deadline until the handler re-arms */
+		uint64_t msr = t < fired + g->rearm ? fired : armed;
+
+		if (host_timer_defer(&h, t, msr, g->margin)) {
+			if (armed <= t + g->defer_cost)
+				hits++;
+			continue;
+		}
+		assert_true(host_timer_run(&h, t));
+		n++;
+		if (armed <= t + g->tick_cost)
+			hits++;
+		host_timer_place(&h, msr, g->margin);
+		assert_int_equal(h.next_tick, (n + 1) * g->period);
+		assert_true(h.fire_tick - h.next_tick <= g->slack);
+	}
+	assert_int_equal(h.ticks_missed, 0);
+	assert_true(h.late_max <= g->slack);
+	return hits;
+}
+
+static void test_tick_guest_feels_nothing(void **state)
+{
+	struct tick_guest g = {
+		.period = 50000, .slack = 12500, .margin = 500, .tick_cost = 300,
+		.defer_cost = 150, .rearm = 200, .next_interval = interval_tick,
+	};
+	uint64_t hits;
+
+	(void)state;
+	/* a guest period equal to the tick's, at every phase: no hit after the first tick */
+	for (uint64_t phase = 0; phase < 50000; phase += 997)
+		assert_true(run_tick_guest(&g, 300, phase) <= 1);
+	/* one fifth of it, re-armed from the handler (so a little longer) */
+	g.next_interval = interval_fifth;
+	for (uint64_t phase = 0; phase < 10000; phase += 331)
+		assert_true(run_tick_guest(&g, 300, phase) <= 1);
+	/* random intervals: only a fire inside the short deferral exit can hit */
+	g.next_interval = interval_random;
+	hits = run_tick_guest(&g, 2000, 0);
+	assert_true(hits <= 2000 * g.defer_cost * 2 / 10000);
+	/* the same guests with the ticks on the grid: they feel them */
+	g.slack = 0;
+	g.next_interval = interval_fifth;
+	assert_true(run_tick_guest(&g, 300, 9900) > 10);
+}
+
 static void test_host_missed(void **state)
 {
 	struct host_timer h;
@@ -1103,6 +1284,41 @@ static void test_sim_seed3(void **state)
 }
 
 /*
+ * Issue 14: ticks placed around the guest's deadlines in direct and inject
+ * mode, the MSR read both ways (cleared on fire, kept as Bochs keeps it):
+ * still no lost, early or doubled interrupt, and no tick later than the
+ * slack plus one exit; the placement and the deferral both engaged.
+ */
+static void test_sim_slack(void **state)
+{
+	static const enum timer_mode modes[] = { TIMER_DIRECT, TIMER_INJECT };
+	struct sim_result r;
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		struct sim_params p = {
+			.seed = base_seed + 10 + (uint64_t)i, .events = sim_events,
+			.rate = (uint32_t)(i * 2), .period = 20000,
+			.watchdog = i == 3 ? 150000 : 0,
+			.mode = modes[i % 2], .switch_modes = i >= 2, .bochs_msr = i % 2 == 0,
+			.slack = 5000, .margin = 200,
+		};
+		char label[96];
+
+		snprintf(label, sizeof(label), "sim slack %d (%s, %s MSR%s)", i,
+			 i % 2 ? "inject" : "direct", p.bochs_msr ? "Bochs" : "hardware",
+			 p.switch_modes ? ", mode switches" : "");
+		run_sim(&p, &r, label);
+		printf("    ticks placed off the grid %llu, deferred at their exit %llu\n",
+		       (unsigned long long)r.ticks_placed, (unsigned long long)r.tick_defers);
+		assert_true(r.fires > 1000 && r.delivered > 1000);
+		assert_true(r.ticks_placed > 10 && r.tick_defers > 10);
+		/* the slack was used */
+		assert_true(r.host_late_max > r.host_bound - p.slack);
+	}
+}
+
+/*
  * Rate 0 (Bochs), tickless, no watchdog, a guest that runs for seconds with
  * no exit: the 32-bit preemption timer clamps and exits early, and exit 52
  * must find nothing due and re-arm.
@@ -1239,6 +1455,10 @@ int main(void)
 		cmocka_unit_test(test_ptimer_clamp),
 		cmocka_unit_test(test_ptimer_never_early),
 		cmocka_unit_test(test_host_periods),
+		cmocka_unit_test(test_sim_slack),
+		cmocka_unit_test(test_tick_offset_rules),
+		cmocka_unit_test(test_tick_place_and_defer),
+		cmocka_unit_test(test_tick_guest_feels_nothing),
 		cmocka_unit_test(test_host_missed),
 		cmocka_unit_test(test_host_no_drift),
 		cmocka_unit_test(test_host_tickless),

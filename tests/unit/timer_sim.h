@@ -42,6 +42,13 @@ struct sim_params {
 	bool switch_modes;	/* random mode switches (when allowed) */
 	bool bochs_msr;		/* the MSR keeps a fired deadline (Bochs) */
 	uint32_t scenario;	/* SIM_* flags */
+	/*
+	 * tick_slack (issue 14): in direct and inject mode the tick exit reads
+	 * the guest's deadline and places the next tick (host_timer_place) or
+	 * defers this one past it (host_timer_defer), by at most @slack past
+	 * its grid time, @margin past the deadline. 0 = ticks on the grid.
+	 */
+	uint64_t slack, margin;
 };
 
 struct sim_result {
@@ -60,6 +67,8 @@ struct sim_result {
 	uint64_t from_pending;	/* vtimer stats: expired while out */
 	uint64_t host_ticks, host_late_max, host_bound, watchdog_fired;
 	uint64_t fire_late_max;	/* fire - max(deadline, write) */
+	/* ticks deferred at their exit, ticks placed off the grid */
+	uint64_t tick_defers, ticks_placed;
 };
 
 bool sim_run(const struct sim_params *p, struct sim_result *r);
