@@ -1223,6 +1223,66 @@ static const char *a_dr_spin(void)
 	return dr0 == DR_MAGIC && dr3 == DR_MAGIC + 0x30 ? "kept" : "lost";
 }
 
+/*
+ * MSRs a guest reaches without an exit and the VMCS does not switch: Tempo
+ * switches them on a shared core, from a vCPU's first window on.
+ */
+static const char *a_leave_msrs(void)
+{
+	if (try_wrmsr(0xc0000082, 0x5a5a5000u)[0] != 'o' ||	/* LSTAR */
+	    try_wrmsr(0xc0000102, 0x5a5a6000u)[0] != 'o')	/* KERNEL_GS_BASE */
+		return "gp";
+	return "ok";
+}
+
+/*
+ * A sibling whose first window on a shared core comes late (it waits for
+ * SIPI, sent after 30 ms): in real mode at 0600:0000 it reads LSTAR and
+ * KERNEL_GS_BASE, which it never wrote, and stores them at 0x6f10/0x6f14.
+ */
+#define LATE_CODE	0x6000u
+#define LATE_FLAG	0x6f00u
+
+static const uint8_t late_sibling_rdmsr[] = {
+	0xfa, 0x31, 0xc0, 0x8e, 0xd8,		/* cli; xor ax, ax; mov ds, ax */
+	0x66, 0xb9, 0x82, 0x00, 0x00, 0xc0,	/* mov ecx, 0xc0000082 */
+	0x0f, 0x32,				/* rdmsr */
+	0x66, 0xa3, 0x10, 0x6f,			/* mov [0x6f10], eax */
+	0x66, 0xb9, 0x02, 0x01, 0x00, 0xc0,	/* mov ecx, 0xc0000102 */
+	0x0f, 0x32,				/* rdmsr */
+	0x66, 0xa3, 0x14, 0x6f,			/* mov [0x6f14], eax */
+	0xc6, 0x06, 0x00, 0x6f, 0x01,		/* mov byte [0x6f00], 1 */
+	0xf4, 0xeb, 0xfd,			/* hlt; jmp hlt */
+};
+
+static const char *a_probe_late_sibling(void)
+{
+	uint32_t id = sibling_apic_id();
+	volatile uint8_t *flag = phys_ptr(LATE_FLAG);
+	volatile uint32_t *val = phys_ptr(LATE_FLAG + 0x10);
+	uint64_t end;
+
+	if (id == ~0u)
+		return "no_sibling";
+	memcpy(phys_ptr(LATE_CODE), late_sibling_rdmsr, sizeof(late_sibling_rdmsr));
+	*flag = 0;
+	val[0] = val[1] = 0xffffffffu;
+	spin_ms(30);
+	try_wrmsr(0x830, ((uint64_t)id << 32) | (5u << 8) | (1u << 14));	/* INIT */
+	try_wrmsr(0x830, ((uint64_t)id << 32) | (6u << 8) | (1u << 14) | (LATE_CODE >> 12));
+	end = rdtsc() + MS(50);
+	while (!*flag && rdtsc() < end)
+		cpu_relax();
+	if (!*flag)
+		return "not_started";
+	if (val[0] || val[1]) {
+		con_printf("hostile: late sibling read LSTAR 0x%x KERNEL_GS_BASE 0x%x\n", val[0],
+			   val[1]);
+		return "inherited";
+	}
+	return "clean";
+}
+
 /* The neighbour's view: for 100 ms, its own CR0.CD and DR0/DR3 stay as it left them. */
 static const char *a_probe_neighbour(void)
 {
@@ -1338,6 +1398,8 @@ static const struct attack attacks[] = {
 	 * Not in tests/attack/expected.txt: for a shared core, picked by name
 	 * (names=...) by the bochs_shared_attacks emulator test.
 	 */
+	{ "leave_msrs", a_leave_msrs },
+	{ "probe_late_sibling", a_probe_late_sibling },
 	{ "cr0_cd_spin", a_cr0_cd_spin },
 	{ "dr_spin", a_dr_spin },
 	{ "self_ipi_windows", a_self_ipi_windows },

@@ -444,9 +444,10 @@ survived() {
 # event and no stray vector, the probe never sees CD or the DRs.
 test_bochs_shared_attacks() {
 	local line
-	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/shared-attacks.iso" --expect ok --timeout 300 ||
+	bochs "$1" --cpus 3 --iso "$TEST_ISO_DIR/shared-attacks.iso" --expect ok --timeout 300 ||
 		return 1
-	survived "$1" attacker cr0_cd_spin shadowed && survived "$1" attacker dr_spin kept &&
+	survived "$1" attacker leave_msrs ok && survived "$1" late probe_late_sibling clean &&
+		survived "$1" attacker cr0_cd_spin shadowed && survived "$1" attacker dr_spin kept &&
 		survived "$1" attacker self_ipi_windows own &&
 		survived "$1" attacker lvt_periodic_tmict virtual &&
 		survived "$1" probe probe_neighbour clean && rtbench_clean "$1" 400 victim || return 1
