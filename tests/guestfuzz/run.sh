@@ -89,18 +89,6 @@ run_one() {
 	echo $? > "$dir/rc"
 }
 
-# Long runs: Bochs blocked for good in a write to its pseudo-terminal after
-# 7-35 minutes (kernel stack: n_tty_write), with script(1) polling and its
-# stdin at EOF (/dev/null). Give script a stdin that stays open and silent.
-if [ "$short" = 0 ]; then
-	fifo=$(mktemp -u "${TMPDIR:-/tmp}/guestfuzz-stdin.XXXXXX")
-	mkfifo "$fifo"
-	sleep 1000000 > "$fifo" &
-	keeper=$!
-	trap 'kill $keeper 2>/dev/null; rm -f "$fifo"' EXIT
-	export EMU_STDIN=$fifo
-fi
-
 start=$SECONDS
 runs=() k=0
 for m in $modes; do
