@@ -120,7 +120,7 @@ for ((p = 0; p < ${#ranges[@]}; p++)); do
 		obs=$(echo "$log" | sed -n "s/^\\[$part\\] ATTACK_SURVIVED name=$n observed=\\([^ ]*\\)$/\\1/p")
 		if [ -n "$obs" ]; then
 			obs=survived:$obs
-		elif echo "$log" | grep -qx "\\[$part\\] ATTACK_BEGIN name=$n"; then
+		elif echo "$log" | grep -x "\\[$part\\] ATTACK_BEGIN name=$n" > /dev/null; then
 			if [ -n "$stop" ]; then obs=stopped:$stop; else obs=hang; fi
 		else
 			obs=not_run

@@ -23,7 +23,7 @@ fail() { echo "FAIL $1: $2"; failed=1; }
 skip() { echo "SKIP $1: $2"; }
 
 # has FILE LINE: FILE holds LINE exactly (leading tabs/blanks ignored)
-has() { sed 's/^[[:blank:]]*//' "$1" | grep -qxF -- "$2"; }
+has() { sed 's/^[[:blank:]]*//' "$1" | grep -xF -- "$2" > /dev/null; }
 
 # The images demo.cfg names, found the simple way (a second opinion on the
 # script's awk): "image = NAME" lines, in order, without repeats.
@@ -60,7 +60,7 @@ run_script() {
 # check_entry NAME FILE DIR CMDLINE: the menu entry in FILE, paths under DIR
 check_entry() {
 	local name=$1 f=$2 dir=$3 cmdline=$4 why="" n
-	head -n 1 "$f" | grep -q "^menuentry 'Tempo hypervisor' .*{$" ||
+	head -n 1 "$f" | grep "^menuentry 'Tempo hypervisor' .*{$" > /dev/null ||
 		why+="first line is not the menuentry: $(head -n 1 "$f"); "
 	[ "$(tail -n 1 "$f")" = "}" ] || why+="last line is not '}'; "
 	[ "$(grep -c '^menuentry' "$f")" = 1 ] || why+="not exactly one menuentry; "
@@ -193,7 +193,7 @@ else
 	else
 		why=""
 		for p in rt0 rt1; do
-			tr -d '\r' < "$logs/serial.txt" | grep -qxF "[$p] hello: done" ||
+			tr -d '\r' < "$logs/serial.txt" | grep -xF "[$p] hello: done" > /dev/null ||
 				why+="no '[$p] hello: done' in $logs/serial.txt; "
 		done
 		if [ -z "$why" ]; then pass boot_bochs; else fail boot_bochs "$why"; fi

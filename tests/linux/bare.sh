@@ -93,7 +93,7 @@ printf '%s\n' "$lines"
 
 fail=0
 check() {	# check DESCRIPTION REGEX
-	if printf '%s\n' "$lines" | grep -q "$2"; then
+	if printf '%s\n' "$lines" | grep -- "$2" > /dev/null; then
 		echo "bare.sh: ok: $1"
 	else
 		echo "bare.sh: FAIL: $1"

@@ -125,7 +125,7 @@ if TEMPO_DEFAULTS="$root/etc/default/tempo" TEMPO_ROOT="$root/boot/tempo" \
 	for l in "multiboot2 /boot/tempo/tempo.elf loglevel=3 exit=emu" \
 		"module2 /boot/tempo/partitions.cfg partitions" \
 		"module2 /boot/tempo/hello-mb2.elf hello-mb2" "module2 /boot/tempo/hello-mb1.elf hello-mb1"; do
-		sed 's/^[[:blank:]]*//' "$entry" | grep -qxF -- "$l" || why+="no '$l'; "
+		sed 's/^[[:blank:]]*//' "$entry" | grep -xF -- "$l" > /dev/null || why+="no '$l'; "
 	done
 	if [ -z "$why" ]; then pass installed_grub_entry; else fail installed_grub_entry "$why"; fi
 else
@@ -157,7 +157,7 @@ else
 	else
 		why=""
 		for p in rt0 rt1; do
-			tr -d '\r' < "$logs/serial.txt" | grep -qxF "[$p] hello: done" ||
+			tr -d '\r' < "$logs/serial.txt" | grep -xF "[$p] hello: done" > /dev/null ||
 				why+="no '[$p] hello: done' in $logs/serial.txt; "
 		done
 		if [ -z "$why" ]; then pass installed_boot; else fail installed_boot "$why"; fi
