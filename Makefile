@@ -82,13 +82,13 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated \
 		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
-		   all-cpus $(TIMER_ISOS)
+		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
 CMDLINE_platform := exit=emu
 CMDLINE_fault	:= exit=emu test=fault
 CMDLINE_ud	:= exit=emu test=ud
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
-$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus $(TIMER_ISOS),\
+$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus console-cut $(TIMER_ISOS),\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 CMDLINE_hv-fault := exit=emu test=exit_fault
 

@@ -464,11 +464,6 @@ static void emit_line(void *ctx, const char *line)
 	log_printf(LOG_EMERG, "[%s] %s\n", ((struct emit_ctx *)ctx)->name, line);
 }
 
-/*
- * @flush: also the partial last lines, and wait for a drain in progress (a
- * stop report must come after the partition's last words). Without it, a
- * busy drainer means there is nothing to do here.
- */
 static void print_snapshots(struct partition *p)
 {
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
@@ -494,6 +489,12 @@ static void print_snapshots(struct partition *p)
 	}
 }
 
+/*
+ * @flush: also the partial last lines of the partitions that have ended, and
+ * wait for a drain in progress (a stop report must come after the
+ * partition's last words). Without it, a busy drainer means there is nothing
+ * to do here.
+ */
 void console_drain_all(bool flush)
 {
 	int free = 0, me = (int)this_pcpu()->index + 1;
@@ -507,8 +508,14 @@ void console_drain_all(bool flush)
 	}
 	for (uint32_t i = 0; i < partition_count; i++) {
 		struct emit_ctx ctx = { partitions[i].cfg->name };
+		/*
+		 * A partial line is printed only once its partition has ended: one
+		 * partition's end must not cut a line another is still writing.
+		 */
+		bool ended = __atomic_load_n(&partitions[i].vcpus_done, __ATOMIC_ACQUIRE) ==
+			     partitions[i].vcpu_count;
 
-		vuart_drain(&partitions[i].uart, flush, emit_line, &ctx);
+		vuart_drain(&partitions[i].uart, flush && ended, emit_line, &ctx);
 		print_snapshots(&partitions[i]);
 		if (__atomic_load_n(&partitions[i].end_report_pending, __ATOMIC_ACQUIRE)) {
 			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);

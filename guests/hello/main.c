@@ -196,6 +196,27 @@ static void start_aps(const struct acpi_cpus *cpus)
 		con_printf("hello: only %u of %u CPUs came online\n", online, total);
 }
 
+/*
+ * slowline=y: one 64-character line written a character every 2 ms (every
+ * 100,000 TSC ticks without Tempo's frequency), so that other partitions
+ * start and end while it is half written. The console must print it whole.
+ */
+static void slow_line(const char *value)
+{
+	uint64_t gap = tempo.tsc_khz ? (uint64_t)tempo.tsc_khz * 2 : 100000;
+	char line[] = "hello: slow line 0123456789abcdefghijklmnopqrstuvwxyz0123456789\n";
+
+	if (value[0] != 'y')
+		return;
+	for (unsigned int i = 0; line[i]; i++) {
+		uint64_t start = rdtsc();
+
+		con_printf("%c", line[i]);
+		while (rdtsc() - start < gap)
+			cpu_relax();
+	}
+}
+
 static void fault_oob(void)
 {
 	uint64_t target;
@@ -291,6 +312,9 @@ void guest_main(uint32_t magic, uint32_t info)
 		con_printf("hello: command line cut to %d bytes\n", BOOTINFO_CMDLINE_MAX - 1);
 
 	report_tempo();
+
+	if (cmdline_value(boot.cmdline, "slowline", value, sizeof(value)))
+		slow_line(value);
 
 	if (find_cpus(&cpus))
 		start_aps(&cpus);

@@ -7,7 +7,7 @@
 EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_fault
 	qemu_bios qemu_uefi qemu_ud
 	bochs_partitions bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
-	bochs_bad_cpu bochs_all_cpus
+	bochs_bad_cpu bochs_all_cpus bochs_console_cut
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
 	bochs_watchdog bochs_hv_fault"
@@ -224,6 +224,24 @@ test_bochs_all_cpus() {
 	need "$1" '^WARNING: every CPU runs a partition' "the console fallback warning" &&
 		need "$1" '^Partition .first.: 1 vCPU \(CPUs 0\)' "CPU 0 given to a partition" &&
 		hello_ran "$1" first 2 1 "0" && hello_ran "$1" second 1 1 "1"
+}
+
+# One partition's end (shut down, or stopped) prints the partial lines of
+# that partition only: the line another is half-way through stays whole. No
+# console core here (3 CPUs, 3 partitions): the ending cores drain.
+test_bochs_console_cut() {
+	bochs "$1" --cpus 3 --iso "$TEST_ISO_DIR/console-cut.iso" --expect ok || return 1
+	need "$1" '^Partition .quick. shut down' "quick shut down" &&
+		need "$1" '^PARTITION_STOP name=bad reason=ept_violation ' "bad stopped" &&
+		need "$1" '^\[slow\] hello: slow line 0123456789abcdefghijklmnopqrstuvwxyz0123456789$' \
+			"slow's line whole" &&
+		[ "$(count_lines "$1" '^\[slow\] ')" -eq "$(count_lines "$1" '^\[slow\] hello: ')" ] ||
+		{ echo "a line of slow's cut: $(serial "$1" | grep '^\[slow\] ' | grep -v '^\[slow\] hello: ' | head -n 3)"; return 1; }
+	# and both ends came while the line was being written
+	serial "$1" | awk '/^\[slow\] hello: start/ { s = NR } /^\[slow\] hello: slow line/ { l = NR }
+		/^Partition .quick. shut down|^PARTITION_STOP name=bad/ { e[++n] = NR }
+		END { exit !(s && l && n == 2 && e[1] > s && e[2] < l) }' ||
+		{ echo "quick and bad did not end while slow wrote its line"; return 1; }
 }
 
 # ---- the timer (direct / inject / emulated; host ticks on the preemption timer) ----
