@@ -18,14 +18,13 @@ KCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -fno-builtin -fno-stack-protector \
 KASFLAGS	:= -m64 -I. -MMD -MP
 KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -no-pie -T linker.ld
 
-HV_C_SRCS	:= hv/main.c hv/log.c hv/fmt.c hv/lib.c hv/cmdline.c hv/mb2.c hv/stop.c \
-		   hv/config.c hv/memplan.c hv/pages.c hv/elf.c hv/guest_boot.c hv/vuart.c \
-		   hv/msr_policy.c hv/icr.c hv/hypercall.c hv/exit.c hv/partition.c hv/timer.c \
-		   hv/vlapic.c hv/sched.c hv/halt.c hv/bzimage.c hv/lapic_rules.c \
-		   arch/x86/trap.c arch/x86/cpu_report.c arch/x86/tsc.c arch/x86/tsc_pick.c \
-		   arch/x86/vmx.c arch/x86/smp.c arch/x86/cpu_quirks.c arch/x86/spec_ctl.c \
-		   hv/xcr0.c hv/spec.c \
-		   drivers/uart16550.c drivers/debugcon.c drivers/acpi.c
+# The layers (docs/architecture.md): the library, the pure core, the
+# VMX-bound hypervisor, and arch/ and drivers/ under them.
+HV_LIB_SRCS	:= $(sort $(wildcard hv/lib/*.c))
+HV_CORE_SRCS	:= $(sort $(wildcard hv/core/*.c))
+HV_VMX_SRCS	:= $(sort $(wildcard hv/*.c))
+HV_C_SRCS	:= $(HV_VMX_SRCS) $(HV_CORE_SRCS) $(HV_LIB_SRCS) \
+		   $(sort $(wildcard arch/x86/*.c)) $(sort $(wildcard drivers/*.c))
 HV_S_SRCS	:= boot/entry.S boot/trampoline.S arch/x86/isr.S arch/x86/vmx_entry.S
 HV_OBJS		:= $(patsubst %.c,$(BUILD)/obj/%.o,$(HV_C_SRCS)) \
 		   $(patsubst %.S,$(BUILD)/obj/%.o,$(HV_S_SRCS))
@@ -157,8 +156,8 @@ run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions,
 
 # tempo-config: the config parser and checks the boot runs, compiled for the
 # host from the same sources as tests/unit (-DTEMPO_HOST), no copies.
-TOOL_SRCS	:= tools/tempo-config.c hv/config.c hv/memplan.c drivers/acpi.c hv/elf.c \
-		   hv/bzimage.c hv/fmt.c hv/lib.c
+TOOL_SRCS	:= tools/tempo-config.c hv/core/config.c hv/core/timer_modes.c hv/core/memplan.c drivers/acpi.c hv/core/elf.c \
+		   hv/core/bzimage.c hv/lib/fmt.c hv/lib/lib.c
 TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
 # Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.
 TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP \
@@ -269,7 +268,7 @@ clean:	## Remove build outputs
 EFI_LOADER	:= $(BUILD)/BOOTX64.EFI
 ESP_IMG		:= $(BUILD)/esp.img
 EFI_OBJ		:= $(BUILD)/efi/obj
-EFI_C_SRCS	:= boot/efi/loader.c boot/efi/efiboot.c hv/elf.c hv/fmt.c hv/lib.c \
+EFI_C_SRCS	:= boot/efi/loader.c boot/efi/efiboot.c hv/core/elf.c hv/lib/fmt.c hv/lib/lib.c \
 		   drivers/uart16550.c
 EFI_OBJS	:= $(patsubst %.c,$(EFI_OBJ)/%.o,$(EFI_C_SRCS))
 GNU_EFI_LIB	:= /usr/lib

@@ -7,8 +7,8 @@
  * tables are byte-packed and their entries are often misaligned.
  */
 #include "drivers/acpi.h"
-#include "hv/fmt.h"
-#include "hv/lib.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 #define RSDP_V1_LEN		20
 #define RSDP_V2_LEN		36

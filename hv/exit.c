@@ -10,20 +10,20 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
-#include "hv/fmt.h"
-#include "hv/guest_boot.h"
-#include "hv/halt.h"
-#include "hv/hypercall.h"
-#include "hv/hypercall_abi.h"
-#include "hv/icr.h"
-#include "hv/lapic_rules.h"
-#include "hv/lib.h"
-#include "hv/log.h"
-#include "hv/msr_policy.h"
+#include "hv/lib/fmt.h"
+#include "hv/core/guest_boot.h"
+#include "hv/core/halt.h"
+#include "hv/core/hypercall.h"
+#include "hv/core/hypercall_abi.h"
+#include "hv/core/icr.h"
+#include "hv/core/lapic_rules.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
+#include "hv/core/msr_policy.h"
 #include "hv/partition.h"
 #include "hv/platform.h"
-#include "hv/stop.h"
-#include "hv/xcr0.h"
+#include "hv/upcalls.h"
+#include "hv/core/xcr0.h"
 
 #define CR0_PE		(1ull << 0)
 #define CR0_NE		(1ull << 5)
@@ -222,7 +222,7 @@ synth16:
 			r.edx &= ~(1u << 27);
 		break;
 	}
-	/* XSAVE state the per-vCPU area cannot hold is not offered (hv/xcr0.c) */
+	/* XSAVE state the per-vCPU area cannot hold is not offered (hv/core/xcr0.c) */
 	xcr0_filter_cpuid(xsave_plan.xcr0_allowed, xsave_plan.area_bytes, leaf, sub, &r.eax,
 			  &r.ebx, &r.ecx, &r.edx);
 	v->regs.rax = r.eax;
@@ -705,7 +705,7 @@ static void handle_io(struct vcpu *v)
 /* ---- hypercalls ---- */
 
 /*
- * hv/hypercall.c decodes and checks the arguments; these only act on them.
+ * hv/core/hypercall.c decodes and checks the arguments; these only act on them.
  * A checked range is inside the guest's RAM, so gpa_to_hva() cannot fail.
  */
 static int64_t hc_console_write(struct vcpu *v, uint64_t gpa, uint64_t len)
@@ -1072,7 +1072,7 @@ static void handle_xsetbv(struct vcpu *v)
 	uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
 
 	/*
-	 * The SDM's rules (hv/xcr0.c) within what the XSAVE area holds; and
+	 * The SDM's rules (hv/core/xcr0.c) within what the XSAVE area holds; and
 	 * should this CPU still refuse the value, the #GP is the guest's, not
 	 * the hypervisor's end (SDM Vol. 2B XSETBV).
 	 */
@@ -1279,7 +1279,7 @@ static const exit_handler_t exit_handlers[EXIT_REASON_COUNT] = {
  * and the highest deliverable vector is injected when the guest can take it,
  * else the interrupt window is opened so the guest exits when it can.
  */
-void vmx_deliver_virtual(struct vcpu *v)
+void hv_deliver_virtual(struct vcpu *v)
 {
 	if (v->vt.mode != TIMER_DIRECT)
 		deliver_virtual(v);
@@ -1427,8 +1427,8 @@ static bool tick_defer_fast(struct vcpu *v, uint32_t reason)
 	return true;
 }
 
-struct vcpu *vmx_exit_handler(struct vcpu *v);
-struct vcpu *vmx_exit_handler(struct vcpu *v)
+struct vcpu *hv_exit_handler(struct vcpu *v);
+struct vcpu *hv_exit_handler(struct vcpu *v)
 {
 	uint32_t reason = (uint32_t)vmread(VMCS_EXIT_REASON);
 	uint32_t basic = reason & 0xffff;

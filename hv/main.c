@@ -15,20 +15,20 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
-#include "hv/cmdline.h"
-#include "hv/config.h"
-#include "hv/fmt.h"
-#include "hv/lib.h"
+#include "hv/core/cmdline.h"
+#include "hv/core/config.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 #include "arch/x86/cpu_quirks.h"
-#include "hv/log.h"
-#include "hv/mb2.h"
-#include "hv/memplan.h"
+#include "hv/lib/log.h"
+#include "hv/core/mb2.h"
+#include "hv/core/memplan.h"
 #include "hv/pages.h"
 #include "hv/partition.h"
 #include "hv/partition_build.h"
 #include "hv/platform.h"
-#include "hv/stop.h"
-#include "hv/version.h"
+#include "hv/upcalls.h"
+#include "hv/core/version.h"
 
 #define CONFIG_MODULE_NAME	"partitions"
 #define HV_POOL_BYTES		(8ul << 20)
@@ -302,7 +302,7 @@ static __attribute__((noreturn)) void enter_pcpu_loop(uint64_t stack_top)
 {
 	asm volatile("mov %0, %%rsp\n\t"
 		     "xor %%ebp, %%ebp\n\t"
-		     "call pcpu_loop" : : "r"(stack_top) : "memory");
+		     "call hv_pcpu_loop" : : "r"(stack_top) : "memory");
 	__builtin_unreachable();
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "hv/pages.h"
 
-#include "hv/lib.h"
-#include "hv/log.h"
-#include "hv/stop.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
+#include "hv/upcalls.h"
 
 static uint64_t pool_next, pool_end;
 static volatile int pool_lock;

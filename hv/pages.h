@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "hv/memplan.h"
+#include "hv/core/memplan.h"
 
 #define PAGE_SIZE 4096ul
 

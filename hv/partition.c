@@ -13,20 +13,19 @@
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
-#include "hv/boot_info.h"
-#include "hv/bzimage.h"
-#include "hv/elf.h"
-#include "hv/fmt.h"
-#include "hv/guest_boot.h"
-#include "hv/lib.h"
-#include "hv/log.h"
-#include "hv/msr_policy.h"
+#include "hv/core/boot_info.h"
+#include "hv/core/bzimage.h"
+#include "hv/core/elf.h"
+#include "hv/lib/fmt.h"
+#include "hv/core/guest_boot.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
+#include "hv/core/msr_policy.h"
 #include "hv/pages.h"
 #include "hv/partition_build.h"
 #include "hv/platform.h"
-#include "hv/stop.h"
 #include "hv/upcalls.h"
-#include "hv/version.h"
+#include "hv/core/version.h"
 
 #define MB1_BOOT_MAGIC	0x2badb002u
 #define MB2_BOOT_MAGIC	0x36d76289u
@@ -44,7 +43,7 @@ uint64_t host_tick_margin_tsc;
 
 static struct vcpu vcpu_pool[MAX_CPUS];
 static uint64_t rearm_cost_ticks;	/* see measure_rearm() */
-static uint64_t msr_bitmaps[TIMER_PV_LAZY + 1];
+static uint64_t msr_bitmaps[TIMER_MODE_COUNT];
 
 uint64_t msr_bitmap_for(enum timer_mode mode)
 {
@@ -63,20 +62,15 @@ uint64_t msr_bitmap_for(enum timer_mode mode)
  */
 void timer_program_lvt(struct vcpu *v)
 {
+	const struct timer_mode_desc *m = timer_mode(v->vt.mode);
 	uint32_t lvt = v->vt.lvt;
 
-	switch (v->vt.mode) {
-	case TIMER_DIRECT:
-		break;
-	case TIMER_INJECT:
+	if (m->injects_fired) {
 		if ((lvt & APIC_LVT_TIMER_MODE_MASK) != APIC_LVT_TIMER_TSC_DEADLINE)
 			lvt |= APIC_LVT_MASKED;
 		lvt = (lvt & APIC_LVT_MASKED) | APIC_LVT_TIMER_TSC_DEADLINE | HV_TIMER_VECTOR;
-		break;
-	case TIMER_EMULATED:
-	case TIMER_PV_LAZY:
+	} else if (!m->owns_lapic) {
 		lvt = APIC_LVT_MASKED | HV_TIMER_VECTOR;
-		break;
 	}
 	wrmsr(X2APIC_LVT_TIMER, lvt);
 }
@@ -181,7 +175,7 @@ static bool is_bzimage(const struct boot_module *m)
  * A Linux partition: the protected-mode kernel where the plan puts it, the
  * first module as its initrd (there is no disk: an initrd is required), ACPI
  * tables with a hardware-reduced FADT (poweroff through GUEST_ACPI_PM_PORT),
- * the zero page, GDT and identity map (hv/bzimage.c); the boot vCPU enters
+ * the zero page, GDT and identity map (hv/core/bzimage.c); the boot vCPU enters
  * the 64-bit entry with RSI = the zero page.
  */
 static int load_linux(struct partition *p, const struct boot_info *bi,
@@ -343,13 +337,13 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 	static uint16_t next_vpid = 1;
 
 	xsave_plan_boot();
-	for (int m = TIMER_DIRECT; m <= TIMER_PV_LAZY; m++) {
+	for (int m = 0; m < TIMER_MODE_COUNT; m++) {
 		uint8_t *bm = pages_alloc(PAGE_SIZE, "MSR bitmap");
 
-		if (m == TIMER_DIRECT)
+		if (timer_modes[m].owns_lapic)
 			msr_bitmap_build(bm);
 		else
-			msr_bitmap_build_virtual(bm, timer_mode_software((enum timer_mode)m));
+			msr_bitmap_build_virtual(bm, timer_modes[m].soft_deadline);
 		msr_bitmaps[m] = (uint64_t)bm;
 	}
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
@@ -713,7 +707,7 @@ void vcpu_leave(struct vcpu *v)
 		c->vcpu = NULL;
 	__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
 	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
-	pcpu_loop();
+	hv_pcpu_loop();
 }
 
 /* Ask every other vCPU of @p to leave: mailbox first, then the NMI. */
@@ -846,7 +840,7 @@ static void xsetbv0(uint64_t value)
 
 /*
  * Boot: what the CPU's XSAVE components need (CPUID 0xD, standard format)
- * and which of them a guest may enable (hv/xcr0.c): all that fit
+ * and which of them a guest may enable (hv/core/xcr0.c): all that fit
  * XSAVE_AREA_MAX. A guest's XSETBV is checked against it, its CPUID hides
  * the rest, and a shared core's areas are this large.
  */
@@ -954,7 +948,7 @@ static bool apic_holds_only(uint8_t vector)
 
 /*
  * direct/inject, leaving the guest for a long stay (DESIGN.md; vtimer_save
- * in hv/timer.c says what each finding means): read the TSC and D, write 0,
+ * in hv/core/timer.c says what each finding means): read the TSC and D, write 0,
  * read the TSC, then the physical IRR bit of the timer's vector, IF=0
  * throughout. Hardware clears the MSR when the timer fires (SDM Vol. 3A
  * 11.5.4.1), so a fire just before the RDMSR reads 0 and leaves its vector
@@ -1055,7 +1049,7 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	if (c->last_part && c->last_part != v->part)
 		spec_ibpb();
 	c->last_part = v->part;
-	vmx_deliver_virtual(v);
+	hv_deliver_virtual(v);
 	vmx_run(v);
 }
 
@@ -1112,7 +1106,7 @@ void sched_switch(struct vcpu *v)
 	slot = sched_slot(&c->sched);
 	if (slot >= 0 && c->slots[slot] == v) {
 		/* the next window is ours too: carry on without a switch */
-		vmx_deliver_virtual(v);
+		hv_deliver_virtual(v);
 		vmx_run(v);
 	}
 	switch_out(v);
@@ -1149,7 +1143,7 @@ static void idle_wait(struct pcpu *c)
 	}
 }
 
-void pcpu_loop(void)
+void hv_pcpu_loop(void)
 {
 	struct pcpu *c = this_pcpu();
 

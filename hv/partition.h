@@ -7,12 +7,12 @@
 #include <stdint.h>
 
 #include "arch/x86/vmx_defs.h"
-#include "hv/config.h"
-#include "hv/hypercall_abi.h"
-#include "hv/sched.h"
-#include "hv/timer.h"
-#include "hv/vuart.h"
-#include "hv/xcr0.h"
+#include "hv/core/config.h"
+#include "hv/core/hypercall_abi.h"
+#include "hv/core/sched.h"
+#include "hv/core/timer.h"
+#include "hv/core/vuart.h"
+#include "hv/core/xcr0.h"
 
 #define MAX_CPUS		64
 #define MAX_VCPUS_PER_PART	CONFIG_MAX_CPUS
@@ -75,7 +75,7 @@ struct vcpu {
 	volatile enum vcpu_state state;
 	volatile uint32_t sipi_vector;	/* set by the partition's emulated SIPI */
 	volatile bool sipi_pending;
-	volatile bool halted_forever;	/* seen in HLT with IF = 0 at a host tick (hv/halt.h) */
+	volatile bool halted_forever;	/* seen in HLT with IF = 0 at a host tick (hv/core/halt.h) */
 	uint64_t exits[EXIT_REASON_COUNT];
 	uint64_t exits_total;
 	uint64_t host_tick_exits;	/* exit 52s that were host ticks */
@@ -134,7 +134,7 @@ struct partition {
 	uint32_t mb_version;	/* 1 or 2 */
 	uint64_t image_end;	/* one past the image's highest byte (guest-physical) */
 	/* a Linux bzImage: the boot vCPU enters its 64-bit entry in long mode,
-	 * with hv/bzimage.h's GDT and identity map */
+	 * with hv/core/bzimage.h's GDT and identity map */
 	bool linux_boot;
 	uint32_t vcpu_count;
 	struct vcpu *vcpus[MAX_VCPUS_PER_PART];
@@ -216,7 +216,7 @@ __attribute__((noreturn)) void partition_poweroff(struct vcpu *v);
 __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
 
 /* The root-mode loop of every core: start its vCPU, drain consoles, idle. */
-__attribute__((noreturn)) void pcpu_loop(void);
+__attribute__((noreturn)) void hv_pcpu_loop(void);
 /* The physical LVT timer vector while a guest's timer is in inject mode. */
 #define HV_TIMER_VECTOR	0xee
 
@@ -244,7 +244,7 @@ extern uint64_t host_tick_margin_tsc;
 void vmx_arm_preemption_timer(struct vcpu *v);
 
 /* Off direct mode: fire an expired software deadline, inject what is pending. */
-void vmx_deliver_virtual(struct vcpu *v);
+void hv_deliver_virtual(struct vcpu *v);
 
 /* A shared core's window has ended while @v ran: save it and run the next. */
 __attribute__((noreturn)) void sched_switch(struct vcpu *v);

@@ -4,9 +4,9 @@
 
 #include <stddef.h>
 
-#include "hv/boot_info.h"
-#include "hv/config.h"
-#include "hv/memplan.h"
+#include "hv/core/boot_info.h"
+#include "hv/core/config.h"
+#include "hv/core/memplan.h"
 
 /*
  * Carve RAM, build the EPT, load the image and the boot information of every

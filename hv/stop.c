@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "hv/stop.h"
+#include "hv/upcalls.h"
 
 #include "arch/x86/cpu.h"
-#include "hv/log.h"
+#include "hv/lib/log.h"
 
 #define QEMU_DEBUG_EXIT_PORT	0xf4
 #define BOCHS_SHUTDOWN_PORT	0x8900

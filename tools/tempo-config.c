@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * tempo-config: check a partition config with the hypervisor's own parser
- * and checks (hv/config.c, hv/memplan.c, drivers/acpi.c, compiled for the
+ * and checks (hv/core/config.c, hv/core/memplan.c, drivers/acpi.c, compiled for the
  * host as the unit tests compile them), optionally against the machine it
  * runs on, and propose a config for that machine.
  *
@@ -16,7 +16,7 @@
  * so saved samples of other machines can be checked.
  *
  * With --images DIR the images are checked as partitions_build loads them
- * (hv/elf.c, hv/bzimage.c). Every error is the line the boot would print,
+ * (hv/core/elf.c, hv/core/bzimage.c). Every error is the line the boot would print,
  * without its "ERROR: ".
  * Exit status: 0 accepted, 1 refused, 2 usage or the machine unreadable.
  */
@@ -32,13 +32,13 @@
 #include <sys/stat.h>
 
 #include "drivers/acpi.h"
-#include "hv/bzimage.h"
-#include "hv/config.h"
-#include "hv/elf.h"
-#include "hv/fmt.h"
-#include "hv/guest_boot.h"
-#include "hv/lib.h"
-#include "hv/memplan.h"
+#include "hv/core/bzimage.h"
+#include "hv/core/config.h"
+#include "hv/core/elf.h"
+#include "hv/lib/fmt.h"
+#include "hv/core/guest_boot.h"
+#include "hv/lib/lib.h"
+#include "hv/core/memplan.h"
 
 #define MIB			(1ull << 20)
 #define GIB			(1ull << 30)
@@ -462,7 +462,7 @@ static bool read_iomem(const struct options *o, struct machine *m)
 
 /*
  * The bytes tempo.elf's PT_LOAD segments span, through the loader's own ELF
- * checks (hv/elf.c); 0 if it is not a loadable ELF.
+ * checks (hv/core/elf.c); 0 if it is not a loadable ELF.
  */
 static uint64_t elf_span(const char *path)
 {

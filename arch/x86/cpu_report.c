@@ -3,9 +3,9 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
-#include "hv/fmt.h"
-#include "hv/lib.h"
-#include "hv/log.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
 
 void cpu_features_read(struct cpu_features *f)
 {

@@ -10,11 +10,11 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
-#include "hv/lib.h"
-#include "hv/log.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
 #include "hv/pages.h"
 #include "hv/partition.h"
-#include "hv/stop.h"
+#include "hv/upcalls.h"
 
 #define CR0_NW	(1ull << 29)
 #define CR0_CD	(1ull << 30)
@@ -90,7 +90,7 @@ void ap_main(uint32_t index)
 
 	trap_init_cpu(index);
 	pcpu_common_init(c);
-	pcpu_loop();
+	hv_pcpu_loop();
 }
 
 /* hv_stop: every other CPU takes an NMI, sees hv_stopping and halts. */

@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #include "drivers/acpi.h"
-#include "hv/memplan.h"
+#include "hv/core/memplan.h"
 
 /*
  * Number the CPUs the MADT lists (enabled ones, boot CPU first as index 0),

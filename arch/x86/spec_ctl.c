@@ -3,7 +3,7 @@
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
-#include "hv/log.h"
+#include "hv/lib/log.h"
 
 struct spec_plan spec_plan;
 uint64_t spec_arch_caps;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Speculative-execution mitigations this CPU needs (hv/spec.c decides),
+ * Speculative-execution mitigations this CPU needs (hv/core/spec.c decides),
  * read once at boot; VM entry tests spec_entry_mode, a shared core's switch
  * calls spec_ibpb() (docs/containment.md).
  */
@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "hv/spec.h"
+#include "hv/core/spec.h"
 
 extern struct spec_plan spec_plan;
 extern uint64_t spec_arch_caps;		/* IA32_ARCH_CAPABILITIES, 0 if absent */

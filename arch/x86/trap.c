@@ -8,11 +8,10 @@
 #include "arch/x86/trap.h"
 
 #include "arch/x86/cpu.h"
-#include "hv/lib.h"
-#include "hv/log.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
 #include "arch/x86/apic.h"
 #include "arch/x86/vmx.h"
-#include "hv/stop.h"
 #include "hv/upcalls.h"
 
 /* Which CPU we are on, from the task register: each CPU has its own TSS. */
@@ -248,7 +247,7 @@ void trap_dispatch(struct trap_frame *f)
 	log_emerg("  R13 %016lx R14 %016lx R15 %016lx\n", f->r13, f->r14, f->r15);
 	log_emerg("  CR0 %016lx CR4 %016lx\n", read_cr0(), read_cr4());
 	/*
-	 * Not a #DF or #MC: those run on IST stacks that pcpu_loop must not
+	 * Not a #DF or #MC: those run on IST stacks that hv_pcpu_loop must not
 	 * continue on, and a machine check is the machine's (a second one
 	 * with MCG_STATUS.MCIP set shuts the CPU down).
 	 */

@@ -11,13 +11,13 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/trap.h"
-#include "hv/bzimage.h"
-#include "hv/fmt.h"
-#include "hv/lib.h"
-#include "hv/log.h"
+#include "hv/core/bzimage.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
 #include "hv/partition.h"
-#include "hv/xcr0.h"
-#include "hv/stop.h"
+#include "hv/core/xcr0.h"
+#include "hv/upcalls.h"
 
 #define CR0_PE	(1ull << 0)
 #define CR0_ET	(1ull << 4)

@@ -8,7 +8,7 @@
  */
 
 #include "arch/x86/msr.h"
-#include "hv/spec.h"
+#include "hv/core/spec.h"
 
 	.text
 /* void vmx_enter(struct vcpu *v, int launched) */
@@ -82,7 +82,7 @@ vmx_exit_stub:
 	popq	0(%rax)			/* guest rax */
 	mov	%rax, %rdi
 	xor	%ebp, %ebp
-	call	vmx_exit_handler	/* returns the vCPU to resume */
+	call	hv_exit_handler	/* returns the vCPU to resume */
 	mov	%rax, %rdi
 	mov	$1, %esi
 	jmp	vmx_enter

@@ -5,8 +5,8 @@
  * map), so every length is checked; host-testable (tests/unit).
  */
 #include "boot/efi/efiboot.h"
-#include "hv/fmt.h"
-#include "hv/lib.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 #define PAGE_SIZE	4096ull
 

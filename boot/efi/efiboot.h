@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hv/boot_info.h"
+#include "hv/core/boot_info.h"
 
 #define EFI_CONF_PATH_LEN	256
 

@@ -6,7 +6,7 @@
  *      (boot/efi/efiboot.h has the format),
  *   2. loads the hypervisor ELF at its physical addresses (it is linked at
  *      1 MiB) and the modules below 4 GiB,
- *   3. fills the hypervisor's struct boot_info (hv/boot_info.h): command
+ *   3. fills the hypervisor's struct boot_info (hv/core/boot_info.h): command
  *      line, memory map, modules, a copy of the ACPI RSDP, the EFI system
  *      table,
  *   4. exits boot services and calls the hypervisor's 64-bit entry, found
@@ -24,9 +24,9 @@
 #include "arch/x86/boot_layout.h"
 #include "boot/efi/efiboot.h"
 #include "drivers/uart16550.h"
-#include "hv/elf.h"
-#include "hv/fmt.h"
-#include "hv/lib.h"
+#include "hv/core/elf.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 #define CONF_PATH		"\\EFI\\tempo\\tempo.conf"
 #define LOADER_NAME		"Tempo EFI loader"

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Detecting Tempo and calling it (hv/hypercall_abi.h has the ABI). */
+/* Detecting Tempo and calling it (hv/core/hypercall_abi.h has the ABI). */
 #ifndef TEMPO_GUESTS_COMMON_TEMPO_H
 #define TEMPO_GUESTS_COMMON_TEMPO_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hv/hypercall_abi.h"
+#include "hv/core/hypercall_abi.h"
 
 struct tempo_cpuid {
 	bool present;

@@ -22,7 +22,7 @@
 #include "guests/common/fmt.h"
 #include "guests/common/lib.h"
 #include "guests/fuzz/layout.h"
-#include "hv/hypercall_abi.h"
+#include "hv/core/hypercall_abi.h"
 
 #define MSR_EFER		0xc0000080u
 #define MSR_TSC_DEADLINE	0x6e0u

@@ -21,7 +21,7 @@ linux-image: $(LINUX_BZIMAGE) $(LINUX_INITRD)	## Build build/linux/{bzImage,init
 
 # One build.sh run makes both files (a grouped target, GNU make 4.3).
 $(LINUX_BZIMAGE) $(LINUX_INITRD) &: guests/linux/build.sh guests/linux/init.sh \
-		guests/linux/tempo_stats.c hv/hypercall_abi.h
+		guests/linux/tempo_stats.c hv/core/hypercall_abi.h
 	guests/linux/build.sh $(LINUX_DIR)
 
 linux-bare: linux-image	## Boot the Linux guest bare metal in Bochs (cyclictest, LINUX_LOOPS=1000 LINUX_CPUS=1)

@@ -10,7 +10,7 @@
  */
 #include <stdint.h>
 
-#include "hv/hypercall_abi.h"
+#include "hv/core/hypercall_abi.h"
 
 static void cpuid(uint32_t leaf, uint32_t *a, uint32_t *b, uint32_t *c, uint32_t *d)
 {

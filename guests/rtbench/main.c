@@ -712,7 +712,7 @@ static bool wait_for_irq(uint64_t timeout)
 }
 
 /*
- * pv-lazy mode (hv/hypercall_abi.h): publish, fence, and trap only when the
+ * pv-lazy mode (hv/core/hypercall_abi.h): publish, fence, and trap only when the
  * hypervisor's armed exit would come too late.
  */
 static struct tempo_pv_timer pv_timer __attribute__((aligned(64)));

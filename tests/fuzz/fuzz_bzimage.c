@@ -3,7 +3,7 @@
  * libFuzzer target: a Linux bzImage, as the operator hands it over. Plans it
  * with linux_plan_load() under several memory sizes and initrd sizes (one
  * pair taken from the input's last bytes), checks every plan against the
- * contract in hv/bzimage.h, then builds the boot state with
+ * contract in hv/core/bzimage.h, then builds the boot state with
  * linux_build_boot() into a heap buffer of exactly the 64 KiB it may write,
  * with a command line whose length also comes from the input. ASan and UBSan
  * catch a read past the image or a write past the buffer.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hv/bzimage.h"
+#include "hv/core/bzimage.h"
 
 #define MIB (1ull << 20)
 #define GIB (1ull << 30)

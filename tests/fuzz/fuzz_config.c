@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * libFuzzer target for hv/config.c: the input is a config file; whatever
+ * libFuzzer target for hv/core/config.c: the input is a config file; whatever
  * parses is also checked against a fixed platform, so config_validate sees
  * every shape of config the parser lets through.
  */
@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hv/config.h"
+#include "hv/core/config.h"
 
 static const struct config_platform plat = {
 	.cpu_count = 4,

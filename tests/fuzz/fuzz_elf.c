@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hv/elf.h"
+#include "hv/core/elf.h"
 
 #define MIB (1ull << 20)
 

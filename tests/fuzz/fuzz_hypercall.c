@@ -3,16 +3,16 @@
  * libFuzzer target: a VMCALL as a hostile guest issues it. The input is the
  * guest's RAX, RDI, RSI, its mode and CPL, and the partition's RAM size and
  * timer mode; hypercall_decode() must return a decision whose arguments all
- * hold (hv/hypercall.h). Any that does not traps; ASan and UBSan catch the rest.
+ * hold (hv/core/hypercall.h). Any that does not traps; ASan and UBSan catch the rest.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "hv/config.h"
-#include "hv/hypercall.h"
-#include "hv/hypercall_abi.h"
-#include "hv/lib.h"
+#include "hv/core/config.h"
+#include "hv/core/hypercall.h"
+#include "hv/core/hypercall_abi.h"
+#include "hv/lib/lib.h"
 
 static uint64_t take64(const uint8_t **p, size_t *len)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hv/mb2.h"
+#include "hv/core/mb2.h"
 
 static bool terminated(const char *s, size_t len)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for hv/bzimage.c: synthetic bzImages built in memory, one per
+ * Unit tests for hv/core/bzimage.c: synthetic bzImages built in memory, one per
  * refusal and good ones whose plan and boot state are read back at the
  * offsets boot.rst and zero-page.rst document. Guest memory is an exact-size
  * heap buffer filled with a pattern, so ASan catches a write past its end
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/bzimage.h"
+#include "hv/core/bzimage.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)

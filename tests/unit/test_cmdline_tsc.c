@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/tsc.h"
-#include "hv/cmdline.h"
+#include "hv/core/cmdline.h"
 
 static void test_cmdline_values(void **state)
 {

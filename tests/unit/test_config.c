@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for hv/config.c (partition configuration parser and check). */
+/* Unit tests for hv/core/config.c (partition configuration parser and check). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/config.h"
+#include "hv/core/config.h"
 
 #define MiB (1ull << 20)
 #define GiB (1ull << 30)

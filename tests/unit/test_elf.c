@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for hv/elf.c (ELF load planning and the multiboot header search). */
+/* Unit tests for hv/core/elf.c (ELF load planning and the multiboot header search). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/elf.h"
+#include "hv/core/elf.h"
 
 #define MIB (1ull << 20)
 #define MEM (64 * MIB)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for hv/fmt.c (the printk/snprintf formatter). */
+/* Unit tests for hv/lib/fmt.c (the printk/snprintf formatter). */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/fmt.h"
+#include "hv/lib/fmt.h"
 
 /*
  * No format attribute: lets the tests hand the formatter the malformed or

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests for hv/guest_boot.c. What the builders write is read back with
- * the hypervisor's own parsers (drivers/acpi.c, hv/mb2.c), so a guest gets
+ * Unit tests for hv/core/guest_boot.c. What the builders write is read back with
+ * the hypervisor's own parsers (drivers/acpi.c, hv/core/mb2.c), so a guest gets
  * nothing those would refuse; multiboot1 fields are checked as a kernel
  * reads them. Guest memory is an exact-size heap buffer filled with a
  * pattern, so ASan catches a write past its end and the pattern one outside
@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "drivers/acpi.h"
-#include "hv/guest_boot.h"
-#include "hv/mb2.h"
+#include "hv/core/guest_boot.h"
+#include "hv/core/mb2.h"
 
 #define MIB (1ull << 20)
 #define GIB (1ull << 30)
@@ -570,7 +570,7 @@ static void test_acpi_pm_small_memory(void **state)
 	sweep_acpi_sizes(GUEST_ACPI_GPA, end, built_pm);
 }
 
-/* ---- multiboot2 information read back through hv/mb2.c ---- */
+/* ---- multiboot2 information read back through hv/core/mb2.c ---- */
 
 static struct boot_info bi;
 

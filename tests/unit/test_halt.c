@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "arch/x86/vmx_defs.h"
-#include "hv/halt.h"
+#include "hv/core/halt.h"
 
 static void test_vcpu(void **state)
 {

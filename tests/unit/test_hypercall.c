@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Hypercall decoding and argument checks (hv/hypercall.c). */
+/* Hypercall decoding and argument checks (hv/core/hypercall.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,9 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/config.h"
-#include "hv/hypercall.h"
-#include "hv/hypercall_abi.h"
+#include "hv/core/config.h"
+#include "hv/core/hypercall.h"
+#include "hv/core/hypercall_abi.h"
 
 #define MEM	(16ull << 20)
 

@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "hv/lapic_rules.h"
-#include "hv/msr_policy.h"
+#include "hv/core/lapic_rules.h"
+#include "hv/core/msr_policy.h"
 
 static void test_lvt_reserved_bits(void **state)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for hv/mb2.c (multiboot2 information parser). */
+/* Unit tests for hv/core/mb2.c (multiboot2 information parser). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/mb2.h"
+#include "hv/core/mb2.h"
 
 /* ---- building information blocks ---- */
 

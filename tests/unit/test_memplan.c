@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for hv/memplan.c (the free-range table). */
+/* Unit tests for hv/core/memplan.c (the free-range table). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/memplan.h"
+#include "hv/core/memplan.h"
 
 #define KIB 1024ull
 #define MIB (1024 * KIB)

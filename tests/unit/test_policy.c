@@ -8,8 +8,8 @@
 #include <cmocka.h>
 
 #include "arch/x86/apic.h"
-#include "hv/icr.h"
-#include "hv/msr_policy.h"
+#include "hv/core/icr.h"
+#include "hv/core/msr_policy.h"
 
 static int bitmap_bit(const uint8_t *bm, uint32_t msr, int write)
 {

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/sched.h"
+#include "hv/core/sched.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dull;
 

@@ -7,8 +7,8 @@
 #include <cmocka.h>
 
 #include "arch/x86/msr.h"
-#include "hv/msr_policy.h"
-#include "hv/spec.h"
+#include "hv/core/msr_policy.h"
+#include "hv/core/spec.h"
 
 /* Skylake-class CPU with current microcode: IBRS/IBPB, STIBP, L1D_FLUSH, MD_CLEAR, SSBD */
 #define SKL_EDX7	(CPUID_7_EDX_IBRS_IBPB | CPUID_7_EDX_STIBP | CPUID_7_EDX_L1D_FLUSH | \

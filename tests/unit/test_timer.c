@@ -17,7 +17,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "hv/timer.h"
+#include "hv/core/timer.h"
 #include "timer_sim.h"
 
 #define DEFAULT_SEED	0x7e3d0b1aull

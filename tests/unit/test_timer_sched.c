@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Time partitioning on a shared core: the cyclic schedule (hv/sched.c) and
- * the timer state machine (hv/timer.c) driven together, as hv/partition.c
+ * Time partitioning on a shared core: the cyclic schedule (hv/core/sched.c) and
+ * the timer state machine (hv/core/timer.c) driven together, as hv/partition.c
  * (switch_out, switch_in, sched_loop, sched_switch) and hv/exit.c (the exit
  * tail, deliver_virtual, the external-interrupt and preemption-timer exits)
  * drive them, on a simulated core: one TSC, one physical TSC_DEADLINE MSR and
@@ -29,9 +29,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/sched.h"
-#include "hv/timer.h"
-#include "hv/vlapic.h"
+#include "hv/core/sched.h"
+#include "hv/core/timer.h"
+#include "hv/core/vlapic.h"
 
 #define LVT_MASK	(1u << 16)
 #define NEVER		UINT64_MAX

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/vlapic.h"
+#include "hv/core/vlapic.h"
 
 /* Raise, then deliver what is deliverable, as the CPU would. */
 static int take(struct vlapic *l)

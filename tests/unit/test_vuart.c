@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/vuart.h"
+#include "hv/core/vuart.h"
 
 struct lines {
 	int n;

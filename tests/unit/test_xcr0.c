@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "hv/xcr0.h"
+#include "hv/core/xcr0.h"
 
 static void component(struct xsave_cpuid *c, uint32_t i, uint32_t offset, uint32_t size)
 {

@@ -44,7 +44,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hv/config.h"
+#include "hv/core/config.h"
 
 #define LVT_MASK	(1u << 16)
 #define LVT_TSCDL	(2u << 17)	/* TSC-deadline mode (SDM 11.5.1) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A simulated core for the timer state machine (hv/timer.c): a TSC, a
+ * A simulated core for the timer state machine (hv/core/timer.c): a TSC, a
  * physical LAPIC (TSC_DEADLINE MSR, LVT timer, IRR/ISR/TPR), the
  * VMX-preemption timer, the hypervisor's exit and entry paths as the real
  * code drives the state machine, and a random guest. An independent reference
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "hv/timer.h"
+#include "hv/core/timer.h"
 
 /* Simulated costs, in TSC ticks. An exit round trip costs at most SIM_EXIT_COST. */
 #define SIM_EXIT_LAT	60	/* VM exit to the handler's first RDTSC */

@@ -24,7 +24,7 @@
 
 uint8_t *guest_test_phys;
 
-/* Where the tests put things, as Tempo's hv/guest_boot.h does. */
+/* Where the tests put things, as Tempo's hv/core/guest_boot.h does. */
 #define INFO_GPA	0x1000u
 #define MB1_CMDLINE_GPA	0x2000u
 #define MB1_MMAP_GPA	0x3000u

@@ -1,0 +1,1159 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Partition configuration parser and platform check. The text arrives as a
+ * boot module, so it is outside input: it is read only through spans bounded
+ * by @len (no NUL terminator is assumed, and NUL bytes are refused rather
+ * than taken as an end), every number is overflow-checked before use, and
+ * every value is range-checked before it is stored. Errors give the line and
+ * quote what was found, cut short and with unprintable bytes escaped, so a
+ * binary file passed by mistake cannot garble the console.
+ */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hv/core/config.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+
+#define TICK_US_MAX	1000000
+#define WATCHDOG_MS_MAX	60000
+#define QUOTE_MAX	40			/* characters of found text in a message */
+#define QUOTE_BUF	(QUOTE_MAX + 4)		/* room for "..." and the NUL */
+#define NAME_CHARS	"A-Z a-z 0-9 _ . -"
+
+/* Part of the text; never NUL-terminated. */
+struct span {
+	const char *p;
+	size_t n;
+};
+
+enum section {
+	SEC_NONE,
+	SEC_HYPERVISOR,
+	SEC_PARTITION,
+	SEC_SCHEDULE,
+};
+
+enum part_key {
+	KEY_CPUS,
+	KEY_MEMORY,
+	KEY_BASE,
+	KEY_IMAGE,
+	KEY_CMDLINE,
+	KEY_MODULES,
+	KEY_TIMER,
+	KEY_CONSOLE,
+	KEY_COUNT,
+};
+
+static const char *const part_keys[KEY_COUNT] = {
+	[KEY_CPUS] = "cpus",
+	[KEY_MEMORY] = "memory",
+	[KEY_BASE] = "base",
+	[KEY_IMAGE] = "image",
+	[KEY_CMDLINE] = "cmdline",
+	[KEY_MODULES] = "modules",
+	[KEY_TIMER] = "timer",
+	[KEY_CONSOLE] = "console",
+};
+
+static const enum part_key required_keys[] = { KEY_CPUS, KEY_MEMORY, KEY_IMAGE };
+
+/* The longest frame fits the uint32_t frame_us, so summing windows cannot wrap. */
+_Static_assert((uint64_t)CONFIG_MAX_WINDOWS * CONFIG_MAX_WINDOW_US <= UINT32_MAX,
+	       "a frame's sum must fit frame_us");
+
+/*
+ * A window's partition as written. Names may refer to partitions further
+ * down, so they are resolved once the whole file is read; the line is kept
+ * for the errors that resolving finds.
+ */
+struct window_ref {
+	struct span name;		/* empty: idle */
+	uint32_t line;
+};
+
+struct parser {
+	struct hv_config *out;
+	struct config_error *err;
+	uint32_t line;			/* of the statement being parsed */
+	enum section sec;
+	uint32_t hypervisor_line;	/* 0: no [hypervisor] yet */
+	uint32_t tick_line;		/* 0: tick_us not set yet */
+	uint32_t watchdog_line;		/* 0: watchdog_ms not set yet */
+	uint32_t slack_line;		/* 0: tick_slack_us not set yet */
+	struct partition_config *part;	/* the open [partition], if sec says so */
+	uint32_t key_line[KEY_COUNT];	/* per key of the open partition; 0: unset */
+	struct schedule_config *sched;	/* the open [schedule], if sec says so */
+	uint32_t frame_line;		/* 0: frame_us not set in the open schedule */
+	uint64_t frame_us;		/* as given there */
+	/* [schedule][window], parallel to out->schedules; only config_parse has it. */
+	struct window_ref (*refs)[CONFIG_MAX_WINDOWS];
+};
+
+__attribute__((format(printf, 2, 3)))
+static int fail(struct parser *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	ps->err->line = ps->line;
+	va_start(ap, fmt);
+	fmt_vsnprintf(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- spans ---- */
+
+static struct span span_from(const char *p, size_t n)
+{
+	struct span s = { p, n };
+
+	return s;
+}
+
+static struct span advance(struct span s, size_t k)
+{
+	return span_from(s.p + k, s.n - k);
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static struct span trim_left(struct span s)
+{
+	while (s.n && is_blank(s.p[0]))
+		s = advance(s, 1);
+	return s;
+}
+
+static struct span trim_right(struct span s)
+{
+	while (s.n && is_blank(s.p[s.n - 1]))
+		s.n--;
+	return s;
+}
+
+static struct span trim(struct span s)
+{
+	return trim_right(trim_left(s));
+}
+
+/* Everything before a '#'. Quoted cmdlines are handled before this is used. */
+static struct span strip_comment(struct span s)
+{
+	size_t i = 0;
+
+	while (i < s.n && s.p[i] != '#')
+		i++;
+	return span_from(s.p, i);
+}
+
+static bool span_eq(struct span s, const char *lit)
+{
+	size_t n = strlen(lit);
+
+	return s.n == n && !memcmp(s.p, lit, n);
+}
+
+/* Split @s at its first blank: the word before it, the rest trimmed. */
+static struct span first_word(struct span s, struct span *rest)
+{
+	size_t i = 0;
+
+	while (i < s.n && !is_blank(s.p[i]))
+		i++;
+	*rest = trim_left(advance(s, i));
+	return span_from(s.p, i);
+}
+
+/*
+ * Render @s for a message: printable ASCII as is, anything else as \xNN, cut
+ * to @max characters with "..." when longer. @buf needs @max + 4 bytes.
+ */
+static const char *quote_n(char *buf, size_t max, struct span s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned char c = (unsigned char)s.p[i];
+		bool plain = c >= 0x20 && c < 0x7f && c != '\\';
+		size_t w = plain ? 1 : c == '\\' || c == '\t' ? 2 : 4;
+
+		if (o + w > max) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (plain) {
+			buf[o++] = (char)c;
+		} else if (c == '\\' || c == '\t') {
+			buf[o++] = '\\';
+			buf[o++] = c == '\t' ? 't' : '\\';
+		} else {
+			buf[o++] = '\\';
+			buf[o++] = 'x';
+			buf[o++] = hex[c >> 4];
+			buf[o++] = hex[c & 15];
+		}
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static const char *quote(char *buf, struct span s)
+{
+	return quote_n(buf, QUOTE_MAX, s);
+}
+
+/* ---- values ---- */
+
+static int digit_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return 99;
+}
+
+enum num_result {
+	NUM_OK,
+	NUM_BAD,	/* not a number */
+	NUM_BIG,	/* does not fit in 64 bits */
+};
+
+/* A whole span as decimal or 0x hex, at least one digit, no sign. */
+static enum num_result parse_u64(struct span s, uint64_t *v)
+{
+	unsigned int base = 10;
+	uint64_t x = 0;
+
+	if (s.n > 2 && s.p[0] == '0' && (s.p[1] == 'x' || s.p[1] == 'X')) {
+		base = 16;
+		s = advance(s, 2);
+	}
+	if (!s.n)
+		return NUM_BAD;
+	for (size_t i = 0; i < s.n; i++) {
+		unsigned int d = (unsigned int)digit_value(s.p[i]);
+
+		if (d >= base)
+			return NUM_BAD;
+		if (x > (UINT64_MAX - d) / base)
+			return NUM_BIG;
+		x = x * base + d;
+	}
+	*v = x;
+	return NUM_OK;
+}
+
+static bool is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == '-';
+}
+
+static bool is_key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_';
+}
+
+/* Names become C strings that are compared and printed, hence the charset. */
+static int take_name(struct parser *ps, const char *what, struct span s, char *dst)
+{
+	char q[QUOTE_BUF];
+	bool ok = s.n > 0;
+
+	if (s.n >= CONFIG_NAME_LEN)
+		return fail(ps, "%s: name '%s' is longer than %d characters", what, quote(q, s),
+			    CONFIG_NAME_LEN - 1);
+
+	for (size_t i = 0; i < s.n; i++)
+		ok = ok && is_name_char(s.p[i]);
+	if (!ok)
+		return fail(ps, "%s: expected a name of 1-%d characters from " NAME_CHARS
+			    ", found '%s'", what, CONFIG_NAME_LEN - 1, quote(q, s));
+	memcpy(dst, s.p, s.n);
+	dst[s.n] = 0;
+	return 0;
+}
+
+static int take_cpus(struct parser *ps, struct span v, uint64_t *mask)
+{
+	char q[QUOTE_BUF];
+	struct span rest = v;
+
+	*mask = 0;
+	if (!v.n)
+		return fail(ps, "cpus: expected a list such as 0,2-3, found ''");
+	for (;;) {
+		struct span item, lo_s, hi_s;
+		uint64_t lo, hi;
+		size_t i = 0, dash = 0;
+
+		while (i < rest.n && rest.p[i] != ',')
+			i++;
+		item = trim(span_from(rest.p, i));
+		while (dash < item.n && item.p[dash] != '-')
+			dash++;
+		lo_s = trim(span_from(item.p, dash));
+		hi_s = dash < item.n ? trim(advance(item, dash + 1)) : lo_s;
+		if (!item.n)
+			return fail(ps, "cpus: empty entry in '%s'", quote(q, v));
+		if (parse_u64(lo_s, &lo) != NUM_OK || parse_u64(hi_s, &hi) != NUM_OK)
+			return fail(ps, "cpus: expected a CPU number or range N-M, found '%s'",
+				    quote(q, item));
+		if (lo > hi)
+			return fail(ps, "cpus: range '%s' runs backwards", quote(q, item));
+		if (hi >= CONFIG_MAX_CPUS)
+			return fail(ps, "cpus: CPU %llu is out of range (0-%d)",
+				    (unsigned long long)hi, CONFIG_MAX_CPUS - 1);
+		for (uint64_t c = lo; c <= hi; c++) {
+			if (*mask & (1ull << c))
+				return fail(ps, "cpus: CPU %llu is listed twice",
+					    (unsigned long long)c);
+			*mask |= 1ull << c;
+		}
+		if (i == rest.n)
+			return 0;
+		rest = advance(rest, i + 1);
+	}
+}
+
+static int take_memory(struct parser *ps, struct span v, uint64_t *bytes)
+{
+	char q[QUOTE_BUF];
+	struct span num = v;
+	unsigned int shift = 0;
+	uint64_t x;
+	enum num_result r;
+
+	if (v.n) {
+		switch (v.p[v.n - 1]) {
+		case 'K':
+		case 'k':
+			shift = 10;
+			break;
+		case 'M':
+		case 'm':
+			shift = 20;
+			break;
+		case 'G':
+		case 'g':
+			shift = 30;
+			break;
+		}
+		if (shift)
+			num.n--;
+	}
+	r = parse_u64(num, &x);
+	if (r == NUM_BAD)
+		return fail(ps, "memory: expected a size such as 512M or 0x20000000, found '%s'",
+			    quote(q, v));
+	if (r == NUM_BIG || x > UINT64_MAX >> shift)
+		return fail(ps, "memory: '%s' is too large", quote(q, v));
+	x <<= shift;
+	if (!x)
+		return fail(ps, "memory: must be more than 0, found '%s'", quote(q, v));
+	if (x % CONFIG_MEM_ALIGN)
+		return fail(ps, "memory: %s is not a multiple of 2 MiB", quote(q, v));
+	*bytes = x;
+	return 0;
+}
+
+static int take_base(struct parser *ps, struct span v, uint64_t *base)
+{
+	char q[QUOTE_BUF];
+	enum num_result r = parse_u64(v, base);
+
+	if (r == NUM_BAD)
+		return fail(ps, "base: expected an address such as 0x10000000, found '%s'",
+			    quote(q, v));
+	if (r == NUM_BIG)
+		return fail(ps, "base: '%s' is too large", quote(q, v));
+	if (!*base)
+		return fail(ps, "base: must not be 0 (leave base out to have memory carved)");
+	if (*base % CONFIG_MEM_ALIGN)
+		return fail(ps, "base: %s is not 2 MiB aligned", quote(q, v));
+	return 0;
+}
+
+/*
+ * Quotes are optional, so a command line with a '#' or leading blanks can be
+ * written; inside them only \" and \\ are escapes, and anything else after a
+ * backslash is refused rather than guessed at.
+ */
+static int take_cmdline(struct parser *ps, struct span rest, char *dst)
+{
+	char q[QUOTE_BUF];
+	size_t o = 0, i;
+
+	if (!rest.n || rest.p[0] != '"') {
+		struct span v = trim_right(strip_comment(rest));
+
+		if (v.n >= CONFIG_CMDLINE_LEN)
+			return fail(ps, "cmdline: longer than %d characters",
+				    CONFIG_CMDLINE_LEN - 1);
+		memcpy(dst, v.p, v.n);
+		dst[v.n] = 0;
+		return 0;
+	}
+	for (i = 1; i < rest.n && rest.p[i] != '"'; i++) {
+		char c = rest.p[i];
+
+		if (c == '\\') {
+			if (i + 1 == rest.n) {
+				i = rest.n;	/* a final backslash escapes nothing */
+				break;
+			}
+			c = rest.p[++i];
+			if (c != '"' && c != '\\')
+				return fail(ps, "cmdline: unknown escape '%s' (only \\\" and \\\\)",
+					    quote(q, span_from(rest.p + i - 1, 2)));
+		}
+		if (o == CONFIG_CMDLINE_LEN - 1)
+			return fail(ps, "cmdline: longer than %d characters",
+				    CONFIG_CMDLINE_LEN - 1);
+		dst[o++] = c;
+	}
+	if (i >= rest.n)
+		return fail(ps, "cmdline: expected a closing '\"', found the end of the line");
+	dst[o] = 0;
+	rest = trim(strip_comment(advance(rest, i + 1)));
+	if (rest.n)
+		return fail(ps, "cmdline: expected the end of the line after the closing '\"', "
+			    "found '%s'", quote(q, rest));
+	return 0;
+}
+
+static int take_modules(struct parser *ps, struct partition_config *p, struct span v)
+{
+	char q[QUOTE_BUF];
+	struct span rest = v, word;
+
+	if (!v.n)
+		return fail(ps, "modules: expected module names, found ''");
+	while (rest.n) {
+		word = first_word(rest, &rest);
+		if (p->module_count == CONFIG_MAX_MODULES)
+			return fail(ps, "modules: too many modules (at most %d), found '%s'",
+				    CONFIG_MAX_MODULES, quote(q, v));
+		if (take_name(ps, "modules", word, p->modules[p->module_count]))
+			return -1;
+		for (uint32_t j = 0; j < p->module_count; j++)
+			if (!strcmp(p->modules[j], p->modules[p->module_count]))
+				return fail(ps, "modules: '%s' is listed twice", p->modules[j]);
+		p->module_count++;
+	}
+	return 0;
+}
+
+/* base + memory must be an address range that exists, whichever came first. */
+static int check_range(struct parser *ps)
+{
+	struct partition_config *p = ps->part;
+
+	if (ps->key_line[KEY_BASE] && ps->key_line[KEY_MEMORY] &&
+	    p->base > UINT64_MAX - p->memory_bytes)
+		return fail(ps, "base 0x%llx + memory 0x%llx runs past the end of the address space",
+			    (unsigned long long)p->base, (unsigned long long)p->memory_bytes);
+	return 0;
+}
+
+/* ---- statements ---- */
+
+static int part_statement(struct parser *ps, struct span key, struct span rest)
+{
+	struct partition_config *p = ps->part;
+	struct span v = trim_right(strip_comment(rest));
+	char q[QUOTE_BUF];
+	int k;
+
+	for (k = 0; k < KEY_COUNT; k++)
+		if (span_eq(key, part_keys[k]))
+			break;
+	if (k == KEY_COUNT)
+		return fail(ps, "unknown key '%s' in [partition %s] (expected cpus, memory, base, "
+			    "image, cmdline, modules, timer, console)",
+			    quote_n(q, 24, key), p->name);
+	if (ps->key_line[k])
+		return fail(ps, "duplicate key '%s' (first set on line %u)", part_keys[k],
+			    ps->key_line[k]);
+	ps->key_line[k] = ps->line;
+
+	switch ((enum part_key)k) {
+	case KEY_CPUS:
+		return take_cpus(ps, v, &p->cpu_mask);
+	case KEY_MEMORY:
+		if (take_memory(ps, v, &p->memory_bytes))
+			return -1;
+		return check_range(ps);
+	case KEY_BASE:
+		if (take_base(ps, v, &p->base))
+			return -1;
+		return check_range(ps);
+	case KEY_IMAGE:
+		return take_name(ps, "image", v, p->image);
+	case KEY_CMDLINE:
+		return take_cmdline(ps, rest, p->cmdline);
+	case KEY_MODULES:
+		return take_modules(ps, p, v);
+	case KEY_TIMER:
+		p->timer = timer_mode_parse(v.p, (uint32_t)v.n);
+		if (p->timer == TIMER_MODE_COUNT)
+			return fail(ps, "timer: expected direct, inject, emulated or pv-lazy, "
+				    "found '%s'", quote(q, v));
+		return 0;
+	case KEY_CONSOLE:
+		if (span_eq(v, "on"))
+			p->console = true;
+		else if (span_eq(v, "off"))
+			p->console = false;
+		else
+			return fail(ps, "console: expected on or off, found '%s'", quote(q, v));
+		return 0;
+	case KEY_COUNT:
+		break;
+	}
+	return 0;
+}
+
+static int hv_statement(struct parser *ps, struct span key, struct span rest)
+{
+	struct span v = trim_right(strip_comment(rest));
+	bool tick = span_eq(key, "tick_us"), slack = span_eq(key, "tick_slack_us");
+	uint32_t *line = tick ? &ps->tick_line : slack ? &ps->slack_line : &ps->watchdog_line;
+	const char *name = tick ? "tick_us" : slack ? "tick_slack_us" : "watchdog_ms";
+	uint64_t max = tick || slack ? TICK_US_MAX : WATCHDOG_MS_MAX;
+	char q[QUOTE_BUF];
+	uint64_t x;
+	enum num_result r;
+
+	if (!tick && !slack && !span_eq(key, "watchdog_ms"))
+		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, "
+			    "tick_slack_us, watchdog_ms)", quote(q, key));
+	if (*line)
+		return fail(ps, "duplicate key '%s' (first set on line %u)", name, *line);
+	*line = ps->line;
+	r = parse_u64(v, &x);
+	if (r == NUM_BAD)
+		return fail(ps, "%s: expected a number of %s, found '%s'", name,
+			    tick || slack ? "microseconds" : "milliseconds", quote(q, v));
+	if (r == NUM_BIG || x > max)
+		return fail(ps, "%s: '%s' is out of range (0-%lu)", name, quote(q, v),
+			    (unsigned long)max);
+	if (tick)
+		ps->out->tick_us = (uint32_t)x;
+	else if (slack)
+		ps->out->tick_slack_us = (uint32_t)x;
+	else
+		ps->out->watchdog_ms = (uint32_t)x;
+	return 0;
+}
+
+/*
+ * tick_slack_us, once both keys are known: defaults to tick_us / 4; one set
+ * must stay below tick_us, so a placed tick never reaches the next grid time
+ * (no tick is ever missed for it). Tickless: no tick to place.
+ */
+static int check_slack(struct parser *ps)
+{
+	struct hv_config *c = ps->out;
+
+	if (!ps->slack_line) {
+		c->tick_slack_us = c->tick_us / CONFIG_DEFAULT_SLACK_DIV;
+		return 0;
+	}
+	if (c->tick_us && c->tick_slack_us >= c->tick_us) {
+		ps->line = ps->slack_line;
+		return fail(ps, "tick_slack_us: %u is not below tick_us (%u)", c->tick_slack_us,
+			    c->tick_us);
+	}
+	if (!c->tick_us)
+		c->tick_slack_us = 0;
+	return 0;
+}
+
+static int take_frame(struct parser *ps, struct span v)
+{
+	char q[QUOTE_BUF];
+	uint64_t x;
+	enum num_result r;
+
+	if (ps->frame_line)
+		return fail(ps, "duplicate key 'frame_us' (first set on line %u)", ps->frame_line);
+	ps->frame_line = ps->line;
+	r = parse_u64(v, &x);
+	if (r == NUM_BAD)
+		return fail(ps, "frame_us: expected a number of microseconds, found '%s'",
+			    quote(q, v));
+	if (r == NUM_BIG || x < CONFIG_MIN_WINDOW_US ||
+	    x > (uint64_t)CONFIG_MAX_WINDOWS * CONFIG_MAX_WINDOW_US)
+		return fail(ps, "frame_us: '%s' is out of range (%d-%llu)", quote(q, v),
+			    CONFIG_MIN_WINDOW_US,
+			    (unsigned long long)CONFIG_MAX_WINDOWS * CONFIG_MAX_WINDOW_US);
+	ps->frame_us = x;
+	return 0;
+}
+
+/* "NAME LENGTH" or "idle LENGTH"; the name is resolved at the end of the file. */
+static int take_window(struct parser *ps, struct span v)
+{
+	struct schedule_config *s = ps->sched;
+	struct window_ref *ref;
+	struct window_config *w;
+	struct span name, len_s;
+	char q[QUOTE_BUF], scratch[CONFIG_NAME_LEN];
+	uint64_t x;
+	enum num_result r;
+
+	if (s->window_count == CONFIG_MAX_WINDOWS)
+		return fail(ps, "too many windows in [schedule %u] (at most %d)", s->cpu,
+			    CONFIG_MAX_WINDOWS);
+	name = first_word(v, &len_s);
+	if (!name.n || !len_s.n)
+		return fail(ps, "window: expected a partition name (or idle) and a length in "
+			    "microseconds, such as 'rt0 400', found '%s'", quote(q, v));
+	if (span_eq(name, "idle"))
+		name.n = 0;
+	else if (take_name(ps, "window", name, scratch))
+		return -1;
+	r = parse_u64(len_s, &x);
+	if (r == NUM_BAD)
+		return fail(ps, "window: expected a length in microseconds, found '%s'",
+			    quote(q, len_s));
+	if (r == NUM_BIG || x > CONFIG_MAX_WINDOW_US)
+		return fail(ps, "window: length '%s' is out of range (%d-%d microseconds)",
+			    quote(q, len_s), CONFIG_MIN_WINDOW_US, CONFIG_MAX_WINDOW_US);
+	if (x < CONFIG_MIN_WINDOW_US)
+		return fail(ps, "window: %llu us is shorter than the minimum of %d us",
+			    (unsigned long long)x, CONFIG_MIN_WINDOW_US);
+
+	ref = &ps->refs[s - ps->out->schedules][s->window_count];
+	ref->name = name;
+	ref->line = ps->line;
+	w = &s->windows[s->window_count++];
+	w->partition = -1;		/* until resolve_windows() */
+	w->length_us = (uint32_t)x;
+	s->frame_us += (uint32_t)x;	/* bounded by the _Static_assert above */
+	return 0;
+}
+
+static int sched_statement(struct parser *ps, struct span key, struct span rest)
+{
+	struct span v = trim_right(strip_comment(rest));
+	char q[QUOTE_BUF];
+
+	if (span_eq(key, "window"))
+		return take_window(ps, v);
+	if (span_eq(key, "frame_us"))
+		return take_frame(ps, v);
+	return fail(ps, "unknown key '%s' in [schedule %u] (expected frame_us, window)",
+		    quote(q, key), ps->sched->cpu);
+}
+
+/*
+ * Leaving a [partition]: its required keys must all have been given. Leaving
+ * a [schedule]: it has windows, and frame_us, if given, is their sum.
+ */
+static int end_section(struct parser *ps)
+{
+	if (ps->sec == SEC_SCHEDULE) {
+		struct schedule_config *s = ps->sched;
+
+		if (!s->window_count) {
+			ps->line = s->line;
+			return fail(ps, "[schedule %u] has no windows", s->cpu);
+		}
+		if (ps->frame_line && ps->frame_us != s->frame_us) {
+			ps->line = ps->frame_line;
+			return fail(ps, "frame_us: %llu is not the sum of the windows (%u us)",
+				    (unsigned long long)ps->frame_us, s->frame_us);
+		}
+		return 0;
+	}
+	if (ps->sec != SEC_PARTITION)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(required_keys); i++) {
+		if (!ps->key_line[required_keys[i]]) {
+			ps->line = ps->part->line;
+			return fail(ps, "partition '%s' is missing '%s'", ps->part->name,
+				    part_keys[required_keys[i]]);
+		}
+	}
+	return 0;
+}
+
+static int begin_partition(struct parser *ps, struct span name)
+{
+	struct hv_config *cfg = ps->out;
+	struct partition_config *p;
+
+	if (end_section(ps))
+		return -1;
+	if (cfg->partition_count == CONFIG_MAX_PARTITIONS)
+		return fail(ps, "too many partitions (at most %d)", CONFIG_MAX_PARTITIONS);
+	p = &cfg->partitions[cfg->partition_count];
+	if (take_name(ps, "partition name", name, p->name))
+		return -1;
+	/* A window naming "idle" must mean one thing. */
+	if (!strcmp(p->name, "idle"))
+		return fail(ps, "partition name: 'idle' is reserved (a [schedule] window where "
+			    "no vCPU runs)");
+	for (uint32_t i = 0; i < cfg->partition_count; i++)
+		if (!strcmp(cfg->partitions[i].name, p->name))
+			return fail(ps, "duplicate partition name '%s' (first on line %u)",
+				    p->name, cfg->partitions[i].line);
+	p->timer = TIMER_DIRECT;
+	p->console = true;
+	p->line = ps->line;
+	cfg->partition_count++;
+	ps->part = p;
+	ps->sec = SEC_PARTITION;
+	memset(ps->key_line, 0, sizeof(ps->key_line));
+	return 0;
+}
+
+static int begin_hypervisor(struct parser *ps)
+{
+	if (end_section(ps))
+		return -1;
+	if (ps->hypervisor_line)
+		return fail(ps, "duplicate [hypervisor] section (first on line %u)",
+			    ps->hypervisor_line);
+	ps->hypervisor_line = ps->line;
+	ps->sec = SEC_HYPERVISOR;
+	return 0;
+}
+
+static int begin_schedule(struct parser *ps, struct span num)
+{
+	struct hv_config *cfg = ps->out;
+	struct schedule_config *s;
+	char q[QUOTE_BUF];
+	uint64_t cpu;
+	enum num_result r;
+
+	if (end_section(ps))
+		return -1;
+	r = parse_u64(num, &cpu);
+	if (r == NUM_BAD)
+		return fail(ps, "schedule: expected a CPU number, found '%s'", quote(q, num));
+	if (r == NUM_BIG || cpu >= CONFIG_MAX_CPUS)
+		return fail(ps, "schedule: CPU %s is out of range (0-%d)", quote(q, num),
+			    CONFIG_MAX_CPUS - 1);
+	for (uint32_t i = 0; i < cfg->schedule_count; i++)
+		if (cfg->schedules[i].cpu == cpu)
+			return fail(ps, "duplicate [schedule %llu] section (first on line %u)",
+				    (unsigned long long)cpu, cfg->schedules[i].line);
+	if (cfg->schedule_count == CONFIG_MAX_SCHEDULES)
+		return fail(ps, "too many schedules (at most %d)", CONFIG_MAX_SCHEDULES);
+	s = &cfg->schedules[cfg->schedule_count++];
+	s->cpu = (uint32_t)cpu;
+	s->line = ps->line;
+	ps->sched = s;
+	ps->sec = SEC_SCHEDULE;
+	ps->frame_line = 0;
+	ps->frame_us = 0;
+	return 0;
+}
+
+/* @s starts with '['. */
+static int parse_header(struct parser *ps, struct span s)
+{
+	struct span inner, word, rest;
+	char q[QUOTE_BUF];
+	size_t close = 1;
+
+	while (close < s.n && s.p[close] != ']')
+		close++;
+	if (close == s.n || trim_right(strip_comment(advance(s, close + 1))).n)
+		goto bad;
+	inner = trim(span_from(s.p + 1, close - 1));
+	word = first_word(inner, &rest);
+	if (span_eq(word, "hypervisor") && !rest.n)
+		return begin_hypervisor(ps);
+	if (span_eq(word, "partition") && rest.n)
+		return begin_partition(ps, rest);
+	if (span_eq(word, "schedule") && rest.n)
+		return begin_schedule(ps, rest);
+bad:
+	return fail(ps, "expected '[hypervisor]', '[partition NAME]' or '[schedule CPU]', "
+		    "found '%s'", quote(q, trim_right(strip_comment(s))));
+}
+
+static int parse_line(struct parser *ps, struct span line)
+{
+	struct span s, key, rest;
+	char q[QUOTE_BUF];
+	size_t k = 0;
+
+	for (size_t i = 0; i < line.n; i++) {
+		unsigned char c = (unsigned char)line.p[i];
+
+		if ((c < 0x20 && c != '\t') || c == 0x7f)
+			return fail(ps, "unexpected control byte 0x%02x in column %zu "
+				    "(only tab, and CR before LF, are allowed)", c, i + 1);
+	}
+	s = trim_left(line);
+	if (!s.n || s.p[0] == '#')
+		return 0;
+	if (s.p[0] == '[')
+		return parse_header(ps, s);
+
+	while (k < s.n && is_key_char(s.p[k]))
+		k++;
+	key = span_from(s.p, k);
+	rest = trim_left(advance(s, k));
+	if (!key.n || !rest.n || rest.p[0] != '=')
+		return fail(ps, "expected 'key = value', found '%s'",
+			    quote(q, trim_right(strip_comment(s))));
+	rest = trim_left(advance(rest, 1));
+	if (ps->sec == SEC_NONE)
+		return fail(ps, "key outside a section: '%s' comes before any [hypervisor], "
+			    "[partition NAME] or [schedule CPU]", quote(q, key));
+	if (ps->sec == SEC_HYPERVISOR)
+		return hv_statement(ps, key, rest);
+	if (ps->sec == SEC_SCHEDULE)
+		return sched_statement(ps, key, rest);
+	return part_statement(ps, key, rest);
+}
+
+/*
+ * Every partition is known now: turn window names into indexes. A window's
+ * partition must run on the window's CPU; that is checked here, not in
+ * config_validate, because only here is the window's line still known.
+ */
+static int resolve_windows(struct parser *ps)
+{
+	struct hv_config *cfg = ps->out;
+	char q[QUOTE_BUF];
+
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		struct schedule_config *s = &cfg->schedules[i];
+
+		for (uint32_t w = 0; w < s->window_count; w++) {
+			const struct window_ref *ref = &ps->refs[i][w];
+			const struct partition_config *p;
+			uint32_t k = 0;
+
+			if (!ref->name.n)
+				continue;	/* idle: already -1 */
+			ps->line = ref->line;
+			while (k < cfg->partition_count && !span_eq(ref->name, cfg->partitions[k].name))
+				k++;
+			if (k == cfg->partition_count)
+				return fail(ps, "window: no partition named '%s' (expected the name of "
+					    "a [partition NAME] section, or idle)", quote(q, ref->name));
+			p = &cfg->partitions[k];
+			if (!(p->cpu_mask & (1ull << s->cpu)))
+				return fail(ps, "window '%s' on line %u: partition '%s' does not use "
+					    "CPU %u", p->name, ref->line, p->name, s->cpu);
+			s->windows[w].partition = (int32_t)k;
+		}
+	}
+	return 0;
+}
+
+int config_parse(const char *text, size_t len, struct hv_config *out, struct config_error *err)
+{
+	struct window_ref refs[CONFIG_MAX_SCHEDULES][CONFIG_MAX_WINDOWS];	/* 3 KiB */
+	struct config_error scratch;
+	struct parser ps;
+	size_t pos = 0;
+
+	if (!err)
+		err = &scratch;
+	err->line = 0;
+	err->msg[0] = 0;
+	memset(&ps, 0, sizeof(ps));
+	ps.err = err;
+	ps.out = out;
+	ps.refs = refs;
+	if (!out)
+		return fail(&ps, "no place to put the config");
+	memset(out, 0, sizeof(*out));
+	out->tick_us = CONFIG_DEFAULT_TICK_US;
+	if (len > CONFIG_MAX_TEXT)
+		return fail(&ps, "config is %zu bytes, more than the %d allowed", len,
+			    CONFIG_MAX_TEXT);
+	if (!text && len)
+		return fail(&ps, "config text is missing");
+
+	while (pos < len) {
+		size_t start = pos, end;
+
+		ps.line++;
+		while (pos < len && text[pos] != '\n')
+			pos++;
+		end = pos;
+		if (pos < len)
+			pos++;
+		/* CRLF line ends; any other CR is refused as a control byte. */
+		if (end > start && text[end - 1] == '\r')
+			end--;
+		if (parse_line(&ps, span_from(text + start, end - start)))
+			return -1;
+	}
+	if (end_section(&ps) || check_slack(&ps))
+		return -1;
+	if (!out->partition_count) {
+		ps.line = 0;
+		return fail(&ps, "no [partition] section");
+	}
+	return resolve_windows(&ps);
+}
+
+/* ---- the platform check ---- */
+
+/* "hello, partitions", cut with "..." so it fits @size. */
+static void module_list(char *buf, size_t size, const struct config_platform *plat)
+{
+	uint32_t count = MIN(plat->module_count, (uint32_t)ARRAY_SIZE(plat->module_names));
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		char q[QUOTE_BUF];
+		const char *name = plat->module_names[i];
+		size_t n;
+
+		if (!name)
+			continue;
+		quote(q, span_from(name, strnlen(name, QUOTE_MAX + 1)));
+		n = strlen(q);
+		/* Every step leaves room for ", ..." should the next name not fit. */
+		if (o + (o ? 2 : 0) + n + 6 > size) {
+			memcpy(buf + o, o ? ", ..." : "...", o ? 6 : 4);
+			return;
+		}
+		if (o) {
+			memcpy(buf + o, ", ", 2);
+			o += 2;
+		}
+		memcpy(buf + o, q, n + 1);
+		o += n;
+	}
+	if (!o)
+		memcpy(buf, "none", 5);
+}
+
+static bool have_module(const struct config_platform *plat, const char *name)
+{
+	uint32_t count = MIN(plat->module_count, (uint32_t)ARRAY_SIZE(plat->module_names));
+
+	for (uint32_t i = 0; i < count; i++)
+		if (plat->module_names[i] && !strcmp(plat->module_names[i], name))
+			return true;
+	return false;
+}
+
+static int lowest_bit(uint64_t x)
+{
+	return __builtin_ctzll(x);
+}
+
+static const struct schedule_config *schedule_of(const struct hv_config *cfg, uint32_t cpu)
+{
+	for (uint32_t i = 0; i < cfg->schedule_count; i++)
+		if (cfg->schedules[i].cpu == cpu)
+			return &cfg->schedules[i];
+	return NULL;
+}
+
+static bool has_window(const struct schedule_config *s, uint32_t part)
+{
+	for (uint32_t w = 0; w < s->window_count; w++)
+		if (s->windows[w].partition == (int32_t)part)
+			return true;
+	return false;
+}
+
+/*
+ * What config_parse already guarantees about schedules, checked again so a
+ * hand-built config cannot index past an array or wrap a sum. Sets
+ * @sched_mask to the CPUs that have a schedule.
+ */
+static int check_schedule_shape(struct parser *ps, const struct hv_config *cfg,
+				uint64_t *sched_mask)
+{
+	*sched_mask = 0;
+	if (cfg->schedule_count > CONFIG_MAX_SCHEDULES)
+		return fail(ps, "too many schedules (at most %d)", CONFIG_MAX_SCHEDULES);
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		const struct schedule_config *s = &cfg->schedules[i];
+		uint64_t sum = 0;
+
+		ps->line = s->line;
+		if (s->cpu >= CONFIG_MAX_CPUS)
+			return fail(ps, "schedule: CPU %u is out of range (0-%d)", s->cpu,
+				    CONFIG_MAX_CPUS - 1);
+		if (*sched_mask & (1ull << s->cpu))
+			return fail(ps, "duplicate [schedule %u] section (first on line %u)", s->cpu,
+				    schedule_of(cfg, s->cpu)->line);
+		*sched_mask |= 1ull << s->cpu;
+		if (!s->window_count)
+			return fail(ps, "[schedule %u] has no windows", s->cpu);
+		if (s->window_count > CONFIG_MAX_WINDOWS)
+			return fail(ps, "too many windows in [schedule %u] (at most %d)", s->cpu,
+				    CONFIG_MAX_WINDOWS);
+		for (uint32_t w = 0; w < s->window_count; w++) {
+			const struct window_config *wc = &s->windows[w];
+
+			if (wc->partition < -1 || wc->partition >= (int32_t)cfg->partition_count)
+				return fail(ps, "[schedule %u]: window %u is for partition %d, which "
+					    "does not exist", s->cpu, w + 1, wc->partition);
+			if (wc->length_us < CONFIG_MIN_WINDOW_US ||
+			    wc->length_us > CONFIG_MAX_WINDOW_US)
+				return fail(ps, "[schedule %u]: window %u is %u us long (%d-%d allowed)",
+					    s->cpu, w + 1, wc->length_us, CONFIG_MIN_WINDOW_US,
+					    CONFIG_MAX_WINDOW_US);
+			sum += wc->length_us;
+		}
+		if (sum != s->frame_us)
+			return fail(ps, "[schedule %u]: frame_us %u is not the sum of the windows "
+				    "(%llu us)", s->cpu, s->frame_us, (unsigned long long)sum);
+	}
+	return 0;
+}
+
+/* Schedules against the platform and the partitions, once every partition is checked. */
+static int check_schedules(struct parser *ps, const struct hv_config *cfg,
+			   const struct config_platform *plat)
+{
+	uint64_t used = 0;
+
+	for (uint32_t i = 0; i < cfg->partition_count; i++)
+		used |= cfg->partitions[i].cpu_mask;
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		const struct schedule_config *s = &cfg->schedules[i];
+
+		ps->line = s->line;
+		if (s->cpu >= plat->cpu_count)
+			return fail(ps, "[schedule %u]: CPU %u does not exist (the MADT lists %u)",
+				    s->cpu, s->cpu, plat->cpu_count);
+		if (!(used & (1ull << s->cpu)))
+			return fail(ps, "[schedule %u]: no partition uses CPU %u", s->cpu, s->cpu);
+		for (uint32_t w = 0; w < s->window_count; w++) {
+			const struct partition_config *p;
+
+			if (s->windows[w].partition < 0)
+				continue;
+			p = &cfg->partitions[s->windows[w].partition];
+			/* config_parse refuses this at the window's line; not kept here. */
+			if (!(p->cpu_mask & (1ull << s->cpu)))
+				return fail(ps, "window '%s' in [schedule %u]: partition '%s' does "
+					    "not use CPU %u", p->name, s->cpu, p->name, s->cpu);
+		}
+	}
+	return 0;
+}
+
+int config_validate(const struct hv_config *cfg, const struct config_platform *plat,
+		    struct config_error *err)
+{
+	struct config_error scratch;
+	struct parser ps;
+	uint64_t total = 0, sched_mask;
+	char have[72];	/* keeps the longest "not found" message within err->msg */
+
+	if (!err)
+		err = &scratch;
+	err->line = 0;
+	err->msg[0] = 0;
+	memset(&ps, 0, sizeof(ps));
+	ps.err = err;
+	if (!cfg || !plat)
+		return fail(&ps, "no config or platform to check");
+	if (!cfg->partition_count)
+		return fail(&ps, "no [partition] section");
+	if (cfg->partition_count > CONFIG_MAX_PARTITIONS)
+		return fail(&ps, "too many partitions (at most %d)", CONFIG_MAX_PARTITIONS);
+	if (check_schedule_shape(&ps, cfg, &sched_mask))
+		return -1;
+	module_list(have, sizeof(have), plat);
+
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		const struct partition_config *p = &cfg->partitions[i];
+		uint64_t beyond = plat->cpu_count >= 64 ? 0 : ~0ull << plat->cpu_count;
+
+		ps.line = p->line;
+		if (!p->cpu_mask)
+			return fail(&ps, "partition '%s' has no CPUs", p->name);
+		if (p->cpu_mask & beyond)
+			return fail(&ps, "partition '%s': CPU %d does not exist (the MADT lists %u)",
+				    p->name, lowest_bit(p->cpu_mask & beyond), plat->cpu_count);
+		for (uint32_t j = 0; j < i; j++) {
+			const struct partition_config *o = &cfg->partitions[j];
+			uint64_t both = p->cpu_mask & o->cpu_mask & ~sched_mask;
+
+			if (both)
+				return fail(&ps, "CPU %d is given to both '%s' and '%s'; add a "
+					    "[schedule %d] section to share it", lowest_bit(both),
+					    o->name, p->name, lowest_bit(both));
+		}
+		/* On a scheduled CPU a partition runs only in its windows. */
+		for (uint64_t m = p->cpu_mask & sched_mask; m; m &= m - 1) {
+			const struct schedule_config *s = schedule_of(cfg, (uint32_t)lowest_bit(m));
+
+			if (!has_window(s, i))
+				return fail(&ps, "partition '%s' uses CPU %u but has no window in "
+					    "[schedule %u] (line %u)", p->name, s->cpu, s->cpu,
+					    s->line);
+			/*
+			 * direct hands the guest the real LAPIC timer, which cannot be
+			 * switched away from it at a window's end.
+			 */
+			if (!timer_mode(p->timer)->may_share_core)
+				return fail(&ps, "partition '%s': timer = %s needs a dedicated "
+					    "core, but CPU %u is shared by [schedule %u] (line %u); "
+					    "use inject, emulated or pv-lazy", p->name,
+					    timer_mode_name(p->timer), s->cpu, s->cpu, s->line);
+		}
+		if (!have_module(plat, p->image))
+			return fail(&ps, "image '%s' not found among the boot modules (have: %s)",
+				    p->image, have);
+		if (p->module_count > CONFIG_MAX_MODULES)
+			return fail(&ps, "partition '%s': too many modules (at most %d)", p->name,
+				    CONFIG_MAX_MODULES);
+		for (uint32_t m = 0; m < p->module_count; m++)
+			if (!have_module(plat, p->modules[m]))
+				return fail(&ps, "module '%s' not found among the boot modules "
+					    "(have: %s)", p->modules[m], have);
+		if (!p->memory_bytes)
+			return fail(&ps, "partition '%s' has no memory", p->name);
+		if (p->base && p->base > UINT64_MAX - p->memory_bytes)
+			return fail(&ps, "partition '%s': base + memory runs past the end of the "
+				    "address space", p->name);
+		for (uint32_t j = 0; j < i && p->base; j++) {
+			const struct partition_config *o = &cfg->partitions[j];
+
+			if (o->base && p->base < o->base + o->memory_bytes &&
+			    o->base < p->base + p->memory_bytes)
+				return fail(&ps, "'%s' at 0x%llx-0x%llx overlaps '%s' at "
+					    "0x%llx-0x%llx", p->name,
+					    (unsigned long long)p->base,
+					    (unsigned long long)(p->base + p->memory_bytes - 1),
+					    o->name, (unsigned long long)o->base,
+					    (unsigned long long)(o->base + o->memory_bytes - 1));
+		}
+		if (total > UINT64_MAX - p->memory_bytes ||
+		    total + p->memory_bytes > plat->usable_bytes)
+			return fail(&ps, "partition '%s': memory does not fit (%llu MiB asked for "
+				    "so far, %llu MiB usable)", p->name,
+				    (unsigned long long)((total >> 20) + (p->memory_bytes >> 20)),
+				    (unsigned long long)(plat->usable_bytes >> 20));
+		total += p->memory_bytes;
+	}
+	return check_schedules(&ps, cfg, plat);
+}
+

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The partition configuration: a text file passed as a GRUB module2 whose
+ * string starts with "partitions". Parsed once at boot, checked against the
+ * platform, and refused with file:line and what was expected before any guest
+ * starts. Host-testable; fuzzed.
+ *
+ * Grammar (one statement a line; '#' starts a comment; blank lines ignored):
+ *
+ *   [hypervisor]                 optional, at most once
+ *   tick_us = 1000               host tick period, 0 = tickless (default 1000)
+ *   tick_slack_us = 250          how late a dedicated core's tick may be placed so it
+ *                                falls just after a direct/inject guest's deadline
+ *                                (default tick_us / 4; 0 = on the grid; < tick_us)
+ *   watchdog_ms = 0              count a vCPU that runs this long without an exit
+ *                                (0 = off, the default; 1-60000)
+ *
+ *   [partition NAME]             NAME: 1-31 of [A-Za-z0-9_.-]
+ *   cpus = 1,2-3                 physical CPUs by MADT index (list and ranges)
+ *   memory = 64M                 RAM size, K/M/G suffix, multiple of 2 MiB
+ *   base = 0x10000000            optional fixed host-physical base (2 MiB aligned)
+ *   image = hello                the module whose string's first word is this
+ *   cmdline = "text"             guest command line (quotes optional; \" and \\ escapes)
+ *   modules = initrd extra       more modules handed to the guest, by name
+ *   timer = direct               direct | inject | emulated | pv-lazy
+ *   console = on                 on | off
+ *
+ *   [schedule N]                 physical CPU N runs several vCPUs in turn
+ *   frame_us = 1000              optional; if given, must equal the windows' sum
+ *   window = rt0 400             partition NAME (or idle) for so many microseconds
+ *
+ * Keys may appear in any order within a section; each at most once, except
+ * window, which repeats: windows run in the order written, over and over, and
+ * a partition may have several. cpus, memory and image are required; a
+ * [schedule N] needs at least one window. Window names may refer to
+ * partitions defined further down; `idle` (no vCPU runs) is therefore not
+ * allowed as a partition name.
+ *
+ * What is checked where: config_parse checks syntax, ranges, duplicates,
+ * required keys, that every window names a partition and that the partition
+ * uses that CPU (the only check that needs a window's own line, which
+ * struct window_config does not keep). config_validate checks everything that
+ * needs the platform or several sections at once; see there.
+ */
+#ifndef TEMPO_HV_CONFIG_H
+#define TEMPO_HV_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hv/core/timer_modes.h"
+
+#define CONFIG_MAX_PARTITIONS	8
+#define CONFIG_MAX_CPUS		64	/* physical CPU indexes 0..63 */
+#define CONFIG_NAME_LEN		32
+#define CONFIG_CMDLINE_LEN	256
+#define CONFIG_MAX_MODULES	4
+#define CONFIG_MAX_TEXT		(64 * 1024)	/* larger config files are refused */
+#define CONFIG_MEM_ALIGN	(2ull << 20)
+#define CONFIG_DEFAULT_TICK_US	1000
+#define CONFIG_DEFAULT_SLACK_DIV	4	/* tick_slack_us defaults to tick_us / 4 */
+#define CONFIG_MAX_SCHEDULES	8	/* [schedule N] sections, one per shared CPU */
+#define CONFIG_MAX_WINDOWS	16	/* windows in one schedule */
+/*
+ * A window switch costs a preemption-timer exit, a VMCS switch and the
+ * guest's timer state moved, a few microseconds; below 50 us that overhead
+ * would eat a tenth of the window or more, and such a window would be mostly
+ * jitter.
+ */
+#define CONFIG_MIN_WINDOW_US	50
+#define CONFIG_MAX_WINDOW_US	1000000	/* so a frame's sum fits 32 bits */
+
+
+struct partition_config {
+	char name[CONFIG_NAME_LEN];
+	uint64_t cpu_mask;		/* bit i: physical CPU i */
+	uint64_t memory_bytes;
+	uint64_t base;			/* 0: carved from usable RAM */
+	char image[CONFIG_NAME_LEN];
+	char cmdline[CONFIG_CMDLINE_LEN];
+	uint32_t module_count;
+	char modules[CONFIG_MAX_MODULES][CONFIG_NAME_LEN];
+	enum timer_mode timer;
+	bool console;
+	uint32_t line;			/* where its section starts, for messages */
+};
+
+/* One slot of a cyclic schedule. */
+struct window_config {
+	int32_t partition;		/* index into partitions[], -1 = idle */
+	uint32_t length_us;		/* CONFIG_MIN_WINDOW_US..CONFIG_MAX_WINDOW_US */
+};
+
+/*
+ * A [schedule N]: physical CPU @cpu runs @windows in order, then starts over
+ * (a major frame of @frame_us). A partition's vCPU on @cpu runs in the
+ * windows that name it; in idle windows no vCPU runs.
+ */
+struct schedule_config {
+	uint32_t cpu;			/* N, < CONFIG_MAX_CPUS */
+	uint32_t frame_us;		/* the sum of the windows' lengths */
+	uint32_t window_count;		/* 1..CONFIG_MAX_WINDOWS */
+	struct window_config windows[CONFIG_MAX_WINDOWS];
+	uint32_t line;			/* where its section starts, for messages */
+};
+
+struct hv_config {
+	uint32_t tick_us;
+	uint32_t tick_slack_us;		/* 0 = ticks on the grid */
+	uint32_t watchdog_ms;		/* 0 = off */
+	uint32_t partition_count;
+	struct partition_config partitions[CONFIG_MAX_PARTITIONS];
+	uint32_t schedule_count;	/* in file order, each for a different CPU */
+	struct schedule_config schedules[CONFIG_MAX_SCHEDULES];
+};
+
+struct config_error {
+	uint32_t line;			/* 0 when the error is not tied to a line */
+	char msg[192];			/* fits the longest message with 31-character names */
+};
+
+/* What the platform offers, for config_validate. */
+struct config_platform {
+	uint32_t cpu_count;		/* CPUs the MADT lists and that are enabled */
+	uint32_t module_count;
+	const char *module_names[16];	/* first word of each module string */
+	uint64_t usable_bytes;		/* RAM left for partitions */
+};
+
+/*
+ * Parse @len bytes of @text (need not be NUL-terminated). Returns 0, or -1
+ * with @err filled. Syntax, ranges, duplicates, required keys, and window
+ * names resolved to partitions that use the schedule's CPU.
+ */
+int config_parse(const char *text, size_t len, struct hv_config *out, struct config_error *err);
+
+/*
+ * Check a parsed config against the platform: CPUs exist; a CPU is given to
+ * several partitions only if it has a [schedule N], and then every partition
+ * on it has a window there and none of them uses timer = direct (which needs
+ * the core to itself); every [schedule N] is for a CPU that exists and that a
+ * partition uses; images and modules exist, fixed bases do not overlap,
+ * memory fits. A hand-built config (not from config_parse) is checked for
+ * what config_parse would have refused too. Returns 0, or -1 with @err
+ * (line = the section the error is about).
+ */
+int config_validate(const struct hv_config *cfg, const struct config_platform *plat,
+		    struct config_error *err);
+
+
+#endif

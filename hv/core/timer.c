@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The per-core timer state machine (DESIGN.md, "Per-core timer state
+ * machine"): the VMX-preemption timer value, the host's tick and watchdog,
+ * and one vCPU's TSC-deadline timer in the direct, inject and emulated modes.
+ * Pure C, no hardware access: tests/unit/test_timer.c drives it with a
+ * simulated CPU and checks it against a simpler reference model.
+ */
+#include "hv/core/timer.h"
+
+#include "hv/lib/lib.h"
+
+#define LVT_VECTOR_MASK	0xffu
+#define LVT_MASKED	(1u << 16)	/* SDM Vol. 3A 11.5.1, figure 11-8 */
+#define LVT_TIMER_MODE	(3u << 17)	/* 00 one-shot, 01 periodic, 10 TSC-deadline */
+#define LVT_TSC_DEADLINE (2u << 17)
+#define PTIMER_MAX	0xffffffffu	/* the timer is a 32-bit VMCS field */
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* ---- the VMX-preemption timer ---- */
+
+/*
+ * The timer (SDM Vol. 3C 26.5.1) counts down by 1 each time bit X = @rate of
+ * the TSC changes; it is loaded at VM entry at some TSC L. Bit X changes at
+ * every multiple of 2^X, so the first decrement comes at the first multiple
+ * of 2^X above L, which is anywhere in [L + 1, L + 2^X], and the value v
+ * reaches 0 (VM exit) at
+ *
+ *	E = (floor(L / 2^X) + 1) * 2^X + (v - 1) * 2^X	(v >= 1).
+ *
+ * Loading v = ceil((d - 1) / 2^X) + 1 with d = due - now >= 1:
+ *	(v - 1) * 2^X = ceil((d - 1) / 2^X) * 2^X is in [d - 1, d - 1 + 2^X - 1]
+ *	first decrement after L >= now is in [L + 1, L + 2^X]
+ * so, the guarantee (tested for every rate in tests/unit/test_timer.c):
+ *
+ *	due <= E <= due + (L - now) + 2^(X+1) - 2
+ *
+ * whenever the value is not clamped (ceil((d - 1) / 2^X) + 1 <= 2^32 - 1) and
+ * the timer is loaded at or after @now. Both bounds are reached (with
+ * L = now): E = due when now = -1 mod 2^X and d - 1 = 0 mod 2^X; and for
+ * X >= 1, E = due + 2^(X+1) - 2 when now = 0 mod 2^X and d - 1 = 1 mod 2^X.
+ * For X = 0, E = due + (L - now) exactly. The "+1" covers a first decrement
+ * that comes as early as L + 1; the "- 1" keeps the value at 1 (not 2) when
+ * due = now + 1. A clamped value (d more than about 2^(32+X) ticks away)
+ * expires early, at E >= now + 1 + (2^32 - 2) * 2^X: exit 52 then finds
+ * nothing due and re-arms. The value is 0 exactly when due <= now.
+ *
+ * No overflow: d - 1 <= 2^64 - 2, the rounded-up quotient fits 64 bits, and
+ * the clamp is tested before the "+1".
+ */
+uint32_t ptimer_value(uint64_t now, uint64_t due, uint32_t rate)
+{
+	uint64_t delta, q;
+
+	if (due <= now)
+		return 0;
+	rate &= 31;	/* IA32_VMX_MISC[4:0] */
+	delta = due - now - 1;
+	q = delta >> rate;
+	if (delta & ((1ull << rate) - 1))
+		q++;
+	if (q >= PTIMER_MAX)
+		return PTIMER_MAX;
+	return (uint32_t)q + 1;
+}
+
+/* ---- host events on one core ---- */
+
+void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
+		     uint64_t watchdog_tsc)
+{
+	memset(h, 0, sizeof(*h));
+	h->period_tsc = period_tsc;
+	/* A first tick beyond the TSC's range is no tick at all. */
+	h->next_tick = period_tsc ? add_sat(now, period_tsc) : TIMER_NO_EVENT;
+	h->fire_tick = h->next_tick;
+	h->last_grid = now;
+	h->watchdog_tsc = watchdog_tsc;
+	h->last_exit = now;
+}
+
+static uint64_t watchdog_due(const struct host_timer *h)
+{
+	if (!h->watchdog_tsc)
+		return TIMER_NO_EVENT;
+	return add_sat(h->last_exit, h->watchdog_tsc);
+}
+
+uint64_t host_timer_next(const struct host_timer *h)
+{
+	return MIN(h->fire_tick, watchdog_due(h));
+}
+
+/*
+ * The watchdog counts a vCPU that ran watchdog_tsc ticks without an exit; the
+ * preemption timer, armed for it by host_timer_next(), forces that exit. So
+ * call this before recording the exit at hand in last_exit (else it is never
+ * due); a fire re-arms it from @now, so it fires once per allowance and not on
+ * every entry until the next exit.
+ *
+ * The tick stays on its grid (first tick + n * period: no drift). When @now
+ * is past several due times, one tick is handled, late by now - (the first
+ * due time missed), and the others count in ticks_missed; the next tick is
+ * the first grid point strictly after @now.
+ */
+bool host_timer_run(struct host_timer *h, uint64_t now)
+{
+	uint64_t late, skipped;
+
+	if (h->watchdog_tsc && now >= h->last_exit &&
+	    now - h->last_exit >= h->watchdog_tsc) {
+		h->watchdog_fired++;
+		h->last_exit = now;
+	}
+
+	if (!h->period_tsc || h->next_tick == TIMER_NO_EVENT || now < h->fire_tick)
+		return false;
+
+	h->last_grid = h->next_tick;
+	late = now - h->next_tick;
+	skipped = late / h->period_tsc;
+	h->ticks++;
+	h->ticks_missed += skipped;
+	h->late_sum += late;
+	if (late > h->late_max)
+		h->late_max = late;
+	/* skipped * period <= late, so this sum is <= now: no overflow. */
+	h->next_tick += skipped * h->period_tsc;
+	h->next_tick = add_sat(h->next_tick, h->period_tsc);
+	h->fire_tick = h->next_tick;
+	h->deferred_this = false;
+	return true;
+}
+
+/*
+ * Issue 14: in direct mode a guest fire that lands while the core is in a
+ * host-tick exit waits for the VM entry (with IF=0 in root mode it stays in
+ * the physical IRR). A tick placed just after the guest's deadline finds
+ * its handler entered and its next deadline a period away. The grid does not
+ * move (next_tick), and the offset never exceeds the slack, so a tick is at
+ * most slack + one exit late and never missed (slack < period).
+ */
+/*
+ * A tick's exit defers past a guest deadline up to two margins ahead (the
+ * tick's own exit can be longer than one margin: Bochs counts ~600
+ * instructions for it); a phase-locked tick is placed a margin before that.
+ */
+#define TICK_DEFER_WINDOW(m)	(2 * (m))
+#define TICK_BEFORE(m)		(3 * (m))
+
+static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			    uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t target;
+
+	target = add_sat(deadline, margin_tsc);
+	if (target >= grid_next && target - grid_next <= slack_tsc)
+		return target - grid_next;
+	/*
+	 * Phase lock: the guest's deadline a tick period on is only a guess,
+	 * and a guest that re-arms from its handler runs a little late of it
+	 * every period. So place the tick before the guessed deadline, out of
+	 * host_timer_defer's window (TICK_DEFER_WINDOW) and a margin more,
+	 * where the grid allows: a guess that is early only widens that gap.
+	 * Just after it otherwise (deadline that close to grid_this).
+	 */
+	if (deadline >= grid_this + TICK_BEFORE(margin_tsc) &&
+	    deadline - TICK_BEFORE(margin_tsc) - grid_this <= slack_tsc)
+		return deadline - TICK_BEFORE(margin_tsc) - grid_this;
+	if (target >= grid_this && target - grid_this <= slack_tsc)
+		return target - grid_this;
+	return 0;
+}
+
+uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			  uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t off;
+
+	if (!slack_tsc || !deadline || grid_next == TIMER_NO_EVENT || grid_next < grid_this)
+		return 0;
+	off = tick_offset(grid_this, grid_next, slack_tsc, deadline, margin_tsc);
+	/* a tick placed at the TSC's end would be no tick at all */
+	return add_sat(grid_next, off) == TIMER_NO_EVENT ? 0 : off;
+}
+
+void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t off;
+
+	if (!h->period_tsc || h->next_tick == TIMER_NO_EVENT)
+		return;
+	off = host_tick_offset(h->last_grid, h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1),
+			       deadline, margin_tsc);
+	h->fire_tick = h->next_tick + off;
+	if (off > h->offset_max)
+		h->offset_max = off;
+}
+
+/*
+ * The placement above guesses from one deadline a tick earlier; a guest
+ * whose period only nearly divides the tick's (rtbench re-arms from its
+ * handler, so each period is a little longer) or is random lands near the
+ * tick anyway. Its deadline, read at the tick's own exit, says so for sure.
+ */
+bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
+		      uint64_t margin_tsc)
+{
+	uint64_t target, limit;
+
+	if (!h->slack_tsc || !h->period_tsc || h->next_tick == TIMER_NO_EVENT ||
+	    h->deferred_this || now < h->fire_tick || deadline <= now ||
+	    deadline - now > TICK_DEFER_WINDOW(margin_tsc))
+		return false;
+	target = add_sat(deadline, margin_tsc);
+	limit = add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1));
+	if (target > limit || target == TIMER_NO_EVENT)
+		return false;
+	h->fire_tick = target;
+	h->deferred_this = true;
+	h->deferred++;
+	if (target - h->next_tick > h->offset_max)
+		h->offset_max = target - h->next_tick;
+	return true;
+}
+
+/* ---- one vCPU's view of its timer ---- */
+
+void vtimer_init(struct vtimer *t, enum timer_mode mode)
+{
+	memset(t, 0, sizeof(*t));
+	t->mode = mode;
+	/*
+	 * The LVT resets masked (SDM 11.5.1). Nothing is in the hardware until
+	 * the first entry, which is an entry after a long stay (vtimer_restore).
+	 */
+	t->lvt = LVT_MASKED;
+	vlapic_init(&t->vlapic);
+}
+
+/*
+ * SDM Vol. 3A 11.5.4.1: a write to the LVT timer register that changes the
+ * timer mode disarms the timer (IA32_TSC_DEADLINE becomes 0). Direct and
+ * inject mode: the physical LVT takes the guest's mode and the LAPIC does it
+ * (t->deadline is 0 while the deadline is in the hardware); emulated and
+ * pv-lazy: here.
+ */
+void vtimer_write_lvt(struct vtimer *t, uint32_t lvt)
+{
+	if ((lvt ^ t->lvt) & LVT_TIMER_MODE)
+		t->deadline = 0;
+	t->lvt = lvt;
+}
+
+/* SDM 11.5.4.1: only in TSC-deadline mode does IA32_TSC_DEADLINE arm anything. */
+static bool vtimer_tsc_deadline_mode(const struct vtimer *t)
+{
+	return (t->lvt & LVT_TIMER_MODE) == LVT_TSC_DEADLINE;
+}
+
+bool vtimer_lvt_masked(const struct vtimer *t)
+{
+	return t->lvt & LVT_MASKED;
+}
+
+uint8_t vtimer_vector(const struct vtimer *t)
+{
+	return (uint8_t)(t->lvt & LVT_VECTOR_MASK);
+}
+
+/*
+ * The guest's deadline expired. As in hardware, an expiry with the LVT
+ * masked is lost (and so is one with an illegal vector, below 16, which the
+ * LAPIC refuses: SDM 11.5.3). In direct mode the vector must reach the
+ * physical APIC, which only vtimer_restore can do: keep it pending.
+ */
+static void vtimer_fire(struct vtimer *t, bool while_out)
+{
+	t->stats.fired++;
+	if (vtimer_lvt_masked(t) || vtimer_vector(t) < 16) {
+		t->stats.dropped_masked++;
+		return;
+	}
+	if (t->mode == TIMER_DIRECT) {
+		t->fired_pending = true;
+		return;
+	}
+	vlapic_raise(&t->vlapic, vtimer_vector(t));
+	t->stats.injected++;
+	if (while_out)
+		t->stats.from_pending++;
+}
+
+/*
+ * Emulated mode, and a deadline saved by vtimer_save. The old deadline, if
+ * already due at @now, expired before this write (the write came after it)
+ * and fires first: a rewrite before expiry replaces it, one after does not
+ * lose it. The window between the WRMSR and @now (the exit's latency) is the
+ * instruction's own execution time to the guest: an old deadline falling in
+ * it may fire or not, as one falling inside a real WRMSR would. A new
+ * deadline at or before @now fires at once (SDM 11.5.4.1: the timer fires
+ * when the TSC is at or past the target); 0 disarms. Outside TSC-deadline
+ * mode the write is ignored (SDM 11.5.4.1), and nothing can be armed then.
+ */
+void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now)
+{
+	if (!vtimer_tsc_deadline_mode(t))
+		return;
+	t->stats.programmed++;
+	vtimer_check(t, now);
+	t->deadline = value;
+	vtimer_check(t, now);
+}
+
+/*
+ * pv-lazy: a deadline the guest published on the page without trapping,
+ * read at an exit (@now). The guest skipped the trap because the exit armed
+ * for the old deadline D1 came no later than the new one; but that exit
+ * comes after D1 (up to the entry path's length: the preemption timer was
+ * loaded after its RDTSC), so the guest may have published after D1
+ * expired. On hardware D1 has then fired; the page does not say when the
+ * guest wrote it, so a D1 already due at @now fires before it is replaced,
+ * as in a trapped write. A D1 postponed in time but read only at or after
+ * it therefore gives an extra interrupt (the guest tells it from its own
+ * deadline by the TSC, as a guest must on hardware for a deadline it moves
+ * just as it expires); dropping it would lose the interrupt of one that
+ * expired first. One read before D1 is replaced and never fires.
+ */
+void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now)
+{
+	if (!vtimer_tsc_deadline_mode(t))
+		return;	/* as a trapped write outside TSC-deadline mode */
+	t->stats.programmed++;
+	vtimer_check(t, now);
+	t->deadline = value;
+	vtimer_check(t, now);
+}
+
+/*
+ * What RDMSR IA32_TSC_DEADLINE returns: 0 once fired, when disarmed, and
+ * always outside TSC-deadline mode (SDM 11.5.4.1).
+ */
+uint64_t vtimer_read_deadline(const struct vtimer *t)
+{
+	return vtimer_tsc_deadline_mode(t) ? t->deadline : 0;
+}
+
+bool vtimer_check(struct vtimer *t, uint64_t now)
+{
+	if (!t->deadline || now < t->deadline)
+		return false;
+	t->deadline = 0;
+	vtimer_fire(t, !timer_mode_software(t->mode));
+	return true;
+}
+
+/*
+ * Inject mode (and emulated mode, for a fire left in the physical IRR by
+ * inject mode before a switch): the hypervisor's vector arrived, meaning the
+ * guest's hardware deadline expired. The guest's LVT is judged now. LVT
+ * writes trap, so the only one that can fall between the expiry and this
+ * exit is one whose exit was being handled when the timer fired: to the guest
+ * that WRMSR was still executing, and either value is right. Taken while
+ * out (after vtimer_save, by a caller that lets its own vector in), it is the
+ * fire the save found on its way: nothing is left to re-fire or wait for. In
+ * direct mode the physical APIC has delivered it already.
+ */
+void vtimer_hw_fired(struct vtimer *t)
+{
+	if (t->mode == TIMER_DIRECT)
+		return;
+	if (!t->in_hw) {
+		t->hw_firing = false;
+		t->hw_refire = false;
+	}
+	vtimer_fire(t, false);
+}
+
+uint64_t vtimer_next(const struct vtimer *t)
+{
+	return t->deadline ? t->deadline : TIMER_NO_EVENT;
+}
+
+/*
+ * DESIGN.md, "Leaving the guest for a long stay": before <= RDMSR (D) <=
+ * WRMSR 0 <= now, then the physical IRR was read for the timer's vector
+ * (@vec_in_irr). SDM Vol. 3A 11.5.4.1: the CPU clears IA32_TSC_DEADLINE
+ * when the timer fires, and writing 0 disarms it, cancelling a fire that has
+ * not happened yet; with IF=0 in root mode a fire that did happen waits in
+ * the IRR. Bochs never clears the MSR (EMULATORS.md): there a non-zero D at
+ * or below the TSC may have fired long ago. So:
+ *  - D > now: the TSC had not reached D at the disarm: never fired; saved.
+ *  - the vector is in the IRR: the fire is there (or coalesces with one
+ *    already there, which the guest has not taken: on hardware it would
+ *    coalesce too). Direct mode: the physical APIC delivers it after the
+ *    entry. Inject mode: the caller takes it in a short STI window and calls
+ *    vtimer_hw_fired, or the next entry exits for it. Never re-armed;
+ *    hw_firing holds mode switches off (the vector is in the physical APIC,
+ *    where the new mode would not look) until then.
+ *  - otherwise D <= now with nothing in the IRR: it did not fire before the
+ *    WRMSR of 0, which cancelled it, unless it fired long before and was
+ *    handled. On a CPU that clears the MSR on fire (@clears_on_fire) a
+ *    non-zero D proves the former; in Bochs D > before does (the guest has
+ *    not run since @before, so a fire after it would be in the IRR).
+ *    Cancelled: vtimer_restore fires it again (hw_refire); hw_firing
+ *    because a fire already decided inside the APIC may still land in the
+ *    IRR, where the second fire coalesces with it. Bochs with D <= before:
+ *    it fired while the guest ran and was taken: nothing to do.
+ * "D <= before means fired, never re-armed" loses the fire the WRMSR of 0
+ * cancelled on hardware (tests/unit/timer_sim.c models that CPU).
+ * Called twice (no entry between), the second call would read the 0 the
+ * first one wrote: it changes nothing.
+ */
+void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now,
+		 bool vec_in_irr, bool clears_on_fire)
+{
+	if (timer_mode_software(t->mode) || !t->in_hw)
+		return;
+	t->in_hw = false;
+	t->deadline = 0;
+	if (msr_value > now) {
+		t->deadline = msr_value;
+		t->stats.programmed++;
+	}
+	if (vec_in_irr) {
+		t->hw_firing = true;
+		return;
+	}
+	if (!msr_value || msr_value > now)
+		return;
+	if (clears_on_fire || msr_value > before) {
+		t->hw_firing = true;
+		t->hw_refire = true;
+	}
+}
+
+/*
+ * DESIGN.md, "Entering the guest". A deadline that expired while out in
+ * direct mode (fired_pending), or one the save could not tell (hw_refire),
+ * comes back as 1: any target at or below the TSC fires at once, through the
+ * LVT the caller wrote first. Neither coexists with a saved deadline: each
+ * comes from the one deadline the save found, and the guest has not run
+ * since to write another. Returns 0 (write nothing) in emulated mode or when
+ * the deadline is already in the hardware.
+ */
+uint64_t vtimer_restore(struct vtimer *t)
+{
+	uint64_t value;
+
+	if (timer_mode_software(t->mode) || t->in_hw)
+		return 0;
+	t->in_hw = true;
+	t->hw_firing = false;
+	value = t->deadline;
+	t->deadline = 0;
+	if (t->fired_pending || t->hw_refire) {
+		if (t->fired_pending)
+			t->stats.from_pending++;
+		t->fired_pending = false;
+		t->hw_refire = false;
+		value = 1;
+	}
+	return value;
+}
+
+/*
+ * Refused (false, nothing changed) while a virtual interrupt is in service
+ * (DESIGN.md); while the deadline is still in the hardware (vtimer_save
+ * first); while the last save found it fired or firing (hw_firing: its
+ * vector, the guest's or the hypervisor's, is on its way through the
+ * physical APIC, where the new mode would not look for it; after the next
+ * entry it has arrived); and into direct mode while the vlapic holds a
+ * pending vector (only the physical APIC could deliver it there, and it
+ * cannot be moved into it). The caller's part: leaving direct mode, the
+ * physical APIC holds none of the guest's vectors in its ISR or IRR (a guest
+ * that never EOIs keeps its mode); entering it, the hypervisor's vector is not
+ * pending in the physical IRR (root mode takes no interrupt: wait for the
+ * external-interrupt exit); and it moves the guest's TPR between the physical
+ * APIC and the vlapic.
+ */
+bool vtimer_switch_mode(struct vtimer *t, enum timer_mode mode, uint64_t now)
+{
+	if (mode == t->mode)
+		return true;
+	if ((unsigned int)mode >= TIMER_MODE_COUNT)
+		return false;
+	if (vlapic_in_service(&t->vlapic) || t->in_hw || t->hw_firing)
+		return false;
+	if (mode == TIMER_DIRECT && vlapic_highest_irr(&t->vlapic) >= 0)
+		return false;
+	if (t->fired_pending) {
+		/* Judged (unmasked) when it fired; the guest has not run since. */
+		t->fired_pending = false;
+		vlapic_raise(&t->vlapic, vtimer_vector(t));
+		t->stats.injected++;
+		t->stats.from_pending++;
+	}
+	t->mode = mode;
+	t->stats.mode_switches++;
+	vtimer_check(t, now);
+	return true;
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The per-core timer state machine (DESIGN.md, "Per-core timer state
+ * machine"). Pure C: no hardware access. The VMX side (hv/exit.c,
+ * hv/partition.c) feeds it what happened and does what it returns; the unit
+ * tests drive it with a simulated CPU and check it against a simpler
+ * reference model.
+ *
+ * Time is the TSC (the guest's TSC is the host's: offset 0).
+ */
+#ifndef TEMPO_HV_TIMER_H
+#define TEMPO_HV_TIMER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hv/core/timer_modes.h"
+#include "hv/core/vlapic.h"
+
+#define TIMER_NO_EVENT	UINT64_MAX
+
+/* emulated and pv-lazy keep the guest's deadline in software (trapped writes) */
+static inline bool timer_mode_software(enum timer_mode m)
+{
+	return timer_mode(m)->soft_deadline;
+}
+
+/* ---- the VMX-preemption timer (SDM Vol. 3C 26.5.1) ---- */
+
+/*
+ * The value to load so the timer expires no earlier than @due: it counts
+ * down by 1 every 2^@rate TSC ticks (rate = IA32_VMX_MISC[4:0], 0..31), so
+ * value = ceil((due - now - 1) / 2^rate) + 1, clamped to 32 bits; 0 when due
+ * is at or before now (exit at once). A clamped or rounded value may still
+ * expire before @due: exit 52 compares the TSC with what is due.
+ */
+uint32_t ptimer_value(uint64_t now, uint64_t due, uint32_t rate);
+
+/* ---- host events on one core ---- */
+
+struct host_timer {
+	uint64_t period_tsc;	/* tick period; 0 = tickless */
+	uint64_t next_tick;	/* absolute TSC of the next tick, TIMER_NO_EVENT if none */
+	/*
+	 * How far past its grid time a tick may be placed (host_timer_place);
+	 * 0 = always on the grid. Less than period_tsc.
+	 */
+	uint64_t slack_tsc;
+	uint64_t fire_tick;	/* when to exit for next_tick: next_tick + the placed offset */
+	uint64_t last_grid;	/* the grid time of the tick handled last */
+	uint64_t watchdog_tsc;	/* the watchdog's allowance; 0 = off */
+	uint64_t last_exit;	/* TSC of the vCPU's last exit (the watchdog's reference) */
+	/* stats */
+	uint64_t ticks;		/* ticks handled */
+	uint64_t ticks_missed;	/* periods skipped because the core was late by more */
+	uint64_t late_max;	/* worst (handled - due) in TSC ticks */
+	uint64_t late_sum;
+	uint64_t watchdog_fired;
+	uint64_t offset_max;	/* largest offset host_timer_place chose */
+	uint64_t deferred;	/* ticks host_timer_defer moved at their own exit */
+	bool deferred_this;	/* the tick at next_tick was deferred once already */
+};
+
+void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
+		     uint64_t watchdog_tsc);
+/*
+ * The next host event as an absolute TSC (the tick's placed time or the
+ * watchdog), or TIMER_NO_EVENT.
+ */
+uint64_t host_timer_next(const struct host_timer *h);
+/*
+ * Handle whatever is due at @now: account the tick (lateness = now - its
+ * grid time, so a placed offset counts as lateness), move next_tick forward
+ * by whole periods past @now (counting missed ones) and place the next tick
+ * on the grid (fire_tick = next_tick) until host_timer_place or
+ * host_timer_defer moves it. A tick is due from its placed time (fire_tick)
+ * on, which is at most slack past its grid time.
+ * Returns true if a tick was due. Call it before recording the exit at hand
+ * in last_exit, or the watchdog is never due; a watchdog fire re-arms it from
+ * @now.
+ */
+bool host_timer_run(struct host_timer *h, uint64_t now);
+
+/*
+ * Guest deadline to tick placement margin: the guest's interrupt has been
+ * delivered and its handler entered (and has re-armed) by deadline + margin.
+ */
+#define HOST_TICK_MARGIN_NS	10000
+
+/*
+ * The offset past @grid_next to place the next tick at, so that it does not
+ * land just as the guest's timer fires (a fire during the tick's exit waits
+ * for the VM entry). @deadline: the guest's armed TSC deadline read at the
+ * tick handled at @grid_this (0: none; it may be in the past); @margin_tsc:
+ * HOST_TICK_MARGIN_NS in TSC ticks. Returns 0 .. @slack_tsc:
+ *  - deadline + margin within [grid_next, grid_next + slack]: the tick
+ *    comes just after that deadline, when the guest's next one is a period
+ *    of its own away;
+ *  - else, phase lock: a guest whose period divides the tick period has a
+ *    deadline at deadline + n * its period = deadline + (grid_next -
+ *    grid_this): place the tick three margins before it (out of the
+ *    deferral window, below), or, if that is before the grid, just after it
+ *    (deadline + margin - grid_this), if within the slack;
+ *  - else 0 (on the grid).
+ * Pure; tests/unit/test_timer.c.
+ */
+uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			  uint64_t deadline, uint64_t margin_tsc);
+
+/*
+ * After host_timer_run handled a tick: place the next one by
+ * host_tick_offset for the guest's armed @deadline (direct and inject mode,
+ * where the MSR is the guest's). Only the tick moves; the watchdog and window
+ * ends keep their times.
+ */
+void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc);
+
+/*
+ * At the exit for a due tick (@now >= fire_tick), before host_timer_run:
+ * when the guest's armed @deadline is about to fire (now < deadline <=
+ * now + 2 * margin, so it would fire during the tick's exit) and deadline +
+ * margin is still within the slack of the grid time, move this tick to
+ * deadline + margin and return true: the caller re-enters at once (a short
+ * exit) and the guest takes its interrupt in non-root mode. At most once per
+ * tick, so a tick costs at most one extra exit.
+ */
+bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
+		      uint64_t margin_tsc);
+
+/* ---- one vCPU's view of its timer ---- */
+
+struct vtimer_stats {
+	uint64_t programmed;	/* deadline writes seen (trapped or saved) */
+	uint64_t fired;		/* deadlines that expired */
+	uint64_t injected;	/* delivered through the virtual LAPIC */
+	uint64_t from_pending;	/* delivered on entry after expiring while out */
+	uint64_t dropped_masked;	/* expired while the LVT was masked */
+	uint64_t mode_switches;
+};
+
+struct vtimer {
+	enum timer_mode mode;
+	/*
+	 * The guest's deadline while it is NOT in the hardware: in emulated
+	 * mode always; in direct/inject mode only while the vCPU is out for a
+	 * long stay (saved by vtimer_save). 0 = not armed.
+	 */
+	uint64_t deadline;
+	bool in_hw;		/* direct/inject: the deadline lives in IA32_TSC_DEADLINE */
+	uint32_t lvt;		/* the guest's LVT timer register as it wrote it */
+	bool fired_pending;	/* expired, its interrupt not yet raised in the (v)LAPIC */
+	/*
+	 * Set by vtimer_save: hw_firing, a fire is (or may be) in the physical
+	 * APIC, so no mode switch until vtimer_restore (or, inject mode,
+	 * vtimer_hw_fired). hw_refire: the WRMSR of 0 cancelled a deadline that
+	 * was due: restore fires it again (coalescing in the physical IRR with
+	 * a fire that would still land).
+	 */
+	bool hw_firing;
+	bool hw_refire;
+	struct vlapic vlapic;	/* inject and emulated modes */
+	struct vtimer_stats stats;
+};
+
+void vtimer_init(struct vtimer *t, enum timer_mode mode);
+
+/*
+ * LVT timer write (always trapped; the caller filters it first). Emulated
+ * mode: call vtimer_check first, so a deadline that expired before the write
+ * is judged by the LVT it expired under.
+ */
+void vtimer_write_lvt(struct vtimer *t, uint32_t lvt);
+bool vtimer_lvt_masked(const struct vtimer *t);
+uint8_t vtimer_vector(const struct vtimer *t);
+
+/* Emulated mode: the trapped WRMSR to IA32_TSC_DEADLINE and its RDMSR. */
+void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now);
+uint64_t vtimer_read_deadline(const struct vtimer *t);
+/*
+ * pv-lazy: a deadline taken from the shared page at @now. The old one fires
+ * first if already due (the guest may have published it after the old one
+ * expired); one not yet due is replaced unfired.
+ */
+void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now);
+
+/*
+ * Emulated mode (and saved deadlines of the other modes): when the software
+ * deadline is due (deadline != 0 && now >= deadline) it fires: the deadline
+ * becomes 0 and the interrupt is raised in the virtual LAPIC (or counted as
+ * dropped when the LVT is masked). Returns true if it fired. Never early.
+ */
+bool vtimer_check(struct vtimer *t, uint64_t now);
+
+/*
+ * Inject mode: the hypervisor's vector arrived (external-interrupt exit), so
+ * the guest's hardware deadline expired: raise the guest's vector in the
+ * vlapic, or count it dropped if its LVT is masked. Also in emulated mode,
+ * for a fire inject mode left in the physical IRR before a switch. Called
+ * while out (after vtimer_save), it clears hw_firing and hw_refire: that
+ * fire has arrived. Ignored in direct mode (the physical LAPIC delivers the
+ * guest's vector itself).
+ */
+void vtimer_hw_fired(struct vtimer *t);
+
+/* The software deadline to arm the preemption timer for, or TIMER_NO_EVENT. */
+uint64_t vtimer_next(const struct vtimer *t);
+
+/*
+ * Direct/inject mode, leaving the guest for a long stay (DESIGN.md): the
+ * caller read @before from the TSC, then @msr_value from IA32_TSC_DEADLINE,
+ * then wrote 0, then read @now, then the physical IRR bit of the timer's
+ * vector (the guest's in direct mode, the hypervisor's in inject mode) into
+ * @vec_in_irr (IF=0 throughout). @clears_on_fire: the CPU clears the MSR
+ * when the timer fires (hardware, SDM Vol. 3A 11.5.4.1; Bochs does not).
+ * A deadline that had not fired is saved (value > now) or fired again on
+ * entry (hw_refire: the WRMSR of 0 cancelled it); one whose fire is in the
+ * IRR is left there (hw_firing until the next entry or vtimer_hw_fired).
+ */
+void vtimer_save(struct vtimer *t, uint64_t msr_value, uint64_t before, uint64_t now,
+		 bool vec_in_irr, bool clears_on_fire);
+
+/*
+ * Direct/inject mode, entering the guest after a long stay: the value to
+ * write to IA32_TSC_DEADLINE after the LVT (0 = leave disarmed). A saved
+ * deadline already in the past is written anyway: it fires at once. In direct
+ * mode, one that vtimer_check fired while out (fired_pending) comes back as
+ * 1, which fires at once through the guest's LVT; so does one that
+ * vtimer_save could not tell fired or not (hw_refire), in both modes.
+ */
+uint64_t vtimer_restore(struct vtimer *t);
+
+/*
+ * Switch modes (only when no interrupt is in service: returns false and
+ * changes nothing otherwise; also refused while in_hw or hw_firing, and into
+ * direct mode while the vlapic holds a pending vector). The caller has saved
+ * a hardware deadline with vtimer_save first; the deadline carries over.
+ * Leaving direct mode the caller guarantees the physical APIC holds none of
+ * the guest's vectors (ISR or IRR); entering it, that the hypervisor's vector
+ * is not pending in the physical IRR (no maskable interrupt is taken in root
+ * mode: wait for the next exit). The caller moves the guest's TPR between the
+ * physical APIC and the vlapic.
+ */
+bool vtimer_switch_mode(struct vtimer *t, enum timer_mode mode, uint64_t now);
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The few C library functions the hypervisor uses. Freestanding builds get
+ * them from hv/lib/lib.c; host builds (unit tests, fuzzers) from the C library,
+ * so the same parser source compiles in both.
+ */
+#ifndef TEMPO_HV_LIB_H
+#define TEMPO_HV_LIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef TEMPO_HOST
+#include <string.h>
+#else
+void *memcpy(void *dst, const void *src, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+size_t strlen(const char *s);
+size_t strnlen(const char *s, size_t max);
+int strcmp(const char *a, const char *b);
+int strncmp(const char *a, const char *b, size_t n);
+char *strchr(const char *s, int c);
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ALIGN_UP(x, a) (((x) + ((a) - 1)) & ~((__typeof__(x))(a) - 1))
+
+/*
+ * Little-endian loads from outside input at any alignment (memcpy, so no
+ * misaligned pointer is ever dereferenced: UBSan checks that in the tests).
+ */
+static inline uint16_t rd16(const void *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint32_t rd32(const void *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static inline uint64_t rd64(const void *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/* The matching little-endian stores, for tables built in guest memory. */
+static inline void st16(void *p, uint16_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void st32(void *p, uint32_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+static inline void st64(void *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+}
+
+/* Copy a string into a fixed buffer, always NUL-terminating it. */
+void str_copy(char *dst, size_t dst_size, const char *src, size_t src_max);
+
+#endif
