@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [unit|fuzz|emu|attack|guestfuzz|linux|grub|tools] [NAME_FILTER]
+#   tests/run_tests.sh [layering|unit|fuzz|emu|attack|guestfuzz|linux|grub|tools] [NAME_FILTER]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -49,6 +49,37 @@ run_emu_tests() {
 		fi
 	done
 }
+
+if [ "$what" = all ] || [ "$what" = layering ]; then
+	# docs/architecture.md's include rules on the tree, the check itself on
+	# a tree that breaks them, and the core built freestanding on its own.
+	echo "== layering (tests/layering/check.sh)"
+	if out=$(tests/layering/check.sh 2>&1); then
+		pass "layering ($(echo "$out" | tail -n 1))"
+	else
+		fail layering "$(echo "$out" | tail -n 6 | tr '\n' ' ')"
+	fi
+	bad_tree=$(mktemp -d "${TMPDIR:-/tmp}/tempo-layers.XXXXXX")
+	mkdir -p "$bad_tree/hv/core" "$bad_tree/arch/x86"
+	printf '#include "arch/x86/apic.h"\n' > "$bad_tree/hv/core/policy.c"
+	printf '#include "hv/partition.h"\n' > "$bad_tree/arch/x86/apic.h"
+	printf '\n' > "$bad_tree/hv/partition.h"
+	out=$(tests/layering/check.sh "$bad_tree" 2>&1)
+	if [ $? -ne 0 ] && echo "$out" | grep 'file=hv/core/policy.c include=arch/x86/apic.h' > /dev/null &&
+		echo "$out" | grep 'file=arch/x86/apic.h include=hv/partition.h' > /dev/null; then
+		pass layering_check_fails_on_a_broken_tree
+	else
+		fail layering_check_fails_on_a_broken_tree "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+	rm -rf "$bad_tree"
+	if make -s -C tests/unit core-freestanding BUILD="$(readlink -f "$BUILD")" \
+		> "$logdir/core-freestanding.log" 2>&1; then
+		pass "core_freestanding ($(tail -n 1 "$logdir/core-freestanding.log"))"
+	else
+		fail core_freestanding "see $logdir/core-freestanding.log"
+		tail -n 10 "$logdir/core-freestanding.log"
+	fi
+fi
 
 if [ "$what" = all ] || [ "$what" = unit ]; then
 	echo "== host unit tests (cmocka, ASan+UBSan)"
