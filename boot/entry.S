@@ -55,11 +55,7 @@ _start:
 
 	/* Zero .bss (the stacks live there); GRUB zeroes it too, other
 	 * loaders may not. */
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
-	sub	%edi, %ecx
-	xor	%eax, %eax
-	rep stosb
+	CLEAR_BSS
 
 	mov	$(boot_stack + BOOT_STACK_SIZE), %esp
 
@@ -119,11 +115,7 @@ _start_efi64:
 	mov	%rdx, %r14
 
 	/* The loader zeroed our image, but this entry must not depend on it. */
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
-	sub	%edi, %ecx
-	xor	%eax, %eax
-	rep stosb
+	CLEAR_BSS
 	mov	$(boot_stack + BOOT_STACK_SIZE), %esp
 
 	lgdt	boot_gdt_ptr(%rip)

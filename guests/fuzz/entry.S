@@ -33,11 +33,7 @@ _start:
 
 	/* .bss (the page tables and the stack are in it) */
 	mov	%edi, %ebp
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
-	sub	%edi, %ecx
-	xor	%eax, %eax
-	rep stosb
+	CLEAR_BSS
 	mov	%ebp, %edi
 
 	/* Two identical PML4s (fz_pml4_a/b, for CR3 switches) -> one PDPT -> one

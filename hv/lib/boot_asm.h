@@ -3,6 +3,7 @@
  * Assembler macros for a 32-bit multiboot entry, shared by the hypervisor's
  * (boot/entry.S) and the guests' (guests/common/mbheader.S, guests/fuzz/entry.S):
  * - MB2_HEADER section: a multiboot2 header with no tag but the end tag;
+ * - CLEAR_BSS: zero __bss_start..__bss_end;
  * - ENTER_LONG_MODE: the switch from 32-bit protected mode to long mode.
  * Here in the library layer because it is the one layer both boot/ and
  * guests/ may include (tests/layering/check.sh); definitions only, nothing is
@@ -44,6 +45,18 @@
 	.long	8
 2:
 	.popsection
+.endm
+
+/*
+ * Zeroes __bss_start..__bss_end (linker script symbols below 4 GiB), in
+ * 32-bit or 64-bit code, with flat ES. Clobbers EAX, ECX and EDI.
+ */
+.macro CLEAR_BSS
+	mov	$__bss_start, %edi
+	mov	$__bss_end, %ecx
+	sub	%edi, %ecx
+	xor	%eax, %eax
+	rep stosb
 .endm
 
 /*
