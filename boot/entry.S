@@ -14,23 +14,25 @@
  * build them and the APs use them too.
  */
 #include "arch/x86/boot_layout.h"
+#include "hv/lib/boot_asm.h"
 
-#define MB2_HEADER_MAGIC	0xe85250d6
-#define MB2_ARCH_I386		0
+/* What CR0 gets besides PG on the way to long mode, on the BSP and the APs. */
+#define BOOT_CR0_SET	(X86_CR0_WP|X86_CR0_NE|X86_CR0_PE)
+
+/* The flat data segments of the boot GDT; FS and GS null. */
+.macro LOAD_BOOT_DATA_SEGMENTS
+	mov	$0x10, %ax
+	mov	%ax, %ds
+	mov	%ax, %es
+	mov	%ax, %ss
+	xor	%ax, %ax
+	mov	%ax, %fs
+	mov	%ax, %gs
+.endm
+
+	MB2_HEADER .multiboot2
 
 	.section .multiboot2, "a"
-	.balign 8
-mb2_header:
-	.long MB2_HEADER_MAGIC
-	.long MB2_ARCH_I386
-	.long mb2_header_end - mb2_header
-	.long -(MB2_HEADER_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
-	/* end tag */
-	.word 0
-	.word 0
-	.long 8
-mb2_header_end:
-
 	/*
 	 * The EFI entry header: the loader looks for the magic 8-byte aligned in
 	 * the first 32 KiB of the file (as GRUB looks for the multiboot2 header)
@@ -53,11 +55,7 @@ _start:
 
 	/* Zero .bss (the stacks live there); GRUB zeroes it too, other
 	 * loaders may not. */
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
-	sub	%edi, %ecx
-	xor	%eax, %eax
-	rep stosb
+	CLEAR_BSS
 
 	mov	$(boot_stack + BOOT_STACK_SIZE), %esp
 
@@ -71,21 +69,8 @@ _start:
 	bt	$29, %edx
 	jnc	no_long_mode
 
-	mov	%cr4, %eax
-	or	$(1 << 5), %eax		/* PAE */
-	mov	%eax, %cr4
-	mov	$boot_pml4, %eax
-	mov	%eax, %cr3
-	mov	$0xc0000080, %ecx	/* IA32_EFER */
-	rdmsr
-	or	$(1 << 8), %eax		/* LME */
-	wrmsr
-	mov	%cr0, %eax
-	or	$((1 << 31) | (1 << 16) | (1 << 5) | 1), %eax	/* PG, WP, NE, PE */
-	mov	%eax, %cr0
-
 	lgdt	boot_gdt_ptr
-	ljmp	$0x08, $long_mode_entry
+	ENTER_LONG_MODE boot_pml4, 0x08, long_mode_entry, BOOT_CR0_SET
 
 no_long_mode:
 	mov	$msg_no_lm, %ebx
@@ -103,13 +88,7 @@ no_long_mode:
 
 	.code64
 long_mode_entry:
-	mov	$0x10, %ax
-	mov	%ax, %ds
-	mov	%ax, %es
-	mov	%ax, %ss
-	xor	%ax, %ax
-	mov	%ax, %fs
-	mov	%ax, %gs
+	LOAD_BOOT_DATA_SEGMENTS
 	mov	$(boot_stack + BOOT_STACK_SIZE), %rsp
 	mov	%esi, %edi		/* arg 1: magic */
 	mov	%ebp, %esi		/* arg 2: info physical address (zero-extended) */
@@ -136,11 +115,7 @@ _start_efi64:
 	mov	%rdx, %r14
 
 	/* The loader zeroed our image, but this entry must not depend on it. */
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
-	sub	%edi, %ecx
-	xor	%eax, %eax
-	rep stosb
+	CLEAR_BSS
 	mov	$(boot_stack + BOOT_STACK_SIZE), %esp
 
 	lgdt	boot_gdt_ptr(%rip)
@@ -148,13 +123,7 @@ _start_efi64:
 	lea	1f(%rip), %rax
 	pushq	%rax
 	lretq
-1:	mov	$0x10, %ax
-	mov	%ax, %ds
-	mov	%ax, %es
-	mov	%ax, %ss
-	xor	%ax, %ax
-	mov	%ax, %fs
-	mov	%ax, %gs
+1:	LOAD_BOOT_DATA_SEGMENTS
 	/* A null selector need not clear the bases in 64-bit mode. */
 	xor	%eax, %eax
 	xor	%edx, %edx
@@ -204,29 +173,11 @@ ap_entry32:
 	mov	%ax, %ds
 	mov	%ax, %es
 	mov	%ax, %ss
-	mov	%cr4, %eax
-	or	$(1 << 5), %eax		/* PAE */
-	mov	%eax, %cr4
-	mov	$boot_pml4, %eax
-	mov	%eax, %cr3
-	mov	$0xc0000080, %ecx	/* IA32_EFER */
-	rdmsr
-	or	$(1 << 8), %eax		/* LME */
-	wrmsr
-	mov	%cr0, %eax
-	or	$((1 << 31) | (1 << 16) | (1 << 5) | 1), %eax	/* PG, WP, NE, PE */
-	mov	%eax, %cr0
-	ljmp	$0x08, $ap_long_entry
+	ENTER_LONG_MODE boot_pml4, 0x08, ap_long_entry, BOOT_CR0_SET
 
 	.code64
 ap_long_entry:
-	mov	$0x10, %ax
-	mov	%ax, %ds
-	mov	%ax, %es
-	mov	%ax, %ss
-	xor	%ax, %ax
-	mov	%ax, %fs
-	mov	%ax, %gs
+	LOAD_BOOT_DATA_SEGMENTS
 	movq	ap_boot_stack(%rip), %rsp
 	movl	ap_boot_index(%rip), %edi
 	xor	%ebp, %ebp

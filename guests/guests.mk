@@ -22,12 +22,18 @@ GUEST_ASFLAGS	:= -m32 -I. -MMD -MP
 GUEST_LDFLAGS	:= -m elf_i386 -nostdlib -n -z max-page-size=0x1000 -z noexecstack \
 		   --no-warn-rwx-segments -no-pie -T guests/common/guest.ld
 
+# The hypervisor's library layer (hv/lib: the formatter and the string
+# functions), compiled again for each guest target into its own folder: one
+# source, no guest copy.
+GUEST_HV_LIB_C	:= hv/lib/fmt.c hv/lib/lib.c
+GUEST_HV_LIB_OBJS := $(patsubst hv/lib/%.c,$(GUEST_OBJ)/hv-lib/%.o,$(GUEST_HV_LIB_C))
+
 GUEST_COMMON_C	:= guests/common/acpi.c guests/common/bootinfo.c guests/common/console.c \
-		   guests/common/exc.c guests/common/fmt.c guests/common/lib.c \
-		   guests/common/smp.c guests/common/tempo.c
+		   guests/common/exc.c guests/common/smp.c guests/common/tempo.c
 GUEST_COMMON_S	:= guests/common/entry.S
 GUEST_COMMON_OBJS := $(patsubst guests/%.c,$(GUEST_OBJ)/%.o,$(GUEST_COMMON_C)) \
-		   $(patsubst guests/%.S,$(GUEST_OBJ)/%.o,$(GUEST_COMMON_S))
+		   $(patsubst guests/%.S,$(GUEST_OBJ)/%.o,$(GUEST_COMMON_S)) \
+		   $(GUEST_HV_LIB_OBJS)
 # One multiboot header object per flavour; everything else is shared.
 GUEST_MB1_HDR	:= $(GUEST_OBJ)/common/mbheader-mb1.o
 GUEST_MB2_HDR	:= $(GUEST_OBJ)/common/mbheader-mb2.o
@@ -49,7 +55,7 @@ GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2) $(HOSTILE_MB2)
 
 # fuzz: the guest-side fuzzer, 64-bit (a 32-bit multiboot2 entry stub that
 # switches to long mode), built with the hypervisor's freestanding flags
-# (guests/README.md, tests/guestfuzz/run.sh). fmt.c and lib.c are shared.
+# (guests/README.md, tests/guestfuzz/run.sh), with hv/lib compiled 64-bit.
 FUZZ_GUEST_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -fno-stack-protector \
 		   -fno-pic -fno-pie -fno-asynchronous-unwind-tables -m64 -mno-red-zone \
 		   -mgeneral-regs-only -mno-sse -mno-mmx -mno-80387 -mcmodel=small \
@@ -57,7 +63,7 @@ FUZZ_GUEST_CFLAGS := -std=gnu11 -O2 -g -ffreestanding -fno-builtin -fno-stack-pr
 		   -Wall -Wextra -Werror -I. -MMD -MP
 FUZZ_GUEST_OBJ	:= $(GUEST_OBJ)/fuzz64
 FUZZ_GUEST_OBJS	:= $(FUZZ_GUEST_OBJ)/entry.o $(FUZZ_GUEST_OBJ)/main.o \
-		   $(FUZZ_GUEST_OBJ)/fmt.o $(FUZZ_GUEST_OBJ)/lib.o
+		   $(patsubst hv/lib/%.c,$(FUZZ_GUEST_OBJ)/hv-lib/%.o,$(GUEST_HV_LIB_C))
 FUZZ_MB2	:= $(BUILD)/guests/fuzz-mb2.elf
 
 .PHONY: guests
@@ -72,7 +78,7 @@ $(FUZZ_GUEST_OBJ)/main.o: guests/fuzz/main.c
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(FUZZ_GUEST_CFLAGS) -c $< -o $@
 
-$(FUZZ_GUEST_OBJ)/%.o: guests/common/%.c
+$(FUZZ_GUEST_OBJ)/hv-lib/%.o: hv/lib/%.c
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(FUZZ_GUEST_CFLAGS) -c $< -o $@
 
@@ -86,6 +92,10 @@ $(FUZZ_MB2): $(FUZZ_GUEST_OBJS) guests/fuzz/fuzz.ld
 guest-fuzz-elf: $(FUZZ_MB2)
 
 $(GUEST_OBJ)/%.o: guests/%.c
+	@mkdir -p $(dir $@)
+	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
+
+$(GUEST_OBJ)/hv-lib/%.o: hv/lib/%.c
 	@mkdir -p $(dir $@)
 	$(GUEST_CC) $(GUEST_CFLAGS) -c $< -o $@
 
@@ -146,7 +156,7 @@ $(RTBENCH_ISO): $(RTBENCH_MB2) boot/mkiso.sh
 # Host unit tests of the guests' parsers (cmocka, ASan+UBSan).
 GUEST_UNIT	:= $(BUILD)/guests/unit/test_guest_parsers
 GUEST_UNIT_SRCS	:= guests/common/test/test_guest_parsers.c guests/common/acpi.c \
-		   guests/common/bootinfo.c guests/common/fmt.c
+		   guests/common/bootinfo.c hv/lib/fmt.c
 GUEST_SAN	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # Host unit tests of rtbench's exact latency statistics.
@@ -158,12 +168,13 @@ guests-unit: $(GUEST_UNIT) $(RTBENCH_UNIT)
 	$(GUEST_UNIT)
 	$(RTBENCH_UNIT)
 
-$(GUEST_UNIT): $(GUEST_UNIT_SRCS) $(wildcard guests/common/*.h)
+# -DTEMPO_HOST: hv/lib/lib.h then takes the string functions from the C library.
+$(GUEST_UNIT): $(GUEST_UNIT_SRCS) $(wildcard guests/common/*.h) $(wildcard hv/lib/*.h)
 	@mkdir -p $(dir $@)
-	gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -DGUEST_HOST_TEST -I. $(GUEST_SAN) \
+	gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -DGUEST_HOST_TEST -DTEMPO_HOST -I. $(GUEST_SAN) \
 		$(GUEST_UNIT_SRCS) -o $@ -lcmocka
 
-$(RTBENCH_UNIT): $(RTBENCH_UNIT_SRCS) guests/rtbench/latstat.h guests/common/div64.h
+$(RTBENCH_UNIT): $(RTBENCH_UNIT_SRCS) guests/rtbench/latstat.h hv/lib/div64.h
 	@mkdir -p $(dir $@)
 	gcc -std=gnu11 -g -O1 -Wall -Wextra -Werror -DGUEST_HOST_TEST -I. $(GUEST_SAN) \
 		$(RTBENCH_UNIT_SRCS) -o $@ -lcmocka

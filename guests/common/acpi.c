@@ -7,8 +7,8 @@
  */
 #include "guests/common/acpi.h"
 
-#include "guests/common/lib.h"
 #include "guests/common/x86.h"
+#include "hv/lib/lib.h"
 
 #define RSDP_V1_LEN		20
 #define RSDP_V2_LEN		36

@@ -8,8 +8,8 @@
  */
 #include "guests/common/bootinfo.h"
 
-#include "guests/common/lib.h"
 #include "guests/common/x86.h"
+#include "hv/lib/lib.h"
 
 enum {
 	MB2_TAG_END = 0,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "guests/common/console.h"
 
-#include "guests/common/fmt.h"
 #include "guests/common/x86.h"
+#include "hv/lib/fmt.h"
 
 #define DEBUGCON_PORT	0xe9
 #define UART_PORT	0x3f8
@@ -110,7 +110,7 @@ void con_printf(const char *fmt, ...)
 	size_t n;
 
 	va_start(ap, fmt);
-	n = fmt_vsnprintf(line, sizeof(line), fmt, ap);
+	n = fmt_vscnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	/* A cut line still ends its line, so the next one starts clean. */
 	if (n == sizeof(line) - 1)

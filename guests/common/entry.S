@@ -6,6 +6,7 @@
  * Also here: the exception stubs and the AP trampoline.
  */
 #include "guests/common/layout.h"
+#include "hv/lib/boot_asm.h"
 
 #define EXC_WITH_ERROR_CODE	((1 << 8) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13) | \
 				 (1 << 14) | (1 << 17) | (1 << 21) | (1 << 29) | (1 << 30))
@@ -29,11 +30,7 @@ _start:
 	mov	%ebx, %ebp
 
 	/* GRUB zeroes .bss; a loader that does not must not break us. */
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
-	sub	%edi, %ecx
-	xor	%eax, %eax
-	rep stosb
+	CLEAR_BSS
 
 	push	%ebp			/* arg 2: info */
 	push	%esi			/* arg 1: magic */

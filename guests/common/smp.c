@@ -2,8 +2,8 @@
 #include "guests/common/smp.h"
 
 #include "guests/common/exc.h"
-#include "guests/common/lib.h"
 #include "guests/common/x86.h"
+#include "hv/lib/lib.h"
 
 /* x2APIC ICR values (SDM Vol. 3A 10.6.1): INIT and SIPI, level asserted. */
 #define ICR_INIT_ASSERT		0x4500u

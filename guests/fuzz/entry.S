@@ -6,24 +6,12 @@
  * fz_try(): run one operation and come back here whatever it raises.
  */
 #include "guests/fuzz/layout.h"
-
-#define MB2_HEADER_MAGIC	0xe85250d6
-#define MB2_ARCH_I386		0
+#include "hv/lib/boot_asm.h"
 
 #define EXC_WITH_ERROR_CODE	((1 << 8) | (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13) | \
 				 (1 << 14) | (1 << 17) | (1 << 21) | (1 << 29) | (1 << 30))
 
-	.section .multiboot, "a"
-	.balign 8
-mb2_header:
-	.long	MB2_HEADER_MAGIC
-	.long	MB2_ARCH_I386
-	.long	mb2_header_end - mb2_header
-	.long	-(MB2_HEADER_MAGIC + MB2_ARCH_I386 + (mb2_header_end - mb2_header))
-	.word	0			/* end tag */
-	.word	0
-	.long	8
-mb2_header_end:
+	MB2_HEADER .multiboot
 
 	.section .text.entry, "ax"
 	.code32
@@ -45,11 +33,7 @@ _start:
 
 	/* .bss (the page tables and the stack are in it) */
 	mov	%edi, %ebp
-	mov	$__bss_start, %edi
-	mov	$__bss_end, %ecx
-	sub	%edi, %ecx
-	xor	%eax, %eax
-	rep stosb
+	CLEAR_BSS
 	mov	%ebp, %edi
 
 	/* Two identical PML4s (fz_pml4_a/b, for CR3 switches) -> one PDPT -> one
@@ -68,20 +52,8 @@ _start:
 	cmp	$512, %ecx
 	jb	2b
 
-	mov	%cr4, %eax
-	or	$(1 << 5), %eax		/* PAE */
-	mov	%eax, %cr4
-	mov	$fz_pml4_a, %eax
-	mov	%eax, %cr3
-	mov	$0xc0000080, %ecx	/* EFER.LME */
-	rdmsr
-	or	$(1 << 8), %eax
-	wrmsr
-	mov	%cr0, %eax
-	or	$0x80000021, %eax	/* PG | NE | PE */
-	and	$0x9fffffff, %eax	/* caches on */
-	mov	%eax, %cr0
-	ljmp	$FZ_CS64, $long_entry
+	/* PG with NE and PE, caches on (CD and NW clear) */
+	ENTER_LONG_MODE fz_pml4_a, FZ_CS64, long_entry, X86_CR0_NE|X86_CR0_PE, X86_CR0_CD|X86_CR0_NW
 
 	.code64
 long_entry:

@@ -19,10 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "guests/common/fmt.h"
-#include "guests/common/lib.h"
 #include "guests/fuzz/layout.h"
 #include "hv/core/hypercall_abi.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 #define MSR_EFER		0xc0000080u
 #define MSR_TSC_DEADLINE	0x6e0u
@@ -61,7 +61,7 @@ static int64_t hypercall(uint64_t nr, uint64_t a1, uint64_t a2, uint64_t a3)
 
 static void con_vprintf(char *buf, size_t size, const char *fmt, va_list ap)
 {
-	size_t n = fmt_vsnprintf(buf, size, fmt, ap);
+	size_t n = fmt_vscnprintf(buf, size, fmt, ap);
 
 	hypercall(TEMPO_HC_CONSOLE_WRITE, (uint64_t)(uintptr_t)buf, n, 0);
 }

@@ -10,12 +10,12 @@
 #include "guests/common/bootinfo.h"
 #include "guests/common/console.h"
 #include "guests/common/exc.h"
-#include "guests/common/fmt.h"
 #include "guests/common/guest.h"
-#include "guests/common/lib.h"
 #include "guests/common/smp.h"
 #include "guests/common/tempo.h"
 #include "guests/common/x86.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 #define QEMU_DEBUG_EXIT_PORT	0xf4
 #define BOCHS_SHUTDOWN_PORT	0x8900
@@ -98,7 +98,7 @@ static void report_tempo(void)
 		con_printf("hello: partition=%s vcpus=%u memory=%llu\n", part_info.name,
 			   part_info.vcpu_count, part_info.memory_bytes);
 	}
-	len = fmt_snprintf(hc_text, sizeof(hc_text), "hello: hypercall console ok\n");
+	len = fmt_scnprintf(hc_text, sizeof(hc_text), "hello: hypercall console ok\n");
 	ret = tempo_hypercall(TEMPO_HC_CONSOLE_WRITE, (uint32_t)hc_text, len, 0);
 	if (ret < 0)
 		con_printf("hello: console hypercall failed: %d\n", (int)ret);
@@ -131,8 +131,8 @@ static bool find_cpus(struct acpi_cpus *cpus)
 	}
 	list[0] = '\0';
 	for (unsigned int i = 0; i < cpus->count; i++)
-		n += fmt_snprintf(list + n, sizeof(list) - n, "%s%u", i ? "," : "",
-				  cpus->apic_ids[i]);
+		n += fmt_scnprintf(list + n, sizeof(list) - n, "%s%u", i ? "," : "",
+				   cpus->apic_ids[i]);
 	con_printf("hello: cpus=%u apic_ids=%s\n", cpus->count, list);
 	if (cpus->cut)
 		con_printf("hello: MADT lists more than %d CPUs; using the first %d\n",

@@ -14,12 +14,12 @@
 #include "guests/common/bootinfo.h"
 #include "guests/common/console.h"
 #include "guests/common/exc.h"
-#include "guests/common/fmt.h"
 #include "guests/common/guest.h"
-#include "guests/common/lib.h"
 #include "guests/common/smp.h"
 #include "guests/common/tempo.h"
 #include "guests/common/x86.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 #define VALUE_MAX	16
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "guests/rtbench/latstat.h"
 
-#include "guests/common/div64.h"
+#include "hv/lib/div64.h"
 
 void lat_init(struct lat_stats *s, uint32_t *exact, int64_t *outliers, uint32_t outliers_max)
 {

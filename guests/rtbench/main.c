@@ -15,16 +15,16 @@
  */
 #include "guests/common/bootinfo.h"
 #include "guests/common/console.h"
-#include "guests/common/div64.h"
 #include "guests/common/exc.h"
-#include "guests/common/fmt.h"
 #include "guests/common/guest.h"
 #include "guests/common/layout.h"
-#include "guests/common/lib.h"
 #include "guests/common/smp.h"
 #include "guests/common/tempo.h"
 #include "guests/common/x86.h"
 #include "guests/rtbench/latstat.h"
+#include "hv/lib/div64.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 #define MSR_IA32_TSC_DEADLINE	0x6e0
 #define MSR_X2APIC_TPR		0x808
@@ -926,24 +926,12 @@ static const char *ticks_us(char *buf, size_t len, int64_t ticks)
 	return buf;
 }
 
-/* @s right-aligned in @width columns (the formatter pads numbers only). */
-static const char *rjust(char *buf, size_t len, const char *s, size_t width)
-{
-	size_t n = strlen(s), i = 0;
-
-	while (n + i < width && i + 1 < len)
-		buf[i++] = ' ';
-	fmt_snprintf(buf + i, len - i, "%s", s);
-	return buf;
-}
-
 static void print_row(const char *name, bool ok, int64_t ticks)
 {
-	char us[32], col[32];
+	char us[32];
 
 	if (ok)
-		con_printf("rtbench:   %s %12lld %s\n", name, ticks,
-			   rjust(col, sizeof(col), ticks_us(us, sizeof(us), ticks), 14));
+		con_printf("rtbench:   %s %12lld %14s\n", name, ticks, ticks_us(us, sizeof(us), ticks));
 	else
 		con_printf("rtbench:   %s           na             na\n", name);
 }
@@ -977,8 +965,8 @@ static void print_results(void)
 		con_printf("rtbench:   %llu outliers not kept: percentiles among them are na\n",
 			   lat.dropped_low + lat.dropped_high);
 	for (uint32_t i = 0; i < res.first_n; i++)
-		n += fmt_snprintf(line + n, sizeof(line) - n, "%s%lld", i ? " " : "",
-				  res.first_lat[i]);
+		n += fmt_scnprintf(line + n, sizeof(line) - n, "%s%lld", i ? " " : "",
+				   res.first_lat[i]);
 	if (res.first_n)
 		con_printf("rtbench:   first latencies: %s\n", line);
 	if (res.events)
@@ -996,8 +984,7 @@ static void print_results(void)
 				fmt_snprintf(line, sizeof(line), "< 0");
 			else
 				fmt_snprintf(line, sizeof(line), "%lld..%lld", lo, hi);
-			con_printf("rtbench:   %s %10llu\n", rjust(us, sizeof(us), line, 24),
-				   lat.log2[b]);
+			con_printf("rtbench:   %24s %10llu\n", line, lat.log2[b]);
 		}
 	}
 
@@ -1008,20 +995,20 @@ static void print_results(void)
 			fmt_snprintf(num, sizeof(num), "%lld", (long long)(v));      \
 		else                                                                 \
 			fmt_snprintf(num, sizeof(num), "na");                        \
-		n += fmt_snprintf(line + n, sizeof(line) - n, " " key "=%s", num); \
+		n += fmt_scnprintf(line + n, sizeof(line) - n, " " key "=%s", num); \
 	} while (0)
-	n = fmt_snprintf(line, sizeof(line),
-			 "RTBENCH label=%s env=%s workload=%s wait=%s events=%u lost=%u early=%u dup=%u "
-			 "stray=%u", opt.label, tempo.present ? "tempo" : "bare",
-			 workload_names[opt.workload], wait_names[opt.wait], res.events, res.lost,
-			 res.early, res.dup, rt_stray_count);
+	n = fmt_scnprintf(line, sizeof(line),
+			  "RTBENCH label=%s env=%s workload=%s wait=%s events=%u lost=%u early=%u dup=%u "
+			  "stray=%u", opt.label, tempo.present ? "tempo" : "bare",
+			  workload_names[opt.workload], wait_names[opt.wait], res.events, res.lost,
+			  res.early, res.dup, rt_stray_count);
 	LAT_KEY("lat_min_ticks", have, lat.min);
 	LAT_KEY("lat_avg_ticks", have, avg);
 	LAT_KEY("lat_p99_ticks", p99_ok, p99);
 	LAT_KEY("lat_max_ticks", have, lat.max);
 #undef LAT_KEY
-	n += fmt_snprintf(line + n, sizeof(line) - n, " tsc_khz=%u interval_ticks=%llu seed=%llu",
-			  tsc_khz, interval_ticks, opt.seed);
+	n += fmt_scnprintf(line + n, sizeof(line) - n, " tsc_khz=%u interval_ticks=%llu seed=%llu",
+			   tsc_khz, interval_ticks, opt.seed);
 	con_printf("%s\n", line);
 }
 

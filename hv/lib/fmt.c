@@ -4,6 +4,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hv/lib/div64.h"
+
 struct fmt_out {
 	char *buf;
 	size_t size;
@@ -54,8 +56,10 @@ static void put_num(struct fmt_out *o, const struct spec *sp, uint64_t v, unsign
 	int n = 0, plen = 0, total;
 
 	do {
-		tmp[n++] = digits[v % base];
-		v /= base;
+		uint32_t d;
+
+		v = div_u64_rem(v, base, &d);	/* no libgcc call in a 32-bit guest */
+		tmp[n++] = digits[d];
 	} while (v);
 	if (negative)
 		plen = 1;
@@ -220,6 +224,26 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	n = fmt_vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+size_t fmt_vscnprintf(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = fmt_vsnprintf(buf, size, fmt, ap);
+
+	if (!size)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
+}
+
+size_t fmt_scnprintf(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	n = fmt_vscnprintf(buf, size, fmt, ap);
 	va_end(ap);
 	return n;
 }

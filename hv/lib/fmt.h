@@ -4,7 +4,8 @@
  * Conversions: %d %i %u %x %X %o %c %s %p %%, with flags '-' '0', a width
  * (number or '*'), a precision for %s, and the length modifiers l, ll, z.
  * An unknown conversion is printed as-is so a bad format is visible, never
- * undefined behaviour.
+ * undefined behaviour. 64-bit numbers go through hv/lib/div64.h, so a
+ * 32-bit build (the guests) needs no libgcc.
  */
 #ifndef TEMPO_HV_FMT_H
 #define TEMPO_HV_FMT_H
@@ -15,6 +16,15 @@
 /* Like vsnprintf: returns the length the full output would have had. */
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Like the above but returns the length actually written (at most @size - 1,
+ * 0 when @size is 0), so `n += fmt_scnprintf(buf + n, size - n, ...)` never
+ * runs past the buffer.
+ */
+size_t fmt_vscnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+size_t fmt_scnprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif

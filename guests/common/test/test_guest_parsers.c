@@ -17,7 +17,7 @@
 
 #include "guests/common/acpi.h"
 #include "guests/common/bootinfo.h"
-#include "guests/common/fmt.h"
+#include "hv/lib/fmt.h"
 
 #define PHYS_SIZE	0x100000000ull
 #define GUARD_SIZE	4096ull
@@ -422,19 +422,42 @@ static void test_cmdline_value(void **state)
 	assert_false(cmdline_value("", "fault", v, sizeof(v)));
 }
 
+/*
+ * The guests print with hv/lib/fmt.c (tests/unit/test_fmt.c tests it in
+ * full); here the conversions their lines use, and fmt_scnprintf, which
+ * their `n += ...` line builders rely on.
+ */
 static void test_fmt(void **state)
 {
 	char b[64];
+	size_t n;
 
 	(void)state;
 	fmt_snprintf(b, sizeof(b), "%llu", 18446744073709551615ull);
 	assert_string_equal(b, "18446744073709551615");
-	fmt_snprintf(b, sizeof(b), "%llx %x %08x", 0x123456789abull, 0xdeadbeefu, 0x2au);
-	assert_string_equal(b, "123456789ab deadbeef 0000002a");
+	fmt_snprintf(b, sizeof(b), "%llx %x %08x %lx", 0x123456789abull, 0xdeadbeefu, 0x2au,
+		     0xfeedul);
+	assert_string_equal(b, "123456789ab deadbeef 0000002a feed");
 	fmt_snprintf(b, sizeof(b), "%d %u %s %c%%", -42, 7u, "s", 'c');
 	assert_string_equal(b, "-42 7 s c%");
-	assert_int_equal(fmt_snprintf(b, 5, "%s", "abcdefgh"), 4);
+	fmt_snprintf(b, sizeof(b), "[%12lld] [%10llu] [%03u] [%lld]", -1234ll, 5ull, 7u,
+		     -9223372036854775807ll - 1);
+	assert_string_equal(b, "[       -1234] [         5] [007] [-9223372036854775808]");
+	fmt_snprintf(b, sizeof(b), "[%14s] [%24s]", "1.500", "< 0");
+	assert_string_equal(b, "[         1.500] [                     < 0]");
+
+	/* snprintf: the length the whole output has; scnprintf: what it wrote */
+	assert_int_equal(fmt_snprintf(b, 5, "%s", "abcdefgh"), 8);
 	assert_string_equal(b, "abcd");
+	assert_int_equal(fmt_scnprintf(b, 5, "%s", "abcdefgh"), 4);
+	assert_string_equal(b, "abcd");
+	assert_int_equal(fmt_scnprintf(b, 5, "%s", "abc"), 3);
+	assert_int_equal(fmt_scnprintf(b, 0, "%s", "abc"), 0);
+	n = fmt_scnprintf(b, 8, "%s", "0123");
+	n += fmt_scnprintf(b + n, 8 - n, "%s", "4567");
+	n += fmt_scnprintf(b + n, 8 - n, "%s", "89");
+	assert_int_equal(n, 7);
+	assert_string_equal(b, "0123456");
 }
 
 int main(void)

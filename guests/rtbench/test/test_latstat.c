@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "guests/common/div64.h"
 #include "guests/rtbench/latstat.h"
+#include "hv/lib/div64.h"
 
 #define OUT_MAX		8192
 
@@ -224,9 +224,16 @@ static void test_div64(void **state)
 			d = (d % 1000) + 1;
 		assert_int_equal(div_u64_rem(n, d, &rem), n / d);
 		assert_int_equal(rem, n % d);
+		/* the two-divl form a 32-bit guest runs, on this 64-bit host */
+		rem = 0;
+		assert_int_equal(div_u64_rem_divl(n, d, &rem), n / d);
+		assert_int_equal(rem, n % d);
 		assert_int_equal(div_s64((int64_t)n, d), (int64_t)n / (int64_t)d);
 	}
 	assert_int_equal(div_u64(UINT64_MAX, 1), UINT64_MAX);
+	assert_int_equal(div_u64_rem_divl(UINT64_MAX, 1, NULL), UINT64_MAX);
+	assert_int_equal(div_u64_rem_divl(UINT64_MAX, 0xffffffffu, &rem), 0x100000001ull);
+	assert_int_equal(rem, 0);
 	assert_int_equal(div_s64(INT64_MIN, 1), INT64_MIN);
 }
 
