@@ -9,6 +9,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
 #include "hv/core/msr_policy.h"
 #include "hv/pages.h"
@@ -23,6 +24,9 @@ uint64_t host_tick_margin_tsc;
 uint64_t rearm_cost_ticks;	/* see vcpu_timer_measure_rearm() */
 
 static uint64_t msr_bitmaps[TIMER_MODE_COUNT];
+
+/* arch/x86/isr.S routes this vector to hv_timer_vector_handler */
+_Static_assert(HV_TIMER_VECTOR == TRAP_HV_TIMER_VECTOR, "the IDT gate of the inject vector");
 
 void vcpu_timer_boot(void)
 {
