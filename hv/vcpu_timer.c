@@ -145,7 +145,8 @@ void vcpu_timer_arm(struct vcpu *v)
 		c->ht.last_exit = now;
 	due = host_timer_next(&c->ht);
 
-	if (timer_mode(v->vt.mode)->soft_deadline) {
+	/* the row itself, not timer_mode(): this runs on every entry, and the mode is valid */
+	if (timer_modes[v->vt.mode].soft_deadline) {
 		uint64_t guest = vtimer_next(&v->vt);
 
 		if (guest < due)
