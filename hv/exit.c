@@ -96,7 +96,7 @@ static uint64_t *gpr(struct vcpu *v, uint32_t index)
 	static const uint8_t offset[16] = { 0, 2, 3, 1, 0xff, 6, 4, 5,
 					    7, 8, 9, 10, 11, 12, 13, 14 };
 
-	return &((uint64_t *)&v->regs)[offset[index & 15]];
+	return &((uint64_t *)&v->arch.regs)[offset[index & 15]];
 }
 
 static uint64_t read_gpr(struct vcpu *v, uint32_t index)
@@ -110,7 +110,7 @@ static bool snapshot_vcpu(struct vcpu *v);
 
 static void handle_cpuid(struct vcpu *v)
 {
-	uint32_t leaf = (uint32_t)v->regs.rax, sub = (uint32_t)v->regs.rcx;
+	uint32_t leaf = (uint32_t)v->arch.regs.rax, sub = (uint32_t)v->arch.regs.rcx;
 	struct cpuid_regs r = { 0, 0, 0, 0 };
 	uint64_t tsc_hz = platform.tsc_hz;
 
@@ -225,10 +225,10 @@ synth16:
 	/* XSAVE state the per-vCPU area cannot hold is not offered (hv/core/xcr0.c) */
 	xcr0_filter_cpuid(xsave_plan.xcr0_allowed, xsave_plan.area_bytes, leaf, sub, &r.eax,
 			  &r.ebx, &r.ecx, &r.edx);
-	v->regs.rax = r.eax;
-	v->regs.rbx = r.ebx;
-	v->regs.rcx = r.ecx;
-	v->regs.rdx = r.edx;
+	v->arch.regs.rax = r.eax;
+	v->arch.regs.rbx = r.ebx;
+	v->arch.regs.rcx = r.ecx;
+	v->arch.regs.rdx = r.edx;
 	skip_instruction();
 }
 
@@ -538,7 +538,7 @@ static bool pass_wrmsr(uint32_t msr, uint64_t value)
 
 static void handle_rdmsr(struct vcpu *v)
 {
-	uint32_t msr = (uint32_t)v->regs.rcx;
+	uint32_t msr = (uint32_t)v->arch.regs.rcx;
 	const struct msr_rule *rule = msr_rule_find(msr);
 	uint64_t value = 0;
 	bool ok;
@@ -567,15 +567,15 @@ done:
 		inject_exception(VEC_GP, true, 0);
 		return;
 	}
-	v->regs.rax = (uint32_t)value;
-	v->regs.rdx = value >> 32;
+	v->arch.regs.rax = (uint32_t)value;
+	v->arch.regs.rdx = value >> 32;
 	skip_instruction();
 }
 
 static void handle_wrmsr(struct vcpu *v)
 {
-	uint32_t msr = (uint32_t)v->regs.rcx;
-	uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
+	uint32_t msr = (uint32_t)v->arch.regs.rcx;
+	uint64_t value = ((v->arch.regs.rdx & 0xffffffff) << 32) | (v->arch.regs.rax & 0xffffffff);
 	const struct msr_rule *rule = msr_rule_find(msr);
 	bool ok;
 
@@ -687,15 +687,15 @@ static void handle_io(struct vcpu *v)
 		else
 			value = 0xffffffff;	/* no device: the bus floats high */
 		if (size == 1)
-			v->regs.rax = (v->regs.rax & ~0xffull) | (value & 0xff);
+			v->arch.regs.rax = (v->arch.regs.rax & ~0xffull) | (value & 0xff);
 		else if (size == 2)
-			v->regs.rax = (v->regs.rax & ~0xffffull) | (value & 0xffff);
+			v->arch.regs.rax = (v->arch.regs.rax & ~0xffffull) | (value & 0xffff);
 		else
-			v->regs.rax = value & 0xffffffff;
+			v->arch.regs.rax = value & 0xffffffff;
 	} else if (vuart_owns_port(port)) {
-		vuart_write(&v->part->uart, port, (uint8_t)v->regs.rax);
+		vuart_write(&v->part->uart, port, (uint8_t)v->arch.regs.rax);
 	} else if (port == GUEST_ACPI_PM_PORT && v->part->linux_boot &&
-		   guest_acpi_is_poweroff((uint8_t)v->regs.rax)) {
+		   guest_acpi_is_poweroff((uint8_t)v->arch.regs.rax)) {
 		partition_poweroff(v);
 	}
 	/* any other port: the write is dropped (documented) */
@@ -805,7 +805,7 @@ static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
 	}
 	vcpu_trace(v, TRACE_MODE, mode, rdtsc());
 	move_tpr(v, old_mode);
-	vmx_apply_timer_mode(v);
+	vcpu_timer_apply_mode(v);
 	timer_program_lvt(v);
 	if (!timer_mode_software(t->mode))
 		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(t));	/* after the LVT */
@@ -827,7 +827,7 @@ static int64_t hc_pv_timer(struct vcpu *v, uint64_t gpa)
 static void handle_vmcall(struct vcpu *v)
 {
 	struct hc_regs r = {
-		.rax = v->regs.rax, .rdi = v->regs.rdi, .rsi = v->regs.rsi,
+		.rax = v->arch.regs.rax, .rdi = v->arch.regs.rdi, .rsi = v->arch.regs.rsi,
 		.long_mode = guest_long_mode(), .cpl = guest_cpl(),
 	};
 	struct hc_context c = {
@@ -868,7 +868,7 @@ static void handle_vmcall(struct vcpu *v)
 		ret = d.ret;
 		break;
 	}
-	v->regs.rax = (uint64_t)ret;
+	v->arch.regs.rax = (uint64_t)ret;
 	skip_instruction();
 }
 
@@ -966,7 +966,7 @@ static void write_cr0(struct vcpu *v, uint64_t value)
 		partition_stop(v, "bad_pdpte", vmread(VMCS_GUEST_CR3), "PAE PDPTEs outside RAM");
 	vmwrite(VMCS_GUEST_EFER, efer);
 	vmwrite(VMCS_ENTRY_CONTROLS, entry);
-	v->cr0_shadow = value;
+	v->arch.cr0_shadow = value;
 	vmwrite(VMCS_CR0_READ_SHADOW, value);
 	vmwrite(VMCS_GUEST_CR0, vmx_guest_cr0(value));
 	skip_instruction();
@@ -979,7 +979,7 @@ static void write_cr4(struct vcpu *v, uint64_t value)
 		inject_exception(VEC_GP, true, 0);
 		return;
 	}
-	v->cr4_shadow = value;
+	v->arch.cr4_shadow = value;
 	vmwrite(VMCS_CR4_READ_SHADOW, value);
 	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(value));
 	skip_instruction();
@@ -1069,14 +1069,14 @@ static void handle_ud(struct vcpu *v)
 
 static void handle_xsetbv(struct vcpu *v)
 {
-	uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
+	uint64_t value = ((v->arch.regs.rdx & 0xffffffff) << 32) | (v->arch.regs.rax & 0xffffffff);
 
 	/*
 	 * The SDM's rules (hv/core/xcr0.c) within what the XSAVE area holds; and
 	 * should this CPU still refuse the value, the #GP is the guest's, not
 	 * the hypervisor's end (SDM Vol. 2B XSETBV).
 	 */
-	if (!xsetbv_legal((uint32_t)v->regs.rcx, guest_cpl(), value, xsave_plan.xcr0_allowed) ||
+	if (!xsetbv_legal((uint32_t)v->arch.regs.rcx, guest_cpl(), value, xsave_plan.xcr0_allowed) ||
 	    !xsetbv_safe(0, value)) {
 		inject_exception(VEC_GP, true, 0);
 		return;
@@ -1375,8 +1375,8 @@ static bool exit_fast_path(struct vcpu *v, uint32_t reason)
 	if (v->pcpu->shared || v->pcpu->console || !timer_mode_software(v->vt.mode) ||
 	    __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
 		return false;	/* a kick is read by the full path */
-	if (reason == EXIT_REASON_WRMSR && (uint32_t)v->regs.rcx == MSR_IA32_TSC_DEADLINE) {
-		uint64_t value = ((v->regs.rdx & 0xffffffff) << 32) | (v->regs.rax & 0xffffffff);
+	if (reason == EXIT_REASON_WRMSR && (uint32_t)v->arch.regs.rcx == MSR_IA32_TSC_DEADLINE) {
+		uint64_t value = ((v->arch.regs.rdx & 0xffffffff) << 32) | (v->arch.regs.rax & 0xffffffff);
 
 		if (!vapic_wrmsr(v, MSR_IA32_TSC_DEADLINE, value))
 			return false;
@@ -1390,7 +1390,7 @@ static bool exit_fast_path(struct vcpu *v, uint32_t reason)
 	v->exits[reason]++;
 	v->fast_exits++;
 	deliver_virtual(v);
-	vmx_arm_preemption_timer(v);
+	vcpu_timer_arm(v);
 	return true;
 }
 
@@ -1423,7 +1423,7 @@ static bool tick_defer_fast(struct vcpu *v, uint32_t reason)
 	v->exits[reason]++;
 	v->tick_defer_exits++;
 	count_tick_hit(v);
-	vmx_arm_preemption_timer(v);
+	vcpu_timer_arm(v);
 	return true;
 }
 
@@ -1453,14 +1453,14 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 	    v->part->state != PART_RUNNING)
 		vcpu_leave(v);
 	if (v->pcpu->shared && rdtsc() >= sched_window_end(&v->pcpu->sched))
-		sched_switch(v);
+		hv_switch_window(v);
 	if (v->pcpu->console)
 		console_drain_all(false);
 	if (v->vt.mode != TIMER_DIRECT)
 		deliver_virtual(v);
 	if (v->tick_exit)
 		count_tick_hit(v);
-	vmx_arm_preemption_timer(v);
+	vcpu_timer_arm(v);
 	v->pcpu->exit_vcpu = NULL;
 	return v;
 }

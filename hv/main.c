@@ -17,6 +17,7 @@
 #include "arch/x86/vmx.h"
 #include "hv/core/cmdline.h"
 #include "hv/core/config.h"
+#include "hv/core/spec.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "arch/x86/cpu_quirks.h"
@@ -32,6 +33,7 @@
 
 #define CONFIG_MODULE_NAME	"partitions"
 #define HV_POOL_BYTES		(8ul << 20)
+#define LOW_MEM_END		0x9f000ul	/* the AP trampoline's page is below */
 
 extern char __image_start[], __image_end[];
 
@@ -39,6 +41,9 @@ static struct boot_info boot_info;
 static struct acpi_info acpi_info;
 static struct hv_config hv_config;
 static struct memplan memplan;
+
+struct platform platform;
+struct spec_plan spec_plan;
 
 static const char *mem_type_name(uint32_t type)
 {
@@ -298,6 +303,49 @@ static void plan_memory(const struct boot_info *bi)
 	}
 }
 
+static const char *const spec_entry_names[] = {
+	[SPEC_ENTRY_NONE] = "nothing",
+	[SPEC_ENTRY_L1D_FLUSH] = "L1D flush",
+	[SPEC_ENTRY_VERW] = "VERW",
+};
+
+/* Boot CPU, before any guest: the mitigations this CPU needs, and VM entry told. */
+static void spec_boot(uint32_t max_basic_leaf)
+{
+	struct spec_cpu sc = spec_read_cpu(max_basic_leaf);
+
+	spec_plan = spec_plan_make(sc.edx7, sc.ebx7, sc.arch_caps);
+	spec_set_entry_mode(spec_plan.entry);
+	log_info("Speculation: CPUID 7 EDX 0x%x, ARCH_CAPABILITIES 0x%lx: IBPB between "
+		 "partitions %s, on VM entry %s\n", sc.edx7, sc.arch_caps,
+		 spec_plan.pred_cmd ? "yes" : "no", spec_entry_names[spec_plan.entry]);
+}
+
+/* A free page below 1 MiB for the APs' real-mode start, or 0. */
+static uint64_t take_trampoline_page(struct memplan *mp)
+{
+	for (uint64_t pa = 0x1000; pa < LOW_MEM_END; pa += PAGE_SIZE)
+		if (memplan_take(mp, pa, PAGE_SIZE))
+			return pa;
+	return 0;
+}
+
+/* Number the CPUs, bring them up with VMX on; returns how many are online. */
+static uint32_t boot_cpus(uint64_t tsc_hz)
+{
+	uint32_t count = smp_enumerate(&acpi_info), online;
+	uint64_t tramp;
+
+	pcpus_init(count);
+	tramp = take_trampoline_page(&memplan);
+	online = smp_boot(tramp, tsc_hz);
+	if (online && count > 1 && !tramp)
+		log_err("SMP: no free page below 0x%lx for the AP trampoline; running on the "
+			"boot CPU only\n", LOW_MEM_END);
+	pcpu_count = smp_cpu_count;
+	return online;
+}
+
 static __attribute__((noreturn)) void enter_pcpu_loop(uint64_t stack_top)
 {
 	asm volatile("mov %0, %%rsp\n\t"
@@ -366,7 +414,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	parse_config(config_module);
 
 	plan_memory(&boot_info);
-	platform.cpu_count = smp_boot(&acpi_info, &memplan, tsc.hz);
+	platform.cpu_count = boot_cpus(tsc.hz);
 	if (!platform.cpu_count)
 		hv_stop(STOP_FAILURE, "VMX could not be enabled on the boot CPU");
 	platform.tsc_deadline_clears = tsc_deadline_clears_on_fire();
@@ -393,7 +441,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 		log_info("Host tick slack: %u us = %lu TSC ticks (placed after direct/inject "
 			 "guest deadlines)\n", hv_config.tick_slack_us, host_tick_slack_tsc);
 	__atomic_store_n(&partitions_go, true, __ATOMIC_RELEASE);
-	enter_pcpu_loop(pcpus[0].stack_top);
+	enter_pcpu_loop(smp_cpus[0].stack_top);
 }
 
 void kmain(uint32_t magic, uint64_t info_phys);

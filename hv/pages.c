@@ -19,7 +19,7 @@ int pages_init(struct memplan *mp, uint64_t bytes)
 	return 0;
 }
 
-void *pages_alloc(uint64_t bytes, const char *what)
+void *hv_pages_alloc(uint64_t bytes, const char *what)
 {
 	uint64_t size = ALIGN_UP(bytes, PAGE_SIZE), p;
 

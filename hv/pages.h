@@ -10,12 +10,11 @@
 #include <stdint.h>
 
 #include "hv/core/memplan.h"
+#include "hv/upcalls.h"	/* hv_pages_alloc: arch takes its pages from the pool too */
 
 #define PAGE_SIZE 4096ul
 
 /* Take @bytes for the pool from @mp; false when memory is short. */
 int pages_init(struct memplan *mp, uint64_t bytes);
-/* @bytes rounded up to pages, zeroed; stops the run with a message when empty. */
-void *pages_alloc(uint64_t bytes, const char *what);
 
 #endif

@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
-/* Partitions, their vCPUs and the physical CPUs that run them. */
+/*
+ * Partitions, their vCPUs and the physical CPUs that run them: the data, and
+ * the ends of a partition (hv/partition_stop.c). The rest, per concern:
+ * hv/build.c (partitions_build, hv/partition_build.h), hv/pcpu.c (the
+ * root-mode loop), hv/switch.c (shared cores), hv/fpu.c, hv/vcpu_timer.c,
+ * hv/console.c, hv/report.c.
+ */
 #ifndef TEMPO_HV_PARTITION_H
 #define TEMPO_HV_PARTITION_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "arch/x86/smp.h"
+#include "arch/x86/vmx.h"
 #include "arch/x86/vmx_defs.h"
 #include "hv/core/config.h"
 #include "hv/core/hypercall_abi.h"
@@ -14,14 +22,8 @@
 #include "hv/core/vuart.h"
 #include "hv/core/xcr0.h"
 
-#define MAX_CPUS		64
+#define MAX_CPUS		SMP_MAX_CPUS
 #define MAX_VCPUS_PER_PART	CONFIG_MAX_CPUS
-
-/* Guest general-purpose registers; arch/x86/vmx_entry.S relies on this order. */
-struct guest_regs {
-	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
-	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
-};
 
 /* Counters copied on the guest's request, formatted later by the console core. */
 struct vcpu_snapshot {
@@ -64,14 +66,12 @@ struct partition;
 struct pcpu;
 
 struct vcpu {
-	struct guest_regs regs;	/* must stay first (vmx_entry.S) */
+	/* VMX's own: guest registers, VMCS, VPID, CR shadows (arch/x86/vmx.h) */
+	struct vcpu_arch arch;
 	struct partition *part;
 	struct pcpu *pcpu;
 	uint32_t index;		/* within the partition; 0 is the boot vCPU */
 	uint32_t apic_id;	/* the physical x2APIC id, shown to the guest as is */
-	uint16_t vpid;
-	uint64_t vmcs_pa;
-	bool launched;
 	volatile enum vcpu_state state;
 	volatile uint32_t sipi_vector;	/* set by the partition's emulated SIPI */
 	volatile bool sipi_pending;
@@ -95,7 +95,6 @@ struct vcpu {
 	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */
 	uint64_t ipis_dropped;		/* fixed IPIs to a sibling not running yet */
 	uint64_t icr_last;		/* what the guest last wrote to its ICR */
-	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
 	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
 	/* what the VMCS does not switch, kept while another vCPU has the core */
 	uint64_t msrs[6];	/* STAR, LSTAR, CSTAR, FMASK, KERNEL_GS_BASE, TSC_AUX */
@@ -105,7 +104,6 @@ struct vcpu {
 	uint64_t spec_ctrl;	/* IA32_SPEC_CTRL, where the CPU has it */
 	void *fpu;		/* XSAVE area (xsave_plan.area_bytes, shared cores only) */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
-	bool vmcs_ready;	/* built once; later runs only VMPTRLD it */
 	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
 	uint64_t pv_seen;		/* the last `next` the hypervisor took */
 	uint64_t pv_updates;		/* deadlines taken from the page without a trap */
@@ -147,28 +145,19 @@ struct partition {
 	struct vuart uart;
 };
 
-enum pcpu_state {
-	PCPU_OFFLINE = 0,
-	PCPU_STARTING,
-	PCPU_ONLINE,		/* in long mode, VMX on, waiting for work */
-	PCPU_FAILED,
-};
-
 /* Mailbox bits: why another CPU kicked this one (NMIs coalesce). */
 #define MAILBOX_STOP_VCPU	(1u << 0)
 #define MAILBOX_SIPI		(1u << 1)
 #define MAILBOX_IPI		(1u << 2)	/* a shared core: a vCPU's ipi_pending grew */
 
+/* Its state, stack and VMXON region are arch's: smp_cpus[index] (arch/x86/smp.h). */
 struct pcpu {
 	struct pcpu *self;	/* first: this_pcpu() reads it through GS */
 	uint32_t index;		/* MADT order */
 	uint32_t apic_id;
-	volatile uint32_t state;
-	uint64_t stack_top;
-	uint64_t vmxon_pa;
 	struct vcpu *vcpu;	/* the vCPU this core runs (dedicated cores) */
 	struct vcpu *exit_vcpu;	/* whose VM exit this core is handling, or NULL */
-	bool vmcs_loaded;	/* a VMCS is current on this core (vmx_root_nmi) */
+	bool vmcs_loaded;	/* a VMCS is current on this core (hv_root_nmi) */
 	bool faulted;		/* took a hypervisor fault while handling an exit (hv_exit_fault) */
 	volatile uint32_t mailbox;
 	volatile uint64_t nmis;
@@ -202,9 +191,6 @@ static inline struct pcpu *this_pcpu(void)
 
 extern volatile bool partitions_go;
 
-/* The XCR0 bits guests may set and the area that holds them, from CPUID 0xD at boot. */
-extern struct xsave_plan xsave_plan;
-
 /* Stop @p with a PARTITION_STOP report; the caller's vCPU leaves for good. */
 __attribute__((noreturn)) void partition_stop(struct vcpu *v, const char *reason, uint64_t qual,
 					      const char *detail);
@@ -214,43 +200,11 @@ __attribute__((noreturn)) void partition_shutdown(struct vcpu *v, int64_t code);
 __attribute__((noreturn)) void partition_poweroff(struct vcpu *v);
 /* @v leaves its core for good (its partition ended); the core goes idle. */
 __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
+/* Ask every vCPU of @p but @self to leave: mailbox first, then the NMI. */
+void kick_partition(struct partition *p, struct vcpu *self);
 
-/* The root-mode loop of every core: start its vCPU, drain consoles, idle. */
-__attribute__((noreturn)) void hv_pcpu_loop(void);
-/* The physical LVT timer vector while a guest's timer is in inject mode. */
-#define HV_TIMER_VECTOR	0xee
-
-/* The MSR bitmap for a timer mode (built once at boot). */
-uint64_t msr_bitmap_for(enum timer_mode mode);
-/* Program the physical LVT timer for @v's mode and its guest LVT shadow. */
-void timer_program_lvt(struct vcpu *v);
-/* Takes a direct/inject deadline out of the hardware (vtimer_save). */
-void timer_save_hw(struct vcpu *v);
-/* The VMCS controls that depend on the timer mode (VMCS of @v current). */
-void vmx_apply_timer_mode(struct vcpu *v);
-
-/* The host tick period from the config, in TSC ticks (0 = tickless). */
-extern uint64_t host_tick_tsc;
-/* The watchdog's allowance in TSC ticks (0 = off): a vCPU without an exit that long. */
-extern uint64_t host_watchdog_tsc;
-/* tick_slack_us in TSC ticks (0 = ticks on the grid) and HOST_TICK_MARGIN_NS. */
-extern uint64_t host_tick_slack_tsc;
-extern uint64_t host_tick_margin_tsc;
-
-/*
- * Arm the preemption timer for the earliest of this core's next host event
- * and, in emulated mode, @v's software deadline (every entry).
- */
-void vmx_arm_preemption_timer(struct vcpu *v);
-
-/* Off direct mode: fire an expired software deadline, inject what is pending. */
+/* Off direct mode: fire an expired software deadline, inject what is pending (hv/exit.c). */
 void hv_deliver_virtual(struct vcpu *v);
-
-/* A shared core's window has ended while @v ran: save it and run the next. */
-__attribute__((noreturn)) void sched_switch(struct vcpu *v);
-
-/* Drain every partition's console ring to the serial line (console core). */
-void console_drain_all(bool flush);
 
 static inline void vcpu_trace(struct vcpu *v, enum trace_event e, uint64_t value, uint64_t tsc)
 {
@@ -268,5 +222,10 @@ static inline void *gpa_to_hva(const struct partition *p, uint64_t gpa, uint64_t
 		return (void *)0;
 	return (void *)(uintptr_t)(p->mem_hpa + gpa);
 }
+
+#include "hv/console.h"
+#include "hv/pcpu.h"
+#include "hv/switch.h"
+#include "hv/vcpu_timer.h"
 
 #endif

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hv/core/spec.h"
+#include "hv/core/xcr0.h"
+
 struct platform {
 	uint64_t tsc_hz;
 	uint32_t cpuid_max_basic;
@@ -16,6 +19,12 @@ struct platform {
 };
 
 extern struct platform platform;
+
+/* The speculation mitigations this CPU needs (hv/core/spec.c, decided in hv/main.c). */
+extern struct spec_plan spec_plan;
+
+/* The XCR0 bits guests may set and the area that holds them, from CPUID 0xD at boot (hv/fpu.c). */
+extern struct xsave_plan xsave_plan;
 
 /*
  * test=exit_fault: a guest CPUID of this leaf makes its exit handler take

@@ -11,7 +11,7 @@ static int emulator_exit;
 static void (*halt_others)(void);
 volatile int hv_stopping;
 
-void stop_set_halt_others(void (*fn)(void))
+void hv_set_halt_others(void (*fn)(void))
 {
 	halt_others = fn;
 }

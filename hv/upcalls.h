@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What arch/x86 calls in hv/: declared once here, with hv_ names, so the
- * arch side needs no other hv header for them.
+ * arch side needs no other hv header for them. hv's vCPU is an opaque
+ * struct vcpu here: arch holds its pointer (struct vcpu_arch.owner) only to
+ * hand it back.
  */
 #ifndef TEMPO_HV_UPCALLS_H
 #define TEMPO_HV_UPCALLS_H
@@ -27,11 +29,44 @@ enum stop_code {
 	STOP_NO_VMX = 0x12,
 };
 
+/* exit=emu: hv_stop also ends the emulator (hv/main.c). */
 void stop_set_emulator_exit(int on);
 /* Once other CPUs run, how to halt them; they check hv_stopping on an NMI. */
-void stop_set_halt_others(void (*fn)(void));
+void hv_set_halt_others(void (*fn)(void));
 extern volatile int hv_stopping;
 __attribute__((noreturn)) void hv_stop(enum stop_code code, const char *why);
+
+/* @bytes of the hypervisor's pool, rounded up to pages and zeroed (hv/pages.c); stops when empty. */
+void *hv_pages_alloc(uint64_t bytes, const char *what);
+
+/*
+ * CPU @index comes up (boot CPU 0 in smp_boot, each AP in ap_main): the
+ * per-CPU block its GS base is to point at (hv's this_pcpu()).
+ */
+void *hv_cpu_local(uint32_t index);
+
+/* The root-mode loop of every core once it is up (hv/pcpu.c). */
+__attribute__((noreturn)) void hv_pcpu_loop(void);
+
+/*
+ * An NMI in root mode, not one of hv_stop's: a kick from another core
+ * (arch/x86/trap.c). hv reads why later; it may make the next VM entry
+ * exit at once (vmx_set_preemption_timer(0)).
+ */
+void hv_root_nmi(void);
+
+/*
+ * VM exits (arch/x86/vmx_entry.S, with the guest's registers saved in
+ * @v's struct vcpu_arch): returns @v once it is to be resumed as it is, or
+ * does not return. The return value is not used.
+ */
+struct vcpu;
+struct vcpu *hv_exit_handler(struct vcpu *v);
+/* VMLAUNCH/VMRESUME of @v failed with VM-instruction error @error (@name). */
+__attribute__((noreturn)) void hv_entry_failed(struct vcpu *v, uint32_t error, const char *name);
+
+/* The hypervisor's vector (0xee) arrived in root mode, in an inject-mode save window. */
+void hv_timer_vector_handler(void);
 
 /*
  * An exception in root mode that no fixup covers. If this core was handling

@@ -12,22 +12,20 @@
 #include "arch/x86/vmx.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
-#include "hv/pages.h"
-#include "hv/partition.h"
 #include "hv/upcalls.h"
 
 #define CR0_NW	(1ull << 29)
 #define CR0_CD	(1ull << 30)
 
 #define AP_STACK_SIZE		(16 * 1024)
-#define LOW_MEM_END		0x9f000ul
+#define PAGE_BYTES		4096ul
 
 extern const char trampoline_start[], trampoline_end[];
 extern volatile uint64_t ap_boot_stack;
 extern volatile uint32_t ap_boot_index;
 
-struct pcpu pcpus[MAX_CPUS];
-uint32_t pcpu_count;
+struct cpu_arch smp_cpus[SMP_MAX_CPUS];
+uint32_t smp_cpu_count;
 
 void tsc_delay(uint64_t ticks)
 {
@@ -60,11 +58,13 @@ static void root_cpu_init(void)
 }
 
 
-static void pcpu_common_init(struct pcpu *c)
+static void cpu_common_init(uint32_t index)
 {
+	struct cpu_arch *c = &smp_cpus[index];
 	char err[160];
 
-	wrmsr(0xc0000101, (uint64_t)c);	/* IA32_GS_BASE: this_pcpu() */
+	c->local = hv_cpu_local(index);
+	wrmsr(0xc0000101, (uint64_t)c->local);	/* IA32_GS_BASE: hv's this_pcpu() */
 	/* XSETBV on a guest's behalf needs CR4.OSXSAVE in root mode too */
 	if (cpuid(1, 0).ecx & (1u << 26)) {
 		uint64_t cr4;
@@ -74,22 +74,20 @@ static void pcpu_common_init(struct pcpu *c)
 	}
 	x2apic_enable();
 	root_cpu_init();
-	c->vmxon_pa = (uint64_t)pages_alloc(PAGE_SIZE, "VMXON region");
-	if (!vmx_cpu_enable(c, err, sizeof(err))) {
+	c->vmxon_pa = (uint64_t)hv_pages_alloc(PAGE_BYTES, "VMXON region");
+	if (!vmx_cpu_enable(index, c->vmxon_pa, err, sizeof(err))) {
 		log_err("%s\n", err);
-		__atomic_store_n(&c->state, PCPU_FAILED, __ATOMIC_RELEASE);
+		__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
 		halt_forever();
 	}
-	__atomic_store_n(&c->state, PCPU_ONLINE, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->state, CPU_ONLINE, __ATOMIC_RELEASE);
 }
 
 void ap_main(uint32_t index);
 void ap_main(uint32_t index)
 {
-	struct pcpu *c = &pcpus[index];
-
 	trap_init_cpu(index);
-	pcpu_common_init(c);
+	cpu_common_init(index);
 	hv_pcpu_loop();
 }
 
@@ -100,20 +98,28 @@ static void halt_other_cpus(void)
 	tsc_delay(100000);
 }
 
-static uint64_t take_trampoline_page(struct memplan *mp)
+uint32_t smp_enumerate(const struct acpi_info *ai)
 {
-	for (uint64_t pa = 0x1000; pa < LOW_MEM_END; pa += PAGE_SIZE)
-		if (memplan_take(mp, pa, PAGE_SIZE))
-			return pa;
-	return 0;
-}
-
-uint32_t smp_boot(const struct acpi_info *ai, struct memplan *mp, uint64_t tsc_hz)
-{
-	uint32_t bsp_id, online = 1;
-	uint64_t tramp, ms = tsc_hz / 1000;
+	uint32_t bsp_id;
 
 	x2apic_enable();
+	bsp_id = x2apic_id();
+	/* the boot CPU is index 0; the others keep their MADT order */
+	smp_cpus[0] = (struct cpu_arch){ .apic_id = bsp_id };
+	smp_cpu_count = 1;
+	for (uint32_t i = 0; i < ai->cpu_count && smp_cpu_count < SMP_MAX_CPUS; i++) {
+		if (!ai->cpus[i].enabled || ai->cpus[i].apic_id == bsp_id)
+			continue;
+		smp_cpus[smp_cpu_count++] = (struct cpu_arch){ .apic_id = ai->cpus[i].apic_id };
+	}
+	return smp_cpu_count;
+}
+
+uint32_t smp_boot(uint64_t tramp, uint64_t tsc_hz)
+{
+	uint32_t online = 1;
+	uint64_t ms = tsc_hz / 1000;
+
 	/*
 	 * The BIOS leaves the 8259 PIC delivering its timer as vector 8 through
 	 * LINT0 (ExtINT). Root mode takes interrupts when an idle core sleeps:
@@ -122,63 +128,48 @@ uint32_t smp_boot(const struct acpi_info *ai, struct memplan *mp, uint64_t tsc_h
 	outb(0x21, 0xff);
 	outb(0xa1, 0xff);
 	root_cpu_init();
-	bsp_id = x2apic_id();
-	/* the boot CPU is index 0; the others keep their MADT order */
-	pcpus[0] = (struct pcpu){ .self = &pcpus[0], .index = 0, .apic_id = bsp_id };
-	pcpu_count = 1;
-	for (uint32_t i = 0; i < ai->cpu_count && pcpu_count < MAX_CPUS; i++) {
-		struct pcpu *c = &pcpus[pcpu_count];
-
-		if (!ai->cpus[i].enabled || ai->cpus[i].apic_id == bsp_id)
-			continue;
-		*c = (struct pcpu){ .self = c, .index = pcpu_count, .apic_id = ai->cpus[i].apic_id };
-		pcpu_count++;
-	}
-	pcpus[0].stack_top = (uint64_t)pages_alloc(AP_STACK_SIZE, "boot CPU stack") + AP_STACK_SIZE;
-	pcpu_common_init(&pcpus[0]);
-	if (pcpus[0].state != PCPU_ONLINE)
+	smp_cpus[0].stack_top = (uint64_t)hv_pages_alloc(AP_STACK_SIZE, "boot CPU stack") +
+				AP_STACK_SIZE;
+	cpu_common_init(0);
+	if (smp_cpus[0].state != CPU_ONLINE)
 		return 0;
 
-	tramp = take_trampoline_page(mp);
-	if (pcpu_count > 1 && !tramp) {
-		log_err("SMP: no free page below 0x%lx for the AP trampoline; running on the "
-			"boot CPU only\n", LOW_MEM_END);
-		pcpu_count = 1;
-	}
-	stop_set_halt_others(halt_other_cpus);
+	if (!tramp)
+		smp_cpu_count = 1;
+	hv_set_halt_others(halt_other_cpus);
 	if (tramp)
 		memcpy((void *)(uintptr_t)tramp, trampoline_start,
 		       (size_t)(trampoline_end - trampoline_start));
 
-	for (uint32_t i = 1; i < pcpu_count; i++) {
-		struct pcpu *c = &pcpus[i];
+	for (uint32_t i = 1; i < smp_cpu_count; i++) {
+		struct cpu_arch *c = &smp_cpus[i];
 		uint64_t start;
 
-		c->stack_top = (uint64_t)pages_alloc(AP_STACK_SIZE, "AP stack") + AP_STACK_SIZE;
+		c->stack_top = (uint64_t)hv_pages_alloc(AP_STACK_SIZE, "AP stack") + AP_STACK_SIZE;
 		ap_boot_stack = c->stack_top;
 		ap_boot_index = i;
-		c->state = PCPU_STARTING;
+		c->state = CPU_STARTING;
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		x2apic_send(c->apic_id, ICR_DELIVERY_INIT | ICR_LEVEL_ASSERT);
 		tsc_delay(10 * ms);
-		for (int sipi = 0; sipi < 2 && c->state == PCPU_STARTING; sipi++) {
+		for (int sipi = 0; sipi < 2 && c->state == CPU_STARTING; sipi++) {
 			x2apic_send(c->apic_id, ICR_DELIVERY_SIPI | (uint32_t)(tramp >> 12));
 			tsc_delay(ms / 5);
 		}
 		start = rdtsc();
-		while (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == PCPU_STARTING &&
+		while (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_STARTING &&
 		       rdtsc() - start < 200 * ms)
 			cpu_relax();
-		if (c->state == PCPU_ONLINE) {
+		if (c->state == CPU_ONLINE) {
 			online++;
 			log_info("SMP: CPU %u (APIC id %u) online, VMX on\n", i, c->apic_id);
-		} else if (c->state == PCPU_FAILED) {
+		} else if (c->state == CPU_FAILED) {
 			log_err("SMP: CPU %u (APIC id %u) failed to enable VMX; left offline\n", i,
 				c->apic_id);
 		} else {
 			log_err("SMP: CPU %u (APIC id %u) did not answer INIT-SIPI-SIPI within "
 				"200 ms; left offline\n", i, c->apic_id);
-			c->state = PCPU_OFFLINE;
+			c->state = CPU_OFFLINE;
 		}
 	}
 	return online;

@@ -11,7 +11,6 @@
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
 #include "arch/x86/apic.h"
-#include "arch/x86/vmx.h"
 #include "hv/upcalls.h"
 
 /* Which CPU we are on, from the task register: each CPU has its own TSS. */
@@ -219,7 +218,7 @@ void trap_dispatch(struct trap_frame *f)
 			root_nmis[cpu]++;
 		if (hv_stopping)
 			halt_forever();
-		vmx_root_nmi();
+		hv_root_nmi();
 		return;
 	}
 

@@ -13,7 +13,7 @@ struct trap_frame {
 };
 
 #define TRAP_MAX_CPUS 64
-#define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/partition.h) */
+#define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/vcpu_timer.h) */
 #define TRAP_IDLE_WAKE_VECTOR 0xed	/* an idle core's own wake-up deadline */
 #define TRAP_SPURIOUS_VECTOR 0xef	/* the local APIC's spurious vector: no EOI */
 

@@ -3,20 +3,18 @@
  * VMX operation on each core and the VMCS of each vCPU. Controls are fixed
  * once at boot from the capability MSRs (TRUE controls when offered, SDM Vol.
  * 3D A.3) and a missing required control is named. The guest starts the way
- * a loader leaves it (hv/partition.c decides where); CR0.NE and CR4.VMXE,
+ * a loader leaves it (hv decides which state, where); CR0.NE and CR4.VMXE,
  * which VMX forces on, are masked and shadowed so the guest sees its own.
  */
 #include "arch/x86/vmx.h"
 
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/smp.h"
 #include "arch/x86/trap.h"
-#include "hv/core/bzimage.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
-#include "hv/partition.h"
-#include "hv/core/xcr0.h"
 #include "hv/upcalls.h"
 
 #define CR0_PE	(1ull << 0)
@@ -34,7 +32,7 @@
 struct vmx_controls vmx_ctl;
 
 extern char vmx_exit_stub[];
-void vmx_enter(struct vcpu *v, int launched);
+void vmx_enter(struct vcpu_arch *a, int launched);
 
 static bool adjust(const char *what, uint64_t cap, uint32_t required, uint32_t optional,
 		   uint32_t *out, char *err, unsigned long errlen)
@@ -126,7 +124,7 @@ static void flush_all_translations(void)
 		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
 }
 
-bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
+bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long errlen)
 {
 	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
 	uint64_t cr0, cr4;
@@ -138,7 +136,7 @@ bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
 		      fc | FEATURE_CONTROL_LOCK | FEATURE_CONTROL_VMX_OUTSIDE_SMX);
 	} else if (!(fc & FEATURE_CONTROL_VMX_OUTSIDE_SMX)) {
 		fmt_snprintf(err, errlen, "CPU %u: VMX is disabled and locked by the firmware "
-			     "(IA32_FEATURE_CONTROL 0x%lx): enable VT-x in the BIOS", c->index, fc);
+			     "(IA32_FEATURE_CONTROL 0x%lx): enable VT-x in the BIOS", cpu, fc);
 		return false;
 	}
 	asm volatile("mov %%cr0, %0" : "=r"(cr0));
@@ -148,10 +146,10 @@ bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
 	cr4 = (cr4 | vmx_ctl.cr4_fixed0 | CR4_VMXE) & vmx_ctl.cr4_fixed1;
 	asm volatile("mov %0, %%cr4" : : "r"(cr4));
 
-	*(volatile uint32_t *)c->vmxon_pa = (uint32_t)rdmsr(MSR_IA32_VMX_BASIC) & 0x7fffffff;
-	asm volatile("vmxon %1; setna %0" : "=q"(fail) : "m"(c->vmxon_pa) : "cc", "memory");
+	*(volatile uint32_t *)vmxon_pa = (uint32_t)rdmsr(MSR_IA32_VMX_BASIC) & 0x7fffffff;
+	asm volatile("vmxon %1; setna %0" : "=q"(fail) : "m"(vmxon_pa) : "cc", "memory");
 	if (fail) {
-		fmt_snprintf(err, errlen, "CPU %u: VMXON failed (CR0 0x%lx CR4 0x%lx)", c->index,
+		fmt_snprintf(err, errlen, "CPU %u: VMXON failed (CR0 0x%lx CR4 0x%lx)", cpu,
 			     cr0, cr4);
 		return false;
 	}
@@ -159,8 +157,9 @@ bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen)
 	return true;
 }
 
-void vmx_vmptrld(uint64_t pa)
+void vmx_load(struct vcpu_arch *a)
 {
+	uint64_t pa = a->vmcs_pa;
 	uint8_t fail;
 
 	asm volatile("vmptrld %1; setna %0" : "=q"(fail) : "m"(pa) : "cc", "memory");
@@ -184,12 +183,12 @@ static void vmclear_ptrld(uint64_t pa)
 	}
 }
 
-static void setup_host_state(struct vcpu *v)
+static void setup_host_state(struct vcpu_arch *a, uint32_t cpu)
 {
-	struct pcpu *c = v->pcpu;
+	const struct cpu_arch *c = &smp_cpus[cpu];
 	uint64_t gdt, tss, idt, cr;
 
-	trap_cpu_tables(c->index, &gdt, &tss, &idt);
+	trap_cpu_tables(cpu, &gdt, &tss, &idt);
 	asm volatile("mov %%cr0, %0" : "=r"(cr));
 	vmwrite(VMCS_HOST_CR0, cr);
 	asm volatile("mov %%cr3, %0" : "=r"(cr));
@@ -204,7 +203,7 @@ static void setup_host_state(struct vcpu *v)
 	vmwrite(VMCS_HOST_GS_SEL, 0);
 	vmwrite(VMCS_HOST_TR_SEL, 0x18);
 	vmwrite(VMCS_HOST_FS_BASE, 0);
-	vmwrite(VMCS_HOST_GS_BASE, (uint64_t)c);	/* this_pcpu() */
+	vmwrite(VMCS_HOST_GS_BASE, (uint64_t)c->local);	/* hv's per-CPU block */
 	vmwrite(VMCS_HOST_TR_BASE, tss);
 	vmwrite(VMCS_HOST_GDTR_BASE, gdt);
 	vmwrite(VMCS_HOST_IDTR_BASE, idt);
@@ -213,13 +212,16 @@ static void setup_host_state(struct vcpu *v)
 	vmwrite(VMCS_HOST_SYSENTER_EIP, 0);
 	vmwrite(VMCS_HOST_EFER, rdmsr(MSR_IA32_EFER));
 	vmwrite(VMCS_HOST_PAT, rdmsr(MSR_IA32_PAT));
-	/* The exit stub finds the vCPU in the 16-byte slot HOST_RSP points at. */
-	*(struct vcpu **)(c->stack_top - 16) = v;
-	vmwrite(VMCS_HOST_RSP, c->stack_top - 16);
+	/*
+	 * The exit stub finds the vCPU in the 16-byte slot HOST_RSP points at
+	 * (vmx_run fills it: a shared core's vCPUs share the slot).
+	 */
+	a->host_slot = c->stack_top - 16;
+	vmwrite(VMCS_HOST_RSP, a->host_slot);
 	vmwrite(VMCS_HOST_RIP, (uint64_t)vmx_exit_stub);
 }
 
-static void setup_controls(struct vcpu *v)
+static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 {
 	vmwrite(VMCS_PIN_CONTROLS, vmx_ctl.pin);
 	vmwrite(VMCS_PROC_CONTROLS, vmx_ctl.proc);
@@ -234,8 +236,8 @@ static void setup_controls(struct vcpu *v)
 	vmwrite(VMCS_EXIT_MSR_LOAD_COUNT, 0);
 	vmwrite(VMCS_ENTRY_MSR_LOAD_COUNT, 0);
 	vmwrite(VMCS_ENTRY_INTR_INFO, 0);
-	vmwrite(VMCS_EPT_POINTER, v->part->eptp);
-	vmwrite(VMCS_VPID, v->vpid);
+	vmwrite(VMCS_EPT_POINTER, s->eptp);
+	vmwrite(VMCS_VPID, a->vpid);
 	vmwrite(VMCS_TSC_OFFSET, 0);	/* the guest's TSC is the host's */
 	vmwrite(VMCS_LINK_POINTER, ~0ull);
 	/*
@@ -247,12 +249,11 @@ static void setup_controls(struct vcpu *v)
 	vmwrite(VMCS_CR0_GUEST_HOST_MASK, CR0_NE | CR0_CD | CR0_NW);
 	/*
 	 * VMXE is forced on. PKE is the guest's only where PKRU is an XSAVE
-	 * component the vCPU's area switches (xsave_plan): elsewhere CPUID
+	 * component the vCPU's area switches (hv's xsave_plan): elsewhere CPUID
 	 * hides PKU and setting PKE must #GP, or a guest could leave its PKRU
 	 * for the next partition on a shared core.
 	 */
-	vmwrite(VMCS_CR4_GUEST_HOST_MASK,
-		CR4_VMXE | ((xsave_plan.xcr0_allowed & XCR0_PKRU) ? 0 : CR4_PKE));
+	vmwrite(VMCS_CR4_GUEST_HOST_MASK, CR4_VMXE | (s->guest_pke ? 0 : CR4_PKE));
 }
 
 /* What the CPU runs for a guest CR0 value: VMX-forced bits on (PE/PG exempt). */
@@ -285,10 +286,10 @@ static void set_segment(uint32_t sel_field, uint16_t sel, uint64_t base, uint32_
  * The state GRUB leaves for a multiboot kernel (Multiboot2 spec 3.3): 32-bit
  * protected mode, paging off, flat 4 GiB code and data segments.
  */
-static void setup_guest_protected(struct vcpu *v, uint64_t entry)
+static void setup_guest_protected(struct vcpu_arch *a, uint64_t entry)
 {
-	v->cr0_shadow = CR0_PE | CR0_ET;
-	v->cr4_shadow = 0;
+	a->cr0_shadow = CR0_PE | CR0_ET;
+	a->cr4_shadow = 0;
 	set_segment(VMCS_GUEST_CS_SEL, 0x08, 0, 0xffffffff, 0xc09b);
 	for (uint32_t f = VMCS_GUEST_ES_SEL; f <= VMCS_GUEST_GS_SEL; f += 2)
 		if (f != VMCS_GUEST_CS_SEL)
@@ -302,29 +303,29 @@ static void setup_guest_protected(struct vcpu *v, uint64_t entry)
  * kernel, the zero page and the command line; a GDT whose 0x10 is a 64-bit
  * code segment (__BOOT_CS) and 0x18 a flat data segment (__BOOT_DS), loaded
  * into CS and DS/ES/SS; interrupts off; RSI = the zero page (set by the
- * loader, which wrote the GDT and page tables at their fixed addresses).
+ * loader, which wrote the GDT and page tables where @s says).
  */
-static void setup_guest_long64(struct vcpu *v, uint64_t entry)
+static void setup_guest_long64(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 {
-	v->cr0_shadow = CR0_PE | CR0_ET | CR0_PG;
-	v->cr4_shadow = CR4_PAE;
+	a->cr0_shadow = CR0_PE | CR0_ET | CR0_PG;
+	a->cr4_shadow = CR4_PAE;
 	set_segment(VMCS_GUEST_CS_SEL, 0x10, 0, 0xffffffff, 0xa09b);	/* L=1, D=0 */
 	for (uint32_t f = VMCS_GUEST_ES_SEL; f <= VMCS_GUEST_GS_SEL; f += 2)
 		if (f != VMCS_GUEST_CS_SEL)
 			set_segment(f, 0x18, 0, 0xffffffff, 0xc093);
-	vmwrite(VMCS_GUEST_RIP, entry);
-	vmwrite(VMCS_GUEST_CR3, LINUX_PT_GPA);
+	vmwrite(VMCS_GUEST_RIP, s->rip);
+	vmwrite(VMCS_GUEST_CR3, s->cr3);
 	vmwrite(VMCS_GUEST_EFER, EFER_LME | EFER_LMA);
 	vmwrite(VMCS_ENTRY_CONTROLS, vmx_ctl.entry | ENTRY_IA32E_MODE_GUEST);
-	vmwrite(VMCS_GUEST_GDTR_BASE, LINUX_GDT_GPA);
-	vmwrite(VMCS_GUEST_GDTR_LIMIT, LINUX_GDT_SIZE - 1);
+	vmwrite(VMCS_GUEST_GDTR_BASE, s->gdt_base);
+	vmwrite(VMCS_GUEST_GDTR_LIMIT, s->gdt_limit);
 }
 
 /* Real mode at CS:IP = (vector << 8):0, as a SIPI leaves an AP (SDM 9.4.4). */
-static void setup_guest_sipi(struct vcpu *v, uint32_t vector)
+static void setup_guest_sipi(struct vcpu_arch *a, uint32_t vector)
 {
-	v->cr0_shadow = CR0_ET;
-	v->cr4_shadow = 0;
+	a->cr0_shadow = CR0_ET;
+	a->cr4_shadow = 0;
 	set_segment(VMCS_GUEST_CS_SEL, (uint16_t)(vector << 8), (uint64_t)vector << 12, 0xffff,
 		    0x9b);
 	for (uint32_t f = VMCS_GUEST_ES_SEL; f <= VMCS_GUEST_GS_SEL; f += 2)
@@ -333,21 +334,11 @@ static void setup_guest_sipi(struct vcpu *v, uint32_t vector)
 	vmwrite(VMCS_GUEST_RIP, 0);
 }
 
-void vmcs_setup(struct vcpu *v)
+void vmx_vmcs_setup(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 {
-	vmclear_ptrld(v->vmcs_pa);
-	v->pcpu->vmcs_loaded = true;
-	setup_controls(v);
-	vmx_apply_timer_mode(v);
-	timer_program_lvt(v);
-	/*
-	 * direct/inject: the deadline lives in the hardware from the first
-	 * entry on (vtimer_restore marks it so), or the first save would skip it
-	 * and lose what the guest wrote in its first window.
-	 */
-	if (!timer_mode_software(v->vt.mode))
-		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(&v->vt));
-	setup_host_state(v);
+	vmclear_ptrld(a->vmcs_pa);
+	setup_controls(a, s);
+	setup_host_state(a, s->cpu);
 
 	/* what every vCPU starts with; its entry state below changes some */
 	vmwrite(VMCS_GUEST_CR3, 0);
@@ -356,16 +347,16 @@ void vmcs_setup(struct vcpu *v)
 	set_segment(VMCS_GUEST_TR_SEL, 0, 0, 0xff, 0x8b);	/* busy 32-bit TSS */
 	vmwrite(VMCS_GUEST_GDTR_BASE, 0);
 	vmwrite(VMCS_GUEST_GDTR_LIMIT, 0xffff);
-	if (v->index == 0 && v->part->linux_boot)
-		setup_guest_long64(v, v->part->entry);
-	else if (v->index == 0)
-		setup_guest_protected(v, v->part->entry);
+	if (s->start == VMX_START_LONG64)
+		setup_guest_long64(a, s);
+	else if (s->start == VMX_START_PROTECTED)
+		setup_guest_protected(a, s->rip);
 	else
-		setup_guest_sipi(v, v->sipi_vector);
-	vmwrite(VMCS_GUEST_CR0, vmx_guest_cr0(v->cr0_shadow));
-	vmwrite(VMCS_CR0_READ_SHADOW, v->cr0_shadow);
-	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(v->cr4_shadow));
-	vmwrite(VMCS_CR4_READ_SHADOW, v->cr4_shadow);
+		setup_guest_sipi(a, s->sipi_vector);
+	vmwrite(VMCS_GUEST_CR0, vmx_guest_cr0(a->cr0_shadow));
+	vmwrite(VMCS_CR0_READ_SHADOW, a->cr0_shadow);
+	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(a->cr4_shadow));
+	vmwrite(VMCS_CR4_READ_SHADOW, a->cr4_shadow);
 	vmwrite(VMCS_GUEST_IDTR_BASE, 0);
 	vmwrite(VMCS_GUEST_IDTR_LIMIT, 0xffff);
 	vmwrite(VMCS_GUEST_DR7, 0x400);
@@ -379,57 +370,15 @@ void vmcs_setup(struct vcpu *v)
 	vmwrite(VMCS_GUEST_SYSENTER_EIP, 0);
 	vmwrite(VMCS_GUEST_DEBUGCTL, 0);
 	vmwrite(VMCS_GUEST_PAT, 0x0007040600070406ull);	/* the power-on PAT */
-	v->launched = false;
+	a->launched = false;
+	a->vmcs_ready = true;
 }
 
-/*
- * One VMWRITE per entry, from the absolute due time: a value saved at exit
- * would go stale by the time spent in root mode, and a guest that exits
- * often would never be preempted (DESIGN.md).
- */
-void vmx_arm_preemption_timer(struct vcpu *v)
-{
-	uint64_t now = rdtsc(), due;
-
-	/* the watchdog counts from the vCPU's latest exit: this one */
-	if (v->pcpu->ht.watchdog_tsc)
-		v->pcpu->ht.last_exit = now;
-	due = host_timer_next(&v->pcpu->ht);
-
-	if (v->vt.mode != TIMER_DIRECT && v->vt.mode != TIMER_INJECT) {
-		uint64_t guest = vtimer_next(&v->vt);
-
-		if (guest < due)
-			due = guest;
-	}
-	if (v->pcpu->shared && sched_window_end(&v->pcpu->sched) < due)
-		due = sched_window_end(&v->pcpu->sched);
-	vmwrite(VMCS_PREEMPTION_TIMER_VALUE,
-		ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
-	/*
-	 * Kicked since the mailbox was last read (after the VMWRITE: a kick
-	 * NMI before it would have its 0 overwritten): exit at once. A stop
-	 * counts only for a vCPU whose partition is stopping (a shared core
-	 * runs others too); an IPI for this core's vCPUs always.
-	 */
-	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
-
-	if (__builtin_expect(mail != 0, 0) &&
-	    ((mail & MAILBOX_IPI) || ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
-		vmwrite(VMCS_PREEMPTION_TIMER_VALUE, 0);
-}
-
-/*
- * direct: the guest's interrupts reach its IDT with no exit (the physical
- * APIC is the guest's). inject/emulated: every physical interrupt exits,
- * acknowledged, and is delivered through the virtual LAPIC; CR8 (the TPR)
- * is virtual too.
- */
-void vmx_apply_timer_mode(struct vcpu *v)
+void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa)
 {
 	uint32_t pin = vmx_ctl.pin, exit = vmx_ctl.exit, proc = vmx_ctl.proc;
 
-	if (v->vt.mode != TIMER_DIRECT) {
+	if (virtual_intr) {
 		pin |= PIN_EXTINT_EXITING;
 		exit |= EXIT_ACK_INTR_ON_EXIT;
 		proc |= PROC_CR8_LOAD_EXITING | PROC_CR8_STORE_EXITING;
@@ -437,46 +386,28 @@ void vmx_apply_timer_mode(struct vcpu *v)
 	vmwrite(VMCS_PIN_CONTROLS, pin);
 	vmwrite(VMCS_EXIT_CONTROLS, exit);
 	vmwrite(VMCS_PROC_CONTROLS, proc);
-	vmwrite(VMCS_MSR_BITMAP, msr_bitmap_for(v->vt.mode));
+	vmwrite(VMCS_MSR_BITMAP, msr_bitmap_pa);
 }
 
-/*
- * A kick (NMI) taken in root mode, after this core last read its mailbox or
- * armed the preemption timer, would wait for the guest's next exit, which a
- * guest that only takes fast-path exits, or none, may never give. Make the
- * next entry exit at once instead; the exit reads the mailbox. VMWRITE of
- * the current VMCS only, once one is loaded on this core.
- */
-void vmx_root_nmi(void)
+void vmx_run(struct vcpu_arch *a)
 {
-	struct pcpu *c;
+	bool launched = a->launched;
+	uint64_t *slot = (uint64_t *)(uintptr_t)a->host_slot;
 
-	if (!partitions_go)	/* no VMCS yet, and GS may not be this_pcpu() */
-		return;
-	c = this_pcpu();
-	if (c->vmcs_loaded && __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
-		vmwrite(VMCS_PREEMPTION_TIMER_VALUE, 0);
-}
-
-void vmx_run(struct vcpu *v)
-{
-	bool launched = v->launched;
-
-	v->pcpu->exit_vcpu = NULL;
-	vmx_arm_preemption_timer(v);
-	v->launched = true;
-	vmx_enter(v, launched);
+	/* the exit stub's: where to save the registers, and whom to tell */
+	slot[0] = (uint64_t)(uintptr_t)a;
+	slot[1] = (uint64_t)(uintptr_t)a->owner;
+	a->launched = true;
+	vmx_enter(a, launched);
 	__builtin_unreachable();
 }
 
-void vmx_entry_failed(struct vcpu *v);
-void vmx_entry_failed(struct vcpu *v)
+void vmx_entry_failed(struct vcpu_arch *a);
+void vmx_entry_failed(struct vcpu_arch *a)
 {
 	uint32_t e = (uint32_t)vmread(VMCS_INSTR_ERROR);
 
-	log_err("VMX: VM entry of partition '%s' vCPU %u failed: VM-instruction error %u (%s)\n",
-		v->part->cfg->name, v->index, e, vmx_instr_error_name(e));
-	partition_stop(v, "vm_entry_failed", e, vmx_instr_error_name(e));
+	hv_entry_failed(a->owner, e, vmx_instr_error_name(e));
 }
 
 const char *vmx_instr_error_name(uint32_t err)

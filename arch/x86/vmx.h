@@ -9,8 +9,48 @@
 #include "arch/x86/cpu_report.h"
 #include "arch/x86/vmx_defs.h"
 
-struct pcpu;
+/* Guest general-purpose registers; arch/x86/vmx_entry.S relies on this order. */
+struct guest_regs {
+	uint64_t rax, rbx, rcx, rdx, rsi, rdi, rbp;
+	uint64_t r8, r9, r10, r11, r12, r13, r14, r15;
+};
+
+/* hv's vCPU: opaque here, only handed back through the upcalls (hv/upcalls.h). */
 struct vcpu;
+
+/*
+ * What VMX keeps per vCPU, embedded in hv's struct vcpu as `arch`. hv fills
+ * owner, vmcs_pa and vpid when it builds the vCPU; the rest is arch's.
+ */
+struct vcpu_arch {
+	struct guest_regs regs;	/* must stay first (vmx_entry.S) */
+	struct vcpu *owner;	/* what hv_exit_handler and hv_entry_failed are given */
+	uint64_t vmcs_pa;
+	uint64_t host_slot;	/* HOST_RSP: the stack slot where the exit stub finds us */
+	uint16_t vpid;
+	bool launched;
+	bool vmcs_ready;	/* built once (vmx_vmcs_setup); later runs only vmx_load it */
+	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
+};
+
+/* The state a vCPU starts in (vmx_vmcs_setup). */
+enum vmx_start {
+	VMX_START_PROTECTED,	/* multiboot: 32-bit protected mode, paging off, at rip */
+	VMX_START_LONG64,	/* Linux 64-bit boot protocol at rip, with cr3 and the GDT */
+	VMX_START_SIPI,		/* an AP after its SIPI: real mode at sipi_vector << 12 */
+};
+
+struct vmx_vcpu_setup {
+	uint32_t cpu;		/* the core it runs on (its GDT, TSS, IDT, stack, GS base) */
+	uint64_t eptp;
+	bool guest_pke;		/* CR4.PKE is the guest's (its XSAVE area switches PKRU) */
+	enum vmx_start start;
+	uint64_t rip;		/* PROTECTED, LONG64 */
+	uint32_t sipi_vector;	/* SIPI */
+	uint64_t cr3;		/* LONG64: the identity map */
+	uint64_t gdt_base;	/* LONG64: GDT with 0x10 = 64-bit code, 0x18 = data */
+	uint32_t gdt_limit;
+};
 
 /* The control words every VMCS uses, fixed once at boot from the caps. */
 struct vmx_controls {
@@ -28,23 +68,40 @@ extern struct vmx_controls vmx_ctl;
  */
 bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long errlen);
 
-/* IA32_FEATURE_CONTROL, CR0/CR4 fixed bits, VMXON. */
-bool vmx_cpu_enable(struct pcpu *c, char *err, unsigned long errlen);
+/* IA32_FEATURE_CONTROL, CR0/CR4 fixed bits, VMXON of the page at @vmxon_pa on CPU @cpu. */
+bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long errlen);
 
-/* Make the VMCS at @pa current (a shared core switching vCPUs). */
-void vmx_vmptrld(uint64_t pa);
+/*
+ * Build @a's VMCS on this CPU (VMCLEAR, VMPTRLD, every field) and leave it
+ * current. The interrupt model is the caller's to set next
+ * (vmx_set_interrupt_model): until then the VMCS has the direct one.
+ */
+void vmx_vmcs_setup(struct vcpu_arch *a, const struct vmx_vcpu_setup *s);
 
-/* Build @v's VMCS on this CPU (VMCLEAR, VMPTRLD, every field). */
-void vmcs_setup(struct vcpu *v);
+/* Make @a's VMCS current again (a shared core switching vCPUs). */
+void vmx_load(struct vcpu_arch *a);
 
-/* Enter @v (VMLAUNCH the first time, VMRESUME after). Never returns. */
-__attribute__((noreturn)) void vmx_run(struct vcpu *v);
+/*
+ * The interrupt model of the current VMCS. Physical (@virtual_intr false):
+ * the guest's interrupts reach its IDT with no exit. Virtual: every physical
+ * interrupt exits, acknowledged, for hv to deliver; CR8 exits too. Either
+ * way @msr_bitmap_pa is the MSR bitmap.
+ */
+void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa);
+
+/*
+ * Enter @a (VMLAUNCH the first time, VMRESUME after). Never returns: exits
+ * go to hv_exit_handler(@a->owner). The caller has armed the preemption
+ * timer (vmx_set_preemption_timer).
+ */
+__attribute__((noreturn)) void vmx_run(struct vcpu_arch *a);
+
+/* What the CPU runs for a guest CR0/CR4 value: the VMX-forced bits on. */
+uint64_t vmx_guest_cr0(uint64_t want);
+uint64_t vmx_guest_cr4(uint64_t want);
 
 const char *vmx_exit_reason_name(uint32_t reason);
 const char *vmx_instr_error_name(uint32_t err);
-
-/* An NMI (a kick from another core) arrived in root mode (arch/x86/trap.c). */
-void vmx_root_nmi(void);
 
 static inline uint64_t vmread(uint64_t field)
 {
@@ -57,6 +114,16 @@ static inline uint64_t vmread(uint64_t field)
 static inline void vmwrite(uint64_t field, uint64_t value)
 {
 	asm volatile("vmwrite %1, %0" : : "r"(field), "r"(value) : "cc", "memory");
+}
+
+/*
+ * The VMX-preemption timer of the current VMCS: the guest exits after
+ * @value ticks of vmx_ctl.preemption_timer_rate (0: at once, at the next
+ * entry). Converting a TSC deadline to ticks is hv's (ptimer_value).
+ */
+static inline void vmx_set_preemption_timer(uint32_t value)
+{
+	vmwrite(VMCS_PREEMPTION_TIMER_VALUE, value);
 }
 
 #endif

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Guest entry and the VM-exit landing pad. HOST_RSP points at a 16-byte
- * aligned slot on the CPU's stack that holds the vCPU pointer, so the exit
- * path finds the vCPU without any lookup. struct guest_regs is the first
- * member of struct vcpu (hv/partition.h): rax, rbx, rcx, rdx, rsi, rdi, rbp,
- * r8-r15 at offsets 0, 8, ... 112.
+ * aligned slot on the CPU's stack (vmx_run fills it) that holds the struct
+ * vcpu_arch pointer and then hv's vCPU pointer, so the exit path finds both
+ * without any lookup; the second is opaque here, only passed on to
+ * hv_exit_handler. struct guest_regs is the first member of struct vcpu_arch
+ * (arch/x86/vmx.h): rax, rbx, rcx, rdx, rsi, rdi, rbp, r8-r15 at offsets
+ * 0, 8, ... 112.
  */
 
 #include "arch/x86/msr.h"
-#include "hv/core/spec.h"
+#include "hv/lib/spec_defs.h"
 
 	.text
-/* void vmx_enter(struct vcpu *v, int launched) */
+/* void vmx_enter(struct vcpu_arch *a, int launched) */
 	.globl vmx_enter
 vmx_enter:
 	push	%rdi			/* for vmx_entry_failed */
@@ -64,7 +66,7 @@ vmx_enter:
 	.globl vmx_exit_stub
 vmx_exit_stub:
 	push	%rax
-	mov	8(%rsp), %rax		/* the vCPU */
+	mov	8(%rsp), %rax		/* slot[0]: the vcpu_arch */
 	mov	%rbx, 8(%rax)
 	mov	%rcx, 16(%rax)
 	mov	%rdx, 24(%rax)
@@ -80,10 +82,10 @@ vmx_exit_stub:
 	mov	%r14, 104(%rax)
 	mov	%r15, 112(%rax)
 	popq	0(%rax)			/* guest rax */
-	mov	%rax, %rdi
+	mov	8(%rsp), %rdi		/* slot[1]: hv's vCPU, opaque */
 	xor	%ebp, %ebp
-	call	hv_exit_handler	/* returns the vCPU to resume */
-	mov	%rax, %rdi
+	call	hv_exit_handler	/* returns when that vCPU is to be resumed */
+	mov	0(%rsp), %rdi		/* slot[0] again: the same vcpu_arch */
 	mov	$1, %esi
 	jmp	vmx_enter
 

@@ -3,19 +3,13 @@
  * Speculative-execution hygiene: which mitigations this CPU needs, decided
  * once at boot from CPUID leaf 7 EDX and IA32_ARCH_CAPABILITIES, and the SMT
  * sibling test of the config check. Pure (tests/unit/test_spec.c); the
- * entry-mode constants are shared with arch/x86/vmx_entry.S.
+ * entry-mode constants are in hv/lib/spec_defs.h, shared with arch/.
  */
 #ifndef TEMPO_HV_SPEC_H
 #define TEMPO_HV_SPEC_H
 
-/* What VM entry does before VMLAUNCH/VMRESUME (spec_entry_mode) */
-#define SPEC_ENTRY_NONE		0
-#define SPEC_ENTRY_L1D_FLUSH	1	/* IA32_FLUSH_CMD.L1D_FLUSH: L1TF, buffers too */
-#define SPEC_ENTRY_VERW		2	/* VERW with MD_CLEAR: MDS / TAA buffers */
-
-/* Write-only command MSRs: only bit 0 is defined (SDM Vol. 4 Table 2-2) */
-#define PRED_CMD_IBPB		(1 << 0)	/* IA32_PRED_CMD (0x49) */
-#define FLUSH_CMD_L1D		(1 << 0)	/* IA32_FLUSH_CMD (0x10B) */
+/* SPEC_ENTRY_*, PRED_CMD_IBPB, FLUSH_CMD_L1D: shared with arch/ */
+#include "hv/lib/spec_defs.h"
 
 #ifndef __ASSEMBLER__
 #include <stdbool.h>

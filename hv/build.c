@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Building partitions: carving their RAM, their EPT, loading their image the
+ * way GRUB would (or a Linux bzImage), their boot information, their vCPUs,
+ * and the shared cores' schedules; then handing vCPUs to their cores.
+ */
+#include "hv/partition_build.h"
+
+#include "arch/x86/apic.h"
+#include "arch/x86/smp.h"
+#include "hv/core/bzimage.h"
+#include "hv/core/elf.h"
+#include "hv/core/guest_boot.h"
+#include "hv/core/version.h"
+#include "hv/fpu.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
+#include "hv/pages.h"
+#include "hv/partition.h"
+#include "hv/platform.h"
+
+#define MB1_BOOT_MAGIC	0x2badb002u
+#define MB2_BOOT_MAGIC	0x36d76289u
+#define GIB		(1ull << 30)
+#define MIB2		(2ull << 20)
+
+struct partition partitions[CONFIG_MAX_PARTITIONS];
+uint32_t partition_count;
+
+static struct vcpu vcpu_pool[MAX_CPUS];
+static uint32_t vcpu_pool_used;
+
+static const struct boot_module *find_module(const struct boot_info *bi, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (uint32_t i = 0; i < bi->module_count; i++) {
+		const char *s = bi->modules[i].cmdline;
+
+		if (!strncmp(s, name, n) && (s[n] == 0 || s[n] == ' '))
+			return &bi->modules[i];
+	}
+	return NULL;
+}
+
+/* EPT mapping guest-physical 0..size onto host-physical hpa with 2 MiB pages. */
+static uint64_t build_ept(uint64_t hpa, uint64_t size)
+{
+	uint64_t *pml4 = hv_pages_alloc(PAGE_SIZE, "EPT PML4");
+	uint64_t *pdpt = hv_pages_alloc(PAGE_SIZE, "EPT PDPT");
+	uint64_t gib = (size + GIB - 1) / GIB;
+
+	pml4[0] = (uint64_t)pdpt | EPT_RWX;
+	for (uint64_t g = 0; g < gib; g++) {
+		uint64_t *pd = hv_pages_alloc(PAGE_SIZE, "EPT PD");
+
+		pdpt[g] = (uint64_t)pd | EPT_RWX;
+		for (uint64_t i = 0; i < 512; i++) {
+			uint64_t gpa = g * GIB + i * MIB2;
+
+			if (gpa >= size)
+				break;
+			pd[i] = (hpa + gpa) | EPT_RWX | EPT_MEMTYPE_WB | EPT_LARGE_PAGE;
+		}
+	}
+	return (uint64_t)pml4 | EPTP_MEMTYPE_WB | EPTP_WALK_4;
+}
+
+static int load_image(struct partition *p, const struct boot_module *m, char *err,
+		      size_t errlen)
+{
+	const uint8_t *img = (const uint8_t *)(uintptr_t)m->start;
+	size_t len = m->end - m->start;
+	struct mb_header_info mb;
+	struct elf_plan plan;
+	char why[120];
+
+	if (mb_find_header(img, len, &mb, why, sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
+		return -1;
+	}
+	if (mb.has_entry_override) {
+		fmt_snprintf(err, errlen, "image '%s': multiboot address/entry tags are not "
+			     "supported; link it as a plain ELF", p->cfg->image);
+		return -1;
+	}
+	if (elf_plan_load(img, len, GUEST_HIGH_START, p->mem_size, &plan, why, sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
+		return -1;
+	}
+	for (uint32_t i = 0; i < plan.segment_count; i++) {
+		const struct elf_segment *s = &plan.segments[i];
+		uint8_t *dst = gpa_to_hva(p, s->paddr, s->mem_size);
+
+		memcpy(dst, img + s->file_offset, s->file_size);
+		memset(dst + s->file_size, 0, s->mem_size - s->file_size);
+	}
+	p->entry = plan.entry;
+	p->boot_magic = mb.version == MB_V2 ? MB2_BOOT_MAGIC : MB1_BOOT_MAGIC;
+	p->image_end = plan.highest;
+	p->mb_version = mb.version;
+	return 0;
+}
+
+/* What every guest's boot tables describe: its RAM, CPUs and command line. */
+static void guest_platform_of(const struct partition *p, struct guest_platform *gp)
+{
+	memset(gp, 0, sizeof(*gp));
+	gp->mem_size = p->mem_size;
+	gp->cmdline = p->cfg->cmdline;
+	gp->loader_name = "Tempo " TEMPO_VERSION;
+	gp->cpu_count = p->vcpu_count;
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		gp->apic_ids[i] = p->vcpus[i]->apic_id;
+}
+
+/* The boot protocol's "HdrS" at 0x202 marks a Linux kernel (bzImage). */
+static bool is_bzimage(const struct boot_module *m)
+{
+	const uint8_t *img = (const uint8_t *)(uintptr_t)m->start;
+
+	return m->end - m->start >= 0x206 && rd32(img + 0x202) == 0x53726448u;
+}
+
+/*
+ * A Linux partition: the protected-mode kernel where the plan puts it, the
+ * first module as its initrd (there is no disk: an initrd is required), ACPI
+ * tables with a hardware-reduced FADT (poweroff through GUEST_ACPI_PM_PORT),
+ * the zero page, GDT and identity map (hv/core/bzimage.c); the boot vCPU enters
+ * the 64-bit entry with RSI = the zero page.
+ */
+static int load_linux(struct partition *p, const struct boot_info *bi,
+		      const struct boot_module *m, char *err, size_t errlen)
+{
+	const uint8_t *img = (const uint8_t *)(uintptr_t)m->start;
+	size_t len = m->end - m->start;
+	const struct boot_module *initrd;
+	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
+	struct guest_platform gp;
+	struct linux_plan plan;
+	uint64_t rsdp;
+	char why[160], cmdline[CONFIG_CMDLINE_LEN + 16];
+
+	if (p->cfg->module_count == 0) {
+		fmt_snprintf(err, errlen, "partition '%s' (line %u): image '%s' is a Linux kernel "
+			     "and needs an initrd (modules = NAME): Tempo gives guests no disk",
+			     p->cfg->name, p->cfg->line, p->cfg->image);
+		return -1;
+	}
+	if (p->cfg->module_count > 1) {
+		fmt_snprintf(err, errlen, "partition '%s' (line %u): a Linux partition takes one "
+			     "module (its initrd), not %u", p->cfg->name, p->cfg->line,
+			     p->cfg->module_count);
+		return -1;
+	}
+	initrd = find_module(bi, p->cfg->modules[0]);
+	if (linux_plan_load(img, len, p->mem_size, initrd->end - initrd->start, &plan, why,
+			    sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': not a bootable Linux kernel: %s",
+			     p->cfg->image, why);
+		return -1;
+	}
+	memcpy(gpa_to_hva(p, plan.kernel_gpa, plan.kernel_size), img + plan.kernel_offset,
+	       plan.kernel_size);
+	memcpy(gpa_to_hva(p, plan.initrd_gpa, plan.initrd_size),
+	       (const void *)(uintptr_t)initrd->start, plan.initrd_size);
+
+	guest_platform_of(p, &gp);
+	gp.acpi_pm_port = GUEST_ACPI_PM_PORT;
+	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
+	if (!rsdp) {
+		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");
+		return -1;
+	}
+	/* the buffer holds any config line plus the word: never NULL here */
+	if (linux_build_boot(mem, p->mem_size, img, len, &plan,
+			     linux_partition_cmdline(p->cfg->cmdline, cmdline, sizeof(cmdline)),
+			     rsdp, why, sizeof(why))) {
+		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
+		return -1;
+	}
+	p->linux_boot = true;
+	p->entry = plan.entry64;
+	p->vcpus[0]->arch.regs.rsi = LINUX_ZERO_PAGE_GPA;
+	log_info("Partition '%s': Linux boot protocol %u.%02u, kernel %lu KiB at 0x%lx "
+		 "(needs %lu MiB), initrd '%s' %lu KiB at 0x%lx\n", p->cfg->name,
+		 plan.version >> 8, plan.version & 0xff, plan.kernel_size >> 10, plan.kernel_gpa,
+		 plan.init_size >> 20, p->cfg->modules[0], plan.initrd_size >> 10,
+		 plan.initrd_gpa);
+	return 0;
+}
+
+static int load_modules_and_info(struct partition *p, const struct boot_info *bi, char *err,
+				 size_t errlen)
+{
+	struct guest_platform gp;
+	uint64_t next = ALIGN_UP(p->image_end, PAGE_SIZE), rsdp;
+	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
+
+	guest_platform_of(p, &gp);
+	for (uint32_t i = 0; i < p->cfg->module_count; i++) {
+		const struct boot_module *m = find_module(bi, p->cfg->modules[i]);
+		uint64_t len = m->end - m->start;
+
+		if (!gpa_to_hva(p, next, len)) {
+			fmt_snprintf(err, errlen, "module '%s' (%lu bytes) does not fit in the "
+				     "partition's memory after the image", p->cfg->modules[i], len);
+			return -1;
+		}
+		memcpy(gpa_to_hva(p, next, len), (const void *)(uintptr_t)m->start, len);
+		gp.modules[i] = (struct guest_module){ next, next + len, p->cfg->modules[i] };
+		gp.module_count++;
+		next = ALIGN_UP(next + len, PAGE_SIZE);
+	}
+	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
+	if (!rsdp) {
+		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");
+		return -1;
+	}
+	if (p->mb_version == MB_V2)
+		p->info_gpa = guest_build_mb2_info(mem, p->mem_size, &gp, rsdp);
+	else
+		p->info_gpa = guest_build_mb1_info(mem, p->mem_size, &gp);
+	if (!p->info_gpa) {
+		fmt_snprintf(err, errlen, "the multiboot information does not fit in %lu bytes "
+			     "(command line or module strings too long)", GUEST_INFO_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A [schedule N] makes CPU N shared: its vCPUs become slots, each window
+ * names one (or none), lengths go to TSC ticks. Each slot gets an XSAVE
+ * area as large as every component a guest may enable (xsave_plan).
+ */
+static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen)
+{
+	/* hv_pages_alloc rounds up to whole pages; FXSAVE's 512 bytes fit one */
+	uint64_t fpu_bytes = xsave_plan.area_bytes ? xsave_plan.area_bytes : PAGE_SIZE;
+
+	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
+		const struct schedule_config *sc = &cfg->schedules[i];
+		struct pcpu *c = &pcpus[sc->cpu];
+
+		c->shared = true;
+		for (uint32_t k = 0; k < vcpu_pool_used; k++)
+			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS) {
+				vcpu_pool[k].fpu = hv_pages_alloc(fpu_bytes, "FPU state");
+				/*
+				 * XRSTOR/FXRSTOR load MXCSR from the legacy area
+				 * even for components in their init state (SDM
+				 * 13.8.1): its reset value, not 0 (every SIMD
+				 * exception unmasked).
+				 */
+				((uint32_t *)vcpu_pool[k].fpu)[6] = 0x1f80;
+				c->slots[c->slot_count++] = &vcpu_pool[k];
+			}
+		c->window_count = sc->window_count;
+		for (uint32_t w = 0; w < sc->window_count; w++) {
+			const struct window_config *wc = &sc->windows[w];
+
+			c->window_slot[w] = SCHED_IDLE;
+			c->window_len_tsc[w] = (uint64_t)wc->length_us * (platform.tsc_hz / 1000) /
+					       1000;
+			for (uint32_t k = 0; wc->partition >= 0 && k < c->slot_count; k++)
+				if (c->slots[k]->part == &partitions[wc->partition])
+					c->window_slot[w] = (int32_t)k;
+			if (!c->window_len_tsc[w]) {
+				fmt_snprintf(err, errlen, "[schedule %u] (line %u): window %u is "
+					     "shorter than one TSC tick", sc->cpu, sc->line, w);
+				return -1;
+			}
+		}
+		log_info("Schedule on CPU %u: %u windows, frame %u us\n", sc->cpu,
+			 sc->window_count, sc->frame_us);
+	}
+	return 0;
+}
+
+int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
+		     struct memplan *mp, char *err, size_t errlen)
+{
+	static uint16_t next_vpid = 1;
+
+	xsave_plan_boot();
+	vcpu_timer_boot();
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		const struct partition_config *pc = &cfg->partitions[i];
+		struct partition *p = &partitions[i];
+		const struct boot_module *image = find_module(bi, pc->image);
+		char kind[16];
+
+		memset(p, 0, sizeof(*p));
+		p->cfg = pc;
+		p->id = i;
+		p->mem_size = pc->memory_bytes;
+		vuart_init(&p->uart);
+		if (pc->base) {
+			if (!memplan_take(mp, pc->base, pc->memory_bytes)) {
+				fmt_snprintf(err, errlen, "partition '%s' (line %u): base 0x%lx + "
+					     "%lu MiB is not free usable RAM", pc->name, pc->line,
+					     pc->base, pc->memory_bytes >> 20);
+				return -1;
+			}
+			p->mem_hpa = pc->base;
+		} else {
+			p->mem_hpa = memplan_alloc(mp, pc->memory_bytes, MIB2);
+			if (!p->mem_hpa) {
+				fmt_snprintf(err, errlen, "partition '%s' (line %u): no %lu MiB of "
+					     "free RAM below 4 GiB (%lu MiB left)", pc->name,
+					     pc->line, pc->memory_bytes >> 20,
+					     memplan_free_bytes(mp) >> 20);
+				return -1;
+			}
+		}
+		memset((void *)(uintptr_t)p->mem_hpa, 0, p->mem_size);
+		p->eptp = build_ept(p->mem_hpa, p->mem_size);
+
+		for (uint32_t cpu = 0; cpu < CONFIG_MAX_CPUS; cpu++) {
+			struct vcpu *v;
+
+			if (!(pc->cpu_mask & (1ull << cpu)))
+				continue;
+			if (cpu >= pcpu_count || smp_cpus[cpu].state != CPU_ONLINE) {
+				fmt_snprintf(err, errlen, "partition '%s' (line %u): CPU %u is not "
+					     "online", pc->name, pc->line, cpu);
+				return -1;
+			}
+			v = &vcpu_pool[vcpu_pool_used++];
+			v->part = p;
+			v->pcpu = &pcpus[cpu];
+			v->index = p->vcpu_count;
+			v->apic_id = pcpus[cpu].apic_id;
+			v->arch.owner = v;
+			v->arch.vpid = next_vpid++;
+			v->arch.vmcs_pa = (uint64_t)hv_pages_alloc(PAGE_SIZE, "VMCS");
+			v->state = v->index == 0 ? VCPU_RUNNING : VCPU_WAIT_SIPI;
+			vtimer_init(&v->vt, pc->timer);
+			v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
+			p->vcpus[p->vcpu_count++] = v;
+		}
+		if (is_bzimage(image)) {
+			if (load_linux(p, bi, image, err, errlen))
+				return -1;
+		} else {
+			if (load_image(p, image, err, errlen) ||
+			    load_modules_and_info(p, bi, err, errlen))
+				return -1;
+			p->vcpus[0]->arch.regs.rax = p->boot_magic;
+			p->vcpus[0]->arch.regs.rbx = p->info_gpa;
+		}
+		log_info("Partition '%s': %u vCPU%s (CPUs", pc->name, p->vcpu_count,
+			 p->vcpu_count == 1 ? "" : "s");
+		for (uint32_t k = 0; k < p->vcpu_count; k++)
+			log_info(" %u", p->vcpus[k]->pcpu->index);
+		fmt_snprintf(kind, sizeof(kind), p->linux_boot ? "Linux 64-bit" : "multiboot%u",
+			     p->mb_version);
+		log_info("), %lu MiB at 0x%lx, image '%s' %s entry 0x%lx, timer %s\n",
+			 p->mem_size >> 20, p->mem_hpa, pc->image, kind, p->entry,
+			 timer_mode_name(pc->timer));
+		partition_count++;
+	}
+	if (build_schedules(cfg, err, errlen))
+		return -1;
+	/* hand each vCPU of a dedicated core to it, then let them all go */
+	for (uint32_t i = 0; i < vcpu_pool_used; i++)
+		if (!vcpu_pool[i].pcpu->shared)
+			vcpu_pool[i].pcpu->vcpu = &vcpu_pool[i];
+	for (uint32_t c = 0; c < pcpu_count; c++) {
+		/* a shared core runs guests in its windows: it is no console core */
+		if (smp_cpus[c].state == CPU_ONLINE && !pcpus[c].vcpu && !pcpus[c].shared) {
+			pcpus[c].console = true;
+			return 0;
+		}
+	}
+	/*
+	 * Every core runs a guest: each drains the rings on its own exits when
+	 * no other core is at it. That puts console work on guest cores.
+	 */
+	log_warn("every CPU runs a partition: consoles are drained on guest exits, which "
+		 "adds to their latency; leave one CPU free for real-time use\n");
+	for (uint32_t c = 0; c < pcpu_count; c++)
+		pcpus[c].console = true;
+	return 0;
+}

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The console core drains the partitions' virtual UARTs and their vCPUs'
+ * snapshots to the serial line, and the end reports after their last words.
+ */
+#include "hv/console.h"
+
+#include "arch/x86/cpu.h"
+#include "hv/lib/log.h"
+#include "hv/partition.h"
+
+static volatile int drain_lock;	/* 0 free, else the holder's CPU index + 1 */
+
+struct emit_ctx {
+	const char *name;
+};
+
+static void emit_line(void *ctx, const char *line)
+{
+	log_printf(LOG_EMERG, "[%s] %s\n", ((struct emit_ctx *)ctx)->name, line);
+}
+
+static void print_snapshots(struct partition *p)
+{
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		struct vcpu *v = p->vcpus[i];
+
+		while (v->snap_tail != __atomic_load_n(&v->snap_head, __ATOMIC_ACQUIRE)) {
+			const struct vcpu_snapshot *s = &v->snaps[v->snap_tail % VCPU_SNAPSHOTS];
+
+			log_printf(LOG_EMERG, "VCPU_STATS partition=%s vcpu=%u mode=%s tsc=%lu "
+				   "exits=%lu tick_exits=%lu timer_exits=%lu "
+				   "deadline_write_exits=%lu extint_exits=%lu eoi_exits=%lu fast_exits=%lu "
+				   "programmed=%lu fired=%lu injected=%lu dropped_masked=%lu "
+				   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu "
+				   "tick_hits=%lu tick_defer_exits=%lu\n",
+				   p->cfg->name, v->index, timer_mode_name(s->mode), s->tsc,
+				   s->exits, s->tick_exits, s->timer_exits,
+				   s->deadline_write_exits, s->extint_exits, s->eoi_exits, s->fast_exits,
+				   s->timer.programmed, s->timer.fired, s->timer.injected,
+				   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
+				   s->tick_late_max, s->tick_hits, s->tick_defer_exits);
+			__atomic_store_n(&v->snap_tail, v->snap_tail + 1, __ATOMIC_RELEASE);
+		}
+	}
+}
+
+/*
+ * @flush: also the partial last lines of the partitions that have ended, and
+ * wait for a drain in progress (a stop report must come after the
+ * partition's last words). Without it, a busy drainer means there is nothing
+ * to do here.
+ */
+void console_drain_all(bool flush)
+{
+	int free = 0, me = (int)this_pcpu()->index + 1;
+
+	while (!__atomic_compare_exchange_n(&drain_lock, &free, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		free = 0;
+		if (!flush)
+			return;
+		cpu_relax();
+	}
+	for (uint32_t i = 0; i < partition_count; i++) {
+		struct emit_ctx ctx = { partitions[i].cfg->name };
+		/*
+		 * A partial line is printed only once its partition has ended: one
+		 * partition's end must not cut a line another is still writing.
+		 */
+		bool ended = __atomic_load_n(&partitions[i].vcpus_done, __ATOMIC_ACQUIRE) ==
+			     partitions[i].vcpu_count;
+
+		vuart_drain(&partitions[i].uart, flush && ended, emit_line, &ctx);
+		print_snapshots(&partitions[i]);
+		if (__atomic_load_n(&partitions[i].end_report_pending, __ATOMIC_ACQUIRE)) {
+			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);
+			log_printf(LOG_EMERG, "%s", partitions[i].end_report);
+			partitions[i].end_report_pending = false;
+		}
+	}
+	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
+}
+
+void console_release(uint32_t cpu)
+{
+	if (__atomic_load_n(&drain_lock, __ATOMIC_ACQUIRE) == (int)cpu + 1)
+		__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
+}

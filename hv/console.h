@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* The partitions' consoles, drained to the serial line by the console core (hv/console.c). */
+#ifndef TEMPO_HV_CONSOLE_H
+#define TEMPO_HV_CONSOLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Drain every partition's console ring to the serial line (console core). */
+void console_drain_all(bool flush);
+
+/* CPU @cpu faulted, perhaps inside a drain: the drain lock is released if it holds it. */
+void console_release(uint32_t cpu);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* The end of the run and its report (hv/report.c). */
+#ifndef TEMPO_HV_REPORT_H
+#define TEMPO_HV_REPORT_H
+
+/*
+ * Once every partition has ended: drain the consoles, print PARTITION_END,
+ * EXITS, TRACE, HOSTTICK, SCHED and TIMER_COST, and stop the machine. Only
+ * one core does it; the others return.
+ */
+void end_run_if_done(void);
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A vCPU's timer mode on the hardware: hv decides from the mode's row
+ * (hv/core/timer_modes.h) and the core's events (hv/core/timer.c), arch
+ * loads the values (vmx_set_interrupt_model, vmx_set_preemption_timer).
+ */
+#include "hv/vcpu_timer.h"
+
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/trap.h"
+#include "arch/x86/vmx.h"
+#include "hv/core/msr_policy.h"
+#include "hv/pages.h"
+#include "hv/partition.h"
+#include "hv/platform.h"
+#include "hv/upcalls.h"
+
+uint64_t host_tick_tsc;
+uint64_t host_watchdog_tsc;
+uint64_t host_tick_slack_tsc;
+uint64_t host_tick_margin_tsc;
+uint64_t rearm_cost_ticks;	/* see vcpu_timer_measure_rearm() */
+
+static uint64_t msr_bitmaps[TIMER_MODE_COUNT];
+
+/* arch/x86/isr.S routes this vector to hv_timer_vector_handler */
+_Static_assert(HV_TIMER_VECTOR == TRAP_HV_TIMER_VECTOR, "the IDT gate of the inject vector");
+
+void vcpu_timer_boot(void)
+{
+	for (int m = 0; m < TIMER_MODE_COUNT; m++) {
+		uint8_t *bm = hv_pages_alloc(PAGE_SIZE, "MSR bitmap");
+
+		if (timer_modes[m].owns_lapic)
+			msr_bitmap_build(bm);
+		else
+			msr_bitmap_build_virtual(bm, timer_modes[m].soft_deadline);
+		msr_bitmaps[m] = (uint64_t)bm;
+	}
+}
+
+/*
+ * direct: the guest's LVT as it wrote it (filtered). inject: the hypervisor's
+ * vector in TSC-deadline mode, with the guest's mask, so a masked timer costs
+ * no exit; masked too while the guest's LVT is in one-shot or periodic mode,
+ * whose count-down timer off direct mode is the vLAPIC's (it never counts),
+ * so that the deadline it may still write cannot fire (SDM 11.5.4.1: the
+ * MSR is ignored outside TSC-deadline mode). The physical count-down timer
+ * is never started off direct mode. emulated: masked; the deadline lives on
+ * the preemption timer.
+ */
+void timer_program_lvt(struct vcpu *v)
+{
+	const struct timer_mode_desc *m = timer_mode(v->vt.mode);
+	uint32_t lvt = v->vt.lvt;
+
+	if (m->injects_fired) {
+		if ((lvt & APIC_LVT_TIMER_MODE_MASK) != APIC_LVT_TIMER_TSC_DEADLINE)
+			lvt |= APIC_LVT_MASKED;
+		lvt = (lvt & APIC_LVT_MASKED) | APIC_LVT_TIMER_TSC_DEADLINE | HV_TIMER_VECTOR;
+	} else if (!m->owns_lapic) {
+		lvt = APIC_LVT_MASKED | HV_TIMER_VECTOR;
+	}
+	wrmsr(X2APIC_LVT_TIMER, lvt);
+}
+
+/*
+ * Leaving the core for the rest of the frame (DESIGN.md): the deadline comes
+ * out of the hardware by the read / write-0 / IRR protocol. In inject
+ * mode a fire that raced the save may sit in the physical IRR: a short STI
+ * window takes it (this core runs no direct-mode guest, so its APIC holds no
+ * guest state) and credits it to this vCPU, not to the next one.
+ */
+static volatile bool hv_timer_vector_seen;
+
+/* The physical APIC holds nothing in service and nothing pending but @vector. */
+static bool apic_holds_only(uint8_t vector)
+{
+	for (uint32_t i = 0; i < 8; i++) {
+		uint64_t mine = i == vector / 32u ? 1ull << (vector % 32) : 0;
+
+		if (rdmsr(X2APIC_ISR0 + i) || (rdmsr(X2APIC_IRR0 + i) & ~mine))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * direct/inject, leaving the guest for a long stay (DESIGN.md; vtimer_save
+ * in hv/core/timer.c says what each finding means): read the TSC and D, write 0,
+ * read the TSC, then the physical IRR bit of the timer's vector, IF=0
+ * throughout. Hardware clears the MSR when the timer fires (SDM Vol. 3A
+ * 11.5.4.1), so a fire just before the RDMSR reads 0 and leaves its vector
+ * in the IRR. Inject mode: that vector is ours (0xee) and the fire this
+ * vCPU's: a short STI window takes it (hv_timer_vector_handler) and it is
+ * credited here, not to the next vCPU on a shared core nor, after a mode
+ * switch, delivered to a direct-mode guest as vector 0xee. On a dedicated
+ * core the window opens only while the physical APIC holds nothing else
+ * (guest IPIs land there, and root mode has no handler for them); else the
+ * vector stays, vtimer_switch_mode refuses (hw_firing) and the next entry
+ * exits for it.
+ */
+void timer_save_hw(struct vcpu *v)
+{
+	struct vtimer *t = &v->vt;
+	uint8_t vec = t->mode == TIMER_DIRECT ? vtimer_vector(t) : HV_TIMER_VECTOR;
+	uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE), now;
+	bool irr;
+
+	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+	now = rdtsc();
+	irr = x2apic_irr_test(vec);
+	vtimer_save(t, d, before, now, irr, platform.tsc_deadline_clears);
+	vcpu_trace(v, TRACE_SAVE, d, before);
+	if (t->mode != TIMER_INJECT)
+		return;
+	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR)))
+		return;
+	hv_timer_vector_seen = false;
+	asm volatile("sti; nop; nop; cli" ::: "memory");
+	if (hv_timer_vector_seen)
+		vtimer_hw_fired(t);
+}
+
+void hv_timer_vector_handler(void)
+{
+	hv_timer_vector_seen = true;
+	wrmsr(X2APIC_EOI, 0);
+}
+
+/*
+ * One VMWRITE per entry, from the absolute due time: a value saved at exit
+ * would go stale by the time spent in root mode, and a guest that exits
+ * often would never be preempted (DESIGN.md).
+ */
+void vcpu_timer_arm(struct vcpu *v)
+{
+	struct pcpu *c = v->pcpu;
+	uint64_t now = rdtsc(), due;
+
+	/* the watchdog counts from the vCPU's latest exit: this one */
+	if (c->ht.watchdog_tsc)
+		c->ht.last_exit = now;
+	due = host_timer_next(&c->ht);
+
+	/* the row itself, not timer_mode(): this runs on every entry, and the mode is valid */
+	if (timer_modes[v->vt.mode].soft_deadline) {
+		uint64_t guest = vtimer_next(&v->vt);
+
+		if (guest < due)
+			due = guest;
+	}
+	if (c->shared && sched_window_end(&c->sched) < due)
+		due = sched_window_end(&c->sched);
+	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
+	/*
+	 * Kicked since the mailbox was last read (after the VMWRITE: a kick
+	 * NMI before it would have its 0 overwritten): exit at once. A stop
+	 * counts only for a vCPU whose partition is stopping (a shared core
+	 * runs others too); an IPI for this core's vCPUs always.
+	 */
+	uint32_t mail = __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(mail != 0, 0) &&
+	    ((mail & MAILBOX_IPI) || ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
+		vmx_set_preemption_timer(0);
+}
+
+/*
+ * A guest that owns the LAPIC (direct) takes its interrupts in its IDT with
+ * no exit; otherwise every physical interrupt exits, acknowledged, and is
+ * delivered through the virtual LAPIC, and CR8 (the TPR) is virtual too.
+ */
+void vcpu_timer_apply_mode(struct vcpu *v)
+{
+	vmx_set_interrupt_model(!timer_mode(v->vt.mode)->owns_lapic, msr_bitmaps[v->vt.mode]);
+}
+
+/*
+ * What the timer adds to a short exit: the preemption-timer re-arm (an RDTSC,
+ * the arithmetic, one VMWRITE). Timed with the TSC around the real code; in
+ * Bochs a tick is an instruction, so this is an instruction count.
+ */
+void vcpu_timer_measure_rearm(struct vcpu *v)
+{
+	uint64_t t0, t1, t2, t3, base, cost;
+
+	t0 = rdtsc();
+	t1 = rdtsc();
+	vcpu_timer_arm(v);
+	t2 = rdtsc();
+	t3 = rdtsc();
+	base = t3 - t2;
+	cost = t2 - t1 > base ? t2 - t1 - base : 0;
+	(void)t0;
+	if (cost > rearm_cost_ticks)
+		rearm_cost_ticks = cost;
+}
