@@ -197,13 +197,14 @@ static void start_aps(const struct acpi_cpus *cpus)
 }
 
 /*
- * slowline=y: one 64-character line written a character every 2 ms (every
- * 100,000 TSC ticks without Tempo's frequency), so that other partitions
- * start and end while it is half written. The console must print it whole.
+ * slowline=y: one 64-character line written a character every 5 ms (every
+ * 250,000 TSC ticks without Tempo's frequency), 320 ms in all, so that other
+ * partitions start and end while it is half written (their whole runs take
+ * a few ms of guest time). The console must print it whole.
  */
 static void slow_line(const char *value)
 {
-	uint64_t gap = tempo.tsc_khz ? (uint64_t)tempo.tsc_khz * 2 : 100000;
+	uint64_t gap = tempo.tsc_khz ? (uint64_t)tempo.tsc_khz * 5 : 250000;
 	char line[] = "hello: slow line 0123456789abcdefghijklmnopqrstuvwxyz0123456789\n";
 
 	if (value[0] != 'y')
