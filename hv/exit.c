@@ -226,8 +226,8 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 	if (basic < EXIT_REASON_COUNT)
 		v->exits[basic]++;
 	if ((x.reason & EXIT_REASON_ENTRY_FAILURE) && basic != EXIT_REASON_INVALID_GUEST_STATE)
-		exit_leave(v, exit_stop(&x, "vm_entry_failed", x.reason, vmx_exit_reason_name(basic)),
-			   &x);
+		exit_leave(v, exit_stop(&x, "vm_entry_failed", x.reason,
+					vmx_exit_reason_name(basic)), &x);
 	if (!row || !row->handler)
 		exit_leave(v, exit_stop(&x, "unhandled_exit", basic, vmx_exit_reason_name(basic)),
 			   &x);

@@ -233,7 +233,8 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct exit_ctx *x)
 	bool ok;
 
 	if (x->fast) {
-		if (a != MSR_SOFT_DEADLINE || v->pcpu->shared || !soft_deadline_wrmsr(v, x, msr, value))
+		if (a != MSR_SOFT_DEADLINE || v->pcpu->shared ||
+		    !soft_deadline_wrmsr(v, x, msr, value))
 			return EXIT_SLOW;
 		skip_instruction();
 		v->fast_exits++;

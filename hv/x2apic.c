@@ -71,7 +71,10 @@ static uint32_t *vlapic_lvt_shadow(struct vlapic *l, uint32_t msr)
 	return &l->lvt[msr == X2APIC_LVT_CMCI ? 0 : msr - X2APIC_LVT_THERMAL + 1];
 }
 
-/* CMCI, thermal, PMC, LINT0/1, error: the physical entry if the guest owns the LAPIC, else the vLAPIC's */
+/*
+ * CMCI, thermal, PMC, LINT0/1, error: the physical entry if the guest owns
+ * the LAPIC, else the vLAPIC's.
+ */
 bool lvt_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 {
 	uint32_t filtered;

@@ -22,7 +22,7 @@ struct cpuid_out {
 /* Where the answer to a leaf starts from, before the rows. */
 enum cpuid_source {
 	CPUID_SRC_HOST,		/* the CPU's own answer */
-	CPUID_SRC_ZERO,		/* all zero: Tempo's leaves, the empty ones, the synthesised */
+	CPUID_SRC_ZERO,		/* zeros: Tempo's leaves, the empty ones, the synthesised */
 };
 
 /* What a row may depend on: the CPU, VMX, the boot's plans and the guest's CR4. */

@@ -21,7 +21,9 @@ static const struct io_rule rules[] = {
 	  "ACPI PM1a control: an S5 write powers a Linux guest off" },
 };
 
-static const struct io_rule none_rule = { 0, 0, IO_NONE, "no device: reads float high, writes dropped" };
+static const struct io_rule none_rule = {
+	0, 0, IO_NONE, "no device: reads float high, writes dropped"
+};
 
 const struct io_rule *io_rules(unsigned int *count)
 {

@@ -3,8 +3,12 @@
 
 #include "hv/lib/lib.h"
 
-/* first, last, read, write, EMULATE's handler, which modes go elsewhere, why */
-#define R(a, b, r, w, h, v, s) { (a), (b), MSR_##r, MSR_##w, MSR_H_##h, MSR_VIRT_##v, s }
+/*
+ * first, last, read, write, EMULATE's handler, which modes go elsewhere, who
+ * keeps a guest's value when another vCPU takes the core, why
+ */
+#define R(a, b, r, w, h, v, k, s) \
+	{ (a), (b), MSR_##r, MSR_##w, MSR_H_##h, MSR_VIRT_##v, MSR_KEPT_##k, s }
 
 /*
  * Ranges are sorted and disjoint (the unit tests check). The x2APIC block is
@@ -20,65 +24,73 @@
  * every mode; ID, version and LDR read as the hardware's.
  */
 static const struct msr_rule rules[] = {
-	R(0x0010, 0x0010, PASS, IGNORE, NONE, NONE,
+	R(0x0010, 0x0010, PASS, IGNORE, NONE, NONE, NONE,
 	  "IA32_TIME_STAMP_COUNTER: the host's TSC, not settable"),
-	R(0x001b, 0x001b, EMULATE, EMULATE, APIC_BASE, NONE,
+	R(0x001b, 0x001b, EMULATE, EMULATE, APIC_BASE, NONE, NONE,
 	  "IA32_APIC_BASE: x2APIC stays on, base fixed"),
-	R(0x003a, 0x003a, EMULATE, GP, FEATURE_CONTROL, NONE, "IA32_FEATURE_CONTROL: locked, VMX off"),
-	R(0x003b, 0x003b, IGNORE, IGNORE, NONE, NONE,
+	R(0x003a, 0x003a, EMULATE, GP, FEATURE_CONTROL, NONE, NONE,
+	  "IA32_FEATURE_CONTROL: locked, VMX off"),
+	R(0x003b, 0x003b, IGNORE, IGNORE, NONE, NONE, NONE,
 	  "IA32_TSC_ADJUST: offset stays 0 (CPUID bit hidden)"),
-	R(0x0048, 0x0048, PASS, PASS, NONE, NONE,
+	R(0x0048, 0x0048, PASS, PASS, NONE, NONE, OWN,
 	  "IA32_SPEC_CTRL: the guest's, switched on a shared core"),
-	R(0x0049, 0x0049, GP, EMULATE, PRED_CMD, NONE,
+	R(0x0049, 0x0049, GP, EMULATE, PRED_CMD, NONE, NONE,
 	  "IA32_PRED_CMD: IBPB only, where CPUID 7.EDX[26]"),
-	R(0x0079, 0x0079, GP, IGNORE, NONE, NONE, "IA32_BIOS_UPDT_TRIG: no microcode loads"),
-	R(0x008b, 0x008b, IGNORE, IGNORE, NONE, NONE, "IA32_BIOS_SIGN_ID: microcode revision reads 0"),
-	R(0x00ce, 0x00ce, PASS, GP, NONE, NONE, "MSR_PLATFORM_INFO: read-only"),
-	R(0x00e7, 0x00e8, PASS, GP, NONE, NONE, "IA32_MPERF/APERF: read-only for guests"),
-	R(0x00fe, 0x00fe, PASS, GP, NONE, NONE, "IA32_MTRRCAP"),
-	R(0x010a, 0x010a, EMULATE, GP, ARCH_CAPS, NONE,
+	R(0x0079, 0x0079, GP, IGNORE, NONE, NONE, NONE, "IA32_BIOS_UPDT_TRIG: no microcode loads"),
+	R(0x008b, 0x008b, IGNORE, IGNORE, NONE, NONE, NONE,
+	  "IA32_BIOS_SIGN_ID: microcode revision reads 0"),
+	R(0x00ce, 0x00ce, PASS, GP, NONE, NONE, NONE, "MSR_PLATFORM_INFO: read-only"),
+	R(0x00e7, 0x00e8, PASS, GP, NONE, NONE, NONE, "IA32_MPERF/APERF: read-only for guests"),
+	R(0x00fe, 0x00fe, PASS, GP, NONE, NONE, NONE, "IA32_MTRRCAP"),
+	R(0x010a, 0x010a, EMULATE, GP, ARCH_CAPS, NONE, NONE,
 	  "IA32_ARCH_CAPABILITIES: the host's, less control MSRs"),
-	R(0x010b, 0x010b, GP, EMULATE, FLUSH_CMD, NONE,
+	R(0x010b, 0x010b, GP, EMULATE, FLUSH_CMD, NONE, NONE,
 	  "IA32_FLUSH_CMD: L1D_FLUSH only, where CPUID 7.EDX[28]"),
-	R(0x0174, 0x0176, PASS, PASS, NONE, NONE,
+	R(0x0174, 0x0176, PASS, PASS, NONE, NONE, VMCS,
 	  "IA32_SYSENTER_CS/ESP/EIP: in the VMCS guest state"),
-	R(0x0179, 0x017b, PASS, IGNORE, NONE, NONE,
+	R(0x0179, 0x017b, PASS, IGNORE, NONE, NONE, NONE,
 	  "IA32_MCG_CAP/STATUS/CTL (Linux panics on a #GP here)"),
-	R(0x01a0, 0x01a0, EMULATE, IGNORE, MISC_ENABLE, NONE,
+	R(0x01a0, 0x01a0, EMULATE, IGNORE, MISC_ENABLE, NONE, NONE,
 	  "IA32_MISC_ENABLE: host-owned, a default if absent"),
-	R(0x0200, 0x0276, PASS, IGNORE, NONE, NONE, "MTRRs: machine-wide memory types, host-owned"),
-	R(0x0277, 0x0277, PASS, PASS, NONE, NONE, "IA32_PAT: loaded and saved by the VMCS"),
-	R(0x0278, 0x02ff, PASS, IGNORE, NONE, NONE, "MTRRs (fixed ranges, default type)"),
-	R(0x0400, 0x047f, PASS, IGNORE, NONE, NONE, "machine-check banks"),
-	R(0x0480, 0x0491, GP, GP, NONE, NONE, "VMX capability MSRs: VMX is hidden"),
-	R(0x06e0, 0x06e0, PASS, PASS, NONE, DEADLINE,
+	R(0x0200, 0x0276, PASS, IGNORE, NONE, NONE, NONE,
+	  "MTRRs: machine-wide memory types, host-owned"),
+	R(0x0277, 0x0277, PASS, PASS, NONE, NONE, VMCS, "IA32_PAT: loaded and saved by the VMCS"),
+	R(0x0278, 0x02ff, PASS, IGNORE, NONE, NONE, NONE, "MTRRs (fixed ranges, default type)"),
+	R(0x0400, 0x047f, PASS, IGNORE, NONE, NONE, NONE, "machine-check banks"),
+	R(0x0480, 0x0491, GP, GP, NONE, NONE, NONE, "VMX capability MSRs: VMX is hidden"),
+	R(0x06e0, 0x06e0, PASS, PASS, NONE, DEADLINE, OWN,
 	  "IA32_TSC_DEADLINE: direct, no exit; the software timer's in its modes"),
-	R(0x0802, 0x0803, PASS, GP, NONE, NONE, "x2APIC ID, version"),
-	R(0x0808, 0x0808, PASS, PASS, NONE, APIC, "x2APIC TPR"),
-	R(0x080a, 0x080a, PASS, GP, NONE, APIC, "x2APIC PPR"),
-	R(0x080b, 0x080b, GP, PASS, NONE, APIC, "x2APIC EOI"),
-	R(0x080d, 0x080d, EMULATE, GP, LDR, NONE, "x2APIC LDR: derived from the x2APIC id"),
-	R(0x080f, 0x080f, PASS, EMULATE, SVR, APIC, "x2APIC SVR: the APIC cannot be software-disabled"),
-	R(0x0810, 0x0827, PASS, GP, NONE, APIC, "x2APIC ISR, TMR, IRR"),
-	R(0x0828, 0x0828, PASS, PASS, NONE, APIC, "x2APIC ESR"),
-	R(0x082f, 0x082f, PASS, EMULATE, LVT, APIC, "x2APIC LVT CMCI: fixed delivery only"),
-	R(0x0830, 0x0830, EMULATE, EMULATE, ICR, NONE,
+	R(0x0802, 0x0803, PASS, GP, NONE, NONE, NONE, "x2APIC ID, version"),
+	R(0x0808, 0x0808, PASS, PASS, NONE, APIC, NONE, "x2APIC TPR"),
+	R(0x080a, 0x080a, PASS, GP, NONE, APIC, NONE, "x2APIC PPR"),
+	R(0x080b, 0x080b, GP, PASS, NONE, APIC, NONE, "x2APIC EOI"),
+	R(0x080d, 0x080d, EMULATE, GP, LDR, NONE, NONE, "x2APIC LDR: derived from the x2APIC id"),
+	R(0x080f, 0x080f, PASS, EMULATE, SVR, APIC, NONE,
+	  "x2APIC SVR: the APIC cannot be software-disabled"),
+	R(0x0810, 0x0827, PASS, GP, NONE, APIC, NONE, "x2APIC ISR, TMR, IRR"),
+	R(0x0828, 0x0828, PASS, PASS, NONE, APIC, NONE, "x2APIC ESR"),
+	R(0x082f, 0x082f, PASS, EMULATE, LVT, APIC, NONE, "x2APIC LVT CMCI: fixed delivery only"),
+	R(0x0830, 0x0830, EMULATE, EMULATE, ICR, NONE, NONE,
 	  "x2APIC ICR: only the partition's own CPUs; reads give the vCPU's own last write"),
-	R(0x0832, 0x0832, PASS, EMULATE, LVT_TIMER, APIC, "x2APIC LVT timer"),
-	R(0x0833, 0x0837, PASS, EMULATE, LVT, APIC, "x2APIC LVT thermal, PMC, LINT0/1, error"),
-	R(0x0838, 0x0838, PASS, PASS, NONE, APIC, "x2APIC timer initial count"),
-	R(0x0839, 0x0839, PASS, GP, NONE, APIC, "x2APIC timer current count"),
-	R(0x083e, 0x083e, PASS, PASS, NONE, APIC, "x2APIC timer divide configuration"),
-	R(0x083f, 0x083f, GP, PASS, NONE, APIC, "x2APIC SELF IPI: reaches only this CPU"),
-	R(0xc0000080, 0xc0000080, EMULATE, EMULATE, EFER, NONE, "IA32_EFER: in the VMCS, LMA kept"),
-	R(0xc0000081, 0xc0000084, PASS, PASS, NONE, NONE,
+	R(0x0832, 0x0832, PASS, EMULATE, LVT_TIMER, APIC, NONE, "x2APIC LVT timer"),
+	R(0x0833, 0x0837, PASS, EMULATE, LVT, APIC, NONE,
+	  "x2APIC LVT thermal, PMC, LINT0/1, error"),
+	R(0x0838, 0x0838, PASS, PASS, NONE, APIC, NONE, "x2APIC timer initial count"),
+	R(0x0839, 0x0839, PASS, GP, NONE, APIC, NONE, "x2APIC timer current count"),
+	R(0x083e, 0x083e, PASS, PASS, NONE, APIC, NONE, "x2APIC timer divide configuration"),
+	R(0x083f, 0x083f, GP, PASS, NONE, APIC, NONE, "x2APIC SELF IPI: reaches only this CPU"),
+	R(0xc0000080, 0xc0000080, EMULATE, EMULATE, EFER, NONE, NONE,
+	  "IA32_EFER: in the VMCS, LMA kept"),
+	R(0xc0000081, 0xc0000084, PASS, PASS, NONE, NONE, ROOT,
 	  "STAR, LSTAR, CSTAR, FMASK: unused by the host"),
-	R(0xc0000100, 0xc0000101, PASS, PASS, NONE, NONE, "FS_BASE, GS_BASE: in the VMCS guest state"),
-	R(0xc0000102, 0xc0000103, PASS, PASS, NONE, NONE, "KERNEL_GS_BASE, TSC_AUX: unused by the host"),
+	R(0xc0000100, 0xc0000101, PASS, PASS, NONE, NONE, VMCS,
+	  "FS_BASE, GS_BASE: in the VMCS guest state"),
+	R(0xc0000102, 0xc0000103, PASS, PASS, NONE, NONE, ROOT,
+	  "KERNEL_GS_BASE, TSC_AUX: unused by the host"),
 };
 
 static const struct msr_rule gp_rule = {
-	0, 0, MSR_GP, MSR_GP, MSR_H_NONE, MSR_VIRT_NONE, "not in the table: #GP"
+	0, 0, MSR_GP, MSR_GP, MSR_H_NONE, MSR_VIRT_NONE, MSR_KEPT_NONE, "not in the table: #GP"
 };
 
 const struct msr_rule *msr_rules(unsigned int *count)
@@ -117,6 +129,24 @@ enum msr_action msr_action(const struct msr_rule *r, const struct timer_mode_des
 int msr_virtual_apic(uint32_t msr)
 {
 	return msr_rule_find(msr)->virt == MSR_VIRT_APIC;
+}
+
+unsigned int msr_root_switched(uint32_t *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(rules); i++) {
+		const struct msr_rule *r = &rules[i];
+
+		if (r->kept != MSR_KEPT_ROOT)
+			continue;
+		for (uint32_t m = r->first; m <= r->last && m >= r->first; m++) {
+			if (n < max)
+				out[n] = m;
+			n++;
+		}
+	}
+	return n;
 }
 
 static void clear_bit(uint8_t *bitmap, uint32_t msr, int write)

@@ -57,11 +57,23 @@ enum msr_handler {
 	MSR_H_COUNT
 };
 
+/*
+ * Who keeps a guest's value of an MSR it may write without an exit while
+ * another vCPU has the core (a shared core's window ends).
+ */
+enum msr_kept {
+	MSR_KEPT_NONE = 0,	/* no guest writes it unseen in a mode that shares a core */
+	MSR_KEPT_VMCS,		/* the VMCS guest state loads and saves it */
+	MSR_KEPT_ROOT,		/* root mode saves and restores it (msr_root_switched) */
+	MSR_KEPT_OWN,		/* code of its own: SPEC_CTRL (spec_plan), the deadline (timer_save_hw) */
+};
+
 struct msr_rule {
 	uint32_t first, last;	/* inclusive range */
 	uint8_t read, write;	/* enum msr_action, LAPIC-owning modes */
 	uint8_t handler;	/* enum msr_handler, for EMULATE */
 	uint8_t virt;		/* enum msr_virt */
+	uint8_t kept;		/* enum msr_kept */
 	const char *what;
 };
 
@@ -85,6 +97,12 @@ void msr_bitmap_build_virtual(uint8_t bitmap[4096], int trap_deadline);
 
 /* @msr's row is the virtual LAPIC's off the LAPIC-owning modes (MSR_VIRT_APIC). */
 int msr_virtual_apic(uint32_t msr);
+
+/*
+ * The MSRs a shared core's switch saves and restores in root mode
+ * (MSR_KEPT_ROOT), in table order: up to @max into @out; returns how many.
+ */
+unsigned int msr_root_switched(uint32_t *out, unsigned int max);
 
 /* For tests and the docs: the table itself. */
 const struct msr_rule *msr_rules(unsigned int *count);
