@@ -3,60 +3,95 @@
 
 #include "hv/lib/lib.h"
 
-#define R(a, b, r, w, s) { (a), (b), MSR_##r, MSR_##w, s }
+/*
+ * first, last, read, write, EMULATE's handler, which modes go elsewhere, who
+ * keeps a guest's value when another vCPU takes the core, why
+ */
+#define R(a, b, r, w, h, v, k, s) \
+	{ (a), (b), MSR_##r, MSR_##w, MSR_H_##h, MSR_VIRT_##v, MSR_KEPT_##k, s }
 
 /*
  * Ranges are sorted and disjoint (the unit tests check). The x2APIC block is
  * spelled out register by register (DESIGN.md): ICR, SVR and every LVT are
  * checked, the rest of the guest's own APIC state passes through on the
  * dedicated cores of direct mode.
+ *
+ * Off direct mode (APIC in the virt column) the physical APIC belongs to no
+ * guest (its core may be shared, its LVT timer carries the hypervisor's
+ * vector): every register that holds or raises interrupt state is the
+ * virtual LAPIC's. TPR, PPR, EOI, SVR, ISR/TMR/IRR, ESR, every LVT, the
+ * count-down timer (TMICT, TMCCT, TDCR) and SELF_IPI. The ICR is checked in
+ * every mode; ID, version and LDR read as the hardware's.
  */
 static const struct msr_rule rules[] = {
-	R(0x0010, 0x0010, PASS, IGNORE, "IA32_TIME_STAMP_COUNTER: the host's TSC, not settable"),
-	R(0x001b, 0x001b, EMULATE, EMULATE, "IA32_APIC_BASE: x2APIC stays on, base fixed"),
-	R(0x003a, 0x003a, EMULATE, GP, "IA32_FEATURE_CONTROL: locked, VMX off"),
-	R(0x003b, 0x003b, IGNORE, IGNORE, "IA32_TSC_ADJUST: offset stays 0 (CPUID bit hidden)"),
-	R(0x0048, 0x0048, PASS, PASS, "IA32_SPEC_CTRL: the guest's, switched on a shared core"),
-	R(0x0049, 0x0049, GP, EMULATE, "IA32_PRED_CMD: IBPB only, where CPUID 7.EDX[26]"),
-	R(0x0079, 0x0079, GP, IGNORE, "IA32_BIOS_UPDT_TRIG: no microcode loads"),
-	R(0x008b, 0x008b, IGNORE, IGNORE, "IA32_BIOS_SIGN_ID: microcode revision reads 0"),
-	R(0x00ce, 0x00ce, PASS, GP, "MSR_PLATFORM_INFO: read-only"),
-	R(0x00e7, 0x00e8, PASS, GP, "IA32_MPERF/APERF: read-only for guests"),
-	R(0x00fe, 0x00fe, PASS, GP, "IA32_MTRRCAP"),
-	R(0x010a, 0x010a, EMULATE, GP, "IA32_ARCH_CAPABILITIES: the host's, less control MSRs"),
-	R(0x010b, 0x010b, GP, EMULATE, "IA32_FLUSH_CMD: L1D_FLUSH only, where CPUID 7.EDX[28]"),
-	R(0x0174, 0x0176, PASS, PASS, "IA32_SYSENTER_CS/ESP/EIP: in the VMCS guest state"),
-	R(0x0179, 0x017b, PASS, IGNORE, "IA32_MCG_CAP/STATUS/CTL (Linux panics on a #GP here)"),
-	R(0x01a0, 0x01a0, EMULATE, IGNORE, "IA32_MISC_ENABLE: host-owned, a default if absent"),
-	R(0x0200, 0x0276, PASS, IGNORE, "MTRRs: machine-wide memory types, host-owned"),
-	R(0x0277, 0x0277, PASS, PASS, "IA32_PAT: loaded and saved by the VMCS"),
-	R(0x0278, 0x02ff, PASS, IGNORE, "MTRRs (fixed ranges, default type)"),
-	R(0x0400, 0x047f, PASS, IGNORE, "machine-check banks"),
-	R(0x0480, 0x0491, GP, GP, "VMX capability MSRs: VMX is hidden"),
-	R(0x06e0, 0x06e0, PASS, PASS, "IA32_TSC_DEADLINE: direct, no exit"),
-	R(0x0802, 0x0803, PASS, GP, "x2APIC ID, version"),
-	R(0x0808, 0x0808, PASS, PASS, "x2APIC TPR"),
-	R(0x080a, 0x080a, PASS, GP, "x2APIC PPR"),
-	R(0x080b, 0x080b, GP, PASS, "x2APIC EOI"),
-	R(0x080d, 0x080d, EMULATE, GP, "x2APIC LDR: derived from the x2APIC id"),
-	R(0x080f, 0x080f, PASS, EMULATE, "x2APIC SVR: the APIC cannot be software-disabled"),
-	R(0x0810, 0x0827, PASS, GP, "x2APIC ISR, TMR, IRR"),
-	R(0x0828, 0x0828, PASS, PASS, "x2APIC ESR"),
-	R(0x082f, 0x082f, PASS, EMULATE, "x2APIC LVT CMCI: fixed delivery only"),
-	R(0x0830, 0x0830, EMULATE, EMULATE,
+	R(0x0010, 0x0010, PASS, IGNORE, NONE, NONE, NONE,
+	  "IA32_TIME_STAMP_COUNTER: the host's TSC, not settable"),
+	R(0x001b, 0x001b, EMULATE, EMULATE, APIC_BASE, NONE, NONE,
+	  "IA32_APIC_BASE: x2APIC stays on, base fixed"),
+	R(0x003a, 0x003a, EMULATE, GP, FEATURE_CONTROL, NONE, NONE,
+	  "IA32_FEATURE_CONTROL: locked, VMX off"),
+	R(0x003b, 0x003b, IGNORE, IGNORE, NONE, NONE, NONE,
+	  "IA32_TSC_ADJUST: offset stays 0 (CPUID bit hidden)"),
+	R(0x0048, 0x0048, PASS, PASS, NONE, NONE, OWN,
+	  "IA32_SPEC_CTRL: the guest's, switched on a shared core"),
+	R(0x0049, 0x0049, GP, EMULATE, PRED_CMD, NONE, NONE,
+	  "IA32_PRED_CMD: IBPB only, where CPUID 7.EDX[26]"),
+	R(0x0079, 0x0079, GP, IGNORE, NONE, NONE, NONE, "IA32_BIOS_UPDT_TRIG: no microcode loads"),
+	R(0x008b, 0x008b, IGNORE, IGNORE, NONE, NONE, NONE,
+	  "IA32_BIOS_SIGN_ID: microcode revision reads 0"),
+	R(0x00ce, 0x00ce, PASS, GP, NONE, NONE, NONE, "MSR_PLATFORM_INFO: read-only"),
+	R(0x00e7, 0x00e8, PASS, GP, NONE, NONE, NONE, "IA32_MPERF/APERF: read-only for guests"),
+	R(0x00fe, 0x00fe, PASS, GP, NONE, NONE, NONE, "IA32_MTRRCAP"),
+	R(0x010a, 0x010a, EMULATE, GP, ARCH_CAPS, NONE, NONE,
+	  "IA32_ARCH_CAPABILITIES: the host's, less control MSRs"),
+	R(0x010b, 0x010b, GP, EMULATE, FLUSH_CMD, NONE, NONE,
+	  "IA32_FLUSH_CMD: L1D_FLUSH only, where CPUID 7.EDX[28]"),
+	R(0x0174, 0x0176, PASS, PASS, NONE, NONE, VMCS,
+	  "IA32_SYSENTER_CS/ESP/EIP: in the VMCS guest state"),
+	R(0x0179, 0x017b, PASS, IGNORE, NONE, NONE, NONE,
+	  "IA32_MCG_CAP/STATUS/CTL (Linux panics on a #GP here)"),
+	R(0x01a0, 0x01a0, EMULATE, IGNORE, MISC_ENABLE, NONE, NONE,
+	  "IA32_MISC_ENABLE: host-owned, a default if absent"),
+	R(0x0200, 0x0276, PASS, IGNORE, NONE, NONE, NONE,
+	  "MTRRs: machine-wide memory types, host-owned"),
+	R(0x0277, 0x0277, PASS, PASS, NONE, NONE, VMCS, "IA32_PAT: loaded and saved by the VMCS"),
+	R(0x0278, 0x02ff, PASS, IGNORE, NONE, NONE, NONE, "MTRRs (fixed ranges, default type)"),
+	R(0x0400, 0x047f, PASS, IGNORE, NONE, NONE, NONE, "machine-check banks"),
+	R(0x0480, 0x0491, GP, GP, NONE, NONE, NONE, "VMX capability MSRs: VMX is hidden"),
+	R(0x06e0, 0x06e0, PASS, PASS, NONE, DEADLINE, OWN,
+	  "IA32_TSC_DEADLINE: direct, no exit; the software timer's in its modes"),
+	R(0x0802, 0x0803, PASS, GP, NONE, NONE, NONE, "x2APIC ID, version"),
+	R(0x0808, 0x0808, PASS, PASS, NONE, APIC, NONE, "x2APIC TPR"),
+	R(0x080a, 0x080a, PASS, GP, NONE, APIC, NONE, "x2APIC PPR"),
+	R(0x080b, 0x080b, GP, PASS, NONE, APIC, NONE, "x2APIC EOI"),
+	R(0x080d, 0x080d, EMULATE, GP, LDR, NONE, NONE, "x2APIC LDR: derived from the x2APIC id"),
+	R(0x080f, 0x080f, PASS, EMULATE, SVR, APIC, NONE,
+	  "x2APIC SVR: the APIC cannot be software-disabled"),
+	R(0x0810, 0x0827, PASS, GP, NONE, APIC, NONE, "x2APIC ISR, TMR, IRR"),
+	R(0x0828, 0x0828, PASS, PASS, NONE, APIC, NONE, "x2APIC ESR"),
+	R(0x082f, 0x082f, PASS, EMULATE, LVT, APIC, NONE, "x2APIC LVT CMCI: fixed delivery only"),
+	R(0x0830, 0x0830, EMULATE, EMULATE, ICR, NONE, NONE,
 	  "x2APIC ICR: only the partition's own CPUs; reads give the vCPU's own last write"),
-	R(0x0832, 0x0837, PASS, EMULATE, "x2APIC LVT timer, thermal, PMC, LINT0/1, error"),
-	R(0x0838, 0x0838, PASS, PASS, "x2APIC timer initial count"),
-	R(0x0839, 0x0839, PASS, GP, "x2APIC timer current count"),
-	R(0x083e, 0x083e, PASS, PASS, "x2APIC timer divide configuration"),
-	R(0x083f, 0x083f, GP, PASS, "x2APIC SELF IPI: reaches only this CPU"),
-	R(0xc0000080, 0xc0000080, EMULATE, EMULATE, "IA32_EFER: in the VMCS, LMA kept"),
-	R(0xc0000081, 0xc0000084, PASS, PASS, "STAR, LSTAR, CSTAR, FMASK: unused by the host"),
-	R(0xc0000100, 0xc0000101, PASS, PASS, "FS_BASE, GS_BASE: in the VMCS guest state"),
-	R(0xc0000102, 0xc0000103, PASS, PASS, "KERNEL_GS_BASE, TSC_AUX: unused by the host"),
+	R(0x0832, 0x0832, PASS, EMULATE, LVT_TIMER, APIC, NONE, "x2APIC LVT timer"),
+	R(0x0833, 0x0837, PASS, EMULATE, LVT, APIC, NONE,
+	  "x2APIC LVT thermal, PMC, LINT0/1, error"),
+	R(0x0838, 0x0838, PASS, PASS, NONE, APIC, NONE, "x2APIC timer initial count"),
+	R(0x0839, 0x0839, PASS, GP, NONE, APIC, NONE, "x2APIC timer current count"),
+	R(0x083e, 0x083e, PASS, PASS, NONE, APIC, NONE, "x2APIC timer divide configuration"),
+	R(0x083f, 0x083f, GP, PASS, NONE, APIC, NONE, "x2APIC SELF IPI: reaches only this CPU"),
+	R(0xc0000080, 0xc0000080, EMULATE, EMULATE, EFER, NONE, NONE,
+	  "IA32_EFER: in the VMCS, LMA kept"),
+	R(0xc0000081, 0xc0000084, PASS, PASS, NONE, NONE, ROOT,
+	  "STAR, LSTAR, CSTAR, FMASK: unused by the host"),
+	R(0xc0000100, 0xc0000101, PASS, PASS, NONE, NONE, VMCS,
+	  "FS_BASE, GS_BASE: in the VMCS guest state"),
+	R(0xc0000102, 0xc0000103, PASS, PASS, NONE, NONE, ROOT,
+	  "KERNEL_GS_BASE, TSC_AUX: unused by the host"),
 };
 
-static const struct msr_rule gp_rule = { 0, 0, MSR_GP, MSR_GP, "not in the table: #GP" };
+static const struct msr_rule gp_rule = {
+	0, 0, MSR_GP, MSR_GP, MSR_H_NONE, MSR_VIRT_NONE, MSR_KEPT_NONE, "not in the table: #GP"
+};
 
 const struct msr_rule *msr_rules(unsigned int *count)
 {
@@ -81,16 +116,44 @@ const struct msr_rule *msr_rule_find(uint32_t msr)
 	return &gp_rule;
 }
 
-/* Bitmap layout: read low, read high, write low, write high; 1 KiB each. */
-static uint32_t bitmap_offset(uint32_t msr, int write)
+enum msr_action msr_action(const struct msr_rule *r, const struct timer_mode_desc *mode,
+			   bool write)
 {
-	return (msr >= 0xc0000000 ? 1024 : 0) + (write ? 2048 : 0) + (msr & 0x1fff) / 8;
+	if (r->virt == MSR_VIRT_APIC && !mode->owns_lapic)
+		return MSR_VAPIC;
+	if (r->virt == MSR_VIRT_DEADLINE && mode->soft_deadline)
+		return MSR_SOFT_DEADLINE;
+	return (enum msr_action)(write ? r->write : r->read);
+}
+
+int msr_virtual_apic(uint32_t msr)
+{
+	return msr_rule_find(msr)->virt == MSR_VIRT_APIC;
+}
+
+unsigned int msr_root_switched(uint32_t *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(rules); i++) {
+		const struct msr_rule *r = &rules[i];
+
+		if (r->kept != MSR_KEPT_ROOT)
+			continue;
+		for (uint32_t m = r->first; m <= r->last && m >= r->first; m++) {
+			if (n < max)
+				out[n] = m;
+			n++;
+		}
+	}
+	return n;
 }
 
 static void clear_bit(uint8_t *bitmap, uint32_t msr, int write)
 {
 	uint32_t base;
 
+	/* Bitmap layout: read low, read high, write low, write high; 1 KiB each. */
 	if (msr <= 0x1fff)
 		base = 0;
 	else if (msr >= 0xc0000000 && msr <= 0xc0001fff)
@@ -102,45 +165,29 @@ static void clear_bit(uint8_t *bitmap, uint32_t msr, int write)
 	bitmap[base + msr / 8] &= (uint8_t) ~(1u << (msr % 8));
 }
 
-void msr_bitmap_build(uint8_t bitmap[4096])
+void msr_bitmap_build_mode(uint8_t bitmap[4096], const struct timer_mode_desc *mode)
 {
 	memset(bitmap, 0xff, 4096);
 	for (unsigned int i = 0; i < ARRAY_SIZE(rules); i++) {
-		for (uint32_t m = rules[i].first; m <= rules[i].last && m >= rules[i].first; m++) {
-			if (rules[i].read == MSR_PASS)
+		const struct msr_rule *r = &rules[i];
+
+		for (uint32_t m = r->first; m <= r->last && m >= r->first; m++) {
+			if (msr_action(r, mode, false) == MSR_PASS)
 				clear_bit(bitmap, m, 0);
-			if (rules[i].write == MSR_PASS)
+			if (msr_action(r, mode, true) == MSR_PASS)
 				clear_bit(bitmap, m, 1);
 		}
 	}
 }
 
-/*
- * Off direct mode the physical APIC belongs to no guest (its core may be
- * shared, its LVT timer carries the hypervisor's vector): every register that
- * holds or raises interrupt state is the virtual LAPIC's. TPR, PPR, EOI,
- * SVR, ISR/TMR/IRR, ESR, every LVT, the count-down timer (TMICT, TMCCT,
- * TDCR) and SELF_IPI. The ICR is checked in every mode; ID, version and LDR
- * read as the hardware's.
- */
-int msr_virtual_apic(uint32_t msr)
+void msr_bitmap_build(uint8_t bitmap[4096])
 {
-	return msr == 0x808 || msr == 0x80a || msr == 0x80b || msr == 0x80f ||
-	       (msr >= 0x810 && msr <= 0x828) || msr == 0x82f ||
-	       (msr >= 0x832 && msr <= 0x839) || msr == 0x83e || msr == 0x83f;
+	msr_bitmap_build_mode(bitmap, timer_mode(TIMER_DIRECT));
 }
 
 void msr_bitmap_build_virtual(uint8_t bitmap[4096], int trap_deadline)
 {
-	msr_bitmap_build(bitmap);
-	for (uint32_t m = 0x800; m <= 0x8ff; m++) {
-		if (!msr_virtual_apic(m))
-			continue;
-		bitmap[bitmap_offset(m, 0)] |= (uint8_t)(1u << (m % 8));
-		bitmap[bitmap_offset(m, 1)] |= (uint8_t)(1u << (m % 8));
-	}
-	if (trap_deadline) {
-		bitmap[bitmap_offset(0x6e0, 0)] |= (uint8_t)(1u << (0x6e0 % 8));
-		bitmap[bitmap_offset(0x6e0, 1)] |= (uint8_t)(1u << (0x6e0 % 8));
-	}
+	const struct timer_mode_desc virt = { .soft_deadline = trap_deadline != 0 };
+
+	msr_bitmap_build_mode(bitmap, &virt);
 }

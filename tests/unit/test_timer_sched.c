@@ -2,11 +2,12 @@
 /*
  * Time partitioning on a shared core: the cyclic schedule (hv/core/sched.c) and
  * the timer state machine (hv/core/timer.c) driven together, as hv/partition.c
- * (switch_out, switch_in, sched_loop, sched_switch) and hv/exit.c (the exit
- * tail, deliver_virtual, the external-interrupt and preemption-timer exits)
- * drive them, on a simulated core: one TSC, one physical TSC_DEADLINE MSR and
- * LVT timer shared by whoever runs, the hypervisor's vector in the physical
- * IRR, and the VMX-preemption timer with its rounding.
+ * (switch_out, switch_in, sched_loop, sched_switch), hv/exit.c (the exit
+ * tail), hv/inject.c (deliver_virtual) and hv/timer_exit.c (the
+ * external-interrupt and preemption-timer exits) drive them, on a simulated
+ * core: one TSC, one physical TSC_DEADLINE MSR and LVT timer shared by
+ * whoever runs, the hypervisor's vector in the physical IRR, and the
+ * VMX-preemption timer with its rounding.
  *
  * 2-3 vCPUs (inject, emulated, pv-lazy; pv-lazy is emulated at this level)
  * under a random cyclic schedule with idle windows and a host tick. Each

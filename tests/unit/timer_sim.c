@@ -2,7 +2,7 @@
 /*
  * The simulated core and the reference model (see timer_sim.h).
  *
- * The hypervisor side does what hv/exit.c and hv/partition.c are meant to do
+ * The hypervisor side does what hv/timer_exit.c, hv/inject.c and hv/partition.c are meant to do
  * (DESIGN.md, "Per-core timer state machine"):
  *  - exit 52 (preemption timer): vtimer_check + host_timer_run;
  *  - short exits (CPUID, ...) touch no timer MSR;
@@ -709,7 +709,7 @@ static void long_stay(struct sim *s, int want_mode)
  * Exit 52 in direct or inject mode with a slack: the hypervisor reads the
  * guest's IA32_TSC_DEADLINE (what RDMSR returns: on hardware 0 once fired,
  * in Bochs the fired value) and defers the tick past it or, having run the
- * tick, places the next one (hv/exit.c handle_preemption_timer).
+ * tick, places the next one (hv/timer_exit.c preemption_timer).
  */
 static void host_run_placed(struct sim *s, uint64_t now)
 {

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#include "hv/core/io_policy.h"
+
+#include "hv/core/guest_boot.h"
+#include "hv/core/vuart.h"
+#include "hv/lib/lib.h"
+
+/*
+ * Sorted and disjoint (the unit tests check). The legacy devices a PC guest
+ * may probe are named so the table says what they do: nothing, as on a
+ * board without them (the guests are told of none: no PIC, PIT or RTC in
+ * their ACPI tables or multiboot information).
+ */
+static const struct io_rule rules[] = {
+	{ 0x0020, 0x0021, IO_NONE, "8259 PIC (master): absent, reads float high" },
+	{ 0x0040, 0x0043, IO_NONE, "8254 PIT: absent, the LAPIC timer is the guest's timer" },
+	{ 0x0070, 0x0071, IO_NONE, "CMOS/RTC: absent" },
+	{ 0x00a0, 0x00a1, IO_NONE, "8259 PIC (slave): absent" },
+	{ VUART_BASE, VUART_BASE + VUART_PORTS - 1, IO_UART, "COM1: the partition's virtual UART" },
+	{ GUEST_ACPI_PM_PORT, GUEST_ACPI_PM_PORT, IO_ACPI_PM,
+	  "ACPI PM1a control: an S5 write powers a Linux guest off" },
+};
+
+static const struct io_rule none_rule = {
+	0, 0, IO_NONE, "no device: reads float high, writes dropped"
+};
+
+const struct io_rule *io_rules(unsigned int *count)
+{
+	*count = ARRAY_SIZE(rules);
+	return rules;
+}
+
+const struct io_rule *io_rule_find(uint16_t port)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(rules); i++)
+		if (port >= rules[i].first && port <= rules[i].last)
+			return &rules[i];
+	return &none_rule;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What a guest's port I/O reaches: one table (hv/core/io_policy.c) of port
+ * ranges and the device that answers them. Every IN and OUT exits (the I/O
+ * bitmaps are all ones); hv/io.c looks the port up and runs the device's
+ * handler. A port no row names has no device: reads float high (all ones),
+ * writes are dropped. String I/O (INS/OUTS) stops the partition. Pure.
+ *
+ * A new device is one row here and one case in hv/io.c.
+ */
+#ifndef TEMPO_HV_CORE_IO_POLICY_H
+#define TEMPO_HV_CORE_IO_POLICY_H
+
+#include <stdint.h>
+
+enum io_device {
+	IO_NONE = 0,	/* no device: reads all ones, writes dropped */
+	IO_UART,	/* the partition's virtual 16550 (hv/core/vuart.c) */
+	IO_ACPI_PM,	/* the FADT's sleep control register: S5 powers a Linux guest off */
+};
+
+struct io_rule {
+	uint16_t first, last;	/* inclusive */
+	uint8_t device;		/* enum io_device */
+	const char *what;
+};
+
+/* The rule for @port (a no-device rule when none matches). */
+const struct io_rule *io_rule_find(uint16_t port);
+
+/* What an IN from no device reads (the bus floats high), cut to the access size. */
+static inline uint32_t io_float(void)
+{
+	return 0xffffffffu;
+}
+
+/* For tests and the docs: the table itself. */
+const struct io_rule *io_rules(unsigned int *count);
+
+#endif

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: MIT
+/* Control-register exits: MOV to CR0/CR4, MOV to/from CR8, and XSETBV (XCR0). */
+#include "arch/x86/cpu.h"
+#include "hv/core/xcr0.h"
+#include "hv/exit.h"
+#include "hv/platform.h"
+
+#define CR0_PE		(1ull << 0)
+#define CR0_WP		(1ull << 16)
+#define CR0_NW		(1ull << 29)
+#define CR0_CD		(1ull << 30)
+#define CR0_PG		(1ull << 31)
+#define CR4_PAE		(1ull << 5)
+#define CR4_VMXE	(1ull << 13)
+#define CR4_PCIDE	(1ull << 17)
+#define CR4_PKE		(1ull << 22)
+#define CR4_CET		(1ull << 23)
+#define EFER_LME	(1ull << 8)
+#define EFER_LMA	(1ull << 10)
+
+uint64_t vmx_guest_cr0(uint64_t want);
+uint64_t vmx_guest_cr4(uint64_t want);
+
+/* With EPT, 32-bit PAE paging takes its PDPTEs from the VMCS (SDM 26.3.2.4). */
+static bool load_pdptes(struct vcpu *v, uint64_t cr3)
+{
+	const uint64_t *pdpte = gpa_to_hva(v->part, cr3 & 0xffffffe0ull, 32);
+
+	if (!pdpte)
+		return false;
+	for (int i = 0; i < 4; i++)
+		vmwrite(VMCS_GUEST_PDPTE0 + 2 * i, pdpte[i]);
+	return true;
+}
+
+/* Executing 64-bit code: IA-32e mode and CS.L (SDM Vol. 3A 5.2.1). */
+static bool guest_64bit_code(void)
+{
+	return guest_long_mode() && (vmread(VMCS_GUEST_CS_AR) & (1u << 13));
+}
+
+/* Outside 64-bit code, MOV to CR takes a 32-bit register: its upper half is not the guest's. */
+static uint64_t cr_operand(struct vcpu *v, uint32_t reg)
+{
+	uint64_t value = read_gpr(v, reg);
+
+	return guest_64bit_code() ? value : (uint32_t)value;
+}
+
+static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t value)
+{
+	uint64_t old = vmread(VMCS_GUEST_CR0), efer = vmread(VMCS_GUEST_EFER);
+	uint32_t entry = (uint32_t)vmread(VMCS_ENTRY_CONTROLS);
+
+	/*
+	 * The #GP cases of MOV to CR0 (SDM Vol. 2B MOV—Move to/from Control
+	 * Registers): bits 63:32 set, PG without PE, NW without CD, PG with
+	 * EFER.LME but no CR4.PAE, PG cleared in 64-bit code or with
+	 * CR4.PCIDE, WP cleared with CR4.CET. A value VM entry would refuse
+	 * (SDM 26.3.1.1) must never reach the VMCS.
+	 */
+	if ((value >> 32) || ((value & CR0_PG) && !(value & CR0_PE)) ||
+	    ((value & CR0_NW) && !(value & CR0_CD)) ||
+	    (!(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME) &&
+	     !(vmread(VMCS_GUEST_CR4) & CR4_PAE)) ||
+	    ((old & CR0_PG) && !(value & CR0_PG) &&
+	     (guest_64bit_code() || (vmread(VMCS_GUEST_CR4) & CR4_PCIDE))) ||
+	    (!(value & CR0_WP) && (vmread(VMCS_GUEST_CR4) & CR4_CET))) {
+		inject_exception(VEC_GP, true, 0);
+		return EXIT_RESUME;
+	}
+	/* The write exited, so the CPU did none of it: do what it would do. */
+	if (!(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME)) {
+		efer |= EFER_LMA;
+		entry |= ENTRY_IA32E_MODE_GUEST;
+	} else if ((old & CR0_PG) && !(value & CR0_PG) && (efer & EFER_LMA)) {
+		efer &= ~EFER_LMA;
+		entry &= ~ENTRY_IA32E_MODE_GUEST;
+	}
+	if ((value & CR0_PG) && !(efer & EFER_LMA) && (vmread(VMCS_GUEST_CR4) & CR4_PAE) &&
+	    !load_pdptes(v, vmread(VMCS_GUEST_CR3)))
+		return exit_stop(x, "bad_pdpte", vmread(VMCS_GUEST_CR3), "PAE PDPTEs outside RAM");
+	vmwrite(VMCS_GUEST_EFER, efer);
+	vmwrite(VMCS_ENTRY_CONTROLS, entry);
+	v->arch.cr0_shadow = value;
+	vmwrite(VMCS_CR0_READ_SHADOW, value);
+	vmwrite(VMCS_GUEST_CR0, vmx_guest_cr0(value));
+	skip_instruction();
+	return EXIT_RESUME;
+}
+
+static enum exit_action write_cr4(struct vcpu *v, uint64_t value)
+{
+	/* VMX is not offered; PKE only where PKRU is switched (vmx.c's CR4 mask) */
+	if ((value & CR4_VMXE) || ((value & CR4_PKE) && !(xsave_plan.xcr0_allowed & XCR0_PKRU))) {
+		inject_exception(VEC_GP, true, 0);
+		return EXIT_RESUME;
+	}
+	v->arch.cr4_shadow = value;
+	vmwrite(VMCS_CR4_READ_SHADOW, value);
+	vmwrite(VMCS_GUEST_CR4, vmx_guest_cr4(value));
+	skip_instruction();
+	return EXIT_RESUME;
+}
+
+enum exit_action exit_cr_access(struct vcpu *v, struct exit_ctx *x)
+{
+	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
+	uint32_t cr = q & 15, type = (q >> 4) & 3, reg = (q >> 8) & 15;
+
+	if (cr == 8 && type <= 1) {
+		/*
+		 * CR8 is TPR[7:4] (SDM 11.8.6); it exits only off direct mode.
+		 * Bits 63:4 are reserved: MOV to CR8 with any set is #GP(0)
+		 * (found by guests/fuzz).
+		 */
+		if (type == 0 && (read_gpr(v, reg) & ~0xfull)) {
+			inject_exception(VEC_GP, true, 0);
+			return EXIT_RESUME;
+		}
+		if (type == 0)
+			vlapic_set_tpr(&v->vt.vlapic, (uint8_t)((read_gpr(v, reg) & 15) << 4));
+		else if ((reg & 15) == 4)
+			vmwrite(VMCS_GUEST_RSP, v->vt.vlapic.tpr >> 4);
+		else
+			*gpr(v, reg) = v->vt.vlapic.tpr >> 4;
+		skip_instruction();
+		return EXIT_RESUME;
+	}
+	if (type == 0 && cr == 0)
+		return write_cr0(v, x, cr_operand(v, reg));
+	if (type == 0 && cr == 4)
+		return write_cr4(v, cr_operand(v, reg));
+	return exit_stop(x, "cr_access", q, "unexpected control-register access");
+}
+
+enum exit_action exit_xsetbv(struct vcpu *v, struct exit_ctx *x)
+{
+	uint64_t value = guest_edx_eax(v);
+
+	(void)x;
+	/*
+	 * The SDM's rules (hv/core/xcr0.c) within what the XSAVE area holds; and
+	 * should this CPU still refuse the value, the #GP is the guest's, not
+	 * the hypervisor's end (SDM Vol. 2B XSETBV).
+	 */
+	if (!xsetbv_legal((uint32_t)v->arch.regs.rcx, guest_cpl(), value, xsave_plan.xcr0_allowed) ||
+	    !xsetbv_safe(0, value)) {
+		inject_exception(VEC_GP, true, 0);
+		return EXIT_RESUME;
+	}
+	skip_instruction();
+	return EXIT_RESUME;
+}

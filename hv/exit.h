@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * VM-exit handling, shared between its files: the dispatcher (hv/exit.c)
+ * and one file per concern (cpuid.c, msr.c, x2apic.c, io.c, cr.c,
+ * hypercall_exit.c, timer_exit.c, inject.c, pv_lazy.c).
+ *
+ * A handler never leaves the exit itself: it returns what happens next
+ * (enum exit_action) and the dispatcher acts on it, in one place. A stop
+ * carries its report in struct exit_ctx (exit_stop()).
+ */
+#ifndef TEMPO_HV_EXIT_H
+#define TEMPO_HV_EXIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "arch/x86/vmx.h"
+#include "hv/partition.h"
+
+enum exit_action {
+	EXIT_RESUME = 0,	/* back into the guest */
+	EXIT_LEAVE,		/* the vCPU leaves its core for good (vcpu_leave) */
+	EXIT_SWITCH,		/* a shared core: the window ended, the next vCPU runs */
+	EXIT_STOP,		/* stop the partition: ctx.stop_* is the report */
+	EXIT_SHUTDOWN,		/* the guest asked to end: ctx.code */
+	EXIT_POWEROFF,		/* the guest powered off (ACPI S5) */
+	EXIT_HALT,		/* the hypervisor is stopping: this core halts */
+	/* only from a fast row's handler on the fast path: not finished, take the full path */
+	EXIT_SLOW,
+};
+
+struct exit_ctx {
+	uint32_t reason;	/* VMCS_EXIT_REASON, all of it */
+	/*
+	 * A fast row's handler runs first with this set, off the console
+	 * core and with an empty mailbox, before any of the generic work
+	 * (hv/exit.c). It finishes the exit (EXIT_RESUME) or returns
+	 * EXIT_SLOW, having changed nothing the full path would not redo.
+	 */
+	bool fast;
+	/* EXIT_STOP */
+	const char *stop_reason;
+	uint64_t stop_qual;
+	const char *stop_detail;
+	char detail_buf[64];
+	/* EXIT_SHUTDOWN */
+	int64_t code;
+};
+
+typedef enum exit_action (*exit_handler_t)(struct vcpu *v, struct exit_ctx *x);
+
+static inline enum exit_action exit_stop(struct exit_ctx *x, const char *reason, uint64_t qual,
+					 const char *detail)
+{
+	x->stop_reason = reason;
+	x->stop_qual = qual;
+	x->stop_detail = detail;
+	return EXIT_STOP;
+}
+
+#define VEC_UD		6
+#define VEC_GP		13
+
+/* ---- the guest's instruction and registers ---- */
+
+static inline void skip_instruction(void)
+{
+	uint64_t rip = vmread(VMCS_GUEST_RIP) + vmread(VMCS_EXIT_INSTR_LEN);
+	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+
+	vmwrite(VMCS_GUEST_RIP, rip);
+	/* the emulated instruction ends STI / MOV SS blocking (SDM 25.4.2) */
+	if (intr & 3)
+		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
+}
+
+static inline bool guest_long_mode(void)
+{
+	return vmread(VMCS_ENTRY_CONTROLS) & ENTRY_IA32E_MODE_GUEST;
+}
+
+/* CPL is SS.DPL (SDM Vol. 3A 5.5) */
+static inline uint32_t guest_cpl(void)
+{
+	return (vmread(VMCS_GUEST_SS_AR) >> 5) & 3;
+}
+
+static inline uint64_t *gpr(struct vcpu *v, uint32_t index)
+{
+	/* SDM encoding: rax, rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8-r15 */
+	static const uint8_t offset[16] = { 0, 2, 3, 1, 0xff, 6, 4, 5,
+					    7, 8, 9, 10, 11, 12, 13, 14 };
+
+	return &((uint64_t *)&v->arch.regs)[offset[index & 15]];
+}
+
+static inline uint64_t read_gpr(struct vcpu *v, uint32_t index)
+{
+	return (index & 15) == 4 ? vmread(VMCS_GUEST_RSP) : *gpr(v, index);
+}
+
+/* EDX:EAX, as WRMSR and XSETBV take it */
+static inline uint64_t guest_edx_eax(const struct vcpu *v)
+{
+	return ((v->arch.regs.rdx & 0xffffffff) << 32) | (v->arch.regs.rax & 0xffffffff);
+}
+
+/* ---- the handlers, by file ---- */
+
+/* hv/cpuid.c */
+enum exit_action exit_cpuid(struct vcpu *v, struct exit_ctx *x);
+
+/* hv/msr.c */
+enum exit_action exit_rdmsr(struct vcpu *v, struct exit_ctx *x);
+enum exit_action exit_wrmsr(struct vcpu *v, struct exit_ctx *x);
+
+/* hv/io.c */
+enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x);
+
+/* hv/cr.c */
+enum exit_action exit_cr_access(struct vcpu *v, struct exit_ctx *x);
+enum exit_action exit_xsetbv(struct vcpu *v, struct exit_ctx *x);
+
+/* hv/hypercall_exit.c */
+enum exit_action exit_vmcall(struct vcpu *v, struct exit_ctx *x);
+/* a copy of @v's counters for the console core (VCPU_STATS); false if the ring is full */
+bool snapshot_vcpu(struct vcpu *v);
+
+/* hv/timer_exit.c */
+enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x);
+enum exit_action exit_external_interrupt(struct vcpu *v, struct exit_ctx *x);
+enum exit_action exit_interrupt_window(struct vcpu *v, struct exit_ctx *x);
+enum exit_action exit_hlt(struct vcpu *v, struct exit_ctx *x);
+/* At the end of a host-tick exit: did the guest's timer fire meanwhile? */
+void count_tick_hit(struct vcpu *v);
+
+/* hv/inject.c */
+void inject_exception(uint32_t vector, bool has_error, uint32_t error);
+void reinject_vectoring(void);
+void deliver_virtual(struct vcpu *v);
+
+/* hv/pv_lazy.c: the page a pv-lazy guest publishes its deadlines on */
+void pv_register(struct vcpu *v, uint64_t gpa);
+void pv_sync(struct vcpu *v);
+void pv_trapped(struct vcpu *v);
+void pv_publish_armed(struct vcpu *v);
+
+/*
+ * hv/x2apic.c: the x2APIC MSRs' handlers. The EMULATE ones are named by
+ * hv/core/msr_policy.h (enum msr_handler) and listed in hv/msr.c; the
+ * virtual LAPIC's and the software deadline's are the MSR_VAPIC and
+ * MSR_SOFT_DEADLINE actions. False means #GP.
+ */
+bool apic_base_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool apic_base_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
+bool ldr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool svr_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
+bool lvt_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
+bool lvt_timer_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
+bool icr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool icr_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
+bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool vapic_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
+bool soft_deadline_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool soft_deadline_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
+/* The timer mode changed from @old_mode: the APIC state moves between hardware and vLAPIC. */
+void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode);
+
+#endif

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Events into the guest: exceptions, the event an exit interrupted, and,
+ * for the modes without the LAPIC of their own, the virtual LAPIC's
+ * interrupts before every entry.
+ */
+#include "arch/x86/cpu.h"
+#include "hv/exit.h"
+
+#define CR0_PE		(1ull << 0)
+
+/*
+ * A real-mode vCPU (an AP in its trampoline, with unrestricted guest) takes
+ * exceptions through the IVT, which has no error codes: VM entry refuses an
+ * error code unless CR0.PE = 1 (SDM Vol. 3C 26.2.1.3).
+ */
+void inject_exception(uint32_t vector, bool has_error, uint32_t error)
+{
+	uint32_t info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector;
+
+	if (has_error && (vmread(VMCS_GUEST_CR0) & CR0_PE)) {
+		info |= INTR_INFO_DELIVER_CODE;
+		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, error);
+	}
+	vmwrite(VMCS_ENTRY_INTR_INFO, info);
+}
+
+/* An exit during event delivery: deliver that event again (SDM 27.2.4). */
+void reinject_vectoring(void)
+{
+	uint32_t info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
+
+	if (!(info & INTR_INFO_VALID))
+		return;
+	if (info & INTR_INFO_DELIVER_CODE)
+		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, vmread(VMCS_IDT_VECTORING_ERROR));
+	vmwrite(VMCS_ENTRY_INTR_INFO, info & ~(1u << 12));
+}
+
+/*
+ * Off the LAPIC-owning modes, before every entry: an expired software
+ * deadline fires, and the highest deliverable vector is injected when the
+ * guest can take it, else the interrupt window is opened so the guest exits
+ * when it can.
+ */
+void hv_deliver_virtual(struct vcpu *v)
+{
+	if (!timer_mode(v->vt.mode)->owns_lapic)
+		deliver_virtual(v);
+}
+
+void deliver_virtual(struct vcpu *v)
+{
+	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+	int vector;
+
+	pv_sync(v);
+	/* the IPI kick is read here: cleared before the bitmaps, so none is missed */
+	if (v->pcpu->shared && (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI))
+		__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
+	for (uint32_t i = 0; v->pcpu->shared && i < 8; i++) {
+		uint32_t bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
+
+		while (bits) {
+			vlapic_raise(&v->vt.vlapic, (uint8_t)(i * 32 + __builtin_ctz(bits)));
+			bits &= bits - 1;
+		}
+	}
+	/* a fired hardware deadline arrives as an interrupt (inject): nothing to check */
+	if (!timer_mode(v->vt.mode)->injects_fired)
+		vtimer_check(&v->vt, rdtsc());
+	pv_publish_armed(v);
+	vector = vlapic_pending(&v->vt.vlapic);
+	if (vector >= 0 && !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID)) {
+		if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
+		    !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & 3)) {
+			vmwrite(VMCS_ENTRY_INTR_INFO,
+				INTR_INFO_VALID | INTR_TYPE_EXT_INTR | (uint32_t)vector);
+			vlapic_accept(&v->vt.vlapic, (uint8_t)vector);
+			vcpu_trace(v, TRACE_INJECT, (uint64_t)vector, rdtsc());
+			/* an interrupt ends HLT (SDM 26.6.3 allows injecting into it) */
+			if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
+				vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+			vector = vlapic_pending(&v->vt.vlapic);
+		}
+	}
+	/* and HLT exiting, so a `sti; hlt` wakes on it (exit_hlt) */
+	if (vector >= 0)
+		proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
+	else
+		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
+	vmwrite(VMCS_PROC_CONTROLS, proc);
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The exits of time: the preemption timer (host ticks, and the software
+ * deadline of the soft_deadline modes), the hypervisor's timer vector
+ * (inject), HLT and the interrupt window, and the halted-forever check.
+ */
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "hv/core/halt.h"
+#include "hv/exit.h"
+
+/*
+ * At a host tick: stop the partition once every vCPU is halted for ever.
+ * A vCPU seen so stays so (nothing can wake it), so the flags other cores
+ * set at their own ticks are never stale. Almost every tick finds the vCPU
+ * active: one VMREAD, then back to the guest.
+ */
+static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x)
+{
+	struct partition *p = v->part;
+	enum halt_view views[MAX_VCPUS_PER_PART];
+	uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
+
+	if (activity != HALT_ACTIVITY_HLT ||
+	    !halt_vcpu_forever(activity, vmread(VMCS_GUEST_RFLAGS),
+			       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO)))
+		return EXIT_RESUME;
+	__atomic_store_n(&v->halted_forever, true, __ATOMIC_RELEASE);
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		struct vcpu *t = p->vcpus[i];
+
+		if (t->state == VCPU_RUNNING)
+			views[i] = __atomic_load_n(&t->halted_forever, __ATOMIC_ACQUIRE) ?
+					   HALT_FOREVER : HALT_LIVE;
+		else if (t->state == VCPU_WAIT_SIPI)
+			views[i] = __atomic_load_n(&t->sipi_pending, __ATOMIC_ACQUIRE) ?
+					   HALT_LIVE : HALT_ASLEEP;
+		else
+			views[i] = HALT_GONE;
+	}
+	if (halt_partition_forever(views, p->vcpu_count))
+		return exit_stop(x, "halted_forever", 0,
+				 "every vCPU is halted with interrupts off and cannot wake");
+	return EXIT_RESUME;
+}
+
+/*
+ * Issue 14: a deadline of a mode whose deadline is in the hardware (direct,
+ * inject) that falls in a host-tick exit waits for the VM entry. There
+ * IA32_TSC_DEADLINE is the guest's (passed through), so one RDMSR here, at
+ * the tick only, tells where its next fire is; host_timer_place puts the
+ * next tick just after it, or phase-locked to it, within tick_slack_us.
+ * Short exits read nothing.
+ *
+ * In inject mode the guest's interrupt reaches its handler two exits after
+ * the deadline (the external interrupt, then the injection's VM entry), so
+ * its tick keeps three margins away (timer_mode()->tick_margin_mult).
+ */
+static uint64_t tick_margin(const struct vcpu *v)
+{
+	return timer_mode(v->vt.mode)->tick_margin_mult * host_tick_margin_tsc;
+}
+
+/*
+ * Direct mode only (places_ticks): measured in inject mode, placing ticks
+ * cut the p99 but raised tick_hits (3 to 10 in 1000 fixed events;
+ * docs/timer-modes.md), since its fire already costs an exit of its own.
+ * Inject counts its hits.
+ */
+static bool tick_placed(const struct vcpu *v)
+{
+	return timer_mode(v->vt.mode)->places_ticks && v->vt.in_hw && v->pcpu->ht.slack_tsc;
+}
+
+/*
+ * At the end of a host-tick exit: is the timer's vector (the guest's LVT
+ * vector if it owns the LAPIC, the hypervisor's in inject mode) pending in
+ * the physical IRR (x2APIC IRR at 0x820 + vector / 32, SDM Vol. 3A
+ * 11.12.1.2)? Then the guest's timer fired while this exit ran (IF=0 in
+ * root mode) and waits for the entry: a tick the guest felt.
+ */
+void count_tick_hit(struct vcpu *v)
+{
+	uint8_t vec = timer_mode(v->vt.mode)->owns_lapic ? vtimer_vector(&v->vt) : HV_TIMER_VECTOR;
+
+	v->tick_exit = false;
+	if (!v->vt.in_hw || vec < 16)
+		return;
+	if (x2apic_irr_test(vec))
+		v->tick_hits++;
+}
+
+/* Exit 52: compare the TSC with what is due (a clamped value fires early). */
+static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
+{
+	struct host_timer *h = &v->pcpu->ht;
+	uint64_t now = rdtsc(), deadline = 0;
+	bool placed = tick_placed(v);
+	enum exit_action a;
+
+	if (placed && now >= h->fire_tick) {
+		deadline = v->tick_deadline_valid ? v->tick_deadline :
+						    rdmsr(MSR_IA32_TSC_DEADLINE);
+		v->tick_deadline_valid = false;
+		if (host_timer_defer(h, now, deadline, tick_margin(v))) {
+			v->tick_exit = true;	/* this exit may delay the guest too */
+			v->tick_defer_exits++;
+			return EXIT_RESUME;
+		}
+	}
+	/* a host tick, or (soft_deadline modes) the guest's deadline: the tail fires it */
+	if (host_timer_run(h, now)) {
+		v->host_tick_exits++;
+		a = check_halted_forever(v, x);
+		if (a != EXIT_RESUME)
+			return a;
+		/* the guest's deadline is in the hardware: this tick may delay its interrupt */
+		if (!timer_mode(v->vt.mode)->soft_deadline)
+			v->tick_exit = true;
+		if (placed)
+			host_timer_place(h, deadline, tick_margin(v));
+	}
+	return EXIT_RESUME;
+}
+
+/*
+ * Issue 14: a tick whose exit finds the guest's deadline about to fire moves
+ * past it (host_timer_defer) and must re-enter before that deadline, so it
+ * skips the generic path as the deadline's own fast exits do: a
+ * preemption-timer exit never comes during event delivery (SDM Vol. 3C
+ * 26.5.1: it is taken at an instruction boundary), and a kick is read by the
+ * next full exit, at the latest the tick's own. Its one RDMSR is kept for
+ * preemption_timer when the tick is not deferred.
+ */
+static enum exit_action tick_defer_fast(struct vcpu *v)
+{
+	struct host_timer *h = &v->pcpu->ht;
+	uint64_t now = rdtsc();
+
+	if (now < h->fire_tick)
+		return EXIT_SLOW;
+	v->tick_deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
+	v->tick_deadline_valid = true;
+	if (!host_timer_defer(h, now, v->tick_deadline, tick_margin(v)))
+		return EXIT_SLOW;
+	v->tick_deadline_valid = false;
+	v->tick_defer_exits++;
+	count_tick_hit(v);
+	return EXIT_RESUME;
+}
+
+/*
+ * A fast row (the fast path of KVM's "tscdeadline fastpath" idea): the
+ * software deadline's expiry on a dedicated core is finished without the
+ * generic tail (no vectoring check: the exit never happens during event
+ * delivery; kicks come as NMI exits, so the mailbox can wait), and so is a
+ * placed tick that only moves past the guest's deadline.
+ */
+enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x)
+{
+	enum exit_action a;
+
+	if (!x->fast)
+		return preemption_timer(v, x);
+	if (timer_mode(v->vt.mode)->soft_deadline && !v->pcpu->shared) {
+		a = preemption_timer(v, x);
+		if (a == EXIT_RESUME)
+			v->fast_exits++;
+		return a;
+	}
+	if (tick_placed(v))
+		return tick_defer_fast(v);
+	return EXIT_SLOW;
+}
+
+/* inject/emulated: a physical interrupt, acknowledged on exit (SDM 27.2.2). */
+enum exit_action exit_external_interrupt(struct vcpu *v, struct exit_ctx *x)
+{
+	uint8_t vector = (uint8_t)vmread(VMCS_EXIT_INTR_INFO);
+
+	(void)x;
+	wrmsr(X2APIC_EOI, 0);
+	if (vector == HV_TIMER_VECTOR) {
+		vcpu_trace(v, TRACE_HW_FIRE, 0, rdtsc());
+		vtimer_hw_fired(&v->vt);
+	} else
+		vlapic_raise(&v->vt.vlapic, vector);
+	return EXIT_RESUME;
+}
+
+enum exit_action exit_interrupt_window(struct vcpu *v, struct exit_ctx *x)
+{
+	(void)v;
+	(void)x;
+	return EXIT_RESUME;	/* the tail injects what is pending */
+}
+
+/*
+ * HLT exits only while deliver_virtual holds a vector the guest could not
+ * take yet (IF=0, an STI or MOV-SS shadow): the guest's `sti; hlt` must wake
+ * on it. The interrupt-window exit alone is not enough: Bochs does not take
+ * it once the guest is in HLT (an idle `sti; hlt` then slept until the next
+ * exit, a host tick or another deadline, ~1 ms later). HLT completes here,
+ * and its STI shadow with it (skip_instruction); the tail then injects the
+ * vector if the guest can take it (the interrupt wakes HLT, SDM Vol. 3A
+ * 6.3), else the guest halts as it asked.
+ */
+enum exit_action exit_hlt(struct vcpu *v, struct exit_ctx *x)
+{
+	(void)x;
+	skip_instruction();
+	if (!(vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) || vlapic_pending(&v->vt.vlapic) < 0)
+		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_HLT);
+	return EXIT_RESUME;
+}

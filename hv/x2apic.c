@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The guest's x2APIC: the checked registers of every mode (APIC base, LDR,
+ * SVR, the LVTs, the ICR and its IPI routing), the virtual LAPIC that
+ * answers for the APIC off the LAPIC-owning modes (MSR_VAPIC), the software
+ * TSC deadline (MSR_SOFT_DEADLINE), and the move of the APIC state between
+ * hardware and vLAPIC when the timer mode changes.
+ */
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "hv/core/icr.h"
+#include "hv/core/lapic_rules.h"
+#include "hv/exit.h"
+
+/* ---- registers checked in every mode ---- */
+
+static uint64_t apic_base_value(struct vcpu *v)
+{
+	return 0xfee00000ull | APIC_BASE_EN | APIC_BASE_EXTD | (v->index == 0 ? APIC_BASE_BSP : 0);
+}
+
+bool apic_base_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	(void)msr;
+	*value = apic_base_value(v);
+	return true;
+}
+
+bool apic_base_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	(void)x;
+	(void)msr;
+	/* Disabling, leaving x2APIC mode or moving the APIC is refused. */
+	return value == apic_base_value(v);
+}
+
+bool ldr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	(void)msr;
+	/*
+	 * Read-only in x2APIC mode and defined by the id (SDM 11.12.10.2):
+	 * cluster in 31:16, one bit in 15:0. Some CPUs (Bochs) read 0,
+	 * and Linux's cluster mode then sends its IPIs to logical 0.
+	 */
+	*value = x2apic_logical_id(v->apic_id);
+	return true;
+}
+
+/* SVR: the APIC cannot be software-disabled (bit 8 forced); 31:13, 11:10 reserved */
+#define SVR_WRITABLE	0x13ffull
+
+static bool svr_write_ok(uint64_t value)
+{
+	return !(value & ~SVR_WRITABLE);
+}
+
+bool svr_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	(void)v;
+	(void)x;
+	if (!svr_write_ok(value))
+		return false;
+	/* bit 12 (EOI-broadcast suppression) is refused by CPUs without it */
+	return wrmsr_safe(msr, (value | APIC_SVR_ENABLE) & 0x11ff);
+}
+
+/* The vLAPIC's shadow of an LVT entry other than the timer (lapic_is_lvt). */
+static uint32_t *vlapic_lvt_shadow(struct vlapic *l, uint32_t msr)
+{
+	return &l->lvt[msr == X2APIC_LVT_CMCI ? 0 : msr - X2APIC_LVT_THERMAL + 1];
+}
+
+/*
+ * CMCI, thermal, PMC, LINT0/1, error: the physical entry if the guest owns
+ * the LAPIC, else the vLAPIC's.
+ */
+bool lvt_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	uint32_t filtered;
+
+	(void)x;
+	if (!lapic_lvt_write_ok(msr, value))
+		return false;
+	filtered = lapic_lvt_filter(msr, (uint32_t)value);
+	if (timer_mode(v->vt.mode)->owns_lapic)
+		return wrmsr_safe(msr, filtered);
+	*vlapic_lvt_shadow(&v->vt.vlapic, msr) = filtered;
+	return true;
+}
+
+bool lvt_timer_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	(void)x;
+	if (!lapic_lvt_write_ok(msr, value))
+		return false;
+	/* an expiry before this write is judged by the old LVT */
+	if (timer_mode(v->vt.mode)->soft_deadline)
+		vtimer_check(&v->vt, rdtsc());
+	vtimer_write_lvt(&v->vt, lapic_lvt_filter(msr, (uint32_t)value));
+	vcpu_trace(v, TRACE_LVT, v->vt.lvt, rdtsc());
+	timer_program_lvt(v);
+	return true;
+}
+
+/* ---- the ICR ---- */
+
+bool icr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	(void)msr;
+	/*
+	 * The physical ICR holds the last IPI this core sent, which on a
+	 * shared core may be another partition's (or a kick): each
+	 * vCPU reads what it wrote (SDM 11.12.9, delivery status 0).
+	 */
+	*value = v->icr_last;
+	return true;
+}
+
+static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t value)
+{
+	struct partition *p = v->part;
+	uint32_t ids[MAX_VCPUS_PER_PART];
+	struct icr_route r;
+
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		ids[i] = p->vcpus[i]->apic_id;
+	r = icr_route(ids, p->vcpu_count, v->index, value);
+	if (r.verdict == ICR_DENY)
+		return exit_stop(x, "icr_denied", value, r.why);
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		struct vcpu *t = p->vcpus[i];
+
+		if (!(r.targets & (1ull << i)))
+			continue;
+		switch (r.verdict) {
+		case ICR_SEND:
+			/*
+			 * An AP waiting for SIPI ignores fixed interrupts (SDM
+			 * 9.4.4); its core idles in root mode, which must never
+			 * see a guest's vector.
+			 */
+			if (t->state != VCPU_RUNNING) {
+				v->ipis_dropped++;
+				break;
+			}
+			if (t->pcpu->shared) {
+				/*
+				 * A shared core's physical APIC does not know whose
+				 * window it is: the vector waits in the vCPU's own
+				 * bitmap, merged into its vLAPIC before it next enters.
+				 */
+				__atomic_fetch_or(&t->ipi_pending[r.vector / 32],
+						  1u << (r.vector % 32), __ATOMIC_RELEASE);
+				if (t != v) {
+					__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI,
+							  __ATOMIC_RELEASE);
+					x2apic_send_nmi(t->pcpu->apic_id);
+				}
+			} else {
+				x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | r.vector |
+							ICR_LEVEL_ASSERT);
+			}
+			break;
+		case ICR_SIPI:
+			/* only a vCPU waiting for SIPI starts, as on hardware */
+			if (t->state == VCPU_WAIT_SIPI && !t->sipi_pending) {
+				t->sipi_vector = r.vector;
+				__atomic_store_n(&t->sipi_pending, true, __ATOMIC_RELEASE);
+			}
+			break;
+		case ICR_INIT:
+			/* a vCPU already running is not reset (documented limitation) */
+			break;
+		default:
+			break;
+		}
+	}
+	return EXIT_RESUME;
+}
+
+/* A denied destination stops the partition (x), not #GP. */
+bool icr_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	(void)msr;
+	v->icr_last = value & ~(1ull << 12);
+	icr_send(v, x, value);
+	return true;
+}
+
+/* ---- the virtual LAPIC (modes that do not own the LAPIC) ---- */
+
+/*
+ * The guest's interrupt state is the virtual LAPIC's, so TPR, PPR, EOI,
+ * ISR/TMR/IRR and the LVT timer's reads come here (the bitmap of those
+ * modes traps them).
+ */
+bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	const struct vlapic *l = &v->vt.vlapic;
+
+	if (msr >= X2APIC_ISR0 && msr < X2APIC_ISR0 + 8)
+		*value = l->isr[msr - X2APIC_ISR0];
+	else if (msr >= X2APIC_TMR0 && msr < X2APIC_TMR0 + 8)
+		*value = 0;	/* edge-triggered only */
+	else if (msr >= X2APIC_IRR0 && msr < X2APIC_IRR0 + 8)
+		*value = l->irr[msr - X2APIC_IRR0];
+	else if (msr == X2APIC_TPR)
+		*value = l->tpr;
+	else if (msr == X2APIC_PPR)
+		*value = vlapic_ppr(l);
+	else if (msr == X2APIC_LVT_TIMER)
+		*value = v->vt.lvt;
+	else if (lapic_is_lvt(msr))
+		*value = *vlapic_lvt_shadow((struct vlapic *)l, msr);
+	else if (msr == X2APIC_SVR)
+		*value = l->svr;
+	else if (msr == X2APIC_ESR)
+		*value = l->esr;
+	else if (msr == X2APIC_TIMER_ICR)
+		*value = l->timer_initial_count;
+	else if (msr == X2APIC_TIMER_CCR)
+		*value = 0;	/* the count-down timer never counts (vlapic.h) */
+	else if (msr == X2APIC_TIMER_DCR)
+		*value = l->timer_divide;
+	else
+		return false;	/* EOI and SELF_IPI are write-only: #GP */
+	return true;
+}
+
+bool vapic_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	switch (msr) {
+	case X2APIC_TPR:
+		if (value > 0xff)
+			return false;
+		vlapic_set_tpr(&v->vt.vlapic, (uint8_t)value);
+		return true;
+	case X2APIC_EOI:
+		if (value)
+			return false;	/* x2APIC EOI takes 0 only (SDM 11.12.1.2) */
+		v->eoi_exits++;
+		vlapic_eoi(&v->vt.vlapic);
+		return true;
+	case X2APIC_LVT_TIMER:
+		return lvt_timer_wrmsr(v, x, msr, value);
+	case X2APIC_LVT_CMCI:
+	case X2APIC_LVT_THERMAL:
+	case X2APIC_LVT_PMC:
+	case X2APIC_LVT_LINT0:
+	case X2APIC_LVT_LINT1:
+	case X2APIC_LVT_ERROR:
+		return lvt_wrmsr(v, x, msr, value);
+	case X2APIC_SVR:
+		if (!svr_write_ok(value))
+			return false;
+		v->vt.vlapic.svr = (uint32_t)(value | APIC_SVR_ENABLE);
+		return true;
+	case X2APIC_ESR:
+		/* x2APIC: a write of 0 latches the errors, anything else #GP (11.12.1.2) */
+		return value == 0;
+	case X2APIC_TIMER_ICR:
+		if (value >> 32)
+			return false;
+		v->vt.vlapic.timer_initial_count = (uint32_t)value;
+		return true;
+	case X2APIC_TIMER_DCR:
+		if (value & ~0xbull)	/* bits 0, 1, 3 (SDM figure 11-10) */
+			return false;
+		v->vt.vlapic.timer_divide = (uint32_t)value;
+		return true;
+	case X2APIC_SELF_IPI:
+		/*
+		 * Into this vCPU's own vLAPIC: on a shared core the physical
+		 * APIC would deliver it to whoever has the next window.
+		 */
+		if (value & ~0xffull)
+			return false;
+		vlapic_raise(&v->vt.vlapic, (uint8_t)value);
+		return true;
+	}
+	return false;	/* read-only registers */
+}
+
+/* ---- the software TSC deadline (soft_deadline modes) ---- */
+
+bool soft_deadline_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	(void)msr;
+	*value = vtimer_read_deadline(&v->vt);
+	return true;
+}
+
+bool soft_deadline_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	uint64_t now = rdtsc();
+
+	(void)x;
+	(void)msr;
+	v->deadline_write_exits++;
+	vcpu_trace(v, TRACE_DEADLINE_WRITE, value, now);
+	vtimer_write_deadline(&v->vt, value, now);
+	pv_trapped(v);
+	return true;
+}
+
+/* ---- a timer-mode change ---- */
+
+/*
+ * The guest's TPR lives in the physical APIC when the guest owns the LAPIC
+ * and in the vLAPIC otherwise: it moves with the mode, and the physical one
+ * is 0 in the other modes, or it would block the hypervisor's own vector
+ * (SDM 11.8.3.1). The physical count-down timer stops too: there it is
+ * never the guest's (timer_program_lvt puts the LVT in TSC-deadline mode,
+ * which also disarms it, SDM 11.5.4.1).
+ */
+static const uint32_t shadowed_lvts[VLAPIC_LVT_SHADOWS] = {
+	X2APIC_LVT_CMCI, X2APIC_LVT_THERMAL, X2APIC_LVT_PMC,
+	X2APIC_LVT_LINT0, X2APIC_LVT_LINT1, X2APIC_LVT_ERROR,
+};
+
+/*
+ * The same for the registers the vLAPIC only shadows (SVR, the other LVTs):
+ * what the guest wrote in one mode reads back in the other. Values going to
+ * the hardware were checked and filtered when written; wrmsr_safe all the
+ * same, since a CPU may lack an LVT (CMCI, thermal).
+ */
+void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode)
+{
+	struct vlapic *l = &v->vt.vlapic;
+	uint64_t value;
+
+	if (timer_mode(old_mode)->owns_lapic) {
+		vlapic_set_tpr(l, (uint8_t)rdmsr(X2APIC_TPR));
+		wrmsr(X2APIC_TPR, 0);
+		wrmsr(X2APIC_TIMER_ICR, 0);
+		l->svr = (uint32_t)rdmsr(X2APIC_SVR);
+		for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
+			if (rdmsr_safe(shadowed_lvts[i], &value))
+				l->lvt[i] = (uint32_t)value;
+	} else if (timer_mode(v->vt.mode)->owns_lapic) {
+		wrmsr(X2APIC_TPR, l->tpr);
+		wrmsr_safe(X2APIC_SVR, l->svr & 0x11ff);
+		for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
+			wrmsr_safe(shadowed_lvts[i], l->lvt[i]);
+	}
+}

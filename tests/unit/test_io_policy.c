@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+/* The I/O port table: sorted, and the devices at their ports. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hv/core/guest_boot.h"
+#include "hv/core/io_policy.h"
+#include "hv/core/vuart.h"
+
+static void test_sorted_disjoint(void **state)
+{
+	unsigned int n;
+	const struct io_rule *r = io_rules(&n);
+
+	(void)state;
+	assert_true(n > 0);
+	for (unsigned int i = 0; i < n; i++) {
+		assert_true(r[i].first <= r[i].last);
+		assert_non_null(r[i].what);
+		if (i)
+			assert_true(r[i - 1].last < r[i].first);
+		for (uint32_t p = r[i].first; p <= r[i].last; p++)
+			assert_ptr_equal(io_rule_find((uint16_t)p), &r[i]);
+	}
+}
+
+static void test_devices(void **state)
+{
+	(void)state;
+	/* the UART owns exactly the ports vuart_owns_port says */
+	for (uint32_t p = 0; p <= 0xffff; p++)
+		assert_int_equal(io_rule_find((uint16_t)p)->device == IO_UART,
+				 vuart_owns_port((uint16_t)p));
+	assert_int_equal(io_rule_find(GUEST_ACPI_PM_PORT)->device, IO_ACPI_PM);
+	assert_int_equal(io_rule_find(GUEST_ACPI_PM_PORT + 1)->device, IO_NONE);
+	/* the legacy PC devices and anything else: none, reads float high */
+	assert_int_equal(io_rule_find(0x40)->device, IO_NONE);	/* PIT */
+	assert_int_equal(io_rule_find(0x20)->device, IO_NONE);	/* PIC */
+	assert_int_equal(io_rule_find(0x70)->device, IO_NONE);	/* CMOS */
+	assert_int_equal(io_rule_find(0xcf8)->device, IO_NONE);	/* PCI */
+	assert_int_equal(io_rule_find(0xffff)->device, IO_NONE);
+	assert_int_equal(io_float(), 0xffffffffu);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sorted_disjoint),
+		cmocka_unit_test(test_devices),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
