@@ -33,10 +33,7 @@ void vcpu_timer_boot(void)
 	for (int m = 0; m < TIMER_MODE_COUNT; m++) {
 		uint8_t *bm = hv_pages_alloc(PAGE_SIZE, "MSR bitmap");
 
-		if (timer_modes[m].owns_lapic)
-			msr_bitmap_build(bm);
-		else
-			msr_bitmap_build_virtual(bm, timer_modes[m].soft_deadline);
+		msr_bitmap_build_mode(bm, &timer_modes[m]);
 		msr_bitmaps[m] = (uint64_t)bm;
 	}
 }
