@@ -203,7 +203,7 @@ __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
 /* Ask every vCPU of @p but @self to leave: mailbox first, then the NMI. */
 void kick_partition(struct partition *p, struct vcpu *self);
 
-/* Off direct mode: fire an expired software deadline, inject what is pending (hv/exit.c). */
+/* Off direct mode: fire an expired software deadline, inject what is pending (hv/inject.c). */
 void hv_deliver_virtual(struct vcpu *v);
 
 static inline void vcpu_trace(struct vcpu *v, enum trace_event e, uint64_t value, uint64_t tsc)

@@ -105,8 +105,9 @@ isr_common:
 	iretq
 
 /*
- * The hypervisor's timer vector, taken only in the short STI window of a
- * shared core's switch-out (hv/partition.c): caller-saved registers, C, iret.
+ * The hypervisor's timer vector, taken only in timer_save_hw's short STI
+ * window (hv/vcpu_timer.c: a shared core's switch-out, an inject vCPU's mode
+ * switch): caller-saved registers, C, iret.
  */
 	.globl isr_hv_timer
 isr_hv_timer:
@@ -139,7 +140,7 @@ isr_hv_timer:
 	iretq
 
 /*
- * The idle wake-up (hv/partition.c idle_wait): a root-mode core with nothing
+ * The idle wake-up (hv/pcpu.c idle_wait): a root-mode core with nothing
  * to run sleeps in HLT until its own TSC deadline; the handler only EOIs.
  */
 	.globl isr_idle_wake

@@ -17,7 +17,7 @@
 	.globl vmx_enter
 vmx_enter:
 	push	%rdi			/* for vmx_entry_failed */
-	/* decided once at boot (arch/x86/spec_ctl.c): one test on every entry */
+	/* decided once at boot (hv/core/spec.c, spec_set_entry_mode): one test on every entry */
 	cmpb	$SPEC_ENTRY_NONE, spec_entry_mode(%rip)
 	jne	3f
 4:	mov	%rdi, %rax

@@ -19,7 +19,7 @@
 
 #define QEMU_DEBUG_EXIT_PORT	0xf4
 #define BOCHS_SHUTDOWN_PORT	0x8900
-/* The codes Tempo's hv_stop() reports (hv/stop.h), so run.sh judges us alike. */
+/* The codes Tempo's hv_stop() reports (hv/upcalls.h), so run.sh judges us alike. */
 #define EXIT_CODE_OK		16
 #define EXIT_CODE_FAILURE	17
 

@@ -90,7 +90,7 @@ void msr_bitmap_build_mode(uint8_t bitmap[4096], const struct timer_mode_desc *m
 /*
  * The same for a mode that owns the LAPIC (msr_bitmap_build) and for one
  * that does not, with the TSC deadline trapped or not (msr_bitmap_build_virtual):
- * the two shapes hv/partition.c builds.
+ * the two shapes hv/vcpu_timer.c builds.
  */
 void msr_bitmap_build(uint8_t bitmap[4096]);
 void msr_bitmap_build_virtual(uint8_t bitmap[4096], int trap_deadline);

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The per-core timer state machine (DESIGN.md, "Per-core timer state
- * machine"). Pure C: no hardware access. The VMX side (hv/exit.c,
- * hv/partition.c) feeds it what happened and does what it returns; the unit
- * tests drive it with a simulated CPU and check it against a simpler
- * reference model.
+ * machine"). Pure C: no hardware access. The VMX side (the exit handlers,
+ * hv/vcpu_timer.c, hv/switch.c) feeds it what happened and does what it
+ * returns; the unit tests drive it with a simulated CPU and check it against
+ * a simpler reference model.
  *
  * Time is the TSC (the guest's TSC is the host's: offset 0).
  */

@@ -42,7 +42,7 @@ struct timer_mode_desc {
 	bool places_ticks;
 	/* The guest may register a pv-lazy page (TEMPO_HC_PV_TIMER). */
 	bool pv_page;
-	/* A host tick this close before the guest's deadline (x host_tick_margin) waits for it. */
+	/* A host tick this close before the guest's deadline (x host_tick_margin_tsc) waits. */
 	uint8_t tick_margin_mult;
 };
 

@@ -3,7 +3,7 @@
 # Boot an image in Bochs or QEMU with a hard timeout, capture the serial port
 # and the 0xE9 debug port into files, and decide pass/fail from BOTH the
 # emulator's exit status and the "TEMPO_EXIT code=N status=NAME" line the
-# hypervisor prints (hv/stop.h has the table). Every run works in its own
+# hypervisor prints (hv/upcalls.h has the table). Every run works in its own
 # directory, so several can run at once.
 #
 #   tests/emu/run.sh --emu bochs|qemu-bios|qemu-uefi|qemu-uefi-esp --iso IMAGE [options]

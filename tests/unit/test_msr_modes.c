@@ -100,7 +100,7 @@ static void test_bitmaps_per_mode(void **state)
 		const struct timer_mode_desc *d = timer_mode((enum timer_mode)m);
 
 		msr_bitmap_build_mode(bm, d);
-		/* the two shapes hv/partition.c builds are the modes' own */
+		/* the two shapes hv/vcpu_timer.c builds are the modes' own */
 		if (d->owns_lapic) {
 			assert_memory_equal(bm, direct, sizeof(bm));
 		} else {
@@ -149,7 +149,7 @@ static void test_kept_on_shared_cores(void **state)
 			if (msr_action(&r[i], d, true) == MSR_PASS)
 				assert_int_not_equal(r[i].kept, MSR_KEPT_NONE);
 	}
-	/* what hv/partition.c's switched_msrs[] holds, in its order */
+	/* what hv/switch.c's switched_msrs[] holds, in its order */
 	assert_int_equal(msr_root_switched(got, 8), 6);
 	assert_memory_equal(got, want, sizeof(want));
 	assert_int_equal(msr_root_switched(got, 2), 6);	/* a short array: the count all the same */

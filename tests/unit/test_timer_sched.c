@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * Time partitioning on a shared core: the cyclic schedule (hv/core/sched.c) and
- * the timer state machine (hv/core/timer.c) driven together, as hv/partition.c
- * (switch_out, switch_in, sched_loop, sched_switch), hv/exit.c (the exit
- * tail), hv/inject.c (deliver_virtual) and hv/timer_exit.c (the
- * external-interrupt and preemption-timer exits) drive them, on a simulated
- * core: one TSC, one physical TSC_DEADLINE MSR and LVT timer shared by
- * whoever runs, the hypervisor's vector in the physical IRR, and the
- * VMX-preemption timer with its rounding.
+ * the timer state machine (hv/core/timer.c) driven together, as hv/switch.c
+ * (switch_out, switch_in, shared_core_loop, hv_switch_window), hv/exit.c (the
+ * exit tail), hv/inject.c (deliver_virtual), hv/vcpu_timer.c (the preemption
+ * timer's arming) and hv/timer_exit.c (the external-interrupt and
+ * preemption-timer exits) drive them, on a simulated core: one TSC, one
+ * physical TSC_DEADLINE MSR and LVT timer shared by whoever runs, the
+ * hypervisor's vector in the physical IRR, and the VMX-preemption timer with
+ * its rounding.
  *
  * 2-3 vCPUs (inject, emulated, pv-lazy; pv-lazy is emulated at this level)
  * under a random cyclic schedule with idle windows and a host tick. Each
@@ -233,7 +234,7 @@ static void ref_delivered(struct gvcpu *g, int i)
 	}
 }
 
-/* ---- the hypervisor (hv/exit.c, hv/partition.c, arch/x86/vmx.c) ---- */
+/* ---- the hypervisor (hv/exit.c, hv/inject.c, hv/switch.c, hv/vcpu_timer.c) ---- */
 
 static bool irr_has(const struct vlapic *l, uint8_t vec)
 {
@@ -265,7 +266,7 @@ static void program_lvt(int i)
 	C.plvt_masked = g->vt.mode == TIMER_INJECT ? vtimer_lvt_masked(&g->vt) : true;
 }
 
-/* vmx_arm_preemption_timer + VM entry */
+/* vcpu_timer_arm + VM entry */
 static void vm_entry(int i)
 {
 	struct gvcpu *g = &C.v[i];
@@ -335,10 +336,10 @@ static void switch_in(int i)
 
 	advance(rnd(0, SWITCH_COST));
 	if (!g->started) {
-		g->started = true;	/* vmcs_setup: timer_program_lvt, no restore */
+		g->started = true;	/* vcpu_vmcs_setup: timer_program_lvt, then the restore */
 		program_lvt(i);
 #ifndef TTS_REAL_FIRST_ENTRY
-		/* see the report: the real vmcs_setup path never restores */
+		/* as vcpu_vmcs_setup does; TTS_REAL_FIRST_ENTRY: as before it restored */
 		if (g->vt.mode == TIMER_INJECT)
 			wr_deadline(vtimer_restore(&g->vt));
 #endif
@@ -371,7 +372,7 @@ static void note_window(void)
 	C.switches++;
 }
 
-/* Root mode on the shared core until some vCPU is entered. */
+/* Root mode on the shared core until some vCPU is entered (shared_core_loop). */
 static void sched_loop(void)
 {
 	for (;;) {
@@ -391,6 +392,7 @@ static void sched_loop(void)
 	}
 }
 
+/* An exit at or past the window's end (hv_switch_window). */
 static void sched_switch(int i)
 {
 	if (sched_advance(&C.cs, C.tsc))

@@ -2,8 +2,8 @@
 /*
  * The simulated core and the reference model (see timer_sim.h).
  *
- * The hypervisor side does what hv/timer_exit.c, hv/inject.c and hv/partition.c are meant to do
- * (DESIGN.md, "Per-core timer state machine"):
+ * The hypervisor side does what hv/timer_exit.c, hv/inject.c, hv/vcpu_timer.c
+ * and hv/switch.c are meant to do (DESIGN.md, "Per-core timer state machine"):
  *  - exit 52 (preemption timer): vtimer_check + host_timer_run;
  *  - short exits (CPUID, ...) touch no timer MSR;
  *  - every entry arms the preemption timer with ptimer_value() for the
@@ -653,9 +653,10 @@ static void long_stay(struct sim *s, int want_mode)
 		if (s->vt.mode == TIMER_DIRECT && irr && d && d <= s->tsc)
 			ref_fire(s, s->tsc, !(s->phys_lvt & LVT_MASK));
 		/*
-		 * inject mode may let its own vector in right away (partition.c's
-		 * switch_out: sti; nop; cli), as the physical APIC holds no guest
-		 * state: a fire from before the disarm is handled now.
+		 * inject mode may let its own vector in right away (timer_save_hw
+		 * in hv/vcpu_timer.c: sti; nop; nop; cli), as the physical APIC
+		 * holds no guest state: a fire from before the disarm is handled
+		 * now.
 		 */
 		if (s->vt.mode == TIMER_INJECT && chance(s, 50) &&
 		    vlapic_pending(&s->papic) == HV_VECTOR) {
