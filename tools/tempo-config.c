@@ -664,7 +664,7 @@ static bool is_bzimage(const uint8_t *img, size_t len)
 }
 
 /*
- * hv/partition.c's load_linux checks, before it copies anything. This and
+ * hv/build.c's load_linux checks, before it copies anything. This and
  * check_multiboot return 0, or the length of the message put in @err.
  */
 static int check_linux(const struct partition_config *pc, const struct module_set *mods,
@@ -689,7 +689,7 @@ static int check_linux(const struct partition_config *pc, const struct module_se
 	return 0;
 }
 
-/* hv/partition.c's load_image and the module placement after it. */
+/* hv/build.c's load_image and the module placement after it. */
 static int check_multiboot(const struct partition_config *pc, const struct module_set *mods,
 			   const uint8_t *img, size_t len, char *err, size_t errlen)
 {
@@ -746,7 +746,7 @@ static int check_image(const struct partition_config *pc, const struct module_se
 }
 
 /*
- * hv/partition.c's partitions_build, partition by partition: the RAM, then
+ * hv/build.c's partitions_build, partition by partition: the RAM, then
  * the image; its messages.
  */
 static int place_partitions(struct machine *m, const struct hv_config *cfg,
