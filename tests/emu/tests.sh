@@ -444,9 +444,12 @@ test_bochs_shared() {
 	[ $(($(kv "$with" lat_avg_ticks) - $(kv "$alone" lat_avg_ticks))) -le 4 ] &&
 		[ $(($(kv "$alone" lat_avg_ticks) - $(kv "$with" lat_avg_ticks))) -le 4 ] ||
 		{ echo "c's lat_avg_ticks moved by more than 4: $with / alone: $alone"; return 1; }
-	# one tick exit: up to 173 ticks in direct mode (docs/benchmarks.md, direct-random)
-	[ $(($(kv "$with" lat_max_ticks) - $(kv "$alone" lat_max_ticks))) -le 200 ] &&
-		[ $(($(kv "$alone" lat_max_ticks) - $(kv "$with" lat_max_ticks))) -le 200 ] ||
+	# within one tick exit: an event whose deadline falls inside a host
+	# tick's exit is late by the rest of that exit, anything from 0 to its
+	# whole length (direct-random in docs/benchmarks.md: 416 ticks); which
+	# of c's few hits lands where depends on the phase of c's start
+	[ $(($(kv "$with" lat_max_ticks) - $(kv "$alone" lat_max_ticks))) -le 450 ] &&
+		[ $(($(kv "$alone" lat_max_ticks) - $(kv "$with" lat_max_ticks))) -le 450 ] ||
 		{ echo "c's worst case moved by more than a tick exit: $with / alone: $alone"; return 1; }
 }
 
