@@ -156,7 +156,7 @@ run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions,
 
 # tempo-config: the config parser and checks the boot runs, compiled for the
 # host from the same sources as tests/unit (-DTEMPO_HOST), no copies.
-TOOL_SRCS	:= tools/tempo-config.c hv/core/config.c hv/core/timer_modes.c hv/core/memplan.c drivers/acpi.c hv/core/elf.c \
+TOOL_SRCS	:= tools/tempo-config.c hv/core/config.c hv/core/timer_modes.c hv/core/memplan.c drivers/acpi.c hv/core/elf.c hv/core/mb_header.c \
 		   hv/core/bzimage.c hv/lib/fmt.c hv/lib/lib.c
 TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
 # Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.

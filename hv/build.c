@@ -10,6 +10,7 @@
 #include "arch/x86/smp.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/elf.h"
+#include "hv/core/mb_header.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/version.h"
 #include "hv/fpu.h"

@@ -39,7 +39,7 @@ static void print_snapshots(struct partition *p)
 				   s->deadline_write_exits, s->extint_exits, s->eoi_exits, s->fast_exits,
 				   s->timer.programmed, s->timer.fired, s->timer.injected,
 				   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
-				   s->tick_late_max, s->tick_hits, s->tick_defer_exits);
+				   s->tick_late_max_ticks, s->tick_hits, s->tick_defer_exits);
 			__atomic_store_n(&v->snap_tail, v->snap_tail + 1, __ATOMIC_RELEASE);
 		}
 	}

@@ -18,9 +18,6 @@
 #define EFER_LME	(1ull << 8)
 #define EFER_LMA	(1ull << 10)
 
-uint64_t vmx_guest_cr0(uint64_t want);
-uint64_t vmx_guest_cr4(uint64_t want);
-
 /* With EPT, 32-bit PAE paging takes its PDPTEs from the VMCS (SDM 26.3.2.4). */
 static bool load_pdptes(struct vcpu *v, uint64_t cr3)
 {

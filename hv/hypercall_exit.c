@@ -153,7 +153,7 @@ bool snapshot_vcpu(struct vcpu *v)
 	s->eoi_exits = v->eoi_exits;
 	s->fast_exits = v->fast_exits;
 	s->host_ticks = v->pcpu->ht.ticks;
-	s->tick_late_max = v->pcpu->ht.late_max;
+	s->tick_late_max_ticks = v->pcpu->ht.late_max_ticks;
 	s->tick_hits = v->tick_hits;
 	s->tick_defer_exits = v->tick_defer_exits;
 	s->timer = v->vt.stats;

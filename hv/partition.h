@@ -28,7 +28,7 @@
 /* Counters copied on the guest's request, formatted later by the console core. */
 struct vcpu_snapshot {
 	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
-	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max, tick_hits, tick_defer_exits;
+	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max_ticks, tick_hits, tick_defer_exits;
 	struct vtimer_stats timer;
 	uint32_t mode;
 };

@@ -51,7 +51,7 @@ static void print_host_ticks(void)
 		log_printf(LOG_EMERG, "HOSTTICK cpu=%u ticks=%lu missed=%lu late_max_ticks=%lu "
 			   "late_avg_ticks=%lu period_ticks=%lu watchdog_fired=%lu "
 			   "slack_ticks=%lu offset_max_ticks=%lu\n", i, h->ticks,
-			   h->ticks_missed, h->late_max, h->ticks ? h->late_sum / h->ticks : 0,
+			   h->ticks_missed, h->late_max_ticks, h->ticks ? h->late_sum_ticks / h->ticks : 0,
 			   h->period_tsc, h->watchdog_fired, h->slack_tsc, h->offset_max);
 	}
 }
@@ -77,7 +77,7 @@ static void print_schedules(void)
 				   "starts=%lu start_late_max_ticks=%lu start_late_avg_ticks=%lu "
 				   "skipped=%lu\n", i, w,
 				   sw->slot >= 0 ? c->slots[sw->slot]->part->cfg->name : "idle",
-				   sw->length_tsc, sw->starts, sw->start_late_max,
+				   sw->length_tsc, sw->starts, sw->start_late_max_ticks,
 				   sw->starts ? sw->start_late_sum / sw->starts : 0, sw->skipped);
 		}
 	}

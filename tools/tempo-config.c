@@ -35,6 +35,7 @@
 #include "hv/core/bzimage.h"
 #include "hv/core/config.h"
 #include "hv/core/elf.h"
+#include "hv/core/mb_header.h"
 #include "hv/lib/fmt.h"
 #include "hv/core/guest_boot.h"
 #include "hv/lib/lib.h"

@@ -52,8 +52,8 @@ bool sched_advance(struct cyclic_sched *s, uint64_t now)
 	late = now - s->cur_start;
 	s->w[s->cur].starts++;
 	s->w[s->cur].start_late_sum += late;
-	if (late > s->w[s->cur].start_late_max)
-		s->w[s->cur].start_late_max = late;
+	if (late > s->w[s->cur].start_late_max_ticks)
+		s->w[s->cur].start_late_max_ticks = late;
 	if (s->w[s->cur].slot != old_slot)
 		s->switches++;
 	(void)first;

@@ -20,7 +20,7 @@ struct sched_window {
 	uint64_t length_tsc;
 	/* stats */
 	uint64_t starts;
-	uint64_t start_late_max;	/* actual start - planned start */
+	uint64_t start_late_max_ticks;	/* actual start - planned start */
 	uint64_t start_late_sum;
 	uint64_t skipped;	/* windows that passed entirely while the core was late */
 };

@@ -125,9 +125,9 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 	skipped = late / h->period_tsc;
 	h->ticks++;
 	h->ticks_missed += skipped;
-	h->late_sum += late;
-	if (late > h->late_max)
-		h->late_max = late;
+	h->late_sum_ticks += late;
+	if (late > h->late_max_ticks)
+		h->late_max_ticks = late;
 	/* skipped * period <= late, so this sum is <= now: no overflow. */
 	h->next_tick += skipped * h->period_tsc;
 	h->next_tick = add_sat(h->next_tick, h->period_tsc);

@@ -53,8 +53,8 @@ struct host_timer {
 	/* stats */
 	uint64_t ticks;		/* ticks handled */
 	uint64_t ticks_missed;	/* periods skipped because the core was late by more */
-	uint64_t late_max;	/* worst (handled - due) in TSC ticks */
-	uint64_t late_sum;
+	uint64_t late_max_ticks;	/* worst (handled - due) in TSC ticks */
+	uint64_t late_sum_ticks;
 	uint64_t watchdog_fired;
 	uint64_t offset_max;	/* largest offset host_timer_place chose */
 	uint64_t deferred;	/* ticks host_timer_defer moved at their own exit */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hv/core/elf.h"
+#include "hv/core/mb_header.h"
 
 #define MIB (1ull << 20)
 

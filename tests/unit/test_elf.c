@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "hv/core/elf.h"
+#include "hv/core/mb_header.h"
 
 #define MIB (1ull << 20)
 #define MEM (64 * MIB)

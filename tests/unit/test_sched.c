@@ -56,7 +56,7 @@ static void test_basic(void **state)
 	assert_true(sched_advance(&s, 1405));	/* 5 ticks late into window 1 */
 	assert_int_equal(sched_slot(&s), 1);
 	assert_int_equal(s.cur_start, 1400);
-	assert_int_equal(s.w[1].start_late_max, 5);
+	assert_int_equal(s.w[1].start_late_max_ticks, 5);
 	assert_true(sched_advance(&s, 1800));
 	assert_int_equal(sched_slot(&s), SCHED_IDLE);
 	/* three and a half frames late: back in window 1 of a later frame, nothing drifts */

@@ -253,19 +253,19 @@ static void test_host_periods(void **state)
 	assert_int_equal(h.ticks, 0);
 	assert_true(host_timer_run(&h, 1100));
 	assert_int_equal(h.ticks, 1);
-	assert_int_equal(h.late_max, 0);
+	assert_int_equal(h.late_max_ticks, 0);
 	assert_int_equal(h.next_tick, 1200);
 	assert_false(host_timer_run(&h, 1100));
 	assert_true(host_timer_run(&h, 1250));
-	assert_int_equal(h.late_max, 50);
-	assert_int_equal(h.late_sum, 50);
+	assert_int_equal(h.late_max_ticks, 50);
+	assert_int_equal(h.late_sum_ticks, 50);
 	assert_int_equal(h.next_tick, 1300);
 	/* one tick before the next due time: nothing */
 	assert_false(host_timer_run(&h, 1299));
 	assert_true(host_timer_run(&h, 1399));
 	assert_int_equal(h.ticks, 3);
 	assert_int_equal(h.ticks_missed, 0);
-	assert_int_equal(h.late_max, 99);
+	assert_int_equal(h.late_max_ticks, 99);
 	assert_int_equal(h.next_tick, 1400);
 	assert_int_equal(h.watchdog_fired, 0);
 }
@@ -323,7 +323,7 @@ static void test_tick_place_and_defer(void **state)
 	/* not due before its placed time, even past the grid time */
 	assert_false(host_timer_run(&h, 2050));
 	assert_true(host_timer_run(&h, 2110));
-	assert_int_equal(h.late_max, 110);
+	assert_int_equal(h.late_max_ticks, 110);
 	assert_int_equal(h.offset_max, 110);
 	assert_int_equal(h.next_tick, 3000);
 	assert_int_equal(h.fire_tick, 3000);
@@ -421,7 +421,7 @@ static uint64_t run_tick_guest(const struct tick_guest *g, uint64_t ticks, uint6
 		assert_true(h.fire_tick - h.next_tick <= g->slack);
 	}
 	assert_int_equal(h.ticks_missed, 0);
-	assert_true(h.late_max <= g->slack);
+	assert_true(h.late_max_ticks <= g->slack);
 	return hits;
 }
 
@@ -461,14 +461,14 @@ static void test_host_missed(void **state)
 	assert_true(host_timer_run(&h, 100 + 5 * 100 + 30));
 	assert_int_equal(h.ticks, 1);
 	assert_int_equal(h.ticks_missed, 5);
-	assert_int_equal(h.late_max, 530);
+	assert_int_equal(h.late_max_ticks, 530);
 	assert_int_equal(h.next_tick, 700);
 	/* exactly on a later grid point: that one is handled now, next is after it */
 	assert_true(host_timer_run(&h, 1000));
 	assert_int_equal(h.ticks_missed, 5 + 3);
-	assert_int_equal(h.late_max, 530);
+	assert_int_equal(h.late_max_ticks, 530);
 	assert_int_equal(h.next_tick, 1100);
-	assert_int_equal(h.late_sum, 530 + 300);
+	assert_int_equal(h.late_sum_ticks, 530 + 300);
 	/* one period late, to the tick: one missed */
 	assert_true(host_timer_run(&h, 1200));
 	assert_int_equal(h.ticks_missed, 9);
@@ -479,7 +479,7 @@ static void test_host_no_drift(void **state)
 {
 	struct host_timer h;
 	const uint64_t start = 123456789, period = 1000003;
-	uint64_t x = 42, late_max = 0, late_sum = 0, missed = 0, handled = 0, n;
+	uint64_t x = 42, late_max_ticks = 0, late_sum_ticks = 0, missed = 0, handled = 0, n;
 
 	(void)state;
 	host_timer_init(&h, start, period, 0);
@@ -495,9 +495,9 @@ static void test_host_no_drift(void **state)
 		handled++;
 		missed += late / period;
 		n += late / period;
-		late_sum += late;
-		if (late > late_max)
-			late_max = late;
+		late_sum_ticks += late;
+		if (late > late_max_ticks)
+			late_max_ticks = late;
 	}
 	assert_int_equal(h.ticks, handled);
 	assert_int_equal(h.ticks_missed, missed);
@@ -505,8 +505,8 @@ static void test_host_no_drift(void **state)
 	/* every period accounted for, and the next tick on the grid */
 	assert_int_equal(h.ticks + h.ticks_missed, n - 1);
 	assert_int_equal(h.next_tick, start + n * period);
-	assert_int_equal(h.late_max, late_max);
-	assert_int_equal(h.late_sum, late_sum);
+	assert_int_equal(h.late_max_ticks, late_max_ticks);
+	assert_int_equal(h.late_sum_ticks, late_sum_ticks);
 	assert_int_equal((h.next_tick - start) % period, 0);
 }
 

@@ -648,9 +648,9 @@ static void run_one(uint64_t seed, uint64_t events)
 			     (unsigned long long)g->req_total);
 	}
 	for (uint32_t k = 0; k < C.cs.count && !C.failed; k++) {
-		if (C.cs.w[k].start_late_max > C.bound || C.cs.w[k].skipped)
+		if (C.cs.w[k].start_late_max_ticks > C.bound || C.cs.w[k].skipped)
 			sim_fail("window %u: start late by up to %llu (bound %llu), %llu skipped", k,
-			     (unsigned long long)C.cs.w[k].start_late_max,
+			     (unsigned long long)C.cs.w[k].start_late_max_ticks,
 			     (unsigned long long)C.bound, (unsigned long long)C.cs.w[k].skipped);
 	}
 	/*
@@ -659,9 +659,9 @@ static void run_one(uint64_t seed, uint64_t events)
 	 * timer, and an external-interrupt exit does not run it either): up to
 	 * one more exit round trip than a window start.
 	 */
-	if (!C.failed && (C.ht.late_max > C.bound + TICK_EXTRA || C.ht.ticks_missed))
+	if (!C.failed && (C.ht.late_max_ticks > C.bound + TICK_EXTRA || C.ht.ticks_missed))
 		sim_fail("host tick late by up to %llu (bound %llu), %llu missed",
-		     (unsigned long long)C.ht.late_max, (unsigned long long)C.bound + TICK_EXTRA,
+		     (unsigned long long)C.ht.late_max_ticks, (unsigned long long)C.bound + TICK_EXTRA,
 		     (unsigned long long)C.ht.ticks_missed);
 	printf("  seed %llu: %d vCPUs (modes %d %d %d) rate %u bochs %d, %llu events, %llu exits, "
 	       "%llu window switches, %llu ticks, %llu timer irqs (races %llu, drained %llu), "
@@ -672,7 +672,7 @@ static void run_one(uint64_t seed, uint64_t events)
 	       (unsigned long long)C.switches, (unsigned long long)C.ht.ticks,
 	       (unsigned long long)C.deliveries, (unsigned long long)C.races,
 	       (unsigned long long)C.drained, (unsigned long long)C.starts_late_max,
-	       (unsigned long long)C.ht.late_max, (unsigned long long)C.bound);
+	       (unsigned long long)C.ht.late_max_ticks, (unsigned long long)C.bound);
 	if (C.failed)
 		fail_msg("%s", C.msg);
 }

@@ -1118,8 +1118,8 @@ bool sim_run(const struct sim_params *p, struct sim_result *r)
 	r->ok = !s->failed;
 	if (r->ok && s->host.ticks_missed)
 		fail(s, "%llu host ticks missed", (unsigned long long)s->host.ticks_missed);
-	if (r->ok && s->host.late_max > s->tick_bound)
-		fail(s, "host tick late by %llu", (unsigned long long)s->host.late_max);
+	if (r->ok && s->host.late_max_ticks > s->tick_bound)
+		fail(s, "host tick late by %llu", (unsigned long long)s->host.late_max_ticks);
 	r->ok = !s->failed;
 	return r->ok;
 }
