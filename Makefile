@@ -269,7 +269,7 @@ EFI_LOADER	:= $(BUILD)/BOOTX64.EFI
 ESP_IMG		:= $(BUILD)/esp.img
 EFI_OBJ		:= $(BUILD)/efi/obj
 EFI_C_SRCS	:= boot/efi/loader.c boot/efi/efiboot.c hv/core/elf.c hv/lib/fmt.c hv/lib/lib.c \
-		   drivers/uart16550.c
+		   hv/lib/uart16550.c
 EFI_OBJS	:= $(patsubst %.c,$(EFI_OBJ)/%.o,$(EFI_C_SRCS))
 GNU_EFI_LIB	:= /usr/lib
 # GNU-EFI's flags (../shared/EMULATORS.md) plus ours. GNU_EFI_USE_MS_ABI makes

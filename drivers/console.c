@@ -3,7 +3,7 @@
 #include "hv/lib/log.h"
 
 #include "drivers/debugcon.h"
-#include "drivers/uart16550.h"
+#include "hv/lib/uart16550.h"
 
 void console_write(const char *s, unsigned long n)
 {

@@ -22,10 +22,10 @@ GUEST_ASFLAGS	:= -m32 -I. -MMD -MP
 GUEST_LDFLAGS	:= -m elf_i386 -nostdlib -n -z max-page-size=0x1000 -z noexecstack \
 		   --no-warn-rwx-segments -no-pie -T guests/common/guest.ld
 
-# The hypervisor's library layer (hv/lib: the formatter and the string
-# functions), compiled again for each guest target into its own folder: one
+# The hypervisor's library layer (hv/lib: the formatter, the string
+# functions and the UART), compiled again for each guest target into its own folder: one
 # source, no guest copy.
-GUEST_HV_LIB_C	:= hv/lib/fmt.c hv/lib/lib.c
+GUEST_HV_LIB_C	:= hv/lib/fmt.c hv/lib/lib.c hv/lib/uart16550.c
 GUEST_HV_LIB_OBJS := $(patsubst hv/lib/%.c,$(GUEST_OBJ)/hv-lib/%.o,$(GUEST_HV_LIB_C))
 
 GUEST_COMMON_C	:= guests/common/acpi.c guests/common/bootinfo.c guests/common/console.c \

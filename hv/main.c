@@ -11,7 +11,7 @@
 #include "arch/x86/tsc.h"
 #include "drivers/acpi.h"
 #include "drivers/debugcon.h"
-#include "drivers/uart16550.h"
+#include "hv/lib/uart16550.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"

@@ -23,7 +23,7 @@
 
 #include "arch/x86/boot_layout.h"
 #include "boot/efi/efiboot.h"
-#include "drivers/uart16550.h"
+#include "hv/lib/uart16550.h"
 #include "hv/core/elf.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"

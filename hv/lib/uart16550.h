@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* 16550 UART on COM1, polled, 115200 8N1. */
-#ifndef TEMPO_DRIVERS_UART16550_H
-#define TEMPO_DRIVERS_UART16550_H
+#ifndef TEMPO_HV_LIB_UART16550_H
+#define TEMPO_HV_LIB_UART16550_H
 
 #include <stdbool.h>
 
@@ -9,6 +9,8 @@
 
 /* Returns false when no UART answers at the port (output is then dropped). */
 bool uart_init(unsigned short port);
+/* Write to the UART at @port as someone else set it up (a guest under Tempo). */
+void uart_use(unsigned short port);
 void uart_putc(char c);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "drivers/uart16550.h"
+/* The hypervisor's, the EFI loader's and the guests' serial port. */
+#include "hv/lib/uart16550.h"
 
-#include "arch/x86/cpu.h"
+#include "hv/lib/x86.h"
 
 #define UART_THR	0	/* transmit holding (DLAB=0) */
 #define UART_DLL	0	/* divisor latch low (DLAB=1) */
@@ -23,6 +24,12 @@
 
 static unsigned short uart_port;
 static bool uart_present;
+
+void uart_use(unsigned short port)
+{
+	uart_port = port;
+	uart_present = true;
+}
 
 bool uart_init(unsigned short port)
 {
