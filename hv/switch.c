@@ -58,7 +58,7 @@ static void switch_out(struct vcpu *v)
 	fpu_switch_out(v);
 	if (spec_plan.spec_ctrl)
 		v->spec_ctrl = rdmsr(MSR_IA32_SPEC_CTRL);
-	if (t->mode == TIMER_INJECT)
+	if (!timer_mode(t->mode)->soft_deadline)	/* the deadline is in the hardware */
 		timer_save_hw(v);
 }
 
@@ -72,7 +72,7 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	} else {
 		vmx_load(&v->arch);
 		timer_program_lvt(v);
-		if (v->vt.mode == TIMER_INJECT) {
+		if (!timer_mode(v->vt.mode)->soft_deadline) {
 			uint64_t d = vtimer_restore(&v->vt);
 
 			wrmsr(MSR_IA32_TSC_DEADLINE, d);	/* after the LVT */

@@ -102,7 +102,7 @@ static bool apic_holds_only(uint8_t vector)
 void timer_save_hw(struct vcpu *v)
 {
 	struct vtimer *t = &v->vt;
-	uint8_t vec = t->mode == TIMER_DIRECT ? vtimer_vector(t) : HV_TIMER_VECTOR;
+	uint8_t vec = timer_mode(t->mode)->owns_lapic ? vtimer_vector(t) : HV_TIMER_VECTOR;
 	uint64_t before = rdtsc(), d = rdmsr(MSR_IA32_TSC_DEADLINE), now;
 	bool irr;
 
@@ -111,7 +111,7 @@ void timer_save_hw(struct vcpu *v)
 	irr = x2apic_irr_test(vec);
 	vtimer_save(t, d, before, now, irr, platform.tsc_deadline_clears);
 	vcpu_trace(v, TRACE_SAVE, d, before);
-	if (t->mode != TIMER_INJECT)
+	if (!timer_mode(t->mode)->injects_fired)
 		return;
 	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR)))
 		return;
