@@ -15,6 +15,10 @@ struct emit_ctx {
 	const char *name;
 };
 
+/* "[name] line\n" fits one log line: a guest's line is never cut twice. */
+_Static_assert(1 + CONFIG_NAME_LEN + 2 + VUART_LINE_MAX + 1 < LOG_LINE_MAX,
+	       "a partition's console line does not fit the log's line");
+
 static void emit_line(void *ctx, const char *line)
 {
 	log_printf(LOG_EMERG, "[%s] %s\n", ((struct emit_ctx *)ctx)->name, line);

@@ -42,7 +42,7 @@ int log_get_level(void)
 
 void log_printf(int level, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[LOG_LINE_MAX];
 	va_list ap;
 	bool locked;
 	int n;

@@ -11,6 +11,9 @@ enum log_level {
 	LOG_DEBUG = 4,
 };
 
+/* The longest line one log_printf prints (longer ones are cut). */
+#define LOG_LINE_MAX 512
+
 void log_set_level(int level);
 int log_get_level(void);
 void log_printf(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
