@@ -213,7 +213,14 @@ static enum exit_action exit_tail(struct vcpu *v)
 struct vcpu *hv_exit_handler(struct vcpu *v);
 struct vcpu *hv_exit_handler(struct vcpu *v)
 {
-	struct exit_ctx x = { .reason = (uint32_t)vmread(VMCS_EXIT_REASON) };
+	struct exit_ctx x;	/* not zeroed whole: its buffer is for stops alone */
+
+	x.reason = (uint32_t)vmread(VMCS_EXIT_REASON);
+	x.fast = false;
+	x.stop_reason = NULL;
+	x.stop_qual = 0;
+	x.stop_detail = NULL;
+	x.code = 0;
 	uint32_t basic = x.reason & 0xffff;
 	const struct exit_row *row = basic < EXIT_REASON_COUNT ? &exit_rows[basic] : NULL;
 	enum exit_action a;

@@ -54,7 +54,8 @@ void deliver_virtual(struct vcpu *v)
 	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
 	int vector;
 
-	pv_sync(v);
+	if (v->pv)
+		pv_sync(v);
 	/* the IPI kick is read here: cleared before the bitmaps, so none is missed */
 	if (v->pcpu->shared && (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI))
 		__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
@@ -69,7 +70,8 @@ void deliver_virtual(struct vcpu *v)
 	/* a fired hardware deadline arrives as an interrupt (inject): nothing to check */
 	if (!timer_mode(v->vt.mode)->injects_fired)
 		vtimer_check(&v->vt, rdtsc());
-	pv_publish_armed(v);
+	if (v->pv)
+		pv_publish_armed(v);
 	vector = vlapic_pending(&v->vt.vlapic);
 	if (vector >= 0 && !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID)) {
 		if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&

@@ -23,15 +23,9 @@ const struct timer_mode_desc timer_modes[TIMER_MODE_COUNT] = {
 	},
 };
 
-/* What an unknown mode may do: nothing of its own, everything trapped. */
-static const struct timer_mode_desc no_mode = {
+const struct timer_mode_desc timer_mode_none = {
 	.name = "unknown", .soft_deadline = true, .tick_margin_mult = 1,
 };
-
-const struct timer_mode_desc *timer_mode(enum timer_mode m)
-{
-	return (unsigned int)m < TIMER_MODE_COUNT ? &timer_modes[m] : &no_mode;
-}
 
 enum timer_mode timer_mode_parse(const char *s, uint32_t len)
 {

@@ -48,8 +48,14 @@ struct timer_mode_desc {
 
 extern const struct timer_mode_desc timer_modes[TIMER_MODE_COUNT];
 
-/* @m's row; an out-of-range value gets the direct row's opposite: no rights. */
-const struct timer_mode_desc *timer_mode(enum timer_mode m);
+/* What an out-of-range mode gets: no rights of its own, everything trapped. */
+extern const struct timer_mode_desc timer_mode_none;
+
+/* @m's row (inline: the exit paths ask it several times an exit). */
+static inline const struct timer_mode_desc *timer_mode(enum timer_mode m)
+{
+	return (unsigned int)m < TIMER_MODE_COUNT ? &timer_modes[m] : &timer_mode_none;
+}
 
 /* The mode whose name is the @len bytes at @s, or TIMER_MODE_COUNT. */
 enum timer_mode timer_mode_parse(const char *s, uint32_t len);
