@@ -7,15 +7,13 @@ Bochs' only headless display here is `term` (curses), which wants a
 terminal. script(1) gave it one, but long runs (7-35 min) stopped for good:
 Bochs asleep in n_tty_write, script polling with nothing to read, XON/XOFF
 off. Here the command's input is /dev/null, its output the terminal, whose
-window size is set (script left 0x0), and the proxy only ever reads, with
-a timeout (see the loop).
+window size is set (script left 0x0), and the proxy only ever reads.
 
     tests/emu/ptyrun.py COMMAND [ARG...]
 """
 import fcntl
 import os
 import pty
-import select
 import signal
 import struct
 import sys
@@ -51,17 +49,9 @@ def main():
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     out = sys.stdout.buffer
-    os.set_blocking(fd, False)
     while True:
-        # Never sleep in read(): seen here, a reader asleep on the terminal
-        # and Bochs asleep writing to it, the bytes between them held in the
-        # kernel's flip buffer (no wake-up came). Each new read() pushes
-        # that buffer on, so wait with a timeout and read again.
-        select.select([fd], [], [], 0.2)
         try:
             data = os.read(fd, 65536)
-        except BlockingIOError:
-            continue
         except OSError:		# EIO: the last writer closed the terminal
             break
         if not data:
