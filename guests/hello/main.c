@@ -218,6 +218,17 @@ static void slow_line(const char *value)
 	}
 }
 
+/* wait_ms=N (1-9999): spin N ms before going on, to end later than others. */
+static void wait_ms(const char *value)
+{
+	uint64_t ms = 0, start = rdtsc();
+
+	for (unsigned int i = 0; i < 4 && value[i] >= '0' && value[i] <= '9'; i++)
+		ms = ms * 10 + (uint64_t)(value[i] - '0');
+	while (rdtsc() - start < ms * (tempo.tsc_khz ? tempo.tsc_khz : 50000))
+		cpu_relax();
+}
+
 static void fault_oob(void)
 {
 	uint64_t target;
@@ -316,6 +327,8 @@ void guest_main(uint32_t magic, uint32_t info)
 
 	if (cmdline_value(boot.cmdline, "slowline", value, sizeof(value)))
 		slow_line(value);
+	if (cmdline_value(boot.cmdline, "wait_ms", value, sizeof(value)))
+		wait_ms(value);
 
 	if (find_cpus(&cpus))
 		start_aps(&cpus);
