@@ -76,6 +76,19 @@ static void test_actions_per_mode(void **state)
 	/* an unknown mode has nothing of its own */
 	assert_int_equal(act(0x6e0, TIMER_MODE_COUNT, true), MSR_SOFT_DEADLINE);
 	assert_int_equal(act(0x808, TIMER_MODE_COUNT, true), MSR_VAPIC);
+	/* hv/msr.c's fast row asks for 0x6e0 directly: it is the one deadline row */
+	{
+		unsigned int n, deadline_rows = 0;
+		const struct msr_rule *r = msr_rules(&n);
+
+		for (unsigned int i = 0; i < n; i++)
+			if (r[i].virt == MSR_VIRT_DEADLINE) {
+				assert_int_equal(r[i].first, 0x6e0);
+				assert_int_equal(r[i].last, 0x6e0);
+				deadline_rows++;
+			}
+		assert_int_equal(deadline_rows, 1);
+	}
 }
 
 /* The virtual set before the table carried it (msr_virtual_apic() as a list). */
