@@ -172,8 +172,10 @@ static bool exit_fast(struct vcpu *v, const struct exit_row *row, struct exit_ct
 {
 	enum exit_action a;
 
-	if (!row->fast || v->pcpu->console || __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
-		return false;	/* a kick is read by the full path */
+	/* a kick is read by the full path, a shared core's window end too */
+	if (!row->fast || v->pcpu->console || v->pcpu->shared ||
+	    __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
+		return false;
 	x->fast = true;
 	a = row->handler(v, x);
 	x->fast = false;
