@@ -138,6 +138,8 @@ void count_tick_hit(struct vcpu *v);
 void inject_exception(uint32_t vector, bool has_error, uint32_t error);
 void reinject_vectoring(void);
 void deliver_virtual(struct vcpu *v);
+/* A LAPIC-owning vCPU: the IPIs that waited in its bitmap go to its own APIC. */
+void deliver_pending_to_apic(struct vcpu *v);
 
 /* hv/pv_lazy.c: the page a pv-lazy guest publishes its deadlines on */
 void pv_register(struct vcpu *v, uint64_t gpa);

@@ -4,6 +4,7 @@
  * for the modes without the LAPIC of their own, the virtual LAPIC's
  * interrupts before every entry.
  */
+#include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "hv/exit.h"
 
@@ -52,14 +53,22 @@ void hv_deliver_virtual(struct vcpu *v)
 void deliver_virtual(struct vcpu *v)
 {
 	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+	bool merge;
 	int vector;
 
 	if (v->pv)
 		pv_sync(v);
-	/* the IPI kick is read here: cleared before the bitmaps, so none is missed */
-	if (v->pcpu->shared && (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI))
+	/*
+	 * The IPI kick is read here: cleared before the bitmaps, so none is
+	 * missed. A dedicated core's vCPU has bits there only for Tempo's own
+	 * vectors (hv/x2apic.c), and then the kick bit is set.
+	 */
+	merge = v->pcpu->shared;
+	if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI) {
 		__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
-	for (uint32_t i = 0; v->pcpu->shared && i < 8; i++) {
+		merge = true;
+	}
+	for (uint32_t i = 0; merge && i < 8; i++) {
 		uint32_t bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
 
 		while (bits) {
@@ -92,4 +101,24 @@ void deliver_virtual(struct vcpu *v)
 	else
 		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
 	vmwrite(VMCS_PROC_CONTROLS, proc);
+}
+
+/*
+ * A vCPU that switched to a LAPIC-owning mode (direct) while a sibling's IPI
+ * on one of Tempo's vectors waited in its bitmap (hv/x2apic.c): its own
+ * APIC is the guest's now, so the vectors go there, as the sender asked.
+ * Clearing the kick bit keeps the next entry from exiting again at once.
+ */
+void deliver_pending_to_apic(struct vcpu *v)
+{
+	__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
+
+		while (bits) {
+			x2apic_send(v->apic_id, ICR_DELIVERY_FIXED | ICR_LEVEL_ASSERT |
+						(i * 32 + (uint32_t)__builtin_ctz(bits)));
+			bits &= bits - 1;
+		}
+	}
 }

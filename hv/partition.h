@@ -148,7 +148,7 @@ struct partition {
 /* Mailbox bits: why another CPU kicked this one (NMIs coalesce). */
 #define MAILBOX_STOP_VCPU	(1u << 0)
 #define MAILBOX_SIPI		(1u << 1)
-#define MAILBOX_IPI		(1u << 2)	/* a shared core: a vCPU's ipi_pending grew */
+#define MAILBOX_IPI		(1u << 2)	/* a vCPU's ipi_pending grew (hv/x2apic.c) */
 
 /* Its state, stack and VMXON region are arch's: smp_cpus[index] (arch/x86/smp.h). */
 struct pcpu {

@@ -9,6 +9,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/trap.h"
 #include "hv/core/icr.h"
 #include "hv/core/lapic_rules.h"
 #include "hv/exit.h"
@@ -117,6 +118,22 @@ bool icr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 	return true;
 }
 
+/*
+ * A fixed IPI whose vector is one of Tempo's own (the host timer, the idle
+ * wake-up, the APIC's spurious vector: arch/x86/trap.h) must not reach the
+ * physical APIC of a core whose guest takes its interrupts through Tempo:
+ * there it would read as Tempo's event (a 0xee as a fire of the guest's
+ * deadline), and an in-service spurious vector is one that Bochs 2.7 never
+ * clears on EOI, blocking the host timer's priority class for good (seen:
+ * guest-fuzz seed 8001, inject). A guest that owns its LAPIC (direct) gets
+ * every vector in its own IDT, as on hardware.
+ */
+static bool ipi_needs_virtual_path(const struct vcpu *t, uint8_t vector)
+{
+	return vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST &&
+	       !timer_mode(__atomic_load_n(&t->vt.mode, __ATOMIC_ACQUIRE))->owns_lapic;
+}
+
 static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t value)
 {
 	struct partition *p = v->part;
@@ -144,19 +161,19 @@ static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t va
 				v->ipis_dropped++;
 				break;
 			}
-			if (t->pcpu->shared) {
+			if (t->pcpu->shared || ipi_needs_virtual_path(t, r.vector)) {
 				/*
 				 * A shared core's physical APIC does not know whose
-				 * window it is: the vector waits in the vCPU's own
-				 * bitmap, merged into its vLAPIC before it next enters.
+				 * window it is, and a vector of Tempo's own would be
+				 * taken for Tempo's event there: the vector waits in
+				 * the vCPU's own bitmap, merged into its vLAPIC before
+				 * it next enters (deliver_virtual).
 				 */
 				__atomic_fetch_or(&t->ipi_pending[r.vector / 32],
 						  1u << (r.vector % 32), __ATOMIC_RELEASE);
-				if (t != v) {
-					__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI,
-							  __ATOMIC_RELEASE);
+				__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI, __ATOMIC_RELEASE);
+				if (t != v)
 					x2apic_send_nmi(t->pcpu->apic_id);
-				}
 			} else {
 				x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | r.vector |
 							ICR_LEVEL_ASSERT);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Exception entry stubs: normalize the frame to struct trap_frame, call C. */
+#include "arch/x86/trap.h"
 
 .macro ISR_NOERR vec
 	.globl isr_\vec
@@ -157,9 +158,30 @@ isr_idle_wake:
 	popq	%rax
 	iretq
 
-/* A spurious interrupt from the local APIC: nothing to acknowledge. */
+/*
+ * The local APIC's spurious vector. A true spurious interrupt sets no ISR
+ * bit and must not be acknowledged (an EOI would end another vector's
+ * service, SDM 11.9); but a fixed interrupt may carry the same vector (a
+ * guest's IPI, say) and then is in service like any other: left there, it
+ * would block every vector of its priority class (0xe0-0xef, the host timer
+ * among them) on this core for good. EOI only if its ISR bit is set.
+ */
 	.globl isr_apic_spurious
 isr_apic_spurious:
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	mov	$(0x810 + TRAP_SPURIOUS_VECTOR / 32), %ecx	/* x2APIC ISR word */
+	rdmsr
+	bt	$(TRAP_SPURIOUS_VECTOR % 32), %eax
+	jnc	1f
+	mov	$0x80b, %ecx		/* x2APIC EOI */
+	xor	%eax, %eax
+	xor	%edx, %edx
+	wrmsr
+1:	popq	%rdx
+	popq	%rcx
+	popq	%rax
 	iretq
 
 	.section .rodata

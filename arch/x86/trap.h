@@ -2,6 +2,15 @@
 #ifndef TEMPO_ARCH_X86_TRAP_H
 #define TEMPO_ARCH_X86_TRAP_H
 
+#define TRAP_MAX_CPUS 64
+#define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/vcpu_timer.h) */
+#define TRAP_IDLE_WAKE_VECTOR 0xed	/* an idle core's own wake-up deadline */
+#define TRAP_SPURIOUS_VECTOR 0xef	/* the local APIC's spurious vector (isr.S) */
+/* The vectors above: a guest's IPI on one of them takes the virtual path (hv/x2apic.c). */
+#define TRAP_HV_VECTOR_FIRST 0xed
+#define TRAP_HV_VECTOR_LAST 0xef
+
+#ifndef __ASSEMBLER__
 #include <stdint.h>
 
 /* Register state as arch/x86/isr.S leaves it on the stack. */
@@ -11,11 +20,6 @@ struct trap_frame {
 	uint64_t vector, error_code;
 	uint64_t rip, cs, rflags, rsp, ss;
 };
-
-#define TRAP_MAX_CPUS 64
-#define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/vcpu_timer.h) */
-#define TRAP_IDLE_WAKE_VECTOR 0xed	/* an idle core's own wake-up deadline */
-#define TRAP_SPURIOUS_VECTOR 0xef	/* the local APIC's spurious vector: no EOI */
 
 /* Build the IDT and load the boot CPU's GDT, TSS (IST stacks for #DF, NMI, #MC). */
 void trap_init(void);
@@ -27,5 +31,7 @@ void trap_cpu_tables(uint32_t cpu, uint64_t *gdt_base, uint64_t *tss_base, uint6
 uint64_t trap_root_nmis(uint32_t cpu);
 /* Interrupt vectors taken in root mode on @cpu (acknowledged, not fatal), and the last one. */
 uint64_t trap_root_strays(uint32_t cpu, uint8_t *last_vector);
+
+#endif /* __ASSEMBLER__ */
 
 #endif

@@ -101,7 +101,9 @@ static const char *hc_result(int32_t ret)
 #define EFER_NXE	(1ull << 11)
 
 volatile uint32_t hostile_irq_count;
+volatile uint32_t hostile_hv_vec_count;	/* a_ipi_hv_vectors' vectors */
 void hostile_irq_entry(void);
+void hostile_hv_vec_entry(void);
 void hostile_spurious_entry(void);
 
 /* The handler writes EOI (direct mode: the guest's own physical APIC). */
@@ -110,6 +112,12 @@ asm(".text\n"
     "hostile_irq_entry:\n"
     "\tpushl %eax\n\tpushl %ecx\n\tpushl %edx\n"
     "\tlock incl hostile_irq_count\n"
+    "\tmovl $0x80b, %ecx\n\txorl %eax, %eax\n\txorl %edx, %edx\n\twrmsr\n"
+    "\tpopl %edx\n\tpopl %ecx\n\tpopl %eax\n\tiret\n"
+    ".globl hostile_hv_vec_entry\n"
+    "hostile_hv_vec_entry:\n"
+    "\tpushl %eax\n\tpushl %ecx\n\tpushl %edx\n"
+    "\tlock incl hostile_hv_vec_count\n"
     "\tmovl $0x80b, %ecx\n\txorl %eax, %eax\n\txorl %edx, %edx\n\twrmsr\n"
     "\tpopl %edx\n\tpopl %ecx\n\tpopl %eax\n\tiret\n"
     ".globl hostile_spurious_entry\n"
@@ -1056,6 +1064,66 @@ static const char *a_tpr_mode_switch(void)
 	return r;
 }
 
+/* IF=1 until hostile_hv_vec_count reaches @count or @ms passed. */
+static bool wait_hv_vec(uint32_t count, uint32_t ms)
+{
+	uint64_t end = rdtsc() + MS(ms);
+
+	asm volatile("sti" ::: "memory");
+	while (hostile_hv_vec_count < count && rdtsc() < end)
+		cpu_relax();
+	asm volatile("cli" ::: "memory");
+	return hostile_hv_vec_count >= count;
+}
+
+/*
+ * Fixed IPIs to itself, in inject mode, on the vectors Tempo keeps for its
+ * own use on the physical APIC (0xed idle wake-up, 0xee host timer, 0xef
+ * spurious): any vector from 16 up is the guest's to use (SDM 11.6.1). Each
+ * must arrive in the guest's IDT once; a 0xee must not read as a fire of
+ * its armed deadline; and the deadline timer must still fire after them (a
+ * 0xef left in service on the physical APIC, which Bochs never clears on
+ * EOI, blocks the host timer's whole priority class: guest-fuzz seed 8001).
+ */
+static const char *a_ipi_hv_vectors(void)
+{
+	static const uint8_t vecs[] = { 0xed, 0xee, 0xef };
+	uint64_t self = rdmsr(0x802), lvt = 0;
+	const char *r = "ok";
+	uint32_t n, f;
+
+	if (tempo_hypercall(TEMPO_HC_TIMER_MODE_GET, 0, 0, 0) != MODE_DIRECT)
+		return "not_direct";
+	try_rdmsr(0x832, &lvt);
+	if (tempo_hypercall(TEMPO_HC_TIMER_MODE_SET, MODE_INJECT, 0, 0) != 0)
+		return "switch_refused";
+	for (uint32_t i = 0; i < sizeof(vecs); i++)
+		set_gate(vecs[i], (uint32_t)hostile_hv_vec_entry);
+	try_wrmsr(0x832, (2u << 17) | IRQ_VECTOR);
+	wrmsr(0x6e0, rdtsc() + MS(200));	/* armed, far off: a false fire would show */
+	f = hostile_irq_count;
+	for (uint32_t i = 0; i < sizeof(vecs) && r[0] == 'o'; i++) {
+		n = hostile_hv_vec_count;
+		if (try_wrmsr(0x830, (self << 32) | vecs[i])[0] != 'o')
+			r = "icr_refused";
+		else if (!wait_hv_vec(n + 1, 5))
+			r = vecs[i] == 0xed ? "lost_0xed" : vecs[i] == 0xee ? "lost_0xee" : "lost_0xef";
+		else if (wait_hv_vec(n + 2, 2))
+			r = "doubled";
+		else if (hostile_irq_count != f)
+			r = "false_fire";
+	}
+	n = hostile_irq_count;
+	wrmsr(0x6e0, rdtsc() + MS(1));
+	if (r[0] == 'o' && !wait_irq(n + 1, 20))
+		r = "timer_dead";
+	wrmsr(0x6e0, 0);
+	if (tempo_hypercall(TEMPO_HC_TIMER_MODE_SET, MODE_DIRECT, 0, 0) != 0)
+		return r[0] == 'o' ? "switch_back_refused" : r;
+	try_wrmsr(0x832, lvt);
+	return r;
+}
+
 /* ---- a sibling vCPU (partitions with two CPUs: tests/attack/expected.txt cpus=2) ---- */
 
 static uint32_t sibling_apic_id(void)
@@ -1372,6 +1440,7 @@ static const struct attack attacks[] = {
 	{ "lvt_timer_reserved", a_lvt_timer_reserved },
 	{ "cr0_nw_no_cd", a_cr0_nw_no_cd },
 	{ "tpr_mode_switch", a_tpr_mode_switch },
+	{ "ipi_hv_vectors", a_ipi_hv_vectors },
 	{ "ipi_waiting_ap", a_ipi_waiting_ap },
 	{ "real_mode_gp", a_real_mode_gp },
 	/* from here on each attack stops the partition */
