@@ -9,29 +9,36 @@
 # [schedule 2] of 400/400/200 us. Saved seeds (tests/guestfuzz/seeds/*.seed,
 # one "mode=M cmdline=..." line each) are replayed as runs of their own.
 #
-#   tests/guestfuzz/run.sh [--short] [--minutes N] [--seed S] [--modes "LIST"] [--out DIR]
+#   tests/guestfuzz/run.sh [--short] [--minutes N] [--chunk N] [--seed S] [--modes "LIST"] [--out DIR]
 #     --short     about 200 ms of Bochs time per mode (the run_tests.sh section)
 #     --minutes   wall-clock budget per mode (default FUZZ_MINUTES or 10); the
 #                 fuzzers' Bochs time is sized from it (GF_WALL_PER_BOCHS_S, 4)
+#     --chunk     wall minutes per Bochs run (default GF_CHUNK_MINUTES or 2): a
+#                 mode's budget is spent in runs of this length, each with
+#                 seeds of its own. Single Bochs runs of 7-35 minutes stalled
+#                 now and then (README: Bochs asleep writing to its pty).
+# GF_JOBS (default 2) Bochs runs go at once.
 #     --seed      first seed (default: 1 with --short, else the time)
 #     --modes     default "direct inject emulated pv-lazy shared-inject shared-emulated shared-pv-lazy"
-# Prints GUESTFUZZ_RUN, GUESTFUZZ_STOP and GUESTFUZZ_ANOMALY lines and ends with
+# Prints GUESTFUZZ_RUN, GUESTFUZZ_STOP, GUESTFUZZ_ANOMALY and GUESTFUZZ_MODE lines and ends with
 #   GUESTFUZZ ops= seed= modes= stops= hv_alive=0|1 victim_lost= victim_dup= victim_stray= ...
 # Without --short a quiet run (the victim alone, GF_QUIET=1) comes first and
 # the fuzzed victims are held to it (like_quiet=1).
 # Exits 0 only if hv_alive=1, the victims show lost=0 dup=0 stray=0 and, where
 # measured, like_quiet=1. A run
 # in which Tempo did not survive saves its seed under tests/guestfuzz/seeds/
-# (GF_SAVE=0: only under the output directory).
+# (GF_SAVE=0: only under the output directory). GF_SEEDS_DIR replays the
+# seeds of another folder instead (to try one without committing it).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 
 BUILD=${BUILD:-build}
-short=0 minutes=${FUZZ_MINUTES:-10} seed="" out="" modes=""
+short=0 minutes=${FUZZ_MINUTES:-10} chunk=${GF_CHUNK_MINUTES:-2} seed="" out="" modes=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--short) short=1; shift ;;
 	--minutes) minutes=$2; shift 2 ;;
+	--chunk) chunk=$2; shift 2 ;;
 	--seed) seed=$2; shift 2 ;;
 	--modes) modes=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
@@ -47,11 +54,15 @@ if [ $short = 1 ]; then
 	save=${GF_SAVE:-0}
 else
 	seed=${seed:-$(date +%s)}
-	ms=$((minutes * 60 * 1000 / ${GF_WALL_PER_BOCHS_S:-4}))
+	[ "$chunk" -ge 1 ] 2>/dev/null || { echo "guestfuzz: --chunk needs minutes >= 1"; exit 2; }
+	[ "$minutes" -lt "$chunk" ] && chunk=$minutes
+	chunks=$(((minutes + chunk - 1) / chunk))
+	ms=$((chunk * 60 * 1000 / ${GF_WALL_PER_BOCHS_S:-4}))
 fi
+chunks=${chunks:-1}
 fuzz=$BUILD/guests/fuzz-mb2.elf
 rtbench=$BUILD/guests/rtbench-mb2.elf
-seeds_dir=tests/guestfuzz/seeds
+seeds_dir=${GF_SEEDS_DIR:-tests/guestfuzz/seeds}
 
 make -s all > /dev/null || { echo "guestfuzz: make all failed"; exit 1; }
 rm -rf "$out"
@@ -95,19 +106,30 @@ run_one() {
 }
 
 start=$SECONDS
-runs=() k=0
-# The long runs first measure the victim alone (GF_QUIET=0: not): its
+runs=() k=0 pids=()
+# bg CMD...: run in the background, at most GF_JOBS at once
+bg() {
+	"$@" &
+	pids+=($!)
+	if [ ${#pids[@]} -ge "${GF_JOBS:-2}" ]; then
+		wait "${pids[0]}"
+		pids=("${pids[@]:1}")
+	fi
+}
+# The long runs also measure the victim alone (GF_QUIET=0: not): its
 # figures are what a fuzzed run's victim is held to.
 if [ "${GF_QUIET:-$((1 - short))}" = 1 ]; then
-	run_one "$out/quiet" quiet "" "" "$ms"
+	bg run_one "$out/quiet" quiet "" "" "$ms"
 	runs+=(quiet)
 fi
 for m in $modes; do
-	s=$((seed + k * 1000))
-	run_one "$out/run$k" "$m" "seed=$s ms=$ms avoid_stop=1 log_every=500" \
-		"seed=$((s + 1)) ms=$ms avoid_stop=0 log_every=500" "$ms"
-	runs+=("run$k")
-	k=$((k + 1))
+	for ((c = 0; c < chunks; c++)); do
+		s=$((seed + k * 1000))
+		bg run_one "$out/run$k" "$m" "seed=$s ms=$ms avoid_stop=1 log_every=500" \
+			"seed=$((s + 1)) ms=$ms avoid_stop=0 log_every=500" "$ms"
+		runs+=("run$k")
+		k=$((k + 1))
+	done
 done
 # Saved seeds: each replays in its own run, in both fuzzer slots.
 for f in "$seeds_dir"/*.seed; do
@@ -116,13 +138,16 @@ for f in "$seeds_dir"/*.seed; do
 	c=$(sed -n 's/^mode=[^ ]* cmdline="\(.*\)"$/\1/p' "$f" | head -n 1)
 	[ -n "$m" ] && [ -n "$c" ] || { echo "guestfuzz: bad seed file $f"; continue; }
 	rms=$(echo "$c" | sed -n 's/.*\bms=\([0-9]*\).*/\1/p')
-	run_one "$out/run$k" "$m" "$c" "$c" "${rms:-1000}"
+	mkdir -p "$out/run$k"
 	echo "$f" > "$out/run$k/replay"
+	bg run_one "$out/run$k" "$m" "$c" "$c" "${rms:-1000}"
 	runs+=("run$k")
 	k=$((k + 1))
 done
+wait
 
 # Judge every run.
+declare -A mode_ops mode_runs mode_dead
 total_ops=0 stops=0 alive=1 lost=0 dup=0 stray=0 worst_max=0 worst_p99=0 anomalies=0
 val() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" | head -n 1; }
 for r in "${runs[@]}"; do
@@ -204,8 +229,17 @@ for r in "${runs[@]}"; do
 		fi
 	fi
 	total_ops=$((total_ops + run_ops))
+	if [ ! -f "$dir/replay" ]; then
+		mode_ops[$mode]=$(( ${mode_ops[$mode]:-0} + run_ops ))
+		mode_runs[$mode]=$(( ${mode_runs[$mode]:-0} + 1 ))
+		[ "$run_alive" = 1 ] || mode_dead[$mode]=1
+	fi
 	echo "GUESTFUZZ_RUN run=$r mode=$mode ops=$run_ops hv_alive=$run_alive rc=$rc" \
 		"anomalies=$a$( [ -f "$dir/replay" ] && echo " replay=$(basename "$(cat "$dir/replay")")")"
+done
+for m in $modes; do
+	echo "GUESTFUZZ_MODE mode=$m runs=${mode_runs[$m]:-0} ops=${mode_ops[$m]:-0}" \
+		"bochs_ms=$(( ${mode_runs[$m]:-0} * ms )) hv_alive=$((1 - ${mode_dead[$m]:-0}))"
 done
 # Held to the quiet run: p99 within 10 ticks of it, the worst case within one
 # more tick exit (the quiet worst case is one tick exit on a deadline).
