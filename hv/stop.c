@@ -3,6 +3,7 @@
 
 #include "arch/x86/cpu.h"
 #include "hv/lib/log.h"
+#include "hv/lib/uart16550.h"
 
 #define QEMU_DEBUG_EXIT_PORT	0xf4
 #define BOCHS_SHUTDOWN_PORT	0x8900
@@ -42,6 +43,7 @@ void hv_stop(enum stop_code code, const char *why)
 		halt_others();
 	log_emerg("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n", code, stop_name(code), why);
 	if (emulator_exit) {
+		uart_flush();	/* the emulator ends at once: the line must be out first */
 		outb(QEMU_DEBUG_EXIT_PORT, code);
 		if (code == STOP_OK) {
 			asm volatile("xchg %bx, %bx");	/* Bochs magic breakpoint */

@@ -22,6 +22,7 @@
 #include "guests/common/tempo.h"
 #include "guests/common/x86.h"
 #include "guests/rtbench/latstat.h"
+#include "hv/lib/uart16550.h"
 #include "hv/lib/div64.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -232,6 +233,7 @@ static void __attribute__((noreturn)) emulator_exit(bool ok, const char *why)
 	asm volatile("cli");
 	con_printf("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n",
 		   ok ? EXIT_CODE_OK : EXIT_CODE_FAILURE, ok ? "ok" : "failure", why);
+	uart_flush();	/* the emulator ends at once: the line must be out first */
 	outb(QEMU_DEBUG_EXIT_PORT, ok ? EXIT_CODE_OK : EXIT_CODE_FAILURE);
 	if (ok) {
 		asm volatile("xchg %bx, %bx");	/* Bochs magic breakpoint */

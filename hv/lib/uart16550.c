@@ -17,6 +17,7 @@
 #define LCR_DLAB	0x80
 #define LCR_8N1		0x03
 #define LSR_THRE	0x20
+#define LSR_TEMT	0x40	/* the FIFO and the shift register both empty */
 #define UART_CLOCK_HZ	1843200
 #define UART_BAUD	115200
 /* A byte at 115200 baud takes ~87 us; give up long after that. */
@@ -67,4 +68,13 @@ void uart_putc(char c)
 		cpu_relax();
 	}
 	outb(uart_port + UART_THR, (uint8_t)c);
+}
+
+void uart_flush(void)
+{
+	unsigned int spins = 0;
+
+	while (uart_present && !(inb(uart_port + UART_LSR) & LSR_TEMT) &&
+	       ++spins <= UART_SPIN_LIMIT)
+		cpu_relax();
 }
