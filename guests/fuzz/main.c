@@ -442,8 +442,9 @@ static void i_exception(struct insn *x)
 	case 4:		/* PML4[1] is not present: #PF */
 		asm volatile("mov (%1), %0" : "=r"(r) : "r"(0x8000000000ull + (x->b & 0xfff000)));
 		break;
-	case 5:		/* non-canonical: #GP */
-		asm volatile("mov (%1), %0" : "=r"(r) : "r"(0x8000000000000000ull | x->b));
+	case 5:		/* non-canonical (bit 63 set, 62:47 clear): #GP */
+		asm volatile("mov (%1), %0" : "=r"(r) :
+			     "r"(0x8000000000000000ull | (x->b & 0x00007fffffffffffull)));
 		break;
 	case 6:		/* a selector past the GDT: #GP */
 		asm volatile("mov %0, %%ds" : : "r"((uint32_t)0x40 | (x->b & 0xfff8)));
