@@ -151,16 +151,22 @@ static void irq_init(void)
 	asm volatile("lidt %0" : : "m"(idtr));
 }
 
-/* IF=1 until @count interrupts have been taken or @ms passed; true if they were. */
-static bool wait_irq(uint32_t count, uint32_t ms)
+/* IF=1 until *@counter reaches @count or @ms passed; true if it did. */
+static bool wait_count(volatile uint32_t *counter, uint32_t count, uint32_t ms)
 {
 	uint64_t end = rdtsc() + MS(ms);
 
 	asm volatile("sti" ::: "memory");
-	while (hostile_irq_count < count && rdtsc() < end)
+	while (*counter < count && rdtsc() < end)
 		cpu_relax();
 	asm volatile("cli" ::: "memory");
-	return hostile_irq_count >= count;
+	return *counter >= count;
+}
+
+/* IRQ_VECTOR's interrupts: @count taken within @ms? */
+static bool wait_irq(uint32_t count, uint32_t ms)
+{
+	return wait_count(&hostile_irq_count, count, ms);
 }
 
 /* ---- attacks that must leave the partition running ---- */
@@ -1064,18 +1070,6 @@ static const char *a_tpr_mode_switch(void)
 	return r;
 }
 
-/* IF=1 until hostile_hv_vec_count reaches @count or @ms passed. */
-static bool wait_hv_vec(uint32_t count, uint32_t ms)
-{
-	uint64_t end = rdtsc() + MS(ms);
-
-	asm volatile("sti" ::: "memory");
-	while (hostile_hv_vec_count < count && rdtsc() < end)
-		cpu_relax();
-	asm volatile("cli" ::: "memory");
-	return hostile_hv_vec_count >= count;
-}
-
 /*
  * Fixed IPIs to itself, in inject mode, on the vectors Tempo keeps for its
  * own use on the physical APIC (0xed idle wake-up, 0xee host timer, 0xef
@@ -1106,9 +1100,9 @@ static const char *a_ipi_hv_vectors(void)
 		n = hostile_hv_vec_count;
 		if (try_wrmsr(0x830, (self << 32) | vecs[i])[0] != 'o')
 			r = "icr_refused";
-		else if (!wait_hv_vec(n + 1, 5))
+		else if (!wait_count(&hostile_hv_vec_count, n + 1, 5))
 			r = vecs[i] == 0xed ? "lost_0xed" : vecs[i] == 0xee ? "lost_0xee" : "lost_0xef";
-		else if (wait_hv_vec(n + 2, 2))
+		else if (wait_count(&hostile_hv_vec_count, n + 2, 2))
 			r = "doubled";
 		else if (hostile_irq_count != f)
 			r = "false_fire";
