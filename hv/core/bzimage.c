@@ -107,24 +107,7 @@ struct setup_hdr {
 	uint64_t kernel_size;
 };
 
-struct bz_ctx {
-	char *why;
-	size_t whylen;
-};
-
-static int bz_fail(struct bz_ctx *c, struct linux_plan *plan, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int bz_fail(struct bz_ctx *c, struct linux_plan *plan, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vsnprintf(c->why, c->whylen, fmt, ap);
-	va_end(ap);
-	if (plan)
-		memset(plan, 0, sizeof(*plan));
-	return -1;
-}
+#define bz_fail(c, out, ...) fmt_fail((c), (out), sizeof(struct linux_plan), __VA_ARGS__)
 
 /* A size for a message: "64 MiB" when it is whole MiB, else hex bytes. */
 static void size_str(char *buf, size_t len, uint64_t bytes)
@@ -145,7 +128,7 @@ static bool is_pow2(uint64_t v)
  * come in the order a reader would look: size, magic, boot flag, protocol,
  * header length, then the flags and fields of a 64-bit capable kernel.
  */
-static int hdr_read(struct bz_ctx *c, struct linux_plan *plan, const uint8_t *img, size_t len,
+static int hdr_read(struct fmt_err *c, struct linux_plan *plan, const uint8_t *img, size_t len,
 		    struct setup_hdr *h)
 {
 	uint32_t sects;
@@ -219,7 +202,7 @@ static int hdr_read(struct bz_ctx *c, struct linux_plan *plan, const uint8_t *im
  * 1 MiB (boot.rst). Everything must lie below 4 GiB, inside the identity
  * map the kernel is entered with; all sums below stay under 2^34.
  */
-static int plan_kernel(struct bz_ctx *c, struct linux_plan *plan, const struct setup_hdr *h,
+static int plan_kernel(struct fmt_err *c, struct linux_plan *plan, const struct setup_hdr *h,
 		       uint64_t mem_size)
 {
 	uint64_t run, end;
@@ -249,7 +232,7 @@ static int plan_kernel(struct bz_ctx *c, struct linux_plan *plan, const struct s
 }
 
 /* The initrd as high as allowed, page aligned, above everything the kernel uses. */
-static int plan_initrd(struct bz_ctx *c, struct linux_plan *plan, const struct setup_hdr *h,
+static int plan_initrd(struct fmt_err *c, struct linux_plan *plan, const struct setup_hdr *h,
 		       uint64_t mem_size, uint64_t initrd_size)
 {
 	uint64_t lo = ALIGN_UP(plan->kernel_end, PAGE_SIZE_4K);
@@ -276,10 +259,10 @@ static int plan_initrd(struct bz_ctx *c, struct linux_plan *plan, const struct s
 int linux_plan_load(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t initrd_size,
 		    struct linux_plan *out, char *why, size_t whylen)
 {
-	struct bz_ctx c = { .why = why, .whylen = why ? whylen : 0 };
+	struct fmt_err c = { .msg = why, .len = why ? whylen : 0 };
 	struct setup_hdr h;
 
-	if (c.whylen)
+	if (c.len)
 		why[0] = 0;
 	if (!out)
 		return bz_fail(&c, NULL, "bzImage: no plan given");
@@ -377,13 +360,13 @@ int linux_build_boot(uint8_t *mem, uint64_t mem_size, const uint8_t *img, size_t
 		     const struct linux_plan *plan, const char *cmdline, uint64_t rsdp_gpa,
 		     char *why, size_t whylen)
 {
-	struct bz_ctx c = { .why = why, .whylen = why ? whylen : 0 };
+	struct fmt_err c = { .msg = why, .len = why ? whylen : 0 };
 	struct setup_hdr h;
 	uint64_t limit;
 	size_t n;
 	char sz[32];
 
-	if (c.whylen)
+	if (c.len)
 		why[0] = 0;
 	if (!mem || !plan)
 		return bz_fail(&c, NULL, "bzImage: no guest memory or no plan given");

@@ -77,25 +77,7 @@ static void read_phdr(const uint8_t *p, bool is64, struct phdr *ph)
 	}
 }
 
-struct elf_ctx {
-	char *err;
-	size_t errlen;
-};
-
-static int elf_fail(struct elf_ctx *c, struct elf_plan *plan, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int elf_fail(struct elf_ctx *c, struct elf_plan *plan, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vsnprintf(c->err, c->errlen, fmt, ap);
-	va_end(ap);
-	/* Never hand back a half-made plan. */
-	if (plan)
-		memset(plan, 0, sizeof(*plan));
-	return -1;
-}
+#define elf_fail(c, out, ...) fmt_fail((c), (out), sizeof(struct elf_plan), __VA_ARGS__)
 
 /*
  * Check one PT_LOAD segment (program header @idx) and append it to the plan.
@@ -103,7 +85,7 @@ static int elf_fail(struct elf_ctx *c, struct elf_plan *plan, const char *fmt, .
  * holds, they have no file bytes either): they load nothing, and linkers do
  * emit them.
  */
-static int plan_segment(struct elf_ctx *c, struct elf_plan *plan, uint32_t idx,
+static int plan_segment(struct fmt_err *c, struct elf_plan *plan, uint32_t idx,
 			const struct phdr *ph, size_t len, uint64_t min_addr, uint64_t mem_size)
 {
 	struct elf_segment *s;
@@ -176,7 +158,7 @@ static int plan_segment(struct elf_ctx *c, struct elf_plan *plan, uint32_t idx,
  * Only the planned (non-empty) segments are considered; their vaddr ranges
  * are re-read from the program headers.
  */
-static int plan_entry(struct elf_ctx *c, struct elf_plan *plan, uint64_t entry,
+static int plan_entry(struct fmt_err *c, struct elf_plan *plan, uint64_t entry,
 		      const uint8_t *phdrs, uint32_t phnum, uint32_t phentsize)
 {
 	bool in_data = false;
@@ -216,14 +198,14 @@ static int plan_entry(struct elf_ctx *c, struct elf_plan *plan, uint64_t entry,
 int elf_plan_load(const void *img, size_t len, uint64_t min_addr, uint64_t mem_size,
 		  struct elf_plan *plan, char *err, size_t errlen)
 {
-	struct elf_ctx c = { .err = err, .errlen = err ? errlen : 0 };
+	struct fmt_err c = { .msg = err, .len = err ? errlen : 0 };
 	const uint8_t *p = img;
 	uint64_t phoff, entry;
 	uint32_t phnum, phentsize, want_phent, ehsize;
 	uint16_t type, machine, want_machine;
 	bool is64;
 
-	if (c.errlen)
+	if (c.len)
 		err[0] = 0;
 	if (!plan)
 		return elf_fail(&c, NULL, "ELF: no plan given");

@@ -45,24 +45,7 @@ enum {
 #define MB2_HT_OPTIONAL		1u	/* tag flags bit 0 */
 #define MB2_CONSOLE_REQUIRED	1u	/* console_flags bit 0: EGA text must be offered */
 
-struct mb_ctx {
-	char *err;
-	size_t errlen;
-};
-
-static int mb_fail(struct mb_ctx *c, struct mb_header_info *out, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int mb_fail(struct mb_ctx *c, struct mb_header_info *out, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fmt_vsnprintf(c->err, c->errlen, fmt, ap);
-	va_end(ap);
-	if (out)
-		memset(out, 0, sizeof(*out));
-	return -1;
-}
+#define mb_fail(c, out, ...) fmt_fail((c), (out), sizeof(struct mb_header_info), __VA_ARGS__)
 
 /* The information tags guest_build_mb2_info() writes or could (mb2 3.6). */
 static bool mb2_info_provided(uint32_t type)
@@ -88,7 +71,7 @@ static bool mb2_info_provided(uint32_t type)
  * Tags that matter only under EFI (7, 8, 9) are skipped as GRUB does on a
  * BIOS machine: the guest gets no EFI tags and takes its BIOS path.
  */
-static int mb2_tags(struct mb_ctx *c, const uint8_t *img, uint32_t off, uint32_t hlen,
+static int mb2_tags(struct fmt_err *c, const uint8_t *img, uint32_t off, uint32_t hlen,
 		    struct mb_header_info *out)
 {
 	uint32_t end = off + hlen;	/* <= MB2_SEARCH, checked by the caller */
@@ -192,7 +175,7 @@ static uint32_t mb_search(const uint8_t *img, size_t len, uint32_t magic, uint32
 	return MB_NONE_FOUND;
 }
 
-static int mb2_check(struct mb_ctx *c, const uint8_t *p, size_t len, uint32_t off,
+static int mb2_check(struct fmt_err *c, const uint8_t *p, size_t len, uint32_t off,
 		     struct mb_header_info *out)
 {
 	uint32_t arch = rd32(p + off + 4), hlen = rd32(p + off + 8);
@@ -211,7 +194,7 @@ static int mb2_check(struct mb_ctx *c, const uint8_t *p, size_t len, uint32_t of
 	return mb2_tags(c, p, off, hlen, out);
 }
 
-static int mb1_check(struct mb_ctx *c, const uint8_t *p, uint32_t off,
+static int mb1_check(struct fmt_err *c, const uint8_t *p, uint32_t off,
 		     struct mb_header_info *out)
 {
 	uint32_t flags = rd32(p + off + 4);
@@ -237,11 +220,11 @@ static int mb1_check(struct mb_ctx *c, const uint8_t *p, uint32_t off,
 int mb_find_header(const void *img, size_t len, struct mb_header_info *out, char *err,
 		   size_t errlen)
 {
-	struct mb_ctx c = { .err = err, .errlen = err ? errlen : 0 };
+	struct fmt_err c = { .msg = err, .len = err ? errlen : 0 };
 	const uint8_t *p = img;
 	uint32_t off, bad2, bad1;
 
-	if (c.errlen)
+	if (c.len)
 		err[0] = 0;
 	if (!out)
 		return mb_fail(&c, NULL, "multiboot: no output given");

@@ -247,3 +247,16 @@ size_t fmt_scnprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+int fmt_fail(const struct fmt_err *e, void *out, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fmt_vsnprintf(e->msg, e->len, fmt, ap);
+	va_end(ap);
+	/* volatile: kept a loop, not turned into a memset call fmt.c cannot count on */
+	for (size_t i = 0; out && i < size; i++)
+		((volatile unsigned char *)out)[i] = 0;
+	return -1;
+}

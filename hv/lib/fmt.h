@@ -27,4 +27,17 @@ size_t fmt_vscnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 size_t fmt_scnprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* Where a parser's error message goes (@len 0: nowhere). */
+struct fmt_err {
+	char *msg;
+	size_t len;
+};
+
+/*
+ * A parser's failure: the message into @e, the @size bytes at @out (if not
+ * NULL) cleared, so no half-made result is ever handed back; returns -1.
+ */
+int fmt_fail(const struct fmt_err *e, void *out, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 #endif
