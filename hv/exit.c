@@ -198,8 +198,9 @@ static bool exit_fast(struct vcpu *v, const struct exit_row *row, struct exit_ct
  */
 static enum exit_action exit_tail(struct vcpu *v)
 {
-	if ((__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_STOP_VCPU) &&
-	    v->part->state != PART_RUNNING)
+	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
+
+	if ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)
 		return EXIT_LEAVE;
 	if (v->pcpu->shared && rdtsc() >= sched_window_end(&v->pcpu->sched))
 		return EXIT_SWITCH;
@@ -207,7 +208,7 @@ static enum exit_action exit_tail(struct vcpu *v)
 		console_drain_all(false);
 	if (!timer_mode(v->vt.mode)->owns_lapic)
 		deliver_virtual(v);
-	else if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI)
+	else if (mail & MAILBOX_IPI)	/* one set since: vcpu_timer_arm sees it, the next exit */
 		deliver_pending_to_apic(v);
 	if (v->tick_exit)
 		count_tick_hit(v);

@@ -50,6 +50,35 @@ void hv_deliver_virtual(struct vcpu *v)
 		deliver_virtual(v);
 }
 
+/* Each vector waiting in @v's IPI bitmap, taken out and handed to @sink. */
+static void pending_take(struct vcpu *v, void (*sink)(struct vcpu *v, uint8_t vector))
+{
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t bits;
+
+		/* a plain read first: a shared core scans on every entry, mostly empty */
+		if (!__atomic_load_n(&v->ipi_pending[i], __ATOMIC_RELAXED))
+			continue;
+		bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
+		while (bits) {
+			sink(v, (uint8_t)(i * 32 + __builtin_ctz(bits)));
+			bits &= bits - 1;
+		}
+	}
+}
+
+static void raise_virtual(struct vcpu *v, uint8_t vector)
+{
+	vlapic_raise(&v->vt.vlapic, vector);
+}
+
+/* runs on @v's own core (exit_tail): the SELF IPI register does it */
+static void raise_physical(struct vcpu *v, uint8_t vector)
+{
+	(void)v;
+	wrmsr(X2APIC_SELF_IPI, vector);
+}
+
 void deliver_virtual(struct vcpu *v)
 {
 	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
@@ -68,14 +97,8 @@ void deliver_virtual(struct vcpu *v)
 		__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
 		merge = true;
 	}
-	for (uint32_t i = 0; merge && i < 8; i++) {
-		uint32_t bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
-
-		while (bits) {
-			vlapic_raise(&v->vt.vlapic, (uint8_t)(i * 32 + __builtin_ctz(bits)));
-			bits &= bits - 1;
-		}
-	}
+	if (merge)
+		pending_take(v, raise_virtual);
 	/* a fired hardware deadline arrives as an interrupt (inject): nothing to check */
 	if (!timer_mode(v->vt.mode)->injects_fired)
 		vtimer_check(&v->vt, rdtsc());
@@ -104,21 +127,13 @@ void deliver_virtual(struct vcpu *v)
 }
 
 /*
- * A vCPU that switched to a LAPIC-owning mode (direct) while a sibling's IPI
- * on one of Tempo's vectors waited in its bitmap (hv/x2apic.c): its own
- * APIC is the guest's now, so the vectors go there, as the sender asked.
+ * A vCPU that owns its LAPIC (direct) with an IPI on one of Tempo's vectors
+ * in its bitmap (hv/x2apic.c): its APIC is the guest's, so the vectors go
+ * there, as the sender asked.
  * Clearing the kick bit keeps the next entry from exiting again at once.
  */
 void deliver_pending_to_apic(struct vcpu *v)
 {
 	__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
-	for (uint32_t i = 0; i < 8; i++) {
-		uint32_t bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
-
-		while (bits) {
-			x2apic_send(v->apic_id, ICR_DELIVERY_FIXED | ICR_LEVEL_ASSERT |
-						(i * 32 + (uint32_t)__builtin_ctz(bits)));
-			bits &= bits - 1;
-		}
-	}
+	pending_take(v, raise_physical);
 }
