@@ -120,18 +120,20 @@ bool icr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 
 /*
  * A fixed IPI whose vector is one of Tempo's own (the host timer, the idle
- * wake-up, the APIC's spurious vector: arch/x86/trap.h) must not reach the
- * physical APIC of a core whose guest takes its interrupts through Tempo:
- * there it would read as Tempo's event (a 0xee as a fire of the guest's
+ * wake-up, the APIC's spurious vector: arch/x86/trap.h) never goes straight
+ * to a physical APIC. On a core whose guest takes its interrupts through
+ * Tempo it would read as Tempo's event (a 0xee as a fire of the guest's
  * deadline), and an in-service spurious vector is one that Bochs 2.7 never
  * clears on EOI, blocking the host timer's priority class for good (seen:
- * guest-fuzz seed 8001, inject). A guest that owns its LAPIC (direct) gets
- * every vector in its own IDT, as on hardware.
+ * guest-fuzz seed 8001, inject). The target's mode is not asked: it may
+ * change under us (a direct target switching to inject between the read and
+ * the IPI's arrival). The bitmap is read at the target's next entry, which
+ * raises the vector in its vLAPIC or, if it owns its LAPIC by then, sends it
+ * there (hv/inject.c).
  */
-static bool ipi_needs_virtual_path(const struct vcpu *t, uint8_t vector)
+static bool ipi_needs_virtual_path(uint8_t vector)
 {
-	return vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST &&
-	       !timer_mode(__atomic_load_n(&t->vt.mode, __ATOMIC_ACQUIRE))->owns_lapic;
+	return vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST;
 }
 
 static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t value)
@@ -161,7 +163,7 @@ static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t va
 				v->ipis_dropped++;
 				break;
 			}
-			if (t->pcpu->shared || ipi_needs_virtual_path(t, r.vector)) {
+			if (t->pcpu->shared || ipi_needs_virtual_path(r.vector)) {
 				/*
 				 * A shared core's physical APIC does not know whose
 				 * window it is, and a vector of Tempo's own would be
@@ -353,8 +355,16 @@ void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode)
 		wrmsr(X2APIC_TIMER_ICR, 0);
 		l->svr = (uint32_t)rdmsr(X2APIC_SVR);
 		for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
-			if (rdmsr_safe(shadowed_lvts[i], &value))
+			if (rdmsr_safe(shadowed_lvts[i], &value)) {
 				l->lvt[i] = (uint32_t)value;
+				wrmsr_safe(shadowed_lvts[i], APIC_LVT_MASKED);
+			}
+		/*
+		 * The hardware is Tempo's again: its spurious vector (a guest's
+		 * SVR vector of 0xee would make every spurious interrupt a timer
+		 * fire) and every LVT the guest programmed masked.
+		 */
+		wrmsr(X2APIC_SVR, APIC_SVR_ENABLE | TRAP_SPURIOUS_VECTOR);
 	} else if (timer_mode(v->vt.mode)->owns_lapic) {
 		wrmsr(X2APIC_TPR, l->tpr);
 		wrmsr_safe(X2APIC_SVR, l->svr & 0x11ff);
