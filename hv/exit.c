@@ -208,7 +208,7 @@ static enum exit_action exit_tail(struct vcpu *v)
 		console_drain_all(false);
 	if (!timer_mode(v->vt.mode)->owns_lapic)
 		deliver_virtual(v);
-	else if (mail & MAILBOX_IPI)	/* one set since: vcpu_timer_arm sees it, the next exit */
+	else if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI)
 		deliver_pending_to_apic(v);
 	if (v->tick_exit)
 		count_tick_hit(v);
