@@ -443,6 +443,10 @@ test_bochs_shared() {
 	# depends on the phase of c's start, which moves with the boot's work
 	local with alone k
 	with=$(rtbench_line "$1" c) alone=$(rtbench_line "$solo" c)
+	# The p99 (the 1,485th of 1,500) sits near the share of c's events a
+	# host tick hits (random deadlines, ticks on the grid): a change of a few
+	# instructions on the direct exit path moves the ticks' phase and can
+	# tip one run over that edge (seen with 9ee0460, undone in 37974a0).
 	for k in events lost early dup lat_min_ticks lat_p99_ticks; do
 		[ "$(kv "$with" $k)" = "$(kv "$alone" $k)" ] ||
 			{ echo "c's $k differs with neighbours: $with / alone: $alone"; return 1; }
