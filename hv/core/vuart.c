@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+/* The virtual 16550: its registers, the transmit ring and the receive FIFO. */
 #include "hv/core/vuart.h"
 
 #include "hv/lib/lib.h"
@@ -12,10 +13,20 @@
 #define REG_MSR		6
 #define REG_SCR		7
 
+#define IER_ERBFI	0x01	/* interrupt on received data */
+#define IER_ETBEI	0x02	/* interrupt on THR empty */
+#define FCR_FIFO_ON	0x01
+#define FCR_CLEAR_RX	0x02
+#define FCR_CLEAR_TX	0x04
 #define LCR_DLAB	0x80
+#define MCR_OUT2	0x08	/* gates the interrupt line on a PC */
+#define MCR_LOOP	0x10
+#define LSR_DR		0x01	/* data ready */
 #define LSR_THRE	0x20	/* transmit holding register empty */
 #define LSR_TEMT	0x40	/* transmitter empty */
 #define IIR_NO_INT	0x01
+#define IIR_THRE	0x02
+#define IIR_RDA		0x04	/* received data available */
 #define IIR_FIFO_ON	0xc0
 #define MSR_DCD_DSR_CTS	0xb0
 
@@ -41,6 +52,84 @@ void vuart_put(struct vuart *u, const char *s, uint32_t n)
 	__atomic_store_n(&u->head, head, __ATOMIC_RELEASE);
 }
 
+uint32_t vuart_rx_push(struct vuart *u, const uint8_t *bytes, uint32_t n)
+{
+	uint32_t head = u->rx_head;	/* ours: we are the only writer */
+	uint32_t tail = __atomic_load_n(&u->rx_tail, __ATOMIC_ACQUIRE);
+	uint32_t take = MIN(n, VUART_RX_SIZE - (head - tail));
+
+	for (uint32_t i = 0; i < take; i++)
+		u->rx[(head + i) & (VUART_RX_SIZE - 1)] = bytes[i];
+	/* the bytes are in place before the consumer can see the new head */
+	__atomic_store_n(&u->rx_head, head + take, __ATOMIC_RELEASE);
+	u->rx_dropped += n - take;
+	return take;
+}
+
+/* The consumer's side, the vCPU's core only from here on. */
+
+static bool rx_ready(const struct vuart *u)
+{
+	if (u->mcr & MCR_LOOP)
+		return u->loop_head != u->loop_tail;
+	return __atomic_load_n(&u->rx_head, __ATOMIC_ACQUIRE) != u->rx_tail;
+}
+
+/* RBR: the next byte, 0 when there is none (what an empty 16550 gives). */
+static uint8_t rx_pop(struct vuart *u)
+{
+	uint32_t tail = u->rx_tail;
+	uint8_t b;
+
+	if (u->mcr & MCR_LOOP) {
+		if (u->loop_head == u->loop_tail)
+			return 0;
+		return u->loop[u->loop_tail++ & (VUART_LOOP_SIZE - 1)];
+	}
+	if (__atomic_load_n(&u->rx_head, __ATOMIC_ACQUIRE) == tail)
+		return 0;
+	b = u->rx[tail & (VUART_RX_SIZE - 1)];
+	/* the byte is read before the producer may reuse its slot */
+	__atomic_store_n(&u->rx_tail, tail + 1, __ATOMIC_RELEASE);
+	return b;
+}
+
+/*
+ * FCR bit 1. Only the consumer moves the tail, so setting it to a head the
+ * producer has published is safe against a push running at the same time:
+ * whatever that push adds after the head we read stays queued.
+ */
+static void rx_clear(struct vuart *u)
+{
+	__atomic_store_n(&u->rx_tail, __atomic_load_n(&u->rx_head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELEASE);
+	u->loop_tail = u->loop_head;
+}
+
+/* A byte sent in loopback mode: a 16550 receives it itself. */
+static void loop_put(struct vuart *u, uint8_t b)
+{
+	/* full: dropped, as a 16550 overruns (only a probe loops bytes back) */
+	if ((uint8_t)(u->loop_head - u->loop_tail) >= VUART_LOOP_SIZE)
+		return;
+	u->loop[u->loop_head++ & (VUART_LOOP_SIZE - 1)] = b;
+}
+
+/* The interrupt IIR reports: received data above THR empty above none. */
+static uint8_t iir_id(const struct vuart *u)
+{
+	if ((u->ier & IER_ERBFI) && rx_ready(u))
+		return IIR_RDA;
+	if ((u->ier & IER_ETBEI) && u->thre_pending)
+		return IIR_THRE;
+	return IIR_NO_INT;
+}
+
+bool vuart_irq_pending(const struct vuart *u)
+{
+	return (u->mcr & MCR_OUT2) && iir_id(u) != IIR_NO_INT;
+}
+
 void vuart_write(struct vuart *u, uint16_t port, uint8_t value)
 {
 	bool dlab = u->lcr & LCR_DLAB;
@@ -49,25 +138,44 @@ void vuart_write(struct vuart *u, uint16_t port, uint8_t value)
 	case REG_THR_RBR_DLL:
 		if (dlab) {
 			u->dll = value;
+			break;
+		}
+		if (u->mcr & MCR_LOOP) {
+			loop_put(u, value);
 		} else {
 			char c = (char)value;
 
 			vuart_put(u, &c, 1);
 		}
+		/* sent at once: THR is empty again, which is an interrupt */
+		u->thre_pending = true;
 		break;
 	case REG_IER_DLM:
-		if (dlab)
+		if (dlab) {
 			u->dlm = value;
-		else
-			u->ier = value & 0x0f;
+			break;
+		}
+		/* enabling it with THR empty (always, here) raises THRE at once */
+		if ((value & IER_ETBEI) && !(u->ier & IER_ETBEI))
+			u->thre_pending = true;
+		u->ier = value & 0x0f;
 		break;
 	case REG_IIR_FCR:
-		u->fcr = value;
+		if (value & FCR_CLEAR_RX)
+			rx_clear(u);
+		/*
+		 * The clear bits act once and are not kept. Bit 2 clears
+		 * nothing: the transmit ring holds bytes already "sent".
+		 */
+		u->fcr = value & ~(FCR_CLEAR_RX | FCR_CLEAR_TX);
 		break;
 	case REG_LCR:
 		u->lcr = value;
 		break;
 	case REG_MCR:
+		/* leaving loopback: what was looped back is not the wire's */
+		if ((u->mcr & MCR_LOOP) && !(value & MCR_LOOP))
+			u->loop_tail = u->loop_head;
 		u->mcr = value & 0x1f;
 		break;
 	case REG_SCR:
@@ -84,20 +192,27 @@ uint8_t vuart_read(struct vuart *u, uint16_t port)
 
 	switch (port - VUART_BASE) {
 	case REG_THR_RBR_DLL:
-		return dlab ? u->dll : 0;	/* nothing is ever received */
+		return dlab ? u->dll : rx_pop(u);
 	case REG_IER_DLM:
 		return dlab ? u->dlm : u->ier;
-	case REG_IIR_FCR:
-		return IIR_NO_INT | (u->fcr & 1 ? IIR_FIFO_ON : 0);
+	case REG_IIR_FCR: {
+		uint8_t id = iir_id(u);
+
+		/* reading IIR acknowledges THR empty when that is what it says */
+		if (id == IIR_THRE)
+			u->thre_pending = false;
+		return id | (u->fcr & FCR_FIFO_ON ? IIR_FIFO_ON : 0);
+	}
 	case REG_LCR:
 		return u->lcr;
 	case REG_MCR:
 		return u->mcr;
 	case REG_LSR:
-		return LSR_THRE | LSR_TEMT;	/* always ready: the ring absorbs it */
+		/* always ready to send: the ring absorbs it */
+		return LSR_THRE | LSR_TEMT | (rx_ready(u) ? LSR_DR : 0);
 	case REG_MSR:
 		/* loopback mode reflects MCR like a real 16550 (Linux probes it) */
-		if (u->mcr & 0x10)
+		if (u->mcr & MCR_LOOP)
 			return ((u->mcr & 0x0c) << 4) | ((u->mcr & 0x01) << 5) |
 			       ((u->mcr & 0x02) << 3);
 		return MSR_DCD_DSR_CTS;

@@ -4,8 +4,31 @@
  * per-partition ring buffer, never to the physical UART directly: a guest's
  * write costs one exit and never waits on the wire (a byte at 115200 baud
  * takes about 87 us). A core that runs no real-time guest drains the rings
- * line by line, each line prefixed with the partition's name. The receiver is
- * always empty and no interrupt is ever raised (polled use only, documented).
+ * line by line, each line prefixed with the partition's name.
+ *
+ * Received bytes come from the physical COM1 through the console core
+ * (vuart_rx_push) into a FIFO the guest empties by reading RBR. The FIFO has
+ * one producer (the console core) and one consumer (the vCPU's core, in an
+ * I/O exit), on different CPUs at once, so head and tail are handed over with
+ * acquire/release like the transmit ring; a flood never blocks the producer,
+ * it only drops and counts.
+ *
+ * Interrupt identification follows a 16550 for the two sources modelled,
+ * received data (IIR 0x04, above) and THR empty (IIR 0x02). The transmitter
+ * is always empty at once here, so the THRE interrupt is an event, not a
+ * level: it becomes pending when IER.ETBEI goes 0->1 and after every THR
+ * write (the byte is "sent" at once: the write refills THR and it empties
+ * again), and is cleared by an IIR read that reports it. The FIFO trigger
+ * level is taken as one byte, so there is no character-timeout (0x0C) id.
+ * Line status and modem status interrupts are never raised. Whether an
+ * interrupt would reach the guest is vuart_irq_pending(); the caller
+ * delivers it.
+ *
+ * MCR loopback (bit 4) sends THR writes to the receiver, as a 16550 does. So
+ * as to keep the receive FIFO single-producer, the looped bytes go into a
+ * small FIFO of their own that only the vCPU's core touches; while loopback
+ * is on the receiver reads that one, and bytes from COM1 wait in the receive
+ * FIFO (a real 16550 would not see its input pin at all then).
  * Pure: host-testable.
  */
 #ifndef TEMPO_HV_VUART_H
@@ -18,6 +41,8 @@
 #define VUART_PORTS	8
 #define VUART_RING_SIZE	8192	/* power of two */
 #define VUART_LINE_MAX	400	/* longer lines are split; a result line (RTBENCH ...) fits */
+#define VUART_RX_SIZE	256	/* power of two */
+#define VUART_LOOP_SIZE	16	/* power of two: the 16550's own FIFO depth */
 
 struct vuart {
 	/* register file as the guest sees it */
@@ -30,6 +55,16 @@ struct vuart {
 	/* the drainer's partial line */
 	uint32_t line_len;
 	char line[VUART_LINE_MAX + 1];
+	/* receive FIFO: written by the console core, read by the vCPU's core */
+	volatile uint32_t rx_head;	/* next byte to write (producer) */
+	volatile uint32_t rx_tail;	/* next byte to read (consumer) */
+	uint64_t rx_dropped;	/* bytes lost because the FIFO was full (producer's) */
+	uint8_t rx[VUART_RX_SIZE];
+	/* the vCPU's core only: a THR empty interrupt is pending (see above) */
+	bool thre_pending;
+	/* the vCPU's core only: bytes sent in loopback mode, waiting in RBR */
+	uint8_t loop_head, loop_tail;
+	uint8_t loop[VUART_LOOP_SIZE];
 };
 
 void vuart_init(struct vuart *u);
@@ -43,6 +78,21 @@ void vuart_write(struct vuart *u, uint16_t port, uint8_t value);
 uint8_t vuart_read(struct vuart *u, uint16_t port);
 /* Queue bytes as if transmitted (the console hypercall uses it). */
 void vuart_put(struct vuart *u, const char *s, uint32_t n);
+
+/*
+ * Queue @n received bytes for the guest (the console core: the producer).
+ * What does not fit is counted in rx_dropped; never waits. Returns how many
+ * were queued.
+ */
+uint32_t vuart_rx_push(struct vuart *u, const uint8_t *bytes, uint32_t n);
+
+/*
+ * True when IIR would report an interrupt and MCR.OUT2, the gate a PC puts
+ * between the UART and its interrupt line, is set. Changes nothing (an IIR
+ * read would clear a THRE interrupt; this does not), so the vCPU's core may
+ * ask on any exit.
+ */
+bool vuart_irq_pending(const struct vuart *u);
 
 /*
  * Drain: hands each complete line (without its newline; split at

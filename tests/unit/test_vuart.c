@@ -108,7 +108,7 @@ static void test_registers(void **state)
 
 	(void)state;
 	vuart_init(&u);
-	/* always ready to transmit, never anything received, no interrupt */
+	/* always ready to transmit, nothing received yet, no interrupt */
 	assert_int_equal(vuart_read(&u, VUART_BASE + 5) & 0x60, 0x60);
 	assert_int_equal(vuart_read(&u, VUART_BASE + 0), 0);
 	assert_int_equal(vuart_read(&u, VUART_BASE + 2) & 1, 1);
@@ -131,6 +131,291 @@ static void test_registers(void **state)
 	assert_false(vuart_owns_port(0x3f7) || vuart_owns_port(0x400));
 }
 
+#define RBR	(VUART_BASE + 0)
+#define IER	(VUART_BASE + 1)
+#define IIR	(VUART_BASE + 2)
+#define FCR	(VUART_BASE + 2)
+#define LCR	(VUART_BASE + 3)
+#define MCR	(VUART_BASE + 4)
+#define LSR	(VUART_BASE + 5)
+
+static void push_str(struct vuart *u, const char *s)
+{
+	assert_int_equal(vuart_rx_push(u, (const uint8_t *)s, strlen(s)), strlen(s));
+}
+
+/* DR is set exactly while a byte waits; RBR gives them in order. */
+static void test_rx_order_and_dr(void **state)
+{
+	static struct vuart u;
+
+	(void)state;
+	vuart_init(&u);
+	assert_int_equal(vuart_read(&u, LSR) & 1, 0);
+	push_str(&u, "ab");
+	assert_int_equal(vuart_read(&u, LSR), 0x61);
+	assert_int_equal(vuart_read(&u, RBR), 'a');
+	assert_int_equal(vuart_read(&u, LSR) & 1, 1);
+	assert_int_equal(vuart_read(&u, RBR), 'b');
+	assert_int_equal(vuart_read(&u, LSR), 0x60);
+	/* empty: 0, and reading again changes nothing */
+	assert_int_equal(vuart_read(&u, RBR), 0);
+	assert_int_equal(vuart_read(&u, RBR), 0);
+	assert_int_equal(vuart_read(&u, LSR), 0x60);
+	/* indices wrap past the FIFO size many times over */
+	for (int i = 0; i < 3 * VUART_RX_SIZE + 7; i++) {
+		uint8_t b = (uint8_t)(i * 7 + 1);
+
+		assert_int_equal(vuart_rx_push(&u, &b, 1), 1);
+		assert_int_equal(vuart_read(&u, RBR), b);
+	}
+	assert_int_equal(u.rx_dropped, 0);
+	/* nothing received ever reaches the transmit ring */
+	assert_int_equal(u.head, 0);
+}
+
+/* A flood only drops: what fits is queued, the rest counted, in any chunking. */
+static void test_rx_overflow_drops(void **state)
+{
+	static struct vuart u;
+	uint8_t buf[100];
+	uint32_t queued = 0;
+
+	(void)state;
+	vuart_init(&u);
+	for (int i = 0; i < 100; i++)
+		buf[i] = (uint8_t)i;
+	for (int i = 0; i < 5; i++)	/* 500 bytes into 256 places */
+		queued += vuart_rx_push(&u, buf, sizeof(buf));
+	assert_int_equal(queued, VUART_RX_SIZE);
+	assert_int_equal(u.rx_dropped, 500 - VUART_RX_SIZE);
+	/* full: a push queues nothing and returns at once */
+	assert_int_equal(vuart_rx_push(&u, buf, 1), 0);
+	assert_int_equal(u.rx_dropped, 501 - VUART_RX_SIZE);
+	assert_int_equal(vuart_rx_push(&u, buf, 0), 0);
+	/* the oldest bytes are the ones kept */
+	for (int i = 0; i < VUART_RX_SIZE; i++)
+		assert_int_equal(vuart_read(&u, RBR), (uint8_t)(i % 100));
+	assert_int_equal(vuart_read(&u, LSR) & 1, 0);
+	/* room again once read */
+	assert_int_equal(vuart_rx_push(&u, buf, 3), 3);
+	assert_int_equal(vuart_read(&u, RBR), 0);
+	assert_int_equal(vuart_read(&u, RBR), 1);
+}
+
+static void test_fcr_clears_rx(void **state)
+{
+	static struct vuart u;
+
+	(void)state;
+	vuart_init(&u);
+	push_str(&u, "stale");
+	vuart_write(&u, FCR, 0x07);	/* FIFO on, clear both */
+	assert_int_equal(vuart_read(&u, LSR) & 1, 0);
+	assert_int_equal(vuart_read(&u, RBR), 0);
+	/* the FIFO bits stay, the clear bits do not: a later FCR write keeps data */
+	assert_int_equal(vuart_read(&u, IIR), 0xc1);
+	push_str(&u, "x");
+	vuart_write(&u, FCR, 0x01);
+	assert_int_equal(vuart_read(&u, RBR), 'x');
+	/* after a clear the FIFO takes its full size again */
+	for (int i = 0; i < VUART_RX_SIZE; i++)
+		push_str(&u, "y");
+	vuart_write(&u, FCR, 0x03);
+	for (int i = 0; i < VUART_RX_SIZE; i++)
+		push_str(&u, "z");
+	assert_int_equal(u.rx_dropped, 0);
+	assert_int_equal(vuart_read(&u, RBR), 'z');
+}
+
+static void test_iir_priorities(void **state)
+{
+	static struct vuart u;
+
+	(void)state;
+	vuart_init(&u);
+	/* nothing enabled: no interrupt, whatever waits */
+	push_str(&u, "q");
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+	/* received data, reported in FIFO mode with the FIFO bits */
+	vuart_write(&u, IER, 0x01);
+	assert_int_equal(vuart_read(&u, IIR), 0x04);
+	vuart_write(&u, FCR, 0x01);
+	assert_int_equal(vuart_read(&u, IIR), 0xc4);
+	/* reading IIR does not clear received data: only reading RBR does */
+	assert_int_equal(vuart_read(&u, IIR), 0xc4);
+	/* received data outranks THR empty, which stays pending under it */
+	vuart_write(&u, IER, 0x03);
+	assert_int_equal(vuart_read(&u, IIR), 0xc4);
+	assert_int_equal(vuart_read(&u, RBR), 'q');
+	assert_int_equal(vuart_read(&u, IIR), 0xc2);
+	assert_int_equal(vuart_read(&u, IIR), 0xc1);
+	/* the other IER bits (line and modem status) raise nothing */
+	vuart_write(&u, IER, 0x0c);
+	push_str(&u, "r");
+	assert_int_equal(vuart_read(&u, IIR), 0xc1);
+	assert_int_equal(vuart_read(&u, IER), 0x0c);
+}
+
+/*
+ * THR empty is an event: ETBEI 0->1 and each THR write raise it, an IIR
+ * read reporting it clears it. Linux's 8250 startup checks the first two
+ * (UART_BUG_THRE): IER=THRI, IIR, IER=0, IER=THRI, IIR must say THRE.
+ */
+static void test_thre_model(void **state)
+{
+	static struct vuart u;
+
+	(void)state;
+	vuart_init(&u);
+	vuart_write(&u, IER, 0x02);
+	assert_int_equal(vuart_read(&u, IIR), 0x02);
+	assert_int_equal(vuart_read(&u, IIR), 0x01);	/* acknowledged */
+	/* rewriting IER with ETBEI already set is no new edge */
+	vuart_write(&u, IER, 0x02);
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+	vuart_write(&u, IER, 0x00);
+	vuart_write(&u, IER, 0x02);
+	assert_int_equal(vuart_read(&u, IIR), 0x02);
+	/* a THR write empties at once: pending again, one IIR read clears it */
+	vuart_write(&u, RBR, 'a');
+	vuart_write(&u, RBR, 'b');
+	assert_int_equal(vuart_read(&u, IIR), 0x02);
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+	assert_int_equal(u.head, 2);
+	/* a THR write with ETBEI clear is remembered as THR empty (it is) */
+	vuart_write(&u, IER, 0x00);
+	vuart_write(&u, RBR, 'c');
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+	vuart_write(&u, IER, 0x02);
+	assert_int_equal(vuart_read(&u, IIR), 0x02);
+	/* a divisor latch write is not a THR write */
+	vuart_write(&u, LCR, 0x83);
+	vuart_write(&u, RBR, 0x01);
+	vuart_write(&u, LCR, 0x03);
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+	/* the hypercall's bytes are not the guest's THR writes either */
+	vuart_put(&u, "x", 1);
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+}
+
+/* The interrupt line: IIR's answer gated by MCR.OUT2, asked without clearing. */
+static void test_irq_pending(void **state)
+{
+	static struct vuart u;
+
+	(void)state;
+	vuart_init(&u);
+	vuart_write(&u, IER, 0x03);
+	assert_false(vuart_irq_pending(&u));	/* THRE pending, OUT2 clear */
+	vuart_write(&u, MCR, 0x0b);		/* DTR RTS OUT2 */
+	assert_true(vuart_irq_pending(&u));
+	assert_true(vuart_irq_pending(&u));	/* asking acknowledges nothing */
+	assert_int_equal(vuart_read(&u, IIR), 0x02);
+	assert_false(vuart_irq_pending(&u));
+	push_str(&u, "k");
+	assert_true(vuart_irq_pending(&u));
+	vuart_write(&u, MCR, 0x03);
+	assert_false(vuart_irq_pending(&u));
+	vuart_write(&u, MCR, 0x0b);
+	assert_int_equal(vuart_read(&u, RBR), 'k');
+	assert_false(vuart_irq_pending(&u));
+	vuart_write(&u, IER, 0x00);
+	push_str(&u, "k");
+	assert_false(vuart_irq_pending(&u));
+}
+
+/* Loopback: THR writes come back in RBR, not out on the console. */
+static void test_loopback(void **state)
+{
+	static struct vuart u;
+
+	(void)state;
+	vuart_init(&u);
+	push_str(&u, "W");	/* from the wire before loopback */
+	vuart_write(&u, MCR, 0x10);
+	/* the wire's byte is not seen while looped */
+	assert_int_equal(vuart_read(&u, LSR) & 1, 0);
+	vuart_write(&u, RBR, 0x55);
+	vuart_write(&u, RBR, 0xaa);
+	assert_int_equal(u.head, 0);	/* nothing transmitted */
+	assert_int_equal(vuart_read(&u, LSR) & 1, 1);
+	vuart_write(&u, IER, 0x01);
+	assert_int_equal(vuart_read(&u, IIR), 0x04);
+	assert_int_equal(vuart_read(&u, RBR), 0x55);
+	assert_int_equal(vuart_read(&u, RBR), 0xaa);
+	assert_int_equal(vuart_read(&u, RBR), 0);
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+	/* the loop FIFO overruns by dropping, and FCR clears it */
+	for (int i = 0; i < 3 * VUART_LOOP_SIZE; i++)
+		vuart_write(&u, RBR, (uint8_t)i);
+	for (int i = 0; i < VUART_LOOP_SIZE; i++)
+		assert_int_equal(vuart_read(&u, RBR), i);
+	assert_int_equal(vuart_read(&u, LSR) & 1, 0);
+	/* FCR clears both: the wire's byte too */
+	vuart_write(&u, RBR, 1);
+	vuart_write(&u, FCR, 0x02);
+	assert_int_equal(vuart_read(&u, LSR) & 1, 0);
+	/* looped bytes left over are gone when loopback ends; the wire's remain */
+	push_str(&u, "W");
+	vuart_write(&u, RBR, 2);
+	vuart_write(&u, MCR, 0x03);
+	assert_int_equal(vuart_read(&u, RBR), 'W');
+	assert_int_equal(vuart_read(&u, LSR) & 1, 0);
+	/* and the transmitter is the console's again */
+	vuart_write(&u, RBR, 'o');
+	assert_int_equal(u.head, 1);
+	assert_int_equal(u.rx_dropped, 0);
+}
+
+/* DLAB still selects the divisor latch with data waiting; RBR is kept. */
+static void test_dlab_with_rx(void **state)
+{
+	static struct vuart u;
+
+	(void)state;
+	vuart_init(&u);
+	push_str(&u, "d");
+	vuart_write(&u, IER, 0x05);
+	vuart_write(&u, LCR, 0x83);
+	assert_int_equal(vuart_read(&u, RBR), 0x01);	/* DLL: 115200 */
+	assert_int_equal(vuart_read(&u, IER), 0x00);	/* DLM */
+	vuart_write(&u, RBR, 0x0c);
+	vuart_write(&u, IER, 0x02);
+	assert_int_equal(vuart_read(&u, RBR), 0x0c);
+	assert_int_equal(vuart_read(&u, IER), 0x02);
+	assert_int_equal(vuart_read(&u, LSR) & 1, 1);	/* nothing was popped */
+	vuart_write(&u, LCR, 0x03);
+	assert_int_equal(vuart_read(&u, IER), 0x05);	/* IER untouched */
+	assert_int_equal(vuart_read(&u, RBR), 'd');
+	assert_int_equal(u.dll, 0x0c);
+	assert_int_equal(u.dlm, 0x02);
+}
+
+/* vuart_init forgets everything received and every pending interrupt. */
+static void test_init_resets_rx(void **state)
+{
+	static struct vuart u;
+	uint8_t b = 'z';
+
+	(void)state;
+	vuart_init(&u);
+	for (int i = 0; i < VUART_RX_SIZE + 2; i++)
+		vuart_rx_push(&u, &b, 1);
+	vuart_write(&u, IER, 0x03);
+	vuart_write(&u, MCR, 0x1b);
+	vuart_write(&u, RBR, 'l');
+	vuart_init(&u);
+	assert_int_equal(u.rx_head, 0);
+	assert_int_equal(u.rx_tail, 0);
+	assert_int_equal(u.rx_dropped, 0);
+	assert_false(u.thre_pending);
+	assert_int_equal(vuart_read(&u, LSR), 0x60);
+	assert_int_equal(vuart_read(&u, IIR), 0x01);
+	assert_int_equal(vuart_read(&u, MCR), 0);
+	assert_false(vuart_irq_pending(&u));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -139,6 +424,15 @@ int main(void)
 		cmocka_unit_test(test_long_line_split),
 		cmocka_unit_test(test_ring_full_drops_and_counts),
 		cmocka_unit_test(test_registers),
+		cmocka_unit_test(test_rx_order_and_dr),
+		cmocka_unit_test(test_rx_overflow_drops),
+		cmocka_unit_test(test_fcr_clears_rx),
+		cmocka_unit_test(test_iir_priorities),
+		cmocka_unit_test(test_thre_model),
+		cmocka_unit_test(test_irq_pending),
+		cmocka_unit_test(test_loopback),
+		cmocka_unit_test(test_dlab_with_rx),
+		cmocka_unit_test(test_init_resets_rx),
 	};
 
 	return cmocka_run_group_tests_name("vuart", tests, NULL, NULL);
