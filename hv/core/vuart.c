@@ -167,7 +167,7 @@ void vuart_write(struct vuart *u, uint16_t port, uint8_t value)
 		 * The clear bits act once and are not kept. Bit 2 clears
 		 * nothing: the transmit ring holds bytes already "sent".
 		 */
-		u->fcr = value & ~(FCR_CLEAR_RX | FCR_CLEAR_TX);
+		u->fcr = (uint8_t)(value & ~(FCR_CLEAR_RX | FCR_CLEAR_TX));
 		break;
 	case REG_LCR:
 		u->lcr = value;
