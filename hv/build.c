@@ -7,6 +7,7 @@
 #include "hv/partition_build.h"
 
 #include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
 #include "arch/x86/smp.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/elf.h"
@@ -249,13 +250,8 @@ static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen
 		for (uint32_t k = 0; k < vcpu_pool_used; k++)
 			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS) {
 				vcpu_pool[k].fpu = hv_pages_alloc(fpu_bytes, "FPU state");
-				/*
-				 * XRSTOR/FXRSTOR load MXCSR from the legacy area
-				 * even for components in their init state (SDM
-				 * 13.8.1): its reset value, not 0 (every SIMD
-				 * exception unmasked).
-				 */
-				((uint32_t *)vcpu_pool[k].fpu)[6] = 0x1f80;
+				vcpu_pool[k].fpu_bytes = fpu_bytes;
+				fpu_area_reset(vcpu_pool[k].fpu, fpu_bytes);
 				c->slots[c->slot_count++] = &vcpu_pool[k];
 			}
 		c->window_count = sc->window_count;
@@ -280,17 +276,97 @@ static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen
 	return 0;
 }
 
+/* Its image, modules and boot information into @p's (zeroed) RAM; the boot vCPU's registers. */
+static int load_partition(struct partition *p, const struct boot_info *bi, char *err,
+			  size_t errlen)
+{
+	const struct boot_module *image = find_module(bi, p->cfg->image);
+
+	if (is_bzimage(image))
+		return load_linux(p, bi, image, err, errlen);
+	if (load_image(p, image, err, errlen) || load_modules_and_info(p, bi, err, errlen))
+		return -1;
+	p->vcpus[0]->arch.regs.rax = p->boot_magic;
+	p->vcpus[0]->arch.regs.rbx = p->info_gpa;
+	return 0;
+}
+
+/*
+ * The modules GRUB loaded stay where it put them, reserved in the memory
+ * plan and mapped into no partition: they are the pristine copies a
+ * restart loads from.
+ */
+static const struct boot_info *boot_modules;
+
+/* How a vCPU comes out of reset, at boot and at each restart of its partition. */
+static void vcpu_reset(struct vcpu *v)
+{
+	const struct partition_config *pc = v->part->cfg;
+
+	memset(&v->arch.regs, 0, sizeof(v->arch.regs));
+	v->arch.launched = false;
+	v->arch.vmcs_ready = false;
+	v->sipi_vector = 0;
+	v->sipi_pending = false;
+	v->halted_forever = false;
+	v->tick_exit = false;
+	v->tick_deadline_valid = false;
+	v->icr_last = 0;
+	for (uint32_t i = 0; i < ARRAY_SIZE(v->ipi_pending); i++)
+		v->ipi_pending[i] = 0;
+	vtimer_init(&v->vt, pc->timer);
+	v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
+	memset(v->msrs, 0, sizeof(v->msrs));
+	v->cr2 = 0;
+	memset(v->dr, 0, sizeof(v->dr));
+	v->dr6 = 0xffff0ff0;	/* the reset value (SDM 18.2.3) */
+	v->xcr0 = 1;
+	v->spec_ctrl = 0;
+	if (v->fpu)
+		fpu_area_reset(v->fpu, v->fpu_bytes);
+	v->pv = NULL;
+	v->pv_seen = 0;
+	v->state = v->index == 0 ? VCPU_RUNNING : VCPU_WAIT_SIPI;
+}
+
+/*
+ * A restart, on a core with console duty once every vCPU has left: RAM
+ * zeroed, the image and boot information loaded again from the pristine
+ * modules, the vCPUs out of reset. Their cores do the rest at their next
+ * start (vcpu_restart_cpu, vcpu_vmcs_setup).
+ */
+int partition_rebuild(struct partition *p, char *err, size_t errlen)
+{
+	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
+
+	log_info("Partition '%s': restarting: %lu MiB zeroed, image reloaded\n", p->cfg->name,
+		 p->mem_size >> 20);
+	/* in pieces, the consoles drained between them: other partitions' lines keep flowing */
+	for (uint64_t off = 0; off < p->mem_size; off += MIB2) {	/* mem_size: 2 MiB multiple */
+		rep_stosq(mem + off, 0, MIB2 / 8);
+		console_drain_all(false);
+	}
+	console_reset(p);
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		vcpu_reset(p->vcpus[i]);
+		p->vcpus[i]->restarted = true;
+	}
+	p->linux_boot = false;
+	p->exit_code = 0;
+	return load_partition(p, boot_modules, err, errlen);
+}
+
 int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		     struct memplan *mp, char *err, size_t errlen)
 {
 	static uint16_t next_vpid = 1;
 
+	boot_modules = bi;
 	xsave_plan_boot();
 	vcpu_timer_boot();
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *pc = &cfg->partitions[i];
 		struct partition *p = &partitions[i];
-		const struct boot_module *image = find_module(bi, pc->image);
 		char kind[16];
 
 		memset(p, 0, sizeof(*p));
@@ -337,21 +413,11 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			v->arch.owner = v;
 			v->arch.vpid = next_vpid++;
 			v->arch.vmcs_pa = (uint64_t)hv_pages_alloc(PAGE_SIZE, "VMCS");
-			v->state = v->index == 0 ? VCPU_RUNNING : VCPU_WAIT_SIPI;
-			vtimer_init(&v->vt, pc->timer);
-			v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
+			vcpu_reset(v);
 			p->vcpus[p->vcpu_count++] = v;
 		}
-		if (is_bzimage(image)) {
-			if (load_linux(p, bi, image, err, errlen))
-				return -1;
-		} else {
-			if (load_image(p, image, err, errlen) ||
-			    load_modules_and_info(p, bi, err, errlen))
-				return -1;
-			p->vcpus[0]->arch.regs.rax = p->boot_magic;
-			p->vcpus[0]->arch.regs.rbx = p->info_gpa;
-		}
+		if (load_partition(p, bi, err, errlen))
+			return -1;
 		log_info("Partition '%s': %u vCPU%s (CPUs", pc->name, p->vcpu_count,
 			 p->vcpu_count == 1 ? "" : "s");
 		for (uint32_t k = 0; k < p->vcpu_count; k++)

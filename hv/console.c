@@ -55,17 +55,24 @@ static void print_snapshots(struct partition *p)
  * partition's last words). Without it, a busy drainer means there is nothing
  * to do here.
  */
-void console_drain_all(bool flush)
+static bool drain_lock_take(bool wait)
 {
 	int free = 0, me = (int)this_pcpu()->index + 1;
 
 	while (!__atomic_compare_exchange_n(&drain_lock, &free, me, false, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {
 		free = 0;
-		if (!flush)
-			return;
+		if (!wait)
+			return false;
 		cpu_relax();
 	}
+	return true;
+}
+
+void console_drain_all(bool flush)
+{
+	if (!drain_lock_take(flush))
+		return;
 	for (uint32_t i = 0; i < partition_count; i++) {
 		struct emit_ctx ctx = { partitions[i].cfg->name };
 		/*
@@ -83,6 +90,13 @@ void console_drain_all(bool flush)
 			partitions[i].end_report_pending = false;
 		}
 	}
+	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
+}
+
+void console_reset(struct partition *p)
+{
+	drain_lock_take(true);
+	vuart_init(&p->uart);
 	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }
 

@@ -9,6 +9,10 @@
 /* Drain every partition's console ring to the serial line (console core). */
 void console_drain_all(bool flush);
 
+struct partition;
+/* A restart: @p's virtual UART back to its reset state, its unprinted bytes gone. */
+void console_reset(struct partition *p);
+
 /* CPU @cpu faulted, perhaps inside a drain: the drain lock is released if it holds it. */
 void console_release(uint32_t cpu);
 

@@ -155,6 +155,8 @@ static __attribute__((noreturn)) void exit_leave(struct vcpu *v, enum exit_actio
 		partition_shutdown(v, x->code);
 	case EXIT_POWEROFF:
 		partition_poweroff(v);
+	case EXIT_RESET:
+		partition_reset(v, x->stop_detail);
 	case EXIT_HALT:
 		halt_forever();
 	case EXIT_STOP:

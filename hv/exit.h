@@ -24,6 +24,7 @@ enum exit_action {
 	EXIT_STOP,		/* stop the partition: ctx.stop_* is the report */
 	EXIT_SHUTDOWN,		/* the guest asked to end: ctx.code */
 	EXIT_POWEROFF,		/* the guest powered off (ACPI S5) */
+	EXIT_RESET,		/* the guest reset its machine: ctx.stop_detail says how */
 	EXIT_HALT,		/* the hypervisor is stopping: this core halts */
 	/* only from a fast row's handler on the fast path: not finished, take the full path */
 	EXIT_SLOW,

@@ -77,18 +77,45 @@ static void fpu_save(struct vcpu *v)
 		asm volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->fpu) : : "memory");
 }
 
-static void fpu_restore(struct vcpu *v)
+static void restore_area(const void *area, uint64_t xcr0)
 {
 	uint64_t all = xsave_plan.xcr0_allowed;
 
 	if (all) {
 		xsetbv0(all);
-		asm volatile("xrstor64 %0" : : "m"(*(uint8_t(*)[XSAVE_AREA_MAX])v->fpu),
+		asm volatile("xrstor64 %0" : : "m"(*(const uint8_t(*)[XSAVE_AREA_MAX])area),
 			     "a"((uint32_t)all), "d"((uint32_t)(all >> 32)) : "memory");
-		xsetbv0(v->xcr0);
+		xsetbv0(xcr0);
 	} else {
-		asm volatile("fxrstor64 %0" : : "m"(*(uint8_t(*)[512])v->fpu) : "memory");
+		asm volatile("fxrstor64 %0" : : "m"(*(const uint8_t(*)[512])area) : "memory");
 	}
+}
+
+static void fpu_restore(struct vcpu *v)
+{
+	restore_area(v->fpu, v->xcr0);
+}
+
+void fpu_area_reset(void *area, uint64_t bytes)
+{
+	memset(area, 0, bytes);
+	/*
+	 * XRSTOR/FXRSTOR load MXCSR from the legacy area even for components
+	 * in their init state (SDM 13.8.1): its reset value, not 0 (every
+	 * SIMD exception unmasked). FXRSTOR also loads FCW: its FNINIT value.
+	 */
+	((uint32_t *)area)[6] = 0x1f80;
+	if (!xsave_plan.xcr0_allowed)
+		((uint16_t *)area)[0] = 0x37f;
+}
+
+void fpu_reset_core(void)
+{
+	static uint8_t init_area[XSAVE_AREA_MAX] __attribute__((aligned(64)));
+
+	/* XSTATE_BV = 0: every component XRSTOR loads comes up in its init state */
+	fpu_area_reset(init_area, sizeof(init_area));
+	restore_area(init_area, 1);
 }
 
 void fpu_switch_out(struct vcpu *v)

@@ -3,6 +3,8 @@
 #ifndef TEMPO_HV_FPU_H
 #define TEMPO_HV_FPU_H
 
+#include <stdint.h>
+
 struct vcpu;
 
 /* Boot: what the CPU's XSAVE components need and which a guest may enable (xsave_plan). */
@@ -10,5 +12,9 @@ void xsave_plan_boot(void);
 /* @v's XCR0 and FPU state out of the core, and back in. */
 void fpu_switch_out(struct vcpu *v);
 void fpu_switch_in(struct vcpu *v);
+/* A shared core's area in the reset state: what a fresh or restarted vCPU starts from. */
+void fpu_area_reset(void *area, uint64_t bytes);
+/* This core's FPU, SIMD registers and XCR0 to their reset state (a restarted vCPU). */
+void fpu_reset_core(void);
 
 #endif

@@ -36,6 +36,11 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 			if (v->part->linux_boot && guest_acpi_is_poweroff((uint8_t)v->arch.regs.rax))
 				return EXIT_POWEROFF;
 			break;
+		case IO_RESET:
+			x->stop_detail = io_reset_write(port, (uint8_t)v->arch.regs.rax);
+			if (x->stop_detail)
+				return EXIT_RESET;
+			break;
 		case IO_NONE:
 		default:
 			break;	/* the write is dropped (documented) */

@@ -103,6 +103,10 @@ struct vcpu {
 	uint64_t xcr0;
 	uint64_t spec_ctrl;	/* IA32_SPEC_CTRL, where the CPU has it */
 	void *fpu;		/* XSAVE area (xsave_plan.area_bytes, shared cores only) */
+	uint64_t fpu_bytes;
+	/* its partition was restarted: reset the core's state at its next start */
+	volatile bool restarted;
+	uint32_t left_gen;	/* generation + 1 of the incarnation it last left; 0: none */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
 	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
 	uint64_t pv_seen;		/* the last `next` the hypervisor took */
@@ -118,7 +122,9 @@ enum partition_state {
 	PART_RUNNING = 0,
 	PART_SHUTDOWN,		/* the guest asked (hypercall) */
 	PART_STOPPED,		/* the hypervisor stopped it */
+	PART_RESTARTING,	/* its vCPUs leave, then it is rebuilt and runs again */
 };
+
 
 struct partition {
 	const struct partition_config *cfg;
@@ -140,10 +146,24 @@ struct partition {
 	volatile uint32_t vcpus_done;	/* vCPUs that have left for good */
 	int64_t exit_code;		/* from TEMPO_HC_SHUTDOWN */
 	/* its end, reported by the console core after the partition's last words */
-	char end_report[320];
+	char end_report[480];
 	volatile bool end_report_pending;
 	struct vuart uart;
+	/* restarts (hv/partition_stop.c): all of them, and those in the limit's window */
+	uint32_t restarts;
+	uint32_t window_restarts;
+	uint64_t window_start_tsc;
+	volatile uint32_t rebuilding;	/* a core has claimed its rebuild */
+	volatile uint32_t generation;	/* incarnations so far: one more at each restart */
 };
+
+/* Has @p ended for good? STOPPED and SHUTDOWN are final: they never change. */
+static inline bool partition_final(const struct partition *p)
+{
+	uint32_t s = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+
+	return s == PART_STOPPED || s == PART_SHUTDOWN;
+}
 
 /* Mailbox bits: why another CPU kicked this one (NMIs coalesce). */
 #define MAILBOX_STOP_VCPU	(1u << 0)
@@ -198,10 +218,24 @@ __attribute__((noreturn)) void partition_stop(struct vcpu *v, const char *reason
 __attribute__((noreturn)) void partition_shutdown(struct vcpu *v, int64_t code);
 /* The guest wrote S5 to its ACPI sleep control register: a clean end, code 0. */
 __attribute__((noreturn)) void partition_poweroff(struct vcpu *v);
+/*
+ * @v's core, with @v out of the guest: if @v's partition has ended or is
+ * restarting, @v counts as left (once an incarnation). True if it was just
+ * counted.
+ */
+bool vcpu_note_end(struct vcpu *v);
 /* @v leaves its core for good (its partition ended); the core goes idle. */
 __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
 /* Ask every vCPU of @p but @self to leave: mailbox first, then the NMI. */
 void kick_partition(struct partition *p, struct vcpu *self);
+/* The guest asked for a reset (@how: which register): a restart, or its end. */
+__attribute__((noreturn)) void partition_reset(struct vcpu *v, const char *how);
+/* An operator's stop or restart (the monitor): as if a vCPU had stopped it. */
+bool partition_stop_request(struct partition *p, bool restart);
+/* Rebuild and start the partitions whose vCPUs have all left for a restart. */
+void partition_restart_poll(void);
+/* Zero @p's RAM, reload its image and boot information, reset its vCPUs (hv/build.c). */
+int partition_rebuild(struct partition *p, char *err, size_t errlen);
 
 /* Off direct mode: fire an expired software deadline, inject what is pending (hv/inject.c). */
 void hv_deliver_virtual(struct vcpu *v);

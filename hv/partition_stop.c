@@ -11,6 +11,7 @@
 #include "arch/x86/msr.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/log.h"
+#include "hv/platform.h"
 #include "hv/upcalls.h"
 
 /* Ask every other vCPU of @p to leave: mailbox first, then the NMI. */
@@ -39,35 +40,148 @@ static void report_end(struct partition *p)
 		console_drain_all(true);
 }
 
+enum end_kind {
+	END_FAILURE,	/* Tempo stopped it (a PARTITION_STOP reason) */
+	END_REQUEST,	/* the guest shut down or powered off */
+	END_RESET,	/* the guest asked for a reset */
+};
+
+/*
+ * Does this end restart @p (config restart, restart_limit,
+ * restart_window_s)? Pure: only the core whose state change wins commits
+ * the window's count (commit_restart). *window_new: the limit's window
+ * starts again now.
+ */
+static bool restart_due(const struct partition *p, enum end_kind kind, uint64_t now,
+			bool *window_new)
+{
+	const struct partition_config *pc = p->cfg;
+	uint64_t window_tsc = (uint64_t)pc->restart_window_s * platform.tsc_hz;
+
+	*window_new = !p->restarts || (window_tsc && now - p->window_start_tsc >= window_tsc);
+	if (pc->restart == RESTART_NEVER || (kind == END_REQUEST && pc->restart != RESTART_ALWAYS))
+		return false;
+	return *window_new || p->window_restarts < pc->restart_limit;
+}
+
+static void commit_restart(struct partition *p, uint64_t now, bool window_new)
+{
+	if (window_new) {
+		p->window_start_tsc = now;
+		p->window_restarts = 0;
+	}
+	p->window_restarts++;
+	p->restarts++;
+}
+
+/*
+ * Move @p from running to its end (@final: STOPPED or SHUTDOWN) or to a
+ * restart. One caller wins; it formats the report. Returns false if @p had
+ * already left PART_RUNNING (another vCPU or the monitor was first).
+ */
+static bool end_partition(struct partition *p, enum end_kind kind, uint32_t final,
+			  const char *reason, const char *report)
+{
+	uint64_t now = rdtsc();
+	bool window_new, restart = restart_due(p, kind, now, &window_new);
+	uint32_t expected = PART_RUNNING;
+	uint32_t to = restart ? PART_RESTARTING : final;
+	const struct partition_config *pc = p->cfg;
+
+	if (!__atomic_compare_exchange_n(&p->state, &expected, to, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return false;
+	if (restart) {
+		commit_restart(p, now, window_new);
+		fmt_snprintf(p->end_report, sizeof(p->end_report),
+			     "PARTITION_RESTART name=%s reason=%s count=%u limit=%u window_s=%u\n",
+			     pc->name, reason, p->restarts, pc->restart_limit,
+			     pc->restart_window_s);
+	} else if (pc->restart != RESTART_NEVER && kind != END_REQUEST) {
+		char within[24] = "in this run";
+
+		if (pc->restart_window_s)
+			fmt_snprintf(within, sizeof(within), "within %u s", pc->restart_window_s);
+		fmt_snprintf(p->end_report, sizeof(p->end_report),
+			     "Partition '%s': restart limit reached (%u restarts %s), not "
+			     "restarted\n%s", pc->name, p->window_restarts, within, report);
+	} else {
+		fmt_snprintf(p->end_report, sizeof(p->end_report), "%s", report);
+	}
+	report_end(p);
+	return true;
+}
+
+/* A PARTITION_STOP line for @p as a vCPU of it (@v) or the monitor (@v NULL) saw it. */
+static void stop_line(char *buf, size_t len, struct partition *p, struct vcpu *v,
+		      const char *reason, uint64_t qual, const char *detail)
+{
+	fmt_snprintf(buf, len, "PARTITION_STOP name=%s reason=%s rip=0x%lx qual=0x%lx vcpu=%u "
+		     "cpu=%u detail=\"%s\"\n", p->cfg->name, reason, v ? vmread(VMCS_GUEST_RIP) : 0,
+		     qual, v ? v->index : 0, v ? v->pcpu->index : this_pcpu()->index, detail);
+}
+
 void partition_stop(struct vcpu *v, const char *reason, uint64_t qual, const char *detail)
 {
 	struct partition *p = v->part;
-	uint32_t expected = PART_RUNNING;
+	char line[320];
 
-	if (__atomic_compare_exchange_n(&p->state, &expected, PART_STOPPED, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		fmt_snprintf(p->end_report, sizeof(p->end_report),
-			     "PARTITION_STOP name=%s reason=%s rip=0x%lx qual=0x%lx vcpu=%u cpu=%u "
-			     "detail=\"%s\"\n", p->cfg->name, reason, vmread(VMCS_GUEST_RIP), qual,
-			     v->index, v->pcpu->index, detail);
-		report_end(p);
+	stop_line(line, sizeof(line), p, v, reason, qual, detail);
+	if (end_partition(p, END_FAILURE, PART_STOPPED, reason, line))
 		kick_partition(p, v);
-	}
 	vcpu_leave(v);
 }
 
-static __attribute__((noreturn)) void end_by_request(struct vcpu *v, int64_t code,
-						      const char *how)
+void partition_reset(struct vcpu *v, const char *how)
 {
 	struct partition *p = v->part;
-	uint32_t expected = PART_RUNNING;
+	char line[320], detail[96];
 
-	if (__atomic_compare_exchange_n(&p->state, &expected, PART_SHUTDOWN, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		p->exit_code = code;
+	fmt_snprintf(detail, sizeof(detail), "the guest asked for a reset (%s)", how);
+	stop_line(line, sizeof(line), p, v, "reset", 0, detail);
+	if (end_partition(p, END_RESET, PART_STOPPED, "reset", line))
+		kick_partition(p, v);
+	vcpu_leave(v);
+}
+
+bool partition_stop_request(struct partition *p, bool restart)
+{
+	const struct partition_config *pc = p->cfg;
+	uint32_t expected = PART_RUNNING;
+	char line[320];
+
+	if (restart) {
+		/* the operator's restart: always, and outside the limit's count */
+		if (!__atomic_compare_exchange_n(&p->state, &expected, PART_RESTARTING, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return false;
+		p->restarts++;
 		fmt_snprintf(p->end_report, sizeof(p->end_report),
-			     "Partition '%s' %s (exit code %ld)\n", p->cfg->name, how, code);
-		report_end(p);
+			     "PARTITION_RESTART name=%s reason=monitor count=%u limit=%u "
+			     "window_s=%u\n", pc->name, p->restarts, pc->restart_limit,
+			     pc->restart_window_s);
+	} else {
+		if (!__atomic_compare_exchange_n(&p->state, &expected, PART_STOPPED, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return false;
+		stop_line(line, sizeof(line), p, NULL, "monitor", 0, "stopped from the monitor");
+		fmt_snprintf(p->end_report, sizeof(p->end_report), "%s", line);
+	}
+	__atomic_store_n(&p->end_report_pending, true, __ATOMIC_RELEASE);
+	kick_partition(p, NULL);
+	return true;
+}
+
+static __attribute__((noreturn)) void end_by_request(struct vcpu *v, int64_t code,
+						      const char *how, const char *reason)
+{
+	struct partition *p = v->part;
+	char line[160];
+
+	fmt_snprintf(line, sizeof(line), "Partition '%s' %s (exit code %ld)\n", p->cfg->name,
+		     how, code);
+	if (end_partition(p, END_REQUEST, PART_SHUTDOWN, reason, line)) {
+		p->exit_code = code;
 		kick_partition(p, v);
 	}
 	vcpu_leave(v);
@@ -75,12 +189,12 @@ static __attribute__((noreturn)) void end_by_request(struct vcpu *v, int64_t cod
 
 void partition_shutdown(struct vcpu *v, int64_t code)
 {
-	end_by_request(v, code, "shut down");
+	end_by_request(v, code, "shut down", "shutdown");
 }
 
 void partition_poweroff(struct vcpu *v)
 {
-	end_by_request(v, 0, "powered off (ACPI S5)");
+	end_by_request(v, 0, "powered off (ACPI S5)", "poweroff");
 }
 
 void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
@@ -127,6 +241,25 @@ static void apic_quiesce(void)
 	wrmsr(X2APIC_TPR, 0);
 }
 
+/*
+ * The generation is read before the state: a rebuild publishes its new
+ * generation before PART_RUNNING, so a stop seen here belongs to the
+ * generation read or a later one, never to the one @v has already left.
+ */
+bool vcpu_note_end(struct vcpu *v)
+{
+	struct partition *p = v->part;
+	uint32_t gen = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
+
+	if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PART_RUNNING ||
+	    v->left_gen == gen + 1)
+		return false;
+	v->state = VCPU_STOPPED;
+	v->left_gen = gen + 1;
+	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
+	return true;
+}
+
 void vcpu_leave(struct vcpu *v)
 {
 	struct partition *p = v->part;
@@ -142,9 +275,12 @@ void vcpu_leave(struct vcpu *v)
 	if (c->shared)
 		asm volatile("sti; nop; nop; cli" ::: "memory");
 	v->state = VCPU_STOPPED;
-	if (!c->shared)
+	/* a dedicated core keeps a restarting vCPU: it starts it again (hv_pcpu_loop) */
+	if (!c->shared && partition_final(p))
 		c->vcpu = NULL;
 	__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
+	/* its incarnation cannot end before this vCPU has left: the generation is current */
+	v->left_gen = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) + 1;
 	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
 	hv_pcpu_loop();
 }
@@ -154,4 +290,39 @@ void hv_entry_failed(struct vcpu *v, uint32_t error, const char *name)
 	log_err("VMX: VM entry of partition '%s' vCPU %u failed: VM-instruction error %u (%s)\n",
 		v->part->cfg->name, v->index, error, name);
 	partition_stop(v, "vm_entry_failed", error, name);
+}
+
+/*
+ * A restart, on a core with console duty (never in a guest's exit): once
+ * every vCPU of the partition has left and its end is reported, one core
+ * claims it, rebuilds it (hv/build.c) and lets its vCPUs go again on the
+ * same CPUs. A rebuild that fails (it cannot, from the same pristine
+ * modules, unless memory was corrupted) stops the partition for good.
+ */
+void partition_restart_poll(void)
+{
+	for (uint32_t i = 0; i < partition_count; i++) {
+		struct partition *p = &partitions[i];
+		char err[160];
+
+		if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != PART_RESTARTING ||
+		    __atomic_load_n(&p->vcpus_done, __ATOMIC_ACQUIRE) != p->vcpu_count ||
+		    __atomic_load_n(&p->end_report_pending, __ATOMIC_ACQUIRE) ||
+		    __atomic_exchange_n(&p->rebuilding, 1, __ATOMIC_ACQ_REL))
+			continue;
+		if (partition_rebuild(p, err, sizeof(err))) {
+			log_err("Partition '%s': restart failed: %s\n", p->cfg->name, err);
+			fmt_snprintf(p->end_report, sizeof(p->end_report),
+				     "PARTITION_STOP name=%s reason=restart_failed rip=0x0 qual=0x0 "
+				     "vcpu=0 cpu=%u detail=\"%s\"\n", p->cfg->name,
+				     this_pcpu()->index, err);
+			__atomic_store_n(&p->end_report_pending, true, __ATOMIC_RELEASE);
+			__atomic_store_n(&p->state, PART_STOPPED, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&p->vcpus_done, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&p->generation, p->generation + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&p->state, PART_RUNNING, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&p->rebuilding, 0, __ATOMIC_RELEASE);
+	}
 }

@@ -15,6 +15,7 @@
 #include "arch/x86/vmx.h"
 #include "hv/core/bzimage.h"
 #include "hv/partition.h"
+#include "hv/lib/log.h"
 #include "hv/platform.h"
 #include "hv/report.h"
 #include "hv/upcalls.h"
@@ -85,6 +86,10 @@ void vcpu_vmcs_setup(struct vcpu *v)
 	vmx_setup_of(v, &s);
 	vmx_vmcs_setup(&v->arch, &s);
 	v->pcpu->vmcs_loaded = true;
+	if (v->restarted) {
+		vmx_flush_vpid(v->arch.vpid);	/* the old instance's translations */
+		v->restarted = false;
+	}
 	vcpu_timer_apply_mode(v);
 	timer_program_lvt(v);
 	/*
@@ -110,6 +115,8 @@ static __attribute__((noreturn)) void start_vcpu(struct pcpu *c, struct vcpu *v)
 	/* only a dedicated core places its ticks (shared: window ends come first) */
 	if (!c->shared)
 		c->ht.slack_tsc = host_tick_slack_tsc;
+	if (v->restarted)
+		vcpu_restart_cpu(v);
 	vcpu_vmcs_setup(v);
 	vcpu_timer_measure_rearm(v);
 	vcpu_enter(v);
@@ -155,11 +162,13 @@ void hv_pcpu_loop(void)
 			shared_core_loop(c);
 
 		if (partitions_go && v) {
-			if (v->part->state != PART_RUNNING) {
-				/* its partition ended before this vCPU ever ran */
-				v->state = VCPU_STOPPED;
-				c->vcpu = NULL;
-				__atomic_fetch_add(&v->part->vcpus_done, 1, __ATOMIC_ACQ_REL);
+			if (vcpu_note_end(v)) {
+				/* its partition ended (or restarts) before this vCPU ran */
+				if (partition_final(v->part))
+					c->vcpu = NULL;
+				__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
+			} else if (__atomic_load_n(&v->part->state, __ATOMIC_ACQUIRE) != PART_RUNNING) {
+				/* left for a restart: the rebuild sets it going again */
 			} else if (v->state == VCPU_RUNNING) {
 				start_vcpu(c, v);
 			} else if (v->state == VCPU_WAIT_SIPI &&
@@ -170,6 +179,8 @@ void hv_pcpu_loop(void)
 		}
 		if (c->console)
 			console_drain_all(false);
+		if (partitions_go && c->console)
+			partition_restart_poll();
 		if (partitions_go && (c->console || !c->vcpu))
 			end_run_if_done();
 		idle_wait(c);

@@ -14,7 +14,10 @@ static volatile int run_ending;
 static bool all_partitions_done(void)
 {
 	for (uint32_t i = 0; i < partition_count; i++)
-		if (partitions[i].vcpus_done != partitions[i].vcpu_count)
+		/* final first: a restarting partition's vCPUs have all left too */
+		if (!partition_final(&partitions[i]) ||
+		    __atomic_load_n(&partitions[i].vcpus_done, __ATOMIC_ACQUIRE) !=
+		    partitions[i].vcpu_count)
 			return false;
 	return true;
 }
@@ -118,9 +121,9 @@ void end_run_if_done(void)
 	for (uint32_t i = 0; i < partition_count; i++) {
 		const struct partition *p = &partitions[i];
 
-		log_printf(LOG_EMERG, "PARTITION_END name=%s state=%s exit_code=%ld\n",
+		log_printf(LOG_EMERG, "PARTITION_END name=%s state=%s exit_code=%ld restarts=%u\n",
 			   p->cfg->name, p->state == PART_SHUTDOWN ? "shutdown" : "stopped",
-			   p->exit_code);
+			   p->exit_code, p->restarts);
 		print_exit_stats(p);
 		print_trace(p);
 	}

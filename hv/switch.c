@@ -7,6 +7,7 @@
  */
 #include "hv/switch.h"
 
+#include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/spec_ctl.h"
@@ -66,9 +67,7 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 {
 	c->exit_vcpu = v;	/* a fault restoring its state stops its partition */
 	if (!v->arch.vmcs_ready) {
-		vcpu_vmcs_setup(v);
-		v->xcr0 = 1;
-		v->dr6 = 0xffff0ff0;	/* the reset value (SDM 18.2.3) */
+		vcpu_vmcs_setup(v);	/* its first window, or its first since a restart */
 	} else {
 		vmx_load(&v->arch);
 		timer_program_lvt(v);
@@ -104,15 +103,29 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	vcpu_enter(v);
 }
 
+/*
+ * A dedicated core starts a restarted vCPU: what the VMCS does not load is
+ * still the old instance's (MSRs, CR2, debug registers, SPEC_CTRL, FPU and
+ * XCR0, vectors a direct-mode guest left in service). vcpu_reset zeroed the
+ * vCPU's copies; they go in as a shared core's switch_in loads them.
+ */
+void vcpu_restart_cpu(struct vcpu *v)
+{
+	for (int i = 0; i < 6; i++)
+		wrmsr(switched_msrs[i], v->msrs[i]);
+	asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
+	debug_regs_restore(v);
+	if (spec_plan.spec_ctrl)
+		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
+	fpu_reset_core();
+	x2apic_eoi_all();
+}
+
 static bool slot_runnable(struct vcpu *v)
 {
-	if (!v || v->state == VCPU_STOPPED)
+	if (!v || vcpu_note_end(v) || v->state == VCPU_STOPPED ||
+	    __atomic_load_n(&v->part->state, __ATOMIC_ACQUIRE) != PART_RUNNING)
 		return false;
-	if (v->part->state != PART_RUNNING) {
-		v->state = VCPU_STOPPED;
-		__atomic_fetch_add(&v->part->vcpus_done, 1, __ATOMIC_ACQ_REL);
-		return false;
-	}
 	if (v->state == VCPU_WAIT_SIPI && __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE))
 		v->state = VCPU_RUNNING;
 	return v->state == VCPU_RUNNING;
@@ -141,6 +154,8 @@ void shared_core_loop(struct pcpu *c)
 			slot_runnable(c->slots[k]);	/* notice stopped partitions */
 		if (c->console)
 			console_drain_all(false);
+		if (partitions_go && c->console)
+			partition_restart_poll();
 		if (partitions_go)
 			end_run_if_done();
 		cpu_relax();

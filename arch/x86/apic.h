@@ -27,6 +27,24 @@ static inline bool x2apic_irr_test(uint8_t vector)
 	return rdmsr(X2APIC_IRR0 + vector / 32) & (1u << (vector % 32));
 }
 
+/*
+ * EOI every vector in service, highest first (an EOI clears the highest ISR
+ * bit, SDM 11.8.5): what a guest that owned the LAPIC took and never ended
+ * would otherwise block its class and those below for the next guest.
+ */
+static inline void x2apic_eoi_all(void)
+{
+	for (int i = 0; i < 256; i++) {
+		bool any = false;
+
+		for (uint32_t r = 0; r < 8; r++)
+			any = any || rdmsr(X2APIC_ISR0 + r) != 0;
+		if (!any)
+			return;
+		wrmsr(X2APIC_EOI, 0);
+	}
+}
+
 static inline uint32_t x2apic_id(void)
 {
 	return (uint32_t)rdmsr(X2APIC_ID);

@@ -124,6 +124,22 @@ static void flush_all_translations(void)
 		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
 }
 
+#define VPID_CAP_INVVPID_SINGLE	(1ull << 41)
+#define INV_SINGLE_CONTEXT	1ull
+
+void vmx_flush_vpid(uint16_t vpid)
+{
+	uint64_t cap = rdmsr(MSR_IA32_VMX_EPT_VPID_CAP);
+	struct { uint64_t a, b; } desc = { vpid, 0 };
+
+	if (!(cap & VPID_CAP_INVVPID))
+		return;
+	if (cap & VPID_CAP_INVVPID_SINGLE)
+		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_SINGLE_CONTEXT) : "cc", "memory");
+	else if (cap & VPID_CAP_INVVPID_ALL)
+		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
+}
+
 bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long errlen)
 {
 	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);

@@ -78,6 +78,13 @@ bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long er
  */
 void vmx_vmcs_setup(struct vcpu_arch *a, const struct vmx_vcpu_setup *s);
 
+/*
+ * Forget the guest-linear translations cached under @vpid on this core (a
+ * restarted partition's new instance must not use its old one's), by
+ * single-context INVVPID where the CPU has it, else all-context.
+ */
+void vmx_flush_vpid(uint16_t vpid);
+
 /* Make @a's VMCS current again (a shared core switching vCPUs). */
 void vmx_load(struct vcpu_arch *a);
 

@@ -3,7 +3,7 @@
  * hello: the smallest guest that exercises what a partition needs. It runs
  * as a Tempo guest and bare metal from GRUB (multiboot1 or 2), prints what it
  * finds (boot info, hypervisor, CPUs), starts its APs, optionally misbehaves
- * on purpose (fault=oob|triple|vmxon|ud) and ends. Every line starts "hello: "
+ * on purpose (fault=oob|triple|vmxon|ud|reset) and ends. Every line starts "hello: "
  * so tests can match it; the lines are listed in guests/hello/README.md.
  */
 #include "guests/common/acpi.h"
@@ -284,6 +284,23 @@ static void fault_vmxon(void)
 		con_printf("hello: vmxon returned\n");
 }
 
+/*
+ * Under Tempo: a mark in RAM past the image, left for a later instance of
+ * this partition to find. A restart zeroes the partition's RAM, so a
+ * restarted hello must find none (tests/emu/tests.sh, bochs_restart).
+ */
+#define RAM_MARK_ADDR	0x1ff000u	/* below 2 MiB, above the image (1 MiB + ~300 KiB) */
+#define RAM_MARK	0x4d524554u	/* "TERM" */
+
+static void ram_mark(void)
+{
+	volatile uint32_t *m = (volatile uint32_t *)(uintptr_t)RAM_MARK_ADDR;
+
+	con_printf(*m == RAM_MARK ? "hello: ram holds an earlier instance's mark\n" :
+		   "hello: ram clean\n");
+	*m = RAM_MARK;
+}
+
 static void self_test(void)
 {
 	char fault[VALUE_MAX];
@@ -299,6 +316,10 @@ static void self_test(void)
 		fault_vmxon();
 	else if (!memcmp(fault, "ud", 3))
 		asm volatile("ud2");	/* unexpected: must end as a reported failure */
+	else if (!memcmp(fault, "reset", 6)) {
+		outb(0xcf9, 0x06);	/* a PC's hard reset, as Linux's reboot does it */
+		con_printf("hello: reset survived\n");
+	}
 	else if (memcmp(fault, "none", 5))
 		con_printf("hello: unknown fault=%s ignored\n", fault);
 }
@@ -326,6 +347,8 @@ void guest_main(uint32_t magic, uint32_t info)
 		con_printf("hello: command line cut to %d bytes\n", BOOTINFO_CMDLINE_MAX - 1);
 
 	report_tempo();
+	if (tempo.present)
+		ram_mark();
 
 	if (cmdline_value(boot.cmdline, "slowline", value, sizeof(value)))
 		slow_line(value);

@@ -297,12 +297,33 @@ static const char *a_io_pci_config(void)
 	return v == 0xffffffffu ? "ones" : "value";
 }
 
+/* The writes beside the reset bits of a PC's reset registers: none resets. */
 static const char *a_io_reset(void)
 {
-	outb(0xcf9, 0x06);	/* reset control: a full reset on a real chipset */
-	outb(0x64, 0xfe);	/* keyboard controller reset */
-	outb(0x92, 0x01);	/* fast A20 / reset */
+	outb(0xcf9, 0x02);	/* reset control: SYS_RST alone arms, does not reset */
+	outb(0x64, 0xd1);	/* keyboard controller: "write output port" command */
+	outb(0x64, 0xff);	/* pulse no output line */
+	outb(0x92, 0x02);	/* system control A: A20 only */
 	return "ok";
+}
+
+/* A real chipset resets on these: Tempo stops the partition (restart = never). */
+static const char *s_reset_cf9(void)
+{
+	outb(0xcf9, 0x06);
+	return "survived";
+}
+
+static const char *s_reset_kbc(void)
+{
+	outb(0x64, 0xfe);
+	return "survived";
+}
+
+static const char *s_reset_port92(void)
+{
+	outb(0x92, 0x01);
+	return "survived";
 }
 
 static const char *a_invd(void)
@@ -1457,6 +1478,9 @@ static const struct attack attacks[] = {
 	{ "icr_init_all_excl_self", s_icr_init_all_excl_self },
 	{ "gpa_hypervisor_range", s_gpa_hypervisor_range },
 	{ "hlt_cli", s_hlt_cli },
+	{ "reset_cf9", s_reset_cf9 },
+	{ "reset_kbc", s_reset_kbc },
+	{ "reset_port92", s_reset_port92 },
 	/*
 	 * Not in tests/attack/expected.txt: for a shared core, picked by name
 	 * (names=...) by the bochs_shared_attacks emulator test.

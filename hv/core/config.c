@@ -45,6 +45,9 @@ enum part_key {
 	KEY_MODULES,
 	KEY_TIMER,
 	KEY_CONSOLE,
+	KEY_RESTART,
+	KEY_RESTART_LIMIT,
+	KEY_RESTART_WINDOW,
 	KEY_COUNT,
 };
 
@@ -57,7 +60,21 @@ static const char *const part_keys[KEY_COUNT] = {
 	[KEY_MODULES] = "modules",
 	[KEY_TIMER] = "timer",
 	[KEY_CONSOLE] = "console",
+	[KEY_RESTART] = "restart",
+	[KEY_RESTART_LIMIT] = "restart_limit",
+	[KEY_RESTART_WINDOW] = "restart_window_s",
 };
+
+static const char *const restart_names[] = {
+	[RESTART_NEVER] = "never",
+	[RESTART_ON_FAILURE] = "on-failure",
+	[RESTART_ALWAYS] = "always",
+};
+
+const char *restart_policy_name(enum restart_policy r)
+{
+	return (unsigned int)r < ARRAY_SIZE(restart_names) ? restart_names[r] : "?";
+}
 
 static const enum part_key required_keys[] = { KEY_CPUS, KEY_MEMORY, KEY_IMAGE };
 
@@ -469,6 +486,22 @@ static int check_range(struct parser *ps)
 	return 0;
 }
 
+/* A decimal or 0x number in [lo, hi]. */
+static int take_u32(struct parser *ps, const char *key, struct span v, uint32_t lo, uint32_t hi,
+		    uint32_t *out)
+{
+	char q[QUOTE_BUF];
+	uint64_t x;
+	enum num_result r = parse_u64(v, &x);
+
+	if (r == NUM_BAD)
+		return fail(ps, "%s: expected a number, found '%s'", key, quote(q, v));
+	if (r == NUM_BIG || x < lo || x > hi)
+		return fail(ps, "%s: %s is out of range (%u-%u)", key, quote(q, v), lo, hi);
+	*out = (uint32_t)x;
+	return 0;
+}
+
 /* ---- statements ---- */
 
 static int part_statement(struct parser *ps, struct span key, struct span rest)
@@ -483,7 +516,8 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 			break;
 	if (k == KEY_COUNT)
 		return fail(ps, "unknown key '%s' in [partition %s] (expected cpus, memory, base, "
-			    "image, cmdline, modules, timer, console)",
+			    "image, cmdline, modules, timer, console, restart, restart_limit, "
+			    "restart_window_s)",
 			    quote_n(q, 24, key), p->name);
 	if (ps->key_line[k])
 		return fail(ps, "duplicate key '%s' (first set on line %u)", part_keys[k],
@@ -521,6 +555,20 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 		else
 			return fail(ps, "console: expected on or off, found '%s'", quote(q, v));
 		return 0;
+	case KEY_RESTART:
+		for (uint32_t r = 0; r < ARRAY_SIZE(restart_names); r++)
+			if (span_eq(v, restart_names[r])) {
+				p->restart = (enum restart_policy)r;
+				return 0;
+			}
+		return fail(ps, "restart: expected never, on-failure or always, found '%s'",
+			    quote(q, v));
+	case KEY_RESTART_LIMIT:
+		return take_u32(ps, "restart_limit", v, 1, CONFIG_MAX_RESTART_LIMIT,
+				&p->restart_limit);
+	case KEY_RESTART_WINDOW:
+		return take_u32(ps, "restart_window_s", v, 0, CONFIG_MAX_RESTART_WINDOW_S,
+				&p->restart_window_s);
 	case KEY_COUNT:
 		break;
 	}
@@ -715,6 +763,9 @@ static int begin_partition(struct parser *ps, struct span name)
 				    p->name, cfg->partitions[i].line);
 	p->timer = TIMER_DIRECT;
 	p->console = true;
+	p->restart = RESTART_NEVER;
+	p->restart_limit = CONFIG_DEFAULT_RESTART_LIMIT;
+	p->restart_window_s = CONFIG_DEFAULT_RESTART_WINDOW_S;
 	p->line = ps->line;
 	cfg->partition_count++;
 	ps->part = p;

@@ -24,6 +24,12 @@
  *   modules = initrd extra       more modules handed to the guest, by name
  *   timer = direct               direct | inject | emulated | pv-lazy
  *   console = on                 on | off
+ *   restart = never              never | on-failure | always (default never): what
+ *                                follows the partition's end (docs/operating.md)
+ *   restart_limit = 3            at most this many restarts within restart_window_s
+ *                                (default 3; 1-1000000); one more ends it for good
+ *   restart_window_s = 60        the limit's window in seconds (default 60; 0 = the
+ *                                whole run; at most 86400)
  *
  *   [schedule N]                 physical CPU N runs several vCPUs in turn
  *   frame_us = 1000              optional; if given, must equal the windows' sum
@@ -70,6 +76,19 @@
  */
 #define CONFIG_MIN_WINDOW_US	50
 #define CONFIG_MAX_WINDOW_US	1000000	/* so a frame's sum fits 32 bits */
+#define CONFIG_DEFAULT_RESTART_LIMIT	3
+#define CONFIG_MAX_RESTART_LIMIT	1000000
+#define CONFIG_DEFAULT_RESTART_WINDOW_S	60
+#define CONFIG_MAX_RESTART_WINDOW_S	86400
+
+/* What follows a partition's end (hv/partition_stop.c). */
+enum restart_policy {
+	RESTART_NEVER,		/* every end is final; a guest's reset request stops it */
+	RESTART_ON_FAILURE,	/* restart after a stop by Tempo or a reset request */
+	RESTART_ALWAYS,		/* ... and after a shutdown or power-off too */
+};
+
+const char *restart_policy_name(enum restart_policy r);
 
 
 struct partition_config {
@@ -83,6 +102,9 @@ struct partition_config {
 	char modules[CONFIG_MAX_MODULES][CONFIG_NAME_LEN];
 	enum timer_mode timer;
 	bool console;
+	enum restart_policy restart;
+	uint32_t restart_limit;		/* restarts allowed within restart_window_s */
+	uint32_t restart_window_s;	/* 0: the whole run */
 	uint32_t line;			/* where its section starts, for messages */
 };
 
@@ -117,7 +139,7 @@ struct hv_config {
 
 struct config_error {
 	uint32_t line;			/* 0 when the error is not tied to a line */
-	char msg[192];			/* fits the longest message with 31-character names */
+	char msg[256];			/* fits the longest message with 31-character names */
 };
 
 /* What the platform offers, for config_validate. */

@@ -20,6 +20,7 @@
  * 0.6.96, 3.3.
  */
 #include "hv/core/guest_boot.h"
+#include "hv/core/io_policy.h"
 #include "hv/lib/lib.h"
 
 #include <stdbool.h>
@@ -243,6 +244,8 @@ static void put_str(struct wr *w, const char *s)
 #define FADT_LEN		276
 #define FADT_IAPC_BOOT_ARCH	109	/* u16 */
 #define FADT_FLAGS		112	/* u32 */
+#define FADT_RESET_REG		116	/* GAS */
+#define FADT_RESET_VALUE	128	/* u8 */
 #define FADT_MINOR		131	/* u8 */
 #define FADT_X_DSDT		140	/* u64 */
 #define FADT_SLEEP_CONTROL	244	/* GAS */
@@ -256,6 +259,7 @@ static void put_str(struct wr *w, const char *s)
 #define IAPC_VGA_NOT_PRESENT	(1u << 2)
 #define IAPC_CMOS_RTC_NOT_PRESENT (1u << 5)
 #define FADT_HW_REDUCED_ACPI	(1u << 20)	/* fixed feature flags: no fixed hardware, no SCI */
+#define FADT_RESET_REG_SUP	(1u << 10)	/* RESET_REG is there: a reboot writes it */
 #define FADT_HYPERVISOR_VENDOR	"TEMPO   "
 #define GAS_SYSTEM_IO		1	/* GAS address space ID */
 #define GAS_ACCESS_BYTE		1
@@ -363,8 +367,10 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
 	put_zero(w, FADT_IAPC_BOOT_ARCH - ACPI_HDR_LEN);	/* FACS, DSDT (X_DSDT used), ... */
 	put16(w, IAPC_VGA_NOT_PRESENT | IAPC_CMOS_RTC_NOT_PRESENT);
 	put8(w, 0);						/* reserved */
-	put32(w, FADT_HW_REDUCED_ACPI);
-	put_zero(w, FADT_MINOR - (FADT_FLAGS + 4));		/* RESET_REG, ARM_BOOT_ARCH */
+	put32(w, FADT_HW_REDUCED_ACPI | FADT_RESET_REG_SUP);
+	put_gas_io8(w, IO_RESET_PORT);				/* RESET_REG (hv/io.c) */
+	put8(w, IO_RESET_VALUE);				/* RESET_VALUE */
+	put_zero(w, FADT_MINOR - (FADT_RESET_VALUE + 1));	/* ARM_BOOT_ARCH */
 	put8(w, FADT_MINOR_VERSION);
 	put64(w, 0);						/* X_FIRMWARE_CTRL: no FACS */
 	put64(w, dsdt);						/* X_DSDT */

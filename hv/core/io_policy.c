@@ -14,12 +14,30 @@
 static const struct io_rule rules[] = {
 	{ 0x0020, 0x0021, IO_NONE, "8259 PIC (master): absent, reads float high" },
 	{ 0x0040, 0x0043, IO_NONE, "8254 PIT: absent, the LAPIC timer is the guest's timer" },
+	{ 0x0064, 0x0064, IO_RESET, "8042 command: absent, but 0xFE (pulse reset) resets" },
 	{ 0x0070, 0x0071, IO_NONE, "CMOS/RTC: absent" },
+	{ 0x0092, 0x0092, IO_RESET, "system control port A: bit 0 (fast reset) resets" },
 	{ 0x00a0, 0x00a1, IO_NONE, "8259 PIC (slave): absent" },
 	{ VUART_BASE, VUART_BASE + VUART_PORTS - 1, IO_UART, "COM1: the partition's virtual UART" },
 	{ GUEST_ACPI_PM_PORT, GUEST_ACPI_PM_PORT, IO_ACPI_PM,
 	  "ACPI PM1a control: an S5 write powers a Linux guest off" },
+	{ IO_RESET_PORT, IO_RESET_PORT, IO_RESET,
+	  "reset control (the FADT's reset register): bit 2 (CPU reset) resets" },
 };
+
+const char *io_reset_write(uint16_t port, uint8_t value)
+{
+	switch (port) {
+	case 0x64:
+		/* 0xF0-0xFF pulse the output port's low bits; bit 0 clear pulses reset */
+		return (value & 0xf1) == 0xf0 ? "keyboard controller, port 0x64" : NULL;
+	case 0x92:
+		return value & 1 ? "fast reset, port 0x92" : NULL;
+	case IO_RESET_PORT:
+		return value & 4 ? "reset control, port 0xcf9" : NULL;
+	}
+	return NULL;
+}
 
 static const struct io_rule none_rule = {
 	0, 0, IO_NONE, "no device: reads float high, writes dropped"

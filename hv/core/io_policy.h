@@ -17,6 +17,7 @@ enum io_device {
 	IO_NONE = 0,	/* no device: reads all ones, writes dropped */
 	IO_UART,	/* the partition's virtual 16550 (hv/core/vuart.c) */
 	IO_ACPI_PM,	/* the FADT's sleep control register: S5 powers a Linux guest off */
+	IO_RESET,	/* a PC's reset registers: no device, but some writes reset the guest */
 };
 
 struct io_rule {
@@ -33,6 +34,15 @@ static inline uint32_t io_float(void)
 {
 	return 0xffffffffu;
 }
+
+/*
+ * A write to an IO_RESET port that resets a PC, named for the report
+ * (and the FADT's reset register, 0xCF9 = 0x06): else NULL.
+ */
+const char *io_reset_write(uint16_t port, uint8_t value);
+
+#define IO_RESET_PORT	0xcf9	/* the FADT's RESET_REG */
+#define IO_RESET_VALUE	0x06	/* RESET_VALUE: CPU reset, hard */
 
 /* For tests and the docs: the table itself. */
 const struct io_rule *io_rules(unsigned int *count);

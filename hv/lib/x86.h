@@ -10,6 +10,12 @@
 
 #include <stdint.h>
 
+/* @count 8-byte stores of @value from @dst: one instruction, however long (a partition's RAM). */
+static inline void rep_stosq(void *dst, uint64_t value, uint64_t count)
+{
+	asm volatile("rep stosq" : "+D"(dst), "+c"(count) : "a"(value) : "memory");
+}
+
 static inline void outb(uint16_t port, uint8_t v)
 {
 	asm volatile("outb %0, %1" : : "a"(v), "Nd"(port));

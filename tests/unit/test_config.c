@@ -124,7 +124,40 @@ static void test_defaults(void **state)
 	assert_int_equal(p->module_count, 0);
 	assert_int_equal(p->timer, TIMER_DIRECT);
 	assert_true(p->console);
+	assert_int_equal(p->restart, RESTART_NEVER);
+	assert_int_equal(p->restart_limit, CONFIG_DEFAULT_RESTART_LIMIT);
+	assert_int_equal(p->restart_window_s, CONFIG_DEFAULT_RESTART_WINDOW_S);
 	assert_int_equal(p->line, 1);
+}
+
+static void test_restart_keys(void **state)
+{
+	const struct partition_config *p = &cfg.partitions[0];
+
+	(void)state;
+	parse_ok(MIN_PART "restart = on-failure\nrestart_limit = 5\nrestart_window_s = 0\n");
+	assert_int_equal(p->restart, RESTART_ON_FAILURE);
+	assert_int_equal(p->restart_limit, 5);
+	assert_int_equal(p->restart_window_s, 0);
+	parse_ok(MIN_PART "restart = always # c\nrestart_limit = 1000000\n"
+		 "restart_window_s = 86400\n");
+	assert_int_equal(p->restart, RESTART_ALWAYS);
+	assert_int_equal(p->restart_limit, 1000000);
+	assert_int_equal(p->restart_window_s, 86400);
+	parse_ok(MIN_PART "restart = never\n");
+	assert_int_equal(p->restart, RESTART_NEVER);
+	assert_string_equal(restart_policy_name(RESTART_ON_FAILURE), "on-failure");
+	expect_err(MIN_PART "restart = sometimes\n", 5,
+		   "restart: expected never, on-failure or always, found 'sometimes'");
+	expect_err(MIN_PART "restart = \n", 5, "restart: expected never, on-failure or always");
+	expect_err(MIN_PART "restart_limit = 0\n", 5, "restart_limit: 0 is out of range (1-1000000)");
+	expect_err(MIN_PART "restart_limit = 1000001\n", 5, "out of range (1-1000000)");
+	expect_err(MIN_PART "restart_limit = -1\n", 5, "restart_limit: expected a number, found '-1'");
+	expect_err(MIN_PART "restart_limit = 99999999999999999999\n", 5, "out of range");
+	expect_err(MIN_PART "restart_window_s = 86401\n", 5,
+		   "restart_window_s: 86401 is out of range (0-86400)");
+	expect_err(MIN_PART "restart_window_s = 1s\n", 5, "expected a number, found '1s'");
+	expect_err(MIN_PART "restart = always\nrestart = never\n", 6, "duplicate key 'restart'");
 }
 
 static void test_comments_blanks_tabs(void **state)
@@ -370,7 +403,7 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\n}\n", 2, "expected 'key = value', found '}'" },
 	{ "[partition rt0]\ncpu = 1\n", 2,
 	  "unknown key 'cpu' in [partition rt0] (expected cpus, memory, base, image, cmdline, "
-	  "modules, timer, console)" },
+	  "modules, timer, console, restart, restart_limit, restart_window_s)" },
 	{ "[partition rt0]\nCPUS = 1\n", 2, "unknown key 'CPUS'" },
 	{ "[partition rt0]\ntick_us = 1\n", 2, "unknown key 'tick_us' in [partition rt0]" },
 	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms)" },
@@ -581,7 +614,8 @@ static void test_long_messages(void **state)
 		   "cpus_and_a_very_long_key_name_indeed_it_is = 1\n", 2,
 		   "unknown key 'cpus_and_a_very_long_key...' in "
 		   "[partition a234567890123456789012345678901] (expected cpus, memory, base, "
-		   "image, cmdline, modules, timer, console)");
+		   "image, cmdline, modules, timer, console, restart, restart_limit, "
+		   "restart_window_s)");
 }
 
 /* ---- config_validate ---- */
@@ -1359,6 +1393,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_all_keys),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_restart_keys),
 		cmocka_unit_test(test_comments_blanks_tabs),
 		cmocka_unit_test(test_crlf),
 		cmocka_unit_test(test_cpu_lists),

@@ -431,6 +431,8 @@ static void check_fadt_zeroes(uint64_t fadt)
 		{ 0, 36 },	/* header */
 		{ 109, 2 },	/* IAPC_BOOT_ARCH */
 		{ 112, 4 },	/* Flags */
+		{ 116, 12 },	/* RESET_REG */
+		{ 128, 1 },	/* RESET_VALUE */
 		{ 131, 1 },	/* FADT Minor Version */
 		{ 140, 8 },	/* X_DSDT */
 		{ 244, 12 },	/* SLEEP_CONTROL_REG */
@@ -474,7 +476,14 @@ static uint64_t check_acpi_pm(uint64_t rsdp, uint16_t port)
 	assert_int_equal(mem[fadt + 131], 5);			/* minor: ACPI 6.5 */
 	assert_int_equal(ld32(fadt + 36), 0);			/* FIRMWARE_CTRL: no FACS */
 	assert_int_equal(ld32(fadt + 40), 0);			/* DSDT: X_DSDT instead */
-	assert_int_equal(ld32(fadt + 112), 1u << 20);		/* HW_REDUCED_ACPI only */
+	assert_int_equal(ld32(fadt + 112), 1u << 20 | 1u << 10);	/* HW_REDUCED_ACPI, RESET_REG_SUP */
+	/* RESET_REG: system I/O, 8 bits at offset 0, byte access, port 0xCF9; value 6 */
+	assert_int_equal(mem[fadt + 116], 1);
+	assert_int_equal(mem[fadt + 117], 8);
+	assert_int_equal(mem[fadt + 118], 0);
+	assert_int_equal(mem[fadt + 119], 1);
+	assert_int_equal(ld64(fadt + 120), 0xcf9);
+	assert_int_equal(mem[fadt + 128], 6);
 	assert_int_equal(mem[fadt + 109] | mem[fadt + 110] << 8, 0x24);	/* no VGA, no RTC */
 	check_gas_io8(fadt + 244, port);
 	check_gas_io8(fadt + 256, (uint16_t)(port + 1));

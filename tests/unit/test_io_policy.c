@@ -46,11 +46,40 @@ static void test_devices(void **state)
 	assert_int_equal(io_float(), 0xffffffffu);
 }
 
+/* The writes that reset a PC, and the ones beside them that do not. */
+static void test_reset_writes(void **state)
+{
+	(void)state;
+	assert_int_equal(io_rule_find(0x64)->device, IO_RESET);
+	assert_int_equal(io_rule_find(0x92)->device, IO_RESET);
+	assert_int_equal(io_rule_find(0xcf9)->device, IO_RESET);
+	assert_int_equal(io_rule_find(0x60)->device, IO_NONE);
+	assert_int_equal(io_rule_find(0xcf8)->device, IO_NONE);
+	assert_int_equal(io_rule_find(0xcfa)->device, IO_NONE);
+	assert_non_null(io_reset_write(0xcf9, 0x06));	/* Linux: hard reset */
+	assert_non_null(io_reset_write(0xcf9, 0x0e));	/* full reset */
+	assert_non_null(io_reset_write(0xcf9, 0x04));
+	assert_null(io_reset_write(0xcf9, 0x02));	/* SYS_RST alone only arms it */
+	assert_null(io_reset_write(0xcf9, 0x00));
+	assert_non_null(io_reset_write(0x64, 0xfe));	/* pulse the reset line */
+	assert_non_null(io_reset_write(0x64, 0xf0));
+	assert_null(io_reset_write(0x64, 0xff));	/* pulse nothing */
+	assert_null(io_reset_write(0x64, 0xd1));	/* write output port: a command */
+	assert_null(io_reset_write(0x64, 0xad));
+	assert_non_null(io_reset_write(0x92, 0x01));
+	assert_non_null(io_reset_write(0x92, 0x03));
+	assert_null(io_reset_write(0x92, 0x02));	/* A20 only */
+	assert_null(io_reset_write(0x80, 0xfe));	/* POST code: no device */
+	assert_int_equal(IO_RESET_PORT, 0xcf9);
+	assert_non_null(io_reset_write(IO_RESET_PORT, IO_RESET_VALUE));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sorted_disjoint),
 		cmocka_unit_test(test_devices),
+		cmocka_unit_test(test_reset_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
