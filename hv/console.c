@@ -7,7 +7,10 @@
 
 #include "arch/x86/cpu.h"
 #include "hv/lib/log.h"
+#include "hv/monitor.h"
 #include "hv/partition.h"
+#include "hv/platform.h"
+#include "hv/upcalls.h"
 
 static volatile int drain_lock;	/* 0 free, else the holder's CPU index + 1 */
 
@@ -24,26 +27,30 @@ static void emit_line(void *ctx, const char *line)
 	log_printf(LOG_EMERG, "[%s] %s\n", ((struct emit_ctx *)ctx)->name, line);
 }
 
+void print_vcpu_stats(const struct partition *p, const struct vcpu *v,
+		      const struct vcpu_snapshot *s)
+{
+	log_printf(LOG_EMERG, "VCPU_STATS partition=%s vcpu=%u mode=%s tsc=%lu "
+		   "exits=%lu tick_exits=%lu timer_exits=%lu "
+		   "deadline_write_exits=%lu extint_exits=%lu eoi_exits=%lu fast_exits=%lu "
+		   "programmed=%lu fired=%lu injected=%lu dropped_masked=%lu "
+		   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu "
+		   "tick_hits=%lu tick_defer_exits=%lu\n",
+		   p->cfg->name, v->index, timer_mode_name(s->mode), s->tsc,
+		   s->exits, s->tick_exits, s->timer_exits,
+		   s->deadline_write_exits, s->extint_exits, s->eoi_exits, s->fast_exits,
+		   s->timer.programmed, s->timer.fired, s->timer.injected,
+		   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
+		   s->tick_late_max_ticks, s->tick_hits, s->tick_defer_exits);
+}
+
 static void print_snapshots(struct partition *p)
 {
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		struct vcpu *v = p->vcpus[i];
 
 		while (v->snap_tail != __atomic_load_n(&v->snap_head, __ATOMIC_ACQUIRE)) {
-			const struct vcpu_snapshot *s = &v->snaps[v->snap_tail % VCPU_SNAPSHOTS];
-
-			log_printf(LOG_EMERG, "VCPU_STATS partition=%s vcpu=%u mode=%s tsc=%lu "
-				   "exits=%lu tick_exits=%lu timer_exits=%lu "
-				   "deadline_write_exits=%lu extint_exits=%lu eoi_exits=%lu fast_exits=%lu "
-				   "programmed=%lu fired=%lu injected=%lu dropped_masked=%lu "
-				   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu "
-				   "tick_hits=%lu tick_defer_exits=%lu\n",
-				   p->cfg->name, v->index, timer_mode_name(s->mode), s->tsc,
-				   s->exits, s->tick_exits, s->timer_exits,
-				   s->deadline_write_exits, s->extint_exits, s->eoi_exits, s->fast_exits,
-				   s->timer.programmed, s->timer.fired, s->timer.injected,
-				   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
-				   s->tick_late_max_ticks, s->tick_hits, s->tick_defer_exits);
+			print_vcpu_stats(p, v, &v->snaps[v->snap_tail % VCPU_SNAPSHOTS]);
 			__atomic_store_n(&v->snap_tail, v->snap_tail + 1, __ATOMIC_RELEASE);
 		}
 	}
@@ -69,10 +76,38 @@ static bool drain_lock_take(bool wait)
 	return true;
 }
 
+/*
+ * The partition the operator types into gets its partial line out once it
+ * has stood still for PROMPT_IDLE_MS: a shell's prompt has no newline.
+ */
+#define PROMPT_IDLE_MS	50
+
+static bool prompt_due(uint32_t i)
+{
+	static uint32_t len[CONFIG_MAX_PARTITIONS];
+	static uint64_t since[CONFIG_MAX_PARTITIONS];
+	uint32_t now_len = partitions[i].uart.line_len;
+	uint64_t now = rdtsc();
+
+	if (monitor_focus() != (int)i || !now_len)
+		return false;
+	if (now_len != len[i]) {
+		len[i] = now_len;
+		since[i] = now;
+		return false;
+	}
+	if (now - since[i] < platform.tsc_hz / 1000 * PROMPT_IDLE_MS)
+		return false;
+	len[i] = 0;
+	return true;
+}
+
 void console_drain_all(bool flush)
 {
 	if (!drain_lock_take(flush))
 		return;
+	if (partitions_go && !hv_stopping)
+		monitor_poll();
 	for (uint32_t i = 0; i < partition_count; i++) {
 		struct emit_ctx ctx = { partitions[i].cfg->name };
 		/*
@@ -83,6 +118,8 @@ void console_drain_all(bool flush)
 			     partitions[i].vcpu_count;
 
 		vuart_drain(&partitions[i].uart, flush && ended, emit_line, &ctx);
+		if (prompt_due(i))
+			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);
 		print_snapshots(&partitions[i]);
 		if (__atomic_load_n(&partitions[i].end_report_pending, __ATOMIC_ACQUIRE)) {
 			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);

@@ -10,6 +10,11 @@
 void console_drain_all(bool flush);
 
 struct partition;
+struct vcpu;
+struct vcpu_snapshot;
+/* A VCPU_STATS line for @v's counters in @s. */
+void print_vcpu_stats(const struct partition *p, const struct vcpu *v,
+		      const struct vcpu_snapshot *s);
 /* A restart: @p's virtual UART back to its reset state, its unprinted bytes gone. */
 void console_reset(struct partition *p);
 

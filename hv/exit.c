@@ -20,6 +20,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/vmx.h"
 #include "hv/exit.h"
+#include "hv/monitor.h"
 #include "hv/lib/fmt.h"
 #include "hv/upcalls.h"
 
@@ -202,8 +203,12 @@ static enum exit_action exit_tail(struct vcpu *v)
 {
 	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
 
-	if ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)
-		return EXIT_LEAVE;
+	if (mail & (MAILBOX_STOP_VCPU | MAILBOX_MODE)) {
+		if ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)
+			return EXIT_LEAVE;
+		if (mail & MAILBOX_MODE)
+			vcpu_mode_request_take(v);
+	}
 	if (v->pcpu->shared && rdtsc() >= sched_window_end(&v->pcpu->sched))
 		return EXIT_SWITCH;
 	if (v->pcpu->console)

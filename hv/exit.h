@@ -126,6 +126,10 @@ enum exit_action exit_xsetbv(struct vcpu *v, struct exit_ctx *x);
 enum exit_action exit_vmcall(struct vcpu *v, struct exit_ctx *x);
 /* a copy of @v's counters for the console core (VCPU_STATS); false if the ring is full */
 bool snapshot_vcpu(struct vcpu *v);
+/* Switch @v's timer mode at its exit (the hypercall, the monitor); TEMPO_HC_OK or EBUSY. */
+int64_t vcpu_timer_mode_set(struct vcpu *v, uint32_t mode);
+/* @v's counters now (read from any core: the monitor's stats). */
+void vcpu_snapshot_fill(const struct vcpu *v, struct vcpu_snapshot *s);
 
 /* hv/timer_exit.c */
 enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x);

@@ -50,7 +50,7 @@ static bool physical_apic_idle(void)
  * software, by the new mode; the APIC state moves with it
  * (x2apic_move_state). @mode is valid for this core (decoder).
  */
-static int64_t hc_timer_mode_set(struct vcpu *v, uint32_t mode)
+int64_t vcpu_timer_mode_set(struct vcpu *v, uint32_t mode)
 {
 	struct vtimer *t = &v->vt;
 	enum timer_mode old_mode;
@@ -104,7 +104,7 @@ enum exit_action exit_vmcall(struct vcpu *v, struct exit_ctx *x)
 		ret = hc_partition_info(v, d.gpa);
 		break;
 	case HC_ACT_TIMER_MODE_SET:
-		ret = hc_timer_mode_set(v, d.mode);
+		ret = vcpu_timer_mode_set(v, d.mode);
 		break;
 	case HC_ACT_TIMER_MODE_GET:
 		ret = v->vt.mode;
@@ -136,14 +136,8 @@ enum exit_action exit_vmcall(struct vcpu *v, struct exit_ctx *x)
  * formats it later (a VCPU_STATS line a script can difference between two
  * calls). A full ring drops the copy.
  */
-bool snapshot_vcpu(struct vcpu *v)
+void vcpu_snapshot_fill(const struct vcpu *v, struct vcpu_snapshot *s)
 {
-	uint32_t head = v->snap_head;
-	struct vcpu_snapshot *s;
-
-	if (head - __atomic_load_n(&v->snap_tail, __ATOMIC_ACQUIRE) >= VCPU_SNAPSHOTS)
-		return false;
-	s = &v->snaps[head % VCPU_SNAPSHOTS];
 	s->tsc = rdtsc();
 	s->exits = v->exits_total;
 	s->tick_exits = v->host_tick_exits;
@@ -158,6 +152,15 @@ bool snapshot_vcpu(struct vcpu *v)
 	s->tick_defer_exits = v->tick_defer_exits;
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
+}
+
+bool snapshot_vcpu(struct vcpu *v)
+{
+	uint32_t head = v->snap_head;
+
+	if (head - __atomic_load_n(&v->snap_tail, __ATOMIC_ACQUIRE) >= VCPU_SNAPSHOTS)
+		return false;
+	vcpu_snapshot_fill(v, &v->snaps[head % VCPU_SNAPSHOTS]);
 	__atomic_store_n(&v->snap_head, head + 1, __ATOMIC_RELEASE);
 	return true;
 }

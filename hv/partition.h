@@ -107,6 +107,7 @@ struct vcpu {
 	/* its partition was restarted: reset the core's state at its next start */
 	volatile bool restarted;
 	uint32_t left_gen;	/* generation + 1 of the incarnation it last left; 0: none */
+	volatile uint32_t mode_request;	/* the monitor's timer mode + 1; 0: none */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
 	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
 	uint64_t pv_seen;		/* the last `next` the hypervisor took */
@@ -169,6 +170,7 @@ static inline bool partition_final(const struct partition *p)
 #define MAILBOX_STOP_VCPU	(1u << 0)
 #define MAILBOX_SIPI		(1u << 1)
 #define MAILBOX_IPI		(1u << 2)	/* a vCPU's ipi_pending grew (hv/x2apic.c) */
+#define MAILBOX_MODE		(1u << 3)	/* a vCPU's mode_request is set (hv/monitor.c) */
 
 /* Its state, stack and VMXON region are arch's: smp_cpus[index] (arch/x86/smp.h). */
 struct pcpu {

@@ -38,7 +38,7 @@ static void print_exit_stats(const struct partition *p)
 	}
 }
 
-static void print_host_ticks(void)
+void print_host_ticks(void)
 {
 	for (uint32_t i = 0; i < pcpu_count; i++) {
 		const struct host_timer *h = &pcpus[i].ht;
@@ -94,7 +94,7 @@ static const char *const trace_names[] = {
 };
 
 /* The last few timer-state transitions of every vCPU of @p, oldest first. */
-static void print_trace(const struct partition *p)
+void print_trace(const struct partition *p)
 {
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		const struct vcpu *v = p->vcpus[i];
@@ -121,9 +121,14 @@ void end_run_if_done(void)
 	for (uint32_t i = 0; i < partition_count; i++) {
 		const struct partition *p = &partitions[i];
 
-		log_printf(LOG_EMERG, "PARTITION_END name=%s state=%s exit_code=%ld restarts=%u\n",
+		char restarts[24] = "";
+
+		/* the key only where restarts can happen: the line stays as it was elsewhere */
+		if (p->restarts || p->cfg->restart != RESTART_NEVER)
+			fmt_snprintf(restarts, sizeof(restarts), " restarts=%u", p->restarts);
+		log_printf(LOG_EMERG, "PARTITION_END name=%s state=%s exit_code=%ld%s\n",
 			   p->cfg->name, p->state == PART_SHUTDOWN ? "shutdown" : "stopped",
-			   p->exit_code, p->restarts);
+			   p->exit_code, restarts);
 		print_exit_stats(p);
 		print_trace(p);
 	}

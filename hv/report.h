@@ -10,4 +10,10 @@
  */
 void end_run_if_done(void);
 
+struct partition;
+/* HOSTTICK (and ROOT_STRAY) lines, one per core: at the end and for the monitor's ticks. */
+void print_host_ticks(void);
+/* The last TRACE lines of each of @p's vCPUs. */
+void print_trace(const struct partition *p);
+
 #endif

@@ -301,6 +301,45 @@ static void ram_mark(void)
 	*m = RAM_MARK;
 }
 
+/*
+ * console=echo: read lines from the UART (polled: LSR.DR, RBR) and say each
+ * back, until "quit". The test of console input (bochs_console_input).
+ */
+#define ECHO_LINE_MAX	64
+
+static void echo_console(void)
+{
+	char buf[ECHO_LINE_MAX + 1];
+	uint32_t n = 0, cut = 0;
+
+	con_printf("hello: console echo ready\n");
+	for (;;) {
+		uint8_t c;
+
+		if (!(inb(UART_COM1_PORT + 5) & 1)) {
+			for (int i = 0; i < 2000; i++)	/* every poll is an exit: not too often */
+				cpu_relax();
+			continue;
+		}
+		c = inb(UART_COM1_PORT);
+		if (c != '\r' && c != '\n') {
+			if (n < ECHO_LINE_MAX)
+				buf[n++] = (char)c;
+			else
+				cut++;
+			continue;
+		}
+		if (!n)
+			continue;
+		buf[n] = 0;
+		if (!strcmp(buf, "quit"))
+			break;
+		con_printf("hello: got '%s' (%u more cut)\n", buf, cut);
+		n = cut = 0;
+	}
+	con_printf("hello: console echo done\n");
+}
+
 static void self_test(void)
 {
 	char fault[VALUE_MAX];
@@ -359,6 +398,9 @@ void guest_main(uint32_t magic, uint32_t info)
 		start_aps(&cpus);
 
 	self_test();
+	if (tempo.present && cmdline_value(boot.cmdline, "console", value, sizeof(value)) &&
+	    !memcmp(value, "echo", 5))
+		echo_console();
 
 	con_printf("hello: done\n");
 	if (tempo.present) {

@@ -54,6 +54,16 @@ bool uart_init(unsigned short port)
 	return true;
 }
 
+#define LSR_DR		0x01	/* a received byte waits in RBR */
+
+bool uart_getc(unsigned char *c)
+{
+	if (!uart_present || !(inb(uart_port + UART_LSR) & LSR_DR))
+		return false;
+	*c = inb(uart_port + UART_THR);	/* RBR: the same offset, read */
+	return true;
+}
+
 void uart_putc(char c)
 {
 	unsigned int spins = 0;

@@ -12,6 +12,8 @@ bool uart_init(unsigned short port);
 /* Write to the UART at @port as someone else set it up (a guest under Tempo). */
 void uart_use(unsigned short port);
 void uart_putc(char c);
+/* A received byte, if one is waiting (LSR.DR): never waits. */
+bool uart_getc(unsigned char *c);
 /* Wait until every byte written has left the wire (before a power-off or emulator exit). */
 void uart_flush(void);
 

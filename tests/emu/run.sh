@@ -20,12 +20,15 @@
 #     --expect STATUS   ok | failure | no-vmx (default ok), or poweroff: Tempo never
 #                       ran (no TEMPO_EXIT line) and the machine powered off (exit 0)
 #     --out DIR         keep serial.txt, e9.txt, emu.log there (default: a temp dir)
+#     --com1-socket PORT  Bochs: COM1 is a TCP server on 127.0.0.1:PORT instead of a
+#                       file; tests/emu/console_drive.py connects, types and writes
+#                       serial.txt, and touches serial.done when the line closes
 #     --show            copy the serial output to stdout as it arrives
 # Exit status 0 when the run ended as expected, 1 otherwise, 2 on bad usage.
 set -uo pipefail
 
 emu="" iso="" cpus=1 model=corei7_ivy_bridge_3770k ips=50000000 mem=256 timeout_s=120
-expect=ok out="" show=0 bad_msrs=0
+expect=ok out="" show=0 bad_msrs=0 com1_port=""
 while [ $# -gt 0 ]; do
 	case $1 in
 	--emu) emu=$2; shift 2 ;;
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--show) show=1; shift ;;
 	--ignore-bad-msrs) bad_msrs=1; shift ;;
+	--com1-socket) com1_port=$2; shift 2 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -58,10 +62,14 @@ if [ -z "$out" ]; then
 	out=$(mktemp -d "${TMPDIR:-/tmp}/tempo-emu.XXXXXX")
 else
 	mkdir -p "$out"
-	rm -f "$out"/serial.txt "$out"/e9.txt "$out"/emu.log
+	rm -f "$out"/e9.txt "$out"/emu.log
+	# the console driver may already be writing serial.txt
+	[ -n "$com1_port" ] || rm -f "$out"/serial.txt
 fi
 out=$(readlink -f "$out")
-: > "$out/serial.txt"
+[ -n "$com1_port" ] || : > "$out/serial.txt"
+com1="mode=file, dev=$out/serial.txt"
+[ -z "$com1_port" ] || com1="mode=socket-server, dev=127.0.0.1:$com1_port"
 
 tail_pid=""
 if [ $show -eq 1 ]; then
@@ -81,7 +89,7 @@ ata0: enabled=1, ioaddr1=0x1f0, ioaddr2=0x3f0, irq=14
 ata0-master: type=cdrom, path=$iso, status=inserted
 boot: cdrom
 display_library: term
-com1: enabled=1, mode=file, dev=$out/serial.txt
+com1: enabled=1, $com1
 port_e9_hack: enabled=1
 clock: sync=none, time0=946681200
 speaker: enabled=0
@@ -139,6 +147,10 @@ qemu-bios | qemu-uefi | qemu-uefi-esp)
 esac
 
 [ -n "$tail_pid" ] && { sleep 0.3; kill "$tail_pid" 2>/dev/null; wait "$tail_pid" 2>/dev/null; }
+# the driver has the last bytes once the socket has closed
+if [ -n "$com1_port" ]; then
+	for _ in $(seq 100); do [ -e "$out/serial.done" ] && break; sleep 0.1; done
+fi
 
 marker=$(tr -d '\r' < "$out/serial.txt" | grep -o 'TEMPO_EXIT code=[0-9]* status=[a-z-]*' | tail -n 1)
 verdict=pass
