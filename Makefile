@@ -116,7 +116,7 @@ $(BUILD)/test/linux-corrupt.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh \
 	$(Q)boot/mkiso.sh $@ $(HV_ELF) "exit=emu" tests/emu/configs/linux-corrupt.cfg:partitions \
 		$(GUEST_MODULES) $(LINUX_DIR)/bzImage-truncated:linux $(LINUX_INITRD):initrd
 
-LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct emulated)
+LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct emulated shell)
 linux-test-images: $(LINUX_TEST_ISOS)
 
 test-images: $(ISO) $(TEST_ISOS)

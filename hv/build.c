@@ -13,6 +13,7 @@
 #include "hv/core/elf.h"
 #include "hv/core/mb_header.h"
 #include "hv/core/guest_boot.h"
+#include "hv/core/io_policy.h"
 #include "hv/core/version.h"
 #include "hv/fpu.h"
 #include "hv/lib/fmt.h"
@@ -326,6 +327,8 @@ static void vcpu_reset(struct vcpu *v)
 		fpu_area_reset(v->fpu, v->fpu_bytes);
 	v->pv = NULL;
 	v->pv_seen = 0;
+	v->mode_request = 0;	/* a mode switched from the monitor is forgotten too */
+	v->mode_busy = false;
 	v->state = v->index == 0 ? VCPU_RUNNING : VCPU_WAIT_SIPI;
 }
 
@@ -353,6 +356,7 @@ int partition_rebuild(struct partition *p, char *err, size_t errlen)
 	}
 	p->linux_boot = false;
 	p->exit_code = 0;
+	p->port92 = IO_PORT92_RESET;
 	return load_partition(p, boot_modules, err, errlen);
 }
 
@@ -373,6 +377,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		p->cfg = pc;
 		p->id = i;
 		p->mem_size = pc->memory_bytes;
+		p->port92 = IO_PORT92_RESET;
 		vuart_init(&p->uart);
 		if (pc->base) {
 			if (!memplan_take(mp, pc->base, pc->memory_bytes)) {

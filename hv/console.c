@@ -53,6 +53,10 @@ static void print_snapshots(struct partition *p)
 			print_vcpu_stats(p, v, &v->snaps[v->snap_tail % VCPU_SNAPSHOTS]);
 			__atomic_store_n(&v->snap_tail, v->snap_tail + 1, __ATOMIC_RELEASE);
 		}
+		/* the vCPU's core found it busy (hv/monitor.c); it does not print itself */
+		if (__atomic_exchange_n(&v->mode_busy, false, __ATOMIC_ACQ_REL))
+			log_printf(LOG_EMERG, "MONITOR_ERROR msg=\"mode: vCPU %u of '%s' is busy (an "
+				   "interrupt in service): not switched\"\n", v->index, p->cfg->name);
 	}
 }
 
@@ -78,7 +82,9 @@ static bool drain_lock_take(bool wait)
 
 /*
  * The partition the operator types into gets its partial line out once it
- * has stood still for PROMPT_IDLE_MS: a shell's prompt has no newline.
+ * has stood still for PROMPT_IDLE_MS: a shell's prompt has no newline. Only
+ * once someone has typed: until then every line comes out whole, however
+ * long its guest pauses in the middle of it (a shared core's other windows).
  */
 #define PROMPT_IDLE_MS	50
 
@@ -132,7 +138,10 @@ void console_drain_all(bool flush)
 
 void console_reset(struct partition *p)
 {
+	struct emit_ctx ctx = { p->cfg->name };
+
 	drain_lock_take(true);
+	vuart_drain(&p->uart, true, emit_line, &ctx);	/* the old instance's last partial line */
 	vuart_init(&p->uart);
 	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }

@@ -172,5 +172,7 @@ bool soft_deadline_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value);
 bool soft_deadline_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
 /* The timer mode changed from @old_mode: the APIC state moves between hardware and vLAPIC. */
 void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode);
+/* The physical LAPIC back to Tempo's settings (leaving direct mode, a restart). */
+void x2apic_give_back(void);
 
 #endif

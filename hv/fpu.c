@@ -111,10 +111,15 @@ void fpu_area_reset(void *area, uint64_t bytes)
 
 void fpu_reset_core(void)
 {
-	static uint8_t init_area[XSAVE_AREA_MAX] __attribute__((aligned(64)));
+	/*
+	 * Never written, so cores restarting at once share it safely: FCW
+	 * 0x37F and MXCSR 0x1F80 for FXRSTOR; for XRSTOR, XSTATE_BV = 0 brings
+	 * every component up in its init state (MXCSR still from the legacy area).
+	 */
+	static const uint8_t init_area[XSAVE_AREA_MAX] __attribute__((aligned(64))) = {
+		[0] = 0x7f, [1] = 0x03, [24] = 0x80, [25] = 0x1f,
+	};
 
-	/* XSTATE_BV = 0: every component XRSTOR loads comes up in its init state */
-	fpu_area_reset(init_area, sizeof(init_area));
 	restore_area(init_area, 1);
 }
 

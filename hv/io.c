@@ -19,6 +19,8 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 	if (in) {
 		if (dev == IO_UART)
 			value = vuart_read(&v->part->uart, port);
+		else if (port == 0x92)
+			value = v->part->port92;
 		else
 			value = io_float();	/* no device: the bus floats high */
 		if (size == 1)
@@ -37,7 +39,8 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 				return EXIT_POWEROFF;
 			break;
 		case IO_RESET:
-			x->stop_detail = io_reset_write(port, (uint8_t)v->arch.regs.rax);
+			x->stop_detail = io_reset_write(port, (uint8_t)v->arch.regs.rax,
+							&v->part->port92);
 			if (x->stop_detail)
 				return EXIT_RESET;
 			break;

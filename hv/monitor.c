@@ -28,6 +28,7 @@
 static struct console_input cin;
 static struct monitor_line line;
 static bool started;
+static bool typed;	/* a byte has come in: someone is at the console */
 
 static const char *const state_names[] = {
 	[PART_RUNNING] = "running",
@@ -214,6 +215,7 @@ void monitor_poll(void)
 	for (uint32_t n = 0; n < MONITOR_POLL_BYTES && uart_getc(&b); n++) {
 		struct cin_result r = console_input_byte(&cin, b);
 
+		typed = true;
 		switch (r.kind) {
 		case CIN_BYTE:
 			if (r.target < partition_count)
@@ -235,24 +237,30 @@ void monitor_poll(void)
 
 int monitor_focus(void)
 {
-	return started ? (int)cin.focus : 0;
+	return typed ? (int)cin.focus : -1;
 }
 
+/*
+ * The bit is cleared before the requests are looked at: one the monitor
+ * stores meanwhile sets it again. A shared core's bit is set again while
+ * another of its vCPUs still has a request (it is taken in that one's window).
+ */
 bool vcpu_mode_request_take(struct vcpu *v)
 {
-	uint32_t want = __atomic_exchange_n(&v->mode_request, 0, __ATOMIC_ACQ_REL);
 	struct pcpu *c = v->pcpu;
+	uint32_t want;
 	bool others = false;
 
-	/* a shared core's bit stays while another of its vCPUs still has a request */
+	__atomic_fetch_and(&c->mailbox, ~MAILBOX_MODE, __ATOMIC_ACQ_REL);
+	want = __atomic_exchange_n(&v->mode_request, 0, __ATOMIC_ACQ_REL);
 	for (uint32_t k = 0; c->shared && k < c->slot_count; k++)
 		others |= __atomic_load_n(&c->slots[k]->mode_request, __ATOMIC_ACQUIRE) != 0;
-	if (!others)
-		__atomic_fetch_and(&c->mailbox, ~MAILBOX_MODE, __ATOMIC_ACQ_REL);
+	if (others)
+		__atomic_fetch_or(&c->mailbox, MAILBOX_MODE, __ATOMIC_ACQ_REL);
 	if (!want)
 		return false;
+	/* refused (an interrupt in service): the console core reports it, not this core */
 	if (vcpu_timer_mode_set(v, want - 1) != TEMPO_HC_OK)
-		log_printf(LOG_EMERG, "MONITOR_ERROR msg=\"mode: vCPU %u of '%s' is busy (an "
-			   "interrupt in service): not switched\"\n", v->index, v->part->cfg->name);
+		__atomic_store_n(&v->mode_busy, true, __ATOMIC_RELEASE);
 	return true;
 }

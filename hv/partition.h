@@ -108,6 +108,7 @@ struct vcpu {
 	volatile bool restarted;
 	uint32_t left_gen;	/* generation + 1 of the incarnation it last left; 0: none */
 	volatile uint32_t mode_request;	/* the monitor's timer mode + 1; 0: none */
+	volatile bool mode_busy;	/* that switch was refused: the console core says so */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
 	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
 	uint64_t pv_seen;		/* the last `next` the hypervisor took */
@@ -143,19 +144,31 @@ struct partition {
 	bool linux_boot;
 	uint32_t vcpu_count;
 	struct vcpu *vcpus[MAX_VCPUS_PER_PART];
-	volatile uint32_t state;	/* enum partition_state */
+	/*
+	 * Its state, and its incarnations so far (one more at each restart),
+	 * read and published together as one word (run): a core must never
+	 * pair a new generation with the old instance's state (vcpu_note_end).
+	 * Changes of state alone are 32-bit CASes on state.
+	 */
+	union {
+		struct {
+			volatile uint32_t state;	/* enum partition_state */
+			volatile uint32_t generation;
+		};
+		volatile uint64_t run;
+	};
 	volatile uint32_t vcpus_done;	/* vCPUs that have left for good */
 	int64_t exit_code;		/* from TEMPO_HC_SHUTDOWN */
 	/* its end, reported by the console core after the partition's last words */
 	char end_report[480];
 	volatile bool end_report_pending;
 	struct vuart uart;
+	uint8_t port92;		/* system control port A as the guest last wrote it */
 	/* restarts (hv/partition_stop.c): all of them, and those in the limit's window */
 	uint32_t restarts;
 	uint32_t window_restarts;
 	uint64_t window_start_tsc;
 	volatile uint32_t rebuilding;	/* a core has claimed its rebuild */
-	volatile uint32_t generation;	/* incarnations so far: one more at each restart */
 };
 
 /* Has @p ended for good? STOPPED and SHUTDOWN are final: they never change. */

@@ -242,17 +242,18 @@ static void apic_quiesce(void)
 }
 
 /*
- * The generation is read before the state: a rebuild publishes its new
- * generation before PART_RUNNING, so a stop seen here belongs to the
- * generation read or a later one, never to the one @v has already left.
+ * State and generation in one load: a rebuild publishes PART_RUNNING with
+ * the new generation in one store, so a stop seen here is the stop of the
+ * generation it came with, and a vCPU that left that one is not counted
+ * twice.
  */
 bool vcpu_note_end(struct vcpu *v)
 {
 	struct partition *p = v->part;
-	uint32_t gen = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE);
+	uint64_t run = __atomic_load_n(&p->run, __ATOMIC_ACQUIRE);
+	uint32_t gen = (uint32_t)(run >> 32);
 
-	if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PART_RUNNING ||
-	    v->left_gen == gen + 1)
+	if ((uint32_t)run == PART_RUNNING || v->left_gen == gen + 1)
 		return false;
 	v->state = VCPU_STOPPED;
 	v->left_gen = gen + 1;
@@ -270,9 +271,10 @@ void vcpu_leave(struct vcpu *v)
 	/*
 	 * A shared core: an inject-mode deadline that fired before the
 	 * disarm sits in the IRR as the hypervisor's vector; take it here,
-	 * or the next vCPU's entry would credit it to that vCPU.
+	 * or the next vCPU's entry would credit it to that vCPU. A restart
+	 * alike: nothing of the old instance's IRR reaches the new one.
 	 */
-	if (c->shared)
+	if (c->shared || !partition_final(p))
 		asm volatile("sti; nop; nop; cli" ::: "memory");
 	v->state = VCPU_STOPPED;
 	/* a dedicated core keeps a restarting vCPU: it starts it again (hv_pcpu_loop) */
@@ -280,7 +282,7 @@ void vcpu_leave(struct vcpu *v)
 		c->vcpu = NULL;
 	__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
 	/* its incarnation cannot end before this vCPU has left: the generation is current */
-	v->left_gen = __atomic_load_n(&p->generation, __ATOMIC_ACQUIRE) + 1;
+	v->left_gen = (uint32_t)(__atomic_load_n(&p->run, __ATOMIC_ACQUIRE) >> 32) + 1;
 	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
 	hv_pcpu_loop();
 }
@@ -292,24 +294,59 @@ void hv_entry_failed(struct vcpu *v, uint32_t error, const char *name)
 	partition_stop(v, "vm_entry_failed", error, name);
 }
 
+static bool rebuild_due(struct partition *p)
+{
+	return __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PART_RESTARTING &&
+	       __atomic_load_n(&p->vcpus_done, __ATOMIC_ACQUIRE) == p->vcpu_count &&
+	       !__atomic_load_n(&p->end_report_pending, __ATOMIC_ACQUIRE);
+}
+
 /*
- * A restart, on a core with console duty (never in a guest's exit): once
- * every vCPU of the partition has left and its end is reported, one core
- * claims it, rebuilds it (hv/build.c) and lets its vCPUs go again on the
- * same CPUs. A rebuild that fails (it cannot, from the same pristine
- * modules, unless memory was corrupted) stops the partition for good.
+ * Who may rebuild @p: a core that runs no partition, or one of @p's own
+ * dedicated cores; no other partition's core, whose guest the rebuild would
+ * hold up. A partition that has neither (only shared cores, and every core
+ * busy) is rebuilt by one of its shared cores, at the cost of that core's
+ * other windows while it lasts (docs/operating.md).
+ */
+static bool may_rebuild(const struct pcpu *c, const struct partition *p)
+{
+	bool own_dedicated = false, free_core = false;
+
+	if (!c->shared)
+		return !c->vcpu || c->vcpu->part == p;
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		own_dedicated |= !p->vcpus[i]->pcpu->shared;
+	for (uint32_t i = 0; i < pcpu_count; i++)
+		free_core |= !pcpus[i].shared && !pcpus[i].vcpu && smp_cpus[i].state == CPU_ONLINE;
+	for (uint32_t k = 0; !own_dedicated && !free_core && k < c->slot_count; k++)
+		if (c->slots[k]->part == p)
+			return true;
+	return false;
+}
+
+/*
+ * A restart, in root mode outside any guest's exit: once every vCPU of the
+ * partition has left and its end is reported, one core claims it, rebuilds
+ * it (hv/build.c) and lets its vCPUs go again on the same CPUs. A rebuild
+ * that fails (it cannot, from the same pristine modules, unless memory was
+ * corrupted) stops the partition for good.
  */
 void partition_restart_poll(void)
 {
+	struct pcpu *c = this_pcpu();
+
 	for (uint32_t i = 0; i < partition_count; i++) {
 		struct partition *p = &partitions[i];
 		char err[160];
 
-		if (__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) != PART_RESTARTING ||
-		    __atomic_load_n(&p->vcpus_done, __ATOMIC_ACQUIRE) != p->vcpu_count ||
-		    __atomic_load_n(&p->end_report_pending, __ATOMIC_ACQUIRE) ||
+		if (!rebuild_due(p) || !may_rebuild(c, p) ||
 		    __atomic_exchange_n(&p->rebuilding, 1, __ATOMIC_ACQ_REL))
 			continue;
+		/* another core may have rebuilt it between the check and the claim */
+		if (!rebuild_due(p)) {
+			__atomic_store_n(&p->rebuilding, 0, __ATOMIC_RELEASE);
+			continue;
+		}
 		if (partition_rebuild(p, err, sizeof(err))) {
 			log_err("Partition '%s': restart failed: %s\n", p->cfg->name, err);
 			fmt_snprintf(p->end_report, sizeof(p->end_report),
@@ -320,8 +357,8 @@ void partition_restart_poll(void)
 			__atomic_store_n(&p->state, PART_STOPPED, __ATOMIC_RELEASE);
 		} else {
 			__atomic_store_n(&p->vcpus_done, 0, __ATOMIC_RELEASE);
-			__atomic_store_n(&p->generation, p->generation + 1, __ATOMIC_RELEASE);
-			__atomic_store_n(&p->state, PART_RUNNING, __ATOMIC_RELEASE);
+			__atomic_store_n(&p->run, (uint64_t)(p->generation + 1) << 32 | PART_RUNNING,
+					 __ATOMIC_RELEASE);
 		}
 		__atomic_store_n(&p->rebuilding, 0, __ATOMIC_RELEASE);
 	}

@@ -168,7 +168,9 @@ void hv_pcpu_loop(void)
 					c->vcpu = NULL;
 				__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
 			} else if (__atomic_load_n(&v->part->state, __ATOMIC_ACQUIRE) != PART_RUNNING) {
-				/* left for a restart: the rebuild sets it going again */
+				/* left for a restart: the rebuild sets it going again, or failed */
+				if (partition_final(v->part))
+					c->vcpu = NULL;
 			} else if (v->state == VCPU_RUNNING) {
 				start_vcpu(c, v);
 			} else if (v->state == VCPU_WAIT_SIPI &&
@@ -179,7 +181,7 @@ void hv_pcpu_loop(void)
 		}
 		if (c->console)
 			console_drain_all(false);
-		if (partitions_go && c->console)
+		if (partitions_go)
 			partition_restart_poll();
 		if (partitions_go && (c->console || !c->vcpu))
 			end_run_if_done();

@@ -12,6 +12,7 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
+#include "hv/exit.h"
 #include "hv/fpu.h"
 #include "hv/partition.h"
 #include "hv/platform.h"
@@ -118,6 +119,7 @@ void vcpu_restart_cpu(struct vcpu *v)
 	if (spec_plan.spec_ctrl)
 		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
 	fpu_reset_core();
+	x2apic_give_back();
 	x2apic_eoi_all();
 }
 
@@ -154,7 +156,7 @@ void shared_core_loop(struct pcpu *c)
 			slot_runnable(c->slots[k]);	/* notice stopped partitions */
 		if (c->console)
 			console_drain_all(false);
-		if (partitions_go && c->console)
+		if (partitions_go)
 			partition_restart_poll();
 		if (partitions_go)
 			end_run_if_done();

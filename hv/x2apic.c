@@ -344,6 +344,21 @@ static const uint32_t shadowed_lvts[VLAPIC_LVT_SHADOWS] = {
  * the hardware were checked and filtered when written; wrmsr_safe all the
  * same, since a CPU may lack an LVT (CMCI, thermal).
  */
+/*
+ * The hardware is Tempo's again: TPR 0, the count-down timer stopped, every
+ * LVT the guest may have programmed masked, and Tempo's spurious vector (a
+ * guest's SVR vector of 0xee would make every spurious interrupt a timer
+ * fire). Also for a restarted partition's core, whatever its old mode was.
+ */
+void x2apic_give_back(void)
+{
+	wrmsr(X2APIC_TPR, 0);
+	wrmsr(X2APIC_TIMER_ICR, 0);
+	for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
+		wrmsr_safe(shadowed_lvts[i], APIC_LVT_MASKED);
+	wrmsr(X2APIC_SVR, APIC_SVR_ENABLE | TRAP_SPURIOUS_VECTOR);
+}
+
 void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode)
 {
 	struct vlapic *l = &v->vt.vlapic;
@@ -351,20 +366,11 @@ void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode)
 
 	if (timer_mode(old_mode)->owns_lapic) {
 		vlapic_set_tpr(l, (uint8_t)rdmsr(X2APIC_TPR));
-		wrmsr(X2APIC_TPR, 0);
-		wrmsr(X2APIC_TIMER_ICR, 0);
 		l->svr = (uint32_t)rdmsr(X2APIC_SVR);
 		for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
-			if (rdmsr_safe(shadowed_lvts[i], &value)) {
+			if (rdmsr_safe(shadowed_lvts[i], &value))
 				l->lvt[i] = (uint32_t)value;
-				wrmsr_safe(shadowed_lvts[i], APIC_LVT_MASKED);
-			}
-		/*
-		 * The hardware is Tempo's again: its spurious vector (a guest's
-		 * SVR vector of 0xee would make every spurious interrupt a timer
-		 * fire) and every LVT the guest programmed masked.
-		 */
-		wrmsr(X2APIC_SVR, APIC_SVR_ENABLE | TRAP_SPURIOUS_VECTOR);
+		x2apic_give_back();
 	} else if (timer_mode(v->vt.mode)->owns_lapic) {
 		wrmsr(X2APIC_TPR, l->tpr);
 		wrmsr_safe(X2APIC_SVR, l->svr & 0x11ff);

@@ -14,7 +14,11 @@
 #   LINUX_TIMER_IRQS events=N   (CPU 0's local timer interrupts during cyclictest)
 #   LINUX_CYCLICTEST loops=N min_us=A avg_us=B max_us=C
 #   LINUX_DONE
-# then powers the machine off. cyclictest_loops=N on the kernel command line
+# then powers the machine off, or with shell=ttyS0 on the command line starts
+#   LINUX_SHELL tty=ttyS0
+# and an interactive busybox shell on /dev/ttyS0 (the operator's console, see
+# docs/operating.md), again after each exit; "poweroff -f" there ends it.
+# cyclictest_loops=N on the kernel command line
 # sets cyclictest's loop count (default 1000; 0 skips cyclictest). It runs as
 # "cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l N" (rt-tests 2.x dropped -n:
 # clock_nanosleep is its only mode).
@@ -38,9 +42,11 @@ say() {
 }
 
 loops=1000
+shell=
 for word in $(cat /proc/cmdline); do
 	case $word in
 	cyclictest_loops=*) loops=${word#cyclictest_loops=} ;;
+	shell=*) shell=${word#shell=} ;;
 	esac
 done
 case $loops in
@@ -80,6 +86,18 @@ if [ "$loops" -gt 0 ]; then
 	fi
 fi
 say "LINUX_DONE"
+case $shell in
+tty[A-Za-z]*[0-9])
+	if [ -c "/dev/$shell" ]; then
+		say "LINUX_SHELL tty=$shell"
+		# a session of its own with the tty as its controlling terminal
+		while :; do
+			setsid sh -c "exec sh -i < /dev/$shell > /dev/$shell 2>&1"
+		done
+	fi
+	say "LINUX_SHELL_FAILED tty=$shell (no such device)"
+	;;
+esac
 sync
 poweroff -f
 # poweroff -f returns only if the kernel could not power off.

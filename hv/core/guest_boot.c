@@ -21,6 +21,7 @@
  */
 #include "hv/core/guest_boot.h"
 #include "hv/core/io_policy.h"
+#include "hv/core/vuart.h"
 #include "hv/lib/lib.h"
 
 #include <stdbool.h>
@@ -269,7 +270,16 @@ static void put_str(struct wr *w, const char *s)
  * The DSDT's AML (ACPI 6.5 20.2): Name (_S5, Package () {5, 5, 0, 0}) at the
  * root, the S5 sleep type for both sleep type registers (Linux writes the
  * first, SLP_TYPa, as SLP_TYP to the sleep control register); the two zeroes
- * are reserved.
+ * are reserved. Then the virtual 16550 as a PNP0501 device with its ports
+ * and no interrupt (6.4.2.5 I/O port descriptor): Linux's 8250 driver takes
+ * it as ttyS0 with IRQ 0, which it polls, where the legacy port it would
+ * otherwise assume has IRQ 4, which no interrupt controller here raises.
+ *
+ *   Device (\_SB.COM1) {
+ *       Name (_HID, EisaId ("PNP0501"))
+ *       Name (_UID, 1)
+ *       Name (_CRS, ResourceTemplate () { IO (Decode16, 0x3F8, 0x3F8, 1, 8) })
+ *   }
  */
 static const uint8_t dsdt_aml[] = {
 	0x08,			/* NameOp */
@@ -281,7 +291,20 @@ static const uint8_t dsdt_aml[] = {
 	0x0a, GUEST_ACPI_S5_SLP_TYP,	/* BytePrefix 5: SLP_TYPb */
 	0x00,			/* ZeroOp: reserved */
 	0x00,			/* ZeroOp: reserved */
+	0x5b, 0x82,		/* DeviceOp */
+	0x2e,			/* PkgLength: 46 bytes, this one included */
+	'\\', 0x2e, '_', 'S', 'B', '_', 'C', 'O', 'M', '1',	/* \_SB.COM1 (RootChar, DualNamePrefix) */
+	0x08, '_', 'H', 'I', 'D',	/* NameOp _HID */
+	0x0c, 0x41, 0xd0, 0x05, 0x01,	/* DWordPrefix EisaId ("PNP0501") = 0x0105D041 */
+	0x08, '_', 'U', 'I', 'D', 0x01,	/* NameOp _UID OneOp */
+	0x08, '_', 'C', 'R', 'S',	/* NameOp _CRS */
+	0x11, 0x0d, 0x0a, 0x0a,		/* BufferOp, PkgLength 13, BytePrefix size 10 */
+	0x47, 0x01,			/* I/O port descriptor, 16-bit decode */
+	VUART_BASE & 0xff, VUART_BASE >> 8, VUART_BASE & 0xff, VUART_BASE >> 8,	/* min, max */
+	0x01, VUART_PORTS,		/* alignment 1, length 8 */
+	0x79, 0x00,			/* End Tag, checksum 0: "treat as valid" */
 };
+_Static_assert(sizeof(dsdt_aml) == 14 + 3 + 45, "the device's PkgLength is 46");
 
 /* The standard 36-byte header; length and checksum are patched by acpi_end(). */
 static uint64_t acpi_begin(struct wr *w, const char sig[4], uint8_t revision)
@@ -394,7 +417,7 @@ static uint64_t dsdt_emit(struct wr *w)
 /*
  * Layout from GUEST_ACPI_GPA, each 16-aligned after the previous: RSDP
  * (36), RSDT (40), XSDT (44), MADT (44 + 8 or 16 per CPU), and with a PM
- * port the RSDT (44) and XSDT (52) list a second table and the DSDT (50) and
+ * port the RSDT (44) and XSDT (52) list a second table and the DSDT (98) and
  * FADT (276) follow the MADT. Inside the BIOS area so a multiboot1 guest
  * finds the RSDP by the usual scan of 0xE0000-0xFFFFF (ACPI 6.5 5.2.5.1).
  * Each table's address is patched into the one pointing at it once it is

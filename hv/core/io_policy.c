@@ -25,14 +25,18 @@ static const struct io_rule rules[] = {
 	  "reset control (the FADT's reset register): bit 2 (CPU reset) resets" },
 };
 
-const char *io_reset_write(uint16_t port, uint8_t value)
+const char *io_reset_write(uint16_t port, uint8_t value, uint8_t *port92)
 {
+	uint8_t old;
+
 	switch (port) {
 	case 0x64:
 		/* 0xF0-0xFF pulse the output port's low bits; bit 0 clear pulses reset */
 		return (value & 0xf1) == 0xf0 ? "keyboard controller, port 0x64" : NULL;
 	case 0x92:
-		return value & 1 ? "fast reset, port 0x92" : NULL;
+		old = *port92;
+		*port92 = value;
+		return !(old & 1) && (value & 1) ? "fast reset, port 0x92" : NULL;
 	case IO_RESET_PORT:
 		return value & 4 ? "reset control, port 0xcf9" : NULL;
 	}

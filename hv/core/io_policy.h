@@ -37,9 +37,14 @@ static inline uint32_t io_float(void)
 
 /*
  * A write to an IO_RESET port that resets a PC, named for the report
- * (and the FADT's reset register, 0xCF9 = 0x06): else NULL.
+ * (and the FADT's reset register, 0xCF9 = 0x06): else NULL. Port 0x92
+ * keeps what was written in *@port92 (reads return it): its bit 0 resets
+ * when it goes from 0 to 1, as on a chipset, so the common "read, set A20,
+ * write back" does not.
  */
-const char *io_reset_write(uint16_t port, uint8_t value);
+const char *io_reset_write(uint16_t port, uint8_t value, uint8_t *port92);
+
+#define IO_PORT92_RESET	0x02	/* system control port A at reset: A20 on */
 
 #define IO_RESET_PORT	0xcf9	/* the FADT's RESET_REG */
 #define IO_RESET_VALUE	0x06	/* RESET_VALUE: CPU reset, hard */

@@ -3,7 +3,7 @@
 # for linux_line) after tests/emu/tests.sh, whose helpers they use. They need build/linux (make linux-image, which
 # fetches Debian's PREEMPT_RT kernel, busybox-static and rt-tests).
 
-LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd"
+LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell"
 
 # linux_line OUT KEY: the rest of the guest's "KEY ..." line. The init prints
 # them through the kernel log, so a time stamp comes first, and under Tempo
@@ -63,4 +63,23 @@ test_linux_no_initrd() {
 		return 1
 	need "$1" "^ERROR: .*image 'linux' is a Linux kernel and needs an initrd" "missing initrd refused" &&
 		! serial "$1" | grep '^\[rt\]' > /dev/null || { echo "a guest ran"; return 1; }
+}
+
+# An operator at the serial console (tests/emu/linux-shell.script): the busybox
+# shell on the Linux partition's ttyS0 runs commands and answers; the monitor
+# lists and restarts the partition; the same kernel boots again from its
+# pristine modules and its shell answers again; poweroff ends it. The latency
+# guest beside it, 150 s of 1 ms events, loses none and stays at its quiet 0.
+test_linux_shell() {
+	local line
+	console_run "$1" tests/emu/linux-shell.script 1500 --cpus 3 --mem 512 \
+		--iso "$TEST_ISO_DIR/linux-shell.iso" --expect ok || return 1
+	[ "$(count_lines "$1" '^\[linux\] .*LINUX_INIT cpus=1$')" -eq 2 ] ||
+		{ echo "Linux did not reach init twice"; return 1; }
+	need "$1" '^PARTITION_END name=linux state=shutdown exit_code=0 restarts=1$' \
+		"linux ended by its poweroff after one restart" &&
+		rtbench_clean "$1" 150000 || return 1
+	line=$(rtbench_line "$1" rt)
+	[ "$(kv "$line" lat_max_ticks)" -le 10 ] || { echo "rt disturbed: $line"; return 1; }
+	echo "linux shell: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers, rt max $(kv "$line" lat_max_ticks) ticks"
 }

@@ -317,18 +317,27 @@ test_bochs_restart() {
 # into it (a partition's line, the monitor's commands and errors, a restart,
 # a flood) and writes serial.txt. The real-time partition beside it loses
 # nothing and stays within 10 ticks of the 0 it measures alone.
-test_bochs_console_input() {
-	local port drv line
+# console_run OUT SCRIPT TIMEOUT RUN_SH_ARGS...: Bochs with COM1 on a loopback
+# socket that tests/emu/console_drive.py types SCRIPT into; every step must pass
+console_run() {
+	local out=$1 script=$2 limit=$3 port drv
+	shift 3
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
 		{ echo "no free loopback port"; return 1; }
-	mkdir -p "$1"
-	rm -f "$1/serial.done" "$1/drive.txt"
-	timeout 400 python3 tests/emu/console_drive.py "$port" "$1" tests/emu/console.script &
+	mkdir -p "$out"
+	rm -f "$out/serial.done" "$out/drive.txt"
+	timeout $((limit + 60)) python3 tests/emu/console_drive.py "$port" "$out" "$script" &
 	drv=$!
-	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/console.iso" --expect ok --timeout 300 \
-		--com1-socket "$port" || { wait $drv; grep 'ok=0' "$1/drive.txt"; return 1; }
-	wait $drv || { grep 'ok=0' "$1/drive.txt"; return 1; }
-	grep -q '^DRIVE done ok=1$' "$1/drive.txt" || { echo "the console script did not finish"; return 1; }
+	bochs "$out" --timeout "$limit" --com1-socket "$port" "$@" ||
+		{ wait $drv; grep 'ok=0' "$out/drive.txt"; return 1; }
+	wait $drv || { grep 'ok=0' "$out/drive.txt"; return 1; }
+	grep -q '^DRIVE done ok=1$' "$out/drive.txt" || { echo "the console script did not finish"; return 1; }
+}
+
+test_bochs_console_input() {
+	local line
+	console_run "$1" tests/emu/console.script 300 --cpus 4 --iso "$TEST_ISO_DIR/console.iso" \
+		--expect ok || return 1
 	rtbench_clean "$1" 20000 && ends_whole "$1" || return 1
 	line=$(rtbench_line "$1" rt)
 	[ "$(kv "$line" lat_max_ticks)" -le 10 ] ||

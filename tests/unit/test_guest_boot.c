@@ -415,6 +415,12 @@ static void test_acpi_no_pm_port_unchanged(void **state)
 /* Name (_S5, Package () {5, 5, 0, 0}), hand-assembled (ACPI 6.5 20.2). */
 static const uint8_t s5_aml[] = {
 	0x08, '_', 'S', '5', '_', 0x12, 0x08, 0x04, 0x0a, 0x05, 0x0a, 0x05, 0x00, 0x00,
+	/* Device (\_SB.COM1) { _HID PNP0501, _UID 1, _CRS IO (Decode16, 0x3F8, 0x3F8, 1, 8) } */
+	0x5b, 0x82, 0x2e, 0x5c, 0x2e, '_', 'S', 'B', '_', 'C', 'O', 'M', '1',
+	0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x05, 0x01,
+	0x08, '_', 'U', 'I', 'D', 0x01,
+	0x08, '_', 'C', 'R', 'S', 0x11, 0x0d, 0x0a, 0x0a,
+	0x47, 0x01, 0xf8, 0x03, 0xf8, 0x03, 0x01, 0x08, 0x79, 0x00,
 };
 
 /* A GAS for an 8-bit I/O port with byte access (ACPI 6.5 5.2.3.2). */
@@ -528,11 +534,11 @@ static void test_acpi_pm_port(void **state)
 	plat.acpi_pm_port = GUEST_ACPI_PM_PORT;
 	end = check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT);
 	assert_untouched_outside(GUEST_ACPI_GPA, end);
-	/* RSDP 0, RSDT 0x30 (44), XSDT 0x60 (52), MADT 0xa0 (76), DSDT 0xf0 (50), FADT 0x130. */
+	/* RSDP 0, RSDT 0x30 (44), XSDT 0x60 (52), MADT 0xa0 (76), DSDT 0xf0 (98), FADT 0x160. */
 	assert_int_equal(ld32(GUEST_ACPI_GPA + 0x30 + 36), GUEST_ACPI_GPA + 0xa0);
-	assert_int_equal(ld32(GUEST_ACPI_GPA + 0x30 + 40), GUEST_ACPI_GPA + 0x130);
-	assert_int_equal(ld64(GUEST_ACPI_GPA + 0x130 + 140), GUEST_ACPI_GPA + 0xf0);
-	assert_int_equal(end, GUEST_ACPI_GPA + 0x130 + 276);
+	assert_int_equal(ld32(GUEST_ACPI_GPA + 0x30 + 40), GUEST_ACPI_GPA + 0x160);
+	assert_int_equal(ld64(GUEST_ACPI_GPA + 0x160 + 140), GUEST_ACPI_GPA + 0xf0);
+	assert_int_equal(end, GUEST_ACPI_GPA + 0x160 + 276);
 	/* The multiboot2 RSDP tag copies the same RSDP. */
 	info = guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA);
 	assert_int_equal(info, GUEST_INFO_GPA);

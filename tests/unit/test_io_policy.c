@@ -49,6 +49,8 @@ static void test_devices(void **state)
 /* The writes that reset a PC, and the ones beside them that do not. */
 static void test_reset_writes(void **state)
 {
+	uint8_t p92 = IO_PORT92_RESET;
+
 	(void)state;
 	assert_int_equal(io_rule_find(0x64)->device, IO_RESET);
 	assert_int_equal(io_rule_find(0x92)->device, IO_RESET);
@@ -56,22 +58,29 @@ static void test_reset_writes(void **state)
 	assert_int_equal(io_rule_find(0x60)->device, IO_NONE);
 	assert_int_equal(io_rule_find(0xcf8)->device, IO_NONE);
 	assert_int_equal(io_rule_find(0xcfa)->device, IO_NONE);
-	assert_non_null(io_reset_write(0xcf9, 0x06));	/* Linux: hard reset */
-	assert_non_null(io_reset_write(0xcf9, 0x0e));	/* full reset */
-	assert_non_null(io_reset_write(0xcf9, 0x04));
-	assert_null(io_reset_write(0xcf9, 0x02));	/* SYS_RST alone only arms it */
-	assert_null(io_reset_write(0xcf9, 0x00));
-	assert_non_null(io_reset_write(0x64, 0xfe));	/* pulse the reset line */
-	assert_non_null(io_reset_write(0x64, 0xf0));
-	assert_null(io_reset_write(0x64, 0xff));	/* pulse nothing */
-	assert_null(io_reset_write(0x64, 0xd1));	/* write output port: a command */
-	assert_null(io_reset_write(0x64, 0xad));
-	assert_non_null(io_reset_write(0x92, 0x01));
-	assert_non_null(io_reset_write(0x92, 0x03));
-	assert_null(io_reset_write(0x92, 0x02));	/* A20 only */
-	assert_null(io_reset_write(0x80, 0xfe));	/* POST code: no device */
+	assert_non_null(io_reset_write(0xcf9, 0x06, &p92));	/* Linux: hard reset */
+	assert_non_null(io_reset_write(0xcf9, 0x0e, &p92));	/* full reset */
+	assert_non_null(io_reset_write(0xcf9, 0x04, &p92));
+	assert_null(io_reset_write(0xcf9, 0x02, &p92));	/* SYS_RST alone only arms it */
+	assert_null(io_reset_write(0xcf9, 0x00, &p92));
+	assert_non_null(io_reset_write(0x64, 0xfe, &p92));	/* pulse the reset line */
+	assert_non_null(io_reset_write(0x64, 0xf0, &p92));
+	assert_null(io_reset_write(0x64, 0xff, &p92));	/* pulse nothing */
+	assert_null(io_reset_write(0x64, 0xd1, &p92));	/* write output port: a command */
+	assert_null(io_reset_write(0x64, 0xad, &p92));
+	/* port 0x92: only a 0 -> 1 change of bit 0 resets; the value reads back */
+	assert_null(io_reset_write(0x92, 0x02, &p92));	/* A20 only */
+	assert_int_equal(p92, 0x02);
+	assert_non_null(io_reset_write(0x92, 0x03, &p92));
+	assert_null(io_reset_write(0x92, 0x03, &p92));	/* already 1: no edge */
+	assert_null(io_reset_write(0x92, 0x02, &p92));
+	assert_non_null(io_reset_write(0x92, 0x01, &p92));
+	p92 = IO_PORT92_RESET;
+	/* the fast-A20 idiom on the reset value: read, OR 2, write back */
+	assert_null(io_reset_write(0x92, (uint8_t)(p92 | 2), &p92));
+	assert_null(io_reset_write(0x80, 0xfe, &p92));	/* POST code: no device */
 	assert_int_equal(IO_RESET_PORT, 0xcf9);
-	assert_non_null(io_reset_write(IO_RESET_PORT, IO_RESET_VALUE));
+	assert_non_null(io_reset_write(IO_RESET_PORT, IO_RESET_VALUE, &p92));
 }
 
 int main(void)
