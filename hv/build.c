@@ -451,8 +451,9 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 	 * Every core runs a guest: each drains the rings on its own exits when
 	 * no other core is at it. That puts console work on guest cores.
 	 */
-	log_warn("every CPU runs a partition: consoles are drained on guest exits, which "
-		 "adds to their latency; leave one CPU free for real-time use\n");
+	log_warn("every CPU runs a partition: consoles are drained, and console input and the "
+		 "monitor served, on guest exits, which adds to their latency; leave one CPU "
+		 "free for real-time use\n");
 	for (uint32_t c = 0; c < pcpu_count; c++)
 		pcpus[c].console = true;
 	return 0;

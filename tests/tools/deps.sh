@@ -14,6 +14,7 @@ packages=(
 	dpkg-dev				# make deb: dpkg-shlibdeps
 	bsdutils coreutils			# script(1), timeout(1)
 	python3-matplotlib			# tests/bench/plot.py (make bench)
+	python3					# tests/emu/console_drive.py (console input tests)
 )
 
 missing=()
