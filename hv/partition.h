@@ -17,6 +17,7 @@
 #include "arch/x86/vmx_defs.h"
 #include "hv/core/config.h"
 #include "hv/core/hypercall_abi.h"
+#include "hv/core/restart.h"
 #include "hv/core/sched.h"
 #include "hv/core/timer.h"
 #include "hv/core/vuart.h"
@@ -166,8 +167,7 @@ struct partition {
 	uint8_t port92;		/* system control port A as the guest last wrote it */
 	/* restarts (hv/partition_stop.c): all of them, and those in the limit's window */
 	uint32_t restarts;
-	uint32_t window_restarts;
-	uint64_t window_start_tsc;
+	struct restart_window window;
 	volatile uint32_t rebuilding;	/* a core has claimed its rebuild */
 };
 

@@ -9,6 +9,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "hv/core/restart.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/log.h"
 #include "hv/platform.h"
@@ -40,71 +41,38 @@ static void report_end(struct partition *p)
 		console_drain_all(true);
 }
 
-enum end_kind {
-	END_FAILURE,	/* Tempo stopped it (a PARTITION_STOP reason) */
-	END_REQUEST,	/* the guest shut down or powered off */
-	END_RESET,	/* the guest asked for a reset */
-};
-
-/*
- * Does this end restart @p (config restart, restart_limit,
- * restart_window_s)? Pure: only the core whose state change wins commits
- * the window's count (commit_restart). *window_new: the limit's window
- * starts again now.
- */
-static bool restart_due(const struct partition *p, enum end_kind kind, uint64_t now,
-			bool *window_new)
-{
-	const struct partition_config *pc = p->cfg;
-	uint64_t window_tsc = (uint64_t)pc->restart_window_s * platform.tsc_hz;
-
-	*window_new = !p->restarts || (window_tsc && now - p->window_start_tsc >= window_tsc);
-	if (pc->restart == RESTART_NEVER || (kind == END_REQUEST && pc->restart != RESTART_ALWAYS))
-		return false;
-	return *window_new || p->window_restarts < pc->restart_limit;
-}
-
-static void commit_restart(struct partition *p, uint64_t now, bool window_new)
-{
-	if (window_new) {
-		p->window_start_tsc = now;
-		p->window_restarts = 0;
-	}
-	p->window_restarts++;
-	p->restarts++;
-}
-
 /*
  * Move @p from running to its end (@final: STOPPED or SHUTDOWN) or to a
  * restart. One caller wins; it formats the report. Returns false if @p had
  * already left PART_RUNNING (another vCPU or the monitor was first).
  */
-static bool end_partition(struct partition *p, enum end_kind kind, uint32_t final,
+static bool end_partition(struct partition *p, enum restart_end kind, uint32_t final,
 			  const char *reason, const char *report)
 {
 	uint64_t now = rdtsc();
-	bool window_new, restart = restart_due(p, kind, now, &window_new);
+	struct restart_verdict v = restart_decide(p->cfg, &p->window, kind, now, platform.tsc_hz);
 	uint32_t expected = PART_RUNNING;
-	uint32_t to = restart ? PART_RESTARTING : final;
+	uint32_t to = v.restart ? PART_RESTARTING : final;
 	const struct partition_config *pc = p->cfg;
 
 	if (!__atomic_compare_exchange_n(&p->state, &expected, to, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return false;
-	if (restart) {
-		commit_restart(p, now, window_new);
+	if (v.restart) {
+		restart_commit(&p->window, v, now);
+		p->restarts++;
 		fmt_snprintf(p->end_report, sizeof(p->end_report),
 			     "PARTITION_RESTART name=%s reason=%s count=%u limit=%u window_s=%u\n",
 			     pc->name, reason, p->restarts, pc->restart_limit,
 			     pc->restart_window_s);
-	} else if (pc->restart != RESTART_NEVER && kind != END_REQUEST) {
+	} else if (pc->restart != RESTART_NEVER && kind != RESTART_END_REQUEST) {
 		char within[24] = "in this run";
 
 		if (pc->restart_window_s)
 			fmt_snprintf(within, sizeof(within), "within %u s", pc->restart_window_s);
 		fmt_snprintf(p->end_report, sizeof(p->end_report),
 			     "Partition '%s': restart limit reached (%u restarts %s), not "
-			     "restarted\n%s", pc->name, p->window_restarts, within, report);
+			     "restarted\n%s", pc->name, p->window.count, within, report);
 	} else {
 		fmt_snprintf(p->end_report, sizeof(p->end_report), "%s", report);
 	}
@@ -127,7 +95,7 @@ void partition_stop(struct vcpu *v, const char *reason, uint64_t qual, const cha
 	char line[320];
 
 	stop_line(line, sizeof(line), p, v, reason, qual, detail);
-	if (end_partition(p, END_FAILURE, PART_STOPPED, reason, line))
+	if (end_partition(p, RESTART_END_FAILURE, PART_STOPPED, reason, line))
 		kick_partition(p, v);
 	vcpu_leave(v);
 }
@@ -139,7 +107,7 @@ void partition_reset(struct vcpu *v, const char *how)
 
 	fmt_snprintf(detail, sizeof(detail), "the guest asked for a reset (%s)", how);
 	stop_line(line, sizeof(line), p, v, "reset", 0, detail);
-	if (end_partition(p, END_RESET, PART_STOPPED, "reset", line))
+	if (end_partition(p, RESTART_END_RESET, PART_STOPPED, "reset", line))
 		kick_partition(p, v);
 	vcpu_leave(v);
 }
@@ -180,7 +148,7 @@ static __attribute__((noreturn)) void end_by_request(struct vcpu *v, int64_t cod
 
 	fmt_snprintf(line, sizeof(line), "Partition '%s' %s (exit code %ld)\n", p->cfg->name,
 		     how, code);
-	if (end_partition(p, END_REQUEST, PART_SHUTDOWN, reason, line)) {
+	if (end_partition(p, RESTART_END_REQUEST, PART_SHUTDOWN, reason, line)) {
 		p->exit_code = code;
 		kick_partition(p, v);
 	}
