@@ -19,8 +19,8 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 	if (in) {
 		if (dev == IO_UART)
 			value = vuart_read(&v->part->uart, port);
-		else if (port == 0x92)
-			value = v->part->port92;
+		else if (port == 0x92)	/* its latch; the ports above it float */
+			value = (io_float() & ~0xffu) | v->part->port92;
 		else
 			value = io_float();	/* no device: the bus floats high */
 		if (size == 1)

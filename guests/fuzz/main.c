@@ -761,6 +761,10 @@ static void gen(struct op *o)
 			if (o->a + o->b > 0x3f8 && o->a <= 0x3f8)
 				o->a = 0x3f9;
 			o->name = "out";
+			/* a PC's reset writes: Tempo ends (or restarts) the partition */
+			o->may_stop = (o->a == 0xcf9 && (o->c & 4)) ||
+				      (o->a == 0x64 && (o->c & 0xf1) == 0xf0) ||
+				      (o->a == 0x92 && (o->c & 1));
 			break;
 		}
 		break;
@@ -1111,7 +1115,11 @@ static void run_io(struct op *o)
 
 		if (r != NO_FAULT)
 			anomaly(o->name, o->a, "in_faulted_%d", r);
-		else if ((o->a > 0x3ff || o->a + o->b <= 0x3f8) && (uint32_t)x.c != ones)
+		else if (o->a == 0x92 && ((uint32_t)x.c | 0xff) != ones)
+			/* system control port A reads back its latch; the ports above float */
+			anomaly(o->name, o->a, "in%lu_read_0x%lx", o->b, x.c);
+		else if (o->a != 0x92 && (o->a > 0x3ff || o->a + o->b <= 0x3f8) &&
+			 (uint32_t)x.c != ones)
 			anomaly(o->name, o->a, "in%lu_read_0x%lx", o->b, x.c);
 	} else if (is(o, "out")) {
 		try_insn(i_out, &x);

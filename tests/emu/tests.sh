@@ -275,7 +275,8 @@ restarted() {
 
 # A partition that triple-faults 200 ms after each start is restarted up to its
 # limit and then stopped; a reset through 0xCF9 restarts (on-failure) or stops
-# (never); a clean shutdown restarts only under always. The real-time partition
+# (never); a clean shutdown restarts only under always; a partition on a shared
+# core restarts in its windows beside its neighbour. The real-time partition
 # beside them loses nothing and keeps its quiet figures: the same rtbench alone
 # (restart-quiet.cfg, same CPUs) within 10 ticks; Bochs' interleaving of its
 # CPUs moves the average by a few ticks when others are busy, and one exit costs
@@ -283,8 +284,8 @@ restarted() {
 test_bochs_restart() {
 	local q l k
 	mkdir -p "$1/quiet"
-	bochs "$1/quiet" --cpus 6 --iso "$TEST_ISO_DIR/restart-quiet.iso" --expect ok --timeout 300 &&
-		bochs "$1" --cpus 6 --iso "$TEST_ISO_DIR/restart.iso" --expect ok --timeout 300 || return 1
+	bochs "$1/quiet" --cpus 7 --iso "$TEST_ISO_DIR/restart-quiet.iso" --expect ok --timeout 300 &&
+		bochs "$1" --cpus 7 --iso "$TEST_ISO_DIR/restart.iso" --expect ok --timeout 300 || return 1
 	restarted "$1" crash triple_fault 3 &&
 		need "$1" "^Partition 'crash': restart limit reached \\(3 restarts in this run\\), not restarted$" \
 			"crash: the limit's end said" &&
@@ -302,6 +303,11 @@ test_bochs_restart() {
 		restarted "$1" once reset 0 &&
 		need "$1" '^PARTITION_STOP name=once reason=reset ' "once: a reset under never stops it" &&
 		need "$1" '^PARTITION_END name=once state=stopped exit_code=0$' "once stopped" &&
+		restarted "$1" scrash triple_fault 2 &&
+		need "$1" '^PARTITION_END name=scrash state=stopped exit_code=0 restarts=2$' \
+			"scrash: 2 restarts on its shared core" &&
+		need "$1" '^\[sgood\] hello: done$' "sgood ran on beside it" &&
+		need "$1" '^PARTITION_END name=sgood state=shutdown exit_code=0$' "sgood shut down" &&
 		rtbench_clean "$1" 10000 && rtbench_clean "$1/quiet" 10000 && ends_whole "$1" || return 1
 	q=$(rtbench_line "$1/quiet" rt) l=$(rtbench_line "$1" rt)
 	for k in lat_p99_ticks lat_max_ticks; do
