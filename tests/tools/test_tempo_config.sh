@@ -84,7 +84,11 @@ bochs=(--machine --sysroot "$machines/bochs-4cpu")
 why=""
 for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	want=0
-	case $f in */bad-syntax.cfg | */bad-cpu.cfg) want=1 ;; esac
+	case $f in
+	*/bad-syntax.cfg | */bad-cpu.cfg) want=1 ;;
+	# booted on 7 CPUs (bochs_restart); checked without a machine above
+	*/restart.cfg) continue ;;
+	esac
 	"$tool" check "${bochs[@]}" "$f" > "$work/out.txt" 2>&1
 	rc=$?
 	[ "$rc" -eq "$want" ] ||
