@@ -93,10 +93,11 @@ static bool prompt_due(uint32_t i)
 	static uint32_t len[CONFIG_MAX_PARTITIONS];
 	static uint64_t since[CONFIG_MAX_PARTITIONS];
 	uint32_t now_len = partitions[i].uart.line_len;
-	uint64_t now = rdtsc();
+	uint64_t now;
 
 	if (monitor_focus() != (int)i || !now_len)
 		return false;
+	now = rdtsc();
 	if (now_len != len[i]) {
 		len[i] = now_len;
 		since[i] = now;

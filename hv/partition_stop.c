@@ -41,6 +41,17 @@ static void report_end(struct partition *p)
 		console_drain_all(true);
 }
 
+/* One more restart of @p, and its PARTITION_RESTART line as its end report. */
+static void restart_report(struct partition *p, const char *reason)
+{
+	const struct partition_config *pc = p->cfg;
+
+	p->restarts++;
+	fmt_snprintf(p->end_report, sizeof(p->end_report),
+		     "PARTITION_RESTART name=%s reason=%s count=%u limit=%u window_s=%u\n",
+		     pc->name, reason, p->restarts, pc->restart_limit, pc->restart_window_s);
+}
+
 /*
  * Move @p from running to its end (@final: STOPPED or SHUTDOWN) or to a
  * restart. One caller wins; it formats the report. Returns false if @p had
@@ -60,11 +71,7 @@ static bool end_partition(struct partition *p, enum restart_end kind, uint32_t f
 		return false;
 	if (v.restart) {
 		restart_commit(&p->window, v, now);
-		p->restarts++;
-		fmt_snprintf(p->end_report, sizeof(p->end_report),
-			     "PARTITION_RESTART name=%s reason=%s count=%u limit=%u window_s=%u\n",
-			     pc->name, reason, p->restarts, pc->restart_limit,
-			     pc->restart_window_s);
+		restart_report(p, reason);
 	} else if (pc->restart != RESTART_NEVER && kind != RESTART_END_REQUEST) {
 		char within[24] = "in this run";
 
@@ -114,7 +121,6 @@ void partition_reset(struct vcpu *v, const char *how)
 
 bool partition_stop_request(struct partition *p, bool restart)
 {
-	const struct partition_config *pc = p->cfg;
 	uint32_t expected = PART_RUNNING;
 	char line[320];
 
@@ -123,11 +129,7 @@ bool partition_stop_request(struct partition *p, bool restart)
 		if (!__atomic_compare_exchange_n(&p->state, &expected, PART_RESTARTING, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return false;
-		p->restarts++;
-		fmt_snprintf(p->end_report, sizeof(p->end_report),
-			     "PARTITION_RESTART name=%s reason=monitor count=%u limit=%u "
-			     "window_s=%u\n", pc->name, p->restarts, pc->restart_limit,
-			     pc->restart_window_s);
+		restart_report(p, "monitor");
 	} else {
 		if (!__atomic_compare_exchange_n(&p->state, &expected, PART_STOPPED, false,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))

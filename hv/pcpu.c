@@ -162,13 +162,11 @@ void hv_pcpu_loop(void)
 			shared_core_loop(c);
 
 		if (partitions_go && v) {
-			if (vcpu_note_end(v)) {
-				/* its partition ended (or restarts) before this vCPU ran */
-				if (partition_final(v->part))
-					c->vcpu = NULL;
+			/* its partition ended, or restarts, before this vCPU ran */
+			if (vcpu_note_end(v))
 				__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
-			} else if (__atomic_load_n(&v->part->state, __ATOMIC_ACQUIRE) != PART_RUNNING) {
-				/* left for a restart: the rebuild sets it going again, or failed */
+			if (__atomic_load_n(&v->part->state, __ATOMIC_ACQUIRE) != PART_RUNNING) {
+				/* for good (or a failed rebuild); else the rebuild lets it go again */
 				if (partition_final(v->part))
 					c->vcpu = NULL;
 			} else if (v->state == VCPU_RUNNING) {

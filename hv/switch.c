@@ -47,6 +47,15 @@ static void debug_regs_restore(struct vcpu *v)
 	asm volatile("mov %0, %%dr6" : : "r"(v->dr6));
 }
 
+/* @v's MSRs, CR2 and debug registers into the core: a window's start, a restart. */
+static inline void switched_state_restore(struct vcpu *v)
+{
+	for (int i = 0; i < 6; i++)
+		wrmsr(switched_msrs[i], v->msrs[i]);
+	asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
+	debug_regs_restore(v);
+}
+
 static void switch_out(struct vcpu *v)
 {
 	struct vtimer *t = &v->vt;
@@ -84,10 +93,7 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	 * vCPU's LSTAR, KERNEL_GS_BASE, TSC_AUX and CR2 are another
 	 * partition's, and RDMSR of them does not exit.
 	 */
-	for (int i = 0; i < 6; i++)
-		wrmsr(switched_msrs[i], v->msrs[i]);
-	asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
-	debug_regs_restore(v);
+	switched_state_restore(v);
 	vcpu_trace(v, TRACE_WINDOW_IN, c->sched.cur, rdtsc());
 	fpu_switch_in(v);
 	if (spec_plan.spec_ctrl)
@@ -112,10 +118,7 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
  */
 void vcpu_restart_cpu(struct vcpu *v)
 {
-	for (int i = 0; i < 6; i++)
-		wrmsr(switched_msrs[i], v->msrs[i]);
-	asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
-	debug_regs_restore(v);
+	switched_state_restore(v);
 	if (spec_plan.spec_ctrl)
 		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
 	fpu_reset_core();
