@@ -212,13 +212,14 @@ static void to_monitor(uint8_t b)
 
 void monitor_poll(void)
 {
-	static uint64_t next_tsc;
+	static uint64_t last_tsc;
 	uint64_t now = rdtsc();
 	unsigned char b;
 
-	if (now < next_tsc)
+	/* a difference, not a deadline: a core whose TSC lags another's still polls */
+	if (last_tsc && now - last_tsc < platform.tsc_hz / 1000000 * MONITOR_POLL_US)
 		return;
-	next_tsc = now + platform.tsc_hz / 1000000 * MONITOR_POLL_US;
+	last_tsc = now;
 	if (!started) {
 		console_input_init(&cin, partition_count);
 		monitor_line_reset(&line);
