@@ -34,6 +34,7 @@ enum section {
 	SEC_HYPERVISOR,
 	SEC_PARTITION,
 	SEC_SCHEDULE,
+	SEC_CHANNEL,
 };
 
 enum part_key {
@@ -108,6 +109,11 @@ struct parser {
 	uint64_t frame_us;		/* as given there */
 	/* [schedule][window], parallel to out->schedules; only config_parse has it. */
 	struct window_ref (*refs)[CONFIG_MAX_WINDOWS];
+	struct channel_config *chan;	/* the open [channel], if sec says so */
+	uint32_t size_line;		/* 0: size not set in the open channel */
+	uint32_t doorbell_line;		/* 0: doorbell_limit not set in the open channel */
+	/* [channel][peer] names as written, resolved like the windows' (config_parse). */
+	struct span (*peer_names)[CONFIG_MAX_PEERS];
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -346,7 +352,9 @@ static int take_cpus(struct parser *ps, struct span v, uint64_t *mask)
 	}
 }
 
-static int take_memory(struct parser *ps, struct span v, uint64_t *bytes)
+/* A number of bytes with an optional K, M or G suffix (either case), as @key's value. */
+static int take_size(struct parser *ps, const char *key, const char *example, struct span v,
+		     uint64_t *bytes)
 {
 	char q[QUOTE_BUF];
 	struct span num = v;
@@ -374,11 +382,21 @@ static int take_memory(struct parser *ps, struct span v, uint64_t *bytes)
 	}
 	r = parse_u64(num, &x);
 	if (r == NUM_BAD)
-		return fail(ps, "memory: expected a size such as 512M or 0x20000000, found '%s'",
+		return fail(ps, "%s: expected a size such as %s, found '%s'", key, example,
 			    quote(q, v));
 	if (r == NUM_BIG || x > UINT64_MAX >> shift)
-		return fail(ps, "memory: '%s' is too large", quote(q, v));
-	x <<= shift;
+		return fail(ps, "%s: '%s' is too large", key, quote(q, v));
+	*bytes = x << shift;
+	return 0;
+}
+
+static int take_memory(struct parser *ps, struct span v, uint64_t *bytes)
+{
+	char q[QUOTE_BUF];
+	uint64_t x;
+
+	if (take_size(ps, "memory", "512M or 0x20000000", v, &x))
+		return -1;
 	if (!x)
 		return fail(ps, "memory: must be more than 0, found '%s'", quote(q, v));
 	if (x % CONFIG_MEM_ALIGN)
@@ -387,20 +405,31 @@ static int take_memory(struct parser *ps, struct span v, uint64_t *bytes)
 	return 0;
 }
 
-static int take_base(struct parser *ps, struct span v, uint64_t *base)
+/* A decimal or 0x address, @align aligned (4 KiB or 2 MiB), as @key's value. */
+static int take_addr(struct parser *ps, const char *key, struct span v, uint64_t align,
+		     uint64_t *addr)
 {
 	char q[QUOTE_BUF];
-	enum num_result r = parse_u64(v, base);
+	enum num_result r = parse_u64(v, addr);
 
 	if (r == NUM_BAD)
-		return fail(ps, "base: expected an address such as 0x10000000, found '%s'",
+		return fail(ps, "%s: expected an address such as 0x10000000, found '%s'", key,
 			    quote(q, v));
 	if (r == NUM_BIG)
-		return fail(ps, "base: '%s' is too large", quote(q, v));
+		return fail(ps, "%s: '%s' is too large", key, quote(q, v));
+	if (*addr % align)
+		return fail(ps, "%s: %s is not %llu %s aligned", key, quote(q, v),
+			    (unsigned long long)(align >= 1u << 20 ? align >> 20 : align >> 10),
+			    align >= 1u << 20 ? "MiB" : "KiB");
+	return 0;
+}
+
+static int take_base(struct parser *ps, struct span v, uint64_t *base)
+{
+	if (take_addr(ps, "base", v, CONFIG_MEM_ALIGN, base))
+		return -1;
 	if (!*base)
 		return fail(ps, "base: must not be 0 (leave base out to have memory carved)");
-	if (*base % CONFIG_MEM_ALIGN)
-		return fail(ps, "base: %s is not 2 MiB aligned", quote(q, v));
 	return 0;
 }
 
@@ -486,6 +515,15 @@ static int check_range(struct parser *ps)
 	return 0;
 }
 
+/* The first time @key is set in its section: note the line; a second time is refused. */
+static int set_once(struct parser *ps, uint32_t *line, const char *key)
+{
+	if (*line)
+		return fail(ps, "duplicate key '%s' (first set on line %u)", key, *line);
+	*line = ps->line;
+	return 0;
+}
+
 /* A decimal or 0x number in [lo, hi]. */
 static int take_u32(struct parser *ps, const char *key, struct span v, uint32_t lo, uint32_t hi,
 		    uint32_t *out)
@@ -519,10 +557,8 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 			    "image, cmdline, modules, timer, console, restart, restart_limit, "
 			    "restart_window_s)",
 			    quote_n(q, 24, key), p->name);
-	if (ps->key_line[k])
-		return fail(ps, "duplicate key '%s' (first set on line %u)", part_keys[k],
-			    ps->key_line[k]);
-	ps->key_line[k] = ps->line;
+	if (set_once(ps, &ps->key_line[k], part_keys[k]))
+		return -1;
 
 	switch ((enum part_key)k) {
 	case KEY_CPUS:
@@ -589,9 +625,8 @@ static int hv_statement(struct parser *ps, struct span key, struct span rest)
 	if (!tick && !slack && !span_eq(key, "watchdog_ms"))
 		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, "
 			    "tick_slack_us, watchdog_ms)", quote(q, key));
-	if (*line)
-		return fail(ps, "duplicate key '%s' (first set on line %u)", name, *line);
-	*line = ps->line;
+	if (set_once(ps, line, name))
+		return -1;
 	r = parse_u64(v, &x);
 	if (r == NUM_BAD)
 		return fail(ps, "%s: expected a number of %s, found '%s'", name,
@@ -637,9 +672,8 @@ static int take_frame(struct parser *ps, struct span v)
 	uint64_t x;
 	enum num_result r;
 
-	if (ps->frame_line)
-		return fail(ps, "duplicate key 'frame_us' (first set on line %u)", ps->frame_line);
-	ps->frame_line = ps->line;
+	if (set_once(ps, &ps->frame_line, "frame_us"))
+		return -1;
 	r = parse_u64(v, &x);
 	if (r == NUM_BAD)
 		return fail(ps, "frame_us: expected a number of microseconds, found '%s'",
@@ -710,11 +744,98 @@ static int sched_statement(struct parser *ps, struct span key, struct span rest)
 }
 
 /*
+ * "NAME rw|ro [GPA]". The name is resolved at the end of the file, the
+ * address checked and a missing one chosen once every channel is known.
+ */
+static int take_peer(struct parser *ps, struct span v)
+{
+	struct channel_config *c = ps->chan;
+	struct span *names = ps->peer_names[c - ps->out->channels];
+	struct channel_peer *pe;
+	struct span name, access, gpa, rest;
+	char q[QUOTE_BUF], scratch[CONFIG_NAME_LEN];
+
+	if (c->peer_count == CONFIG_MAX_PEERS)
+		return fail(ps, "too many peers in [channel %s] (at most %d)", c->name,
+			    CONFIG_MAX_PEERS);
+	name = first_word(v, &rest);
+	access = first_word(rest, &rest);
+	gpa = first_word(rest, &rest);
+	if (!access.n)
+		return fail(ps, "peer: expected a partition name, rw or ro, and optionally an "
+			    "address, such as 'rt0 rw' or 'linux ro 0x80000000', found '%s'",
+			    quote(q, v));
+	if (take_name(ps, "peer", name, scratch))
+		return -1;
+	if (!span_eq(access, "rw") && !span_eq(access, "ro"))
+		return fail(ps, "peer: expected rw or ro after the name, found '%s'",
+			    quote(q, access));
+	if (rest.n)
+		return fail(ps, "peer: expected the end of the line after the address, found '%s'",
+			    quote(q, rest));
+	for (uint32_t j = 0; j < c->peer_count; j++)
+		if (span_eq(names[j], scratch))
+			return fail(ps, "peer: '%s' is listed twice in [channel %s] (first on "
+				    "line %u)", scratch, c->name, c->peers[j].line);
+	pe = &c->peers[c->peer_count];
+	if (gpa.n && take_addr(ps, "peer", gpa, CONFIG_CHANNEL_MIN, &pe->gpa))
+		return -1;
+	pe->gpa_given = gpa.n > 0;
+	pe->writable = span_eq(access, "rw");
+	pe->line = ps->line;
+	names[c->peer_count++] = name;
+	return 0;
+}
+
+static int chan_statement(struct parser *ps, struct span key, struct span rest)
+{
+	struct channel_config *c = ps->chan;
+	struct span v = trim_right(strip_comment(rest));
+	bool size = span_eq(key, "size");
+	char q[QUOTE_BUF];
+	uint64_t x;
+
+	if (span_eq(key, "peer"))
+		return take_peer(ps, v);
+	if (!size && !span_eq(key, "doorbell_limit"))
+		return fail(ps, "unknown key '%s' in [channel %s] (expected size, peer, "
+			    "doorbell_limit)", quote_n(q, 24, key), c->name);
+	if (set_once(ps, size ? &ps->size_line : &ps->doorbell_line,
+		     size ? "size" : "doorbell_limit"))
+		return -1;
+	if (!size)
+		return take_u32(ps, "doorbell_limit", v, 1, CONFIG_MAX_DOORBELL_LIMIT,
+				&c->doorbell_limit);
+	if (take_size(ps, "size", "64K or 0x10000", v, &x))
+		return -1;
+	if (x < CONFIG_CHANNEL_MIN || x > CONFIG_CHANNEL_MAX)
+		return fail(ps, "size: %s is out of range (4K-1G)", quote(q, v));
+	if (x % CONFIG_CHANNEL_MIN)
+		return fail(ps, "size: %s is not a multiple of 4 KiB", quote(q, v));
+	c->size = x;
+	return 0;
+}
+
+/*
  * Leaving a [partition]: its required keys must all have been given. Leaving
- * a [schedule]: it has windows, and frame_us, if given, is their sum.
+ * a [schedule]: it has windows, and frame_us, if given, is their sum. Leaving
+ * a [channel]: it has a size and two peers or more.
  */
 static int end_section(struct parser *ps)
 {
+	if (ps->sec == SEC_CHANNEL) {
+		const struct channel_config *c = ps->chan;
+		uint32_t line = ps->line;
+
+		ps->line = c->line;
+		if (!ps->size_line)
+			return fail(ps, "channel '%s' is missing 'size'", c->name);
+		if (c->peer_count < 2)
+			return fail(ps, "channel '%s' needs at least 2 peers (found %u)", c->name,
+				    c->peer_count);
+		ps->line = line;
+		return 0;
+	}
 	if (ps->sec == SEC_SCHEDULE) {
 		struct schedule_config *s = ps->sched;
 
@@ -786,6 +907,32 @@ static int begin_hypervisor(struct parser *ps)
 	return 0;
 }
 
+static int begin_channel(struct parser *ps, struct span name)
+{
+	struct hv_config *cfg = ps->out;
+	struct channel_config *c;
+
+	if (end_section(ps))
+		return -1;
+	if (cfg->channel_count == CONFIG_MAX_CHANNELS)
+		return fail(ps, "too many channels (at most %d)", CONFIG_MAX_CHANNELS);
+	c = &cfg->channels[cfg->channel_count];
+	if (take_name(ps, "channel name", name, c->name))
+		return -1;
+	for (uint32_t i = 0; i < cfg->channel_count; i++)
+		if (!strcmp(cfg->channels[i].name, c->name))
+			return fail(ps, "duplicate channel name '%s' (first on line %u)", c->name,
+				    cfg->channels[i].line);
+	c->doorbell_limit = CONFIG_DEFAULT_DOORBELL_LIMIT;
+	c->line = ps->line;
+	cfg->channel_count++;
+	ps->chan = c;
+	ps->sec = SEC_CHANNEL;
+	ps->size_line = 0;
+	ps->doorbell_line = 0;
+	return 0;
+}
+
 static int begin_schedule(struct parser *ps, struct span num)
 {
 	struct hv_config *cfg = ps->out;
@@ -835,11 +982,13 @@ static int parse_header(struct parser *ps, struct span s)
 		return begin_hypervisor(ps);
 	if (span_eq(word, "partition") && rest.n)
 		return begin_partition(ps, rest);
+	if (span_eq(word, "channel") && rest.n)
+		return begin_channel(ps, rest);
 	if (span_eq(word, "schedule") && rest.n)
 		return begin_schedule(ps, rest);
 bad:
-	return fail(ps, "expected '[hypervisor]', '[partition NAME]' or '[schedule CPU]', "
-		    "found '%s'", quote(q, trim_right(strip_comment(s))));
+	return fail(ps, "expected '[hypervisor]', '[partition NAME]', '[channel NAME]' or "
+		    "'[schedule CPU]', found '%s'", quote(q, trim_right(strip_comment(s))));
 }
 
 static int parse_line(struct parser *ps, struct span line)
@@ -871,12 +1020,165 @@ static int parse_line(struct parser *ps, struct span line)
 	rest = trim_left(advance(rest, 1));
 	if (ps->sec == SEC_NONE)
 		return fail(ps, "key outside a section: '%s' comes before any [hypervisor], "
-			    "[partition NAME] or [schedule CPU]", quote(q, key));
+			    "[partition NAME], [channel NAME] or [schedule CPU]", quote(q, key));
 	if (ps->sec == SEC_HYPERVISOR)
 		return hv_statement(ps, key, rest);
 	if (ps->sec == SEC_SCHEDULE)
 		return sched_statement(ps, key, rest);
+	if (ps->sec == SEC_CHANNEL)
+		return chan_statement(ps, key, rest);
 	return part_statement(ps, key, rest);
+}
+
+/* ---- channels ---- */
+
+/* [a, a + n) and [b, b + m) share a byte; no end is computed, so none wraps. */
+static bool overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t m)
+{
+	return a <= b ? b - a < n : a - b < m;
+}
+
+/* Channel @ch's peer that is partition @part, or NULL. */
+static const struct channel_peer *peer_of(const struct hv_config *cfg, uint32_t ch,
+					  uint32_t part)
+{
+	const struct channel_config *c = &cfg->channels[ch];
+
+	for (uint32_t i = 0; i < c->peer_count; i++)
+		if (c->peers[i].partition == part)
+			return &c->peers[i];
+	return NULL;
+}
+
+uint64_t channel_align(uint64_t size)
+{
+	uint64_t a = CONFIG_MEM_ALIGN;
+
+	while (a < size && a < 1ull << 63)
+		a <<= 1;
+	return a;
+}
+
+/*
+ * Where the first thing that [a, a + size of @ch) runs into in partition
+ * @part ends: the MMIO window, or a channel placed before @ch (see
+ * channel_place). 0: nothing.
+ */
+static uint64_t blocked_until(const struct hv_config *cfg, uint32_t ch, uint32_t part,
+			      uint64_t a)
+{
+	uint64_t size = cfg->channels[ch].size;
+
+	if (overlaps(a, size, CONFIG_GUEST_MMIO_START,
+		     CONFIG_GUEST_MMIO_END - CONFIG_GUEST_MMIO_START))
+		return CONFIG_GUEST_MMIO_END;
+	for (uint32_t i = 0; i < cfg->channel_count; i++) {
+		const struct channel_peer *o = i == ch ? NULL : peer_of(cfg, i, part);
+
+		if (o && (o->gpa_given || i < ch) && overlaps(a, size, o->gpa, cfg->channels[i].size))
+			return o->gpa + cfg->channels[i].size;
+	}
+	return 0;
+}
+
+uint64_t channel_place(const struct hv_config *cfg, uint32_t ch, uint32_t peer)
+{
+	const struct channel_config *c = &cfg->channels[ch];
+	uint32_t part = c->peers[peer].partition;
+	uint64_t mem = cfg->partitions[part].memory_bytes, align = channel_align(c->size);
+	uint64_t a, end;
+
+	if (mem > CONFIG_GUEST_PHYS_LIMIT || c->size > CONFIG_CHANNEL_MAX)
+		return 0;
+	/* Each step jumps past what was in the way, so the search ends. */
+	for (a = ALIGN_UP(mem, align); a <= CONFIG_GUEST_PHYS_LIMIT - c->size;
+	     a = ALIGN_UP(end, align)) {
+		end = blocked_until(cfg, ch, part, a);
+		if (!end)
+			return a;
+		if (end <= a || end > CONFIG_GUEST_PHYS_LIMIT)
+			return 0;	/* no room past it (or a hand-built range wraps) */
+	}
+	return 0;
+}
+
+int32_t channel_local_index(const struct hv_config *cfg, uint32_t part, uint32_t ch)
+{
+	int32_t n = 0;
+
+	if (ch >= cfg->channel_count || !peer_of(cfg, ch, part))
+		return -1;
+	for (uint32_t i = 0; i < ch; i++)
+		n += peer_of(cfg, i, part) != NULL;
+	return n;
+}
+
+int32_t channel_by_local_index(const struct hv_config *cfg, uint32_t part, uint32_t local)
+{
+	for (uint32_t i = 0; i < cfg->channel_count; i++)
+		if (peer_of(cfg, i, part) && !local--)
+			return (int32_t)i;
+	return -1;
+}
+
+static int overlap(struct parser *ps, const char *peer, const struct channel_config *c,
+		   uint64_t gpa, const char *what, uint64_t start, uint64_t end)
+{
+	return fail(ps, "peer '%s': channel '%s' at 0x%llx-0x%llx overlaps %s at 0x%llx-0x%llx",
+		    peer, c->name, (unsigned long long)gpa, (unsigned long long)(gpa + c->size - 1),
+		    what, (unsigned long long)start, (unsigned long long)(end - 1));
+}
+
+/*
+ * Peer @pi of channel @ci at its gpa: 4 KiB aligned, below the guest-physical
+ * limit, clear of its partition's RAM, of the MMIO window and of the
+ * partition's channels before @ci (with @given_only, those whose address is
+ * given: the others are not placed yet). @ci's size is known to be in range.
+ */
+static int check_gpa(struct parser *ps, const struct hv_config *cfg, uint32_t ci, uint32_t pi,
+		     bool given_only)
+{
+	const struct channel_config *c = &cfg->channels[ci];
+	const struct channel_peer *pe = &c->peers[pi];
+	const struct partition_config *p = &cfg->partitions[pe->partition];
+	char what[CONFIG_NAME_LEN + 12];
+
+	if (pe->gpa % CONFIG_CHANNEL_MIN)
+		return fail(ps, "peer '%s': channel '%s' at 0x%llx is not 4 KiB aligned", p->name,
+			    c->name, (unsigned long long)pe->gpa);
+	if (pe->gpa > CONFIG_GUEST_PHYS_LIMIT - c->size)
+		return fail(ps, "peer '%s': channel '%s' at 0x%llx (0x%llx bytes) runs past the "
+			    "64 GiB guest-physical limit", p->name, c->name,
+			    (unsigned long long)pe->gpa, (unsigned long long)c->size);
+	if (pe->gpa < p->memory_bytes)
+		return overlap(ps, p->name, c, pe->gpa, "its RAM", 0, p->memory_bytes);
+	if (overlaps(pe->gpa, c->size, CONFIG_GUEST_MMIO_START,
+		     CONFIG_GUEST_MMIO_END - CONFIG_GUEST_MMIO_START))
+		return overlap(ps, p->name, c, pe->gpa, "the MMIO window", CONFIG_GUEST_MMIO_START,
+			       CONFIG_GUEST_MMIO_END);
+	for (uint32_t i = 0; i < ci; i++) {
+		const struct channel_config *oc = &cfg->channels[i];
+		const struct channel_peer *o = peer_of(cfg, i, pe->partition);
+
+		if (o && (o->gpa_given || !given_only) &&
+		    overlaps(pe->gpa, c->size, o->gpa, oc->size)) {
+			fmt_snprintf(what, sizeof(what), "channel '%s'", oc->name);
+			return overlap(ps, p->name, c, pe->gpa, what, o->gpa, o->gpa + oc->size);
+		}
+	}
+	return 0;
+}
+
+/* ---- resolving, once the whole file is read ---- */
+
+/* The index of the partition called @name, or partition_count. */
+static uint32_t partition_index(const struct hv_config *cfg, struct span name)
+{
+	uint32_t k = 0;
+
+	while (k < cfg->partition_count && !span_eq(name, cfg->partitions[k].name))
+		k++;
+	return k;
 }
 
 /*
@@ -895,13 +1197,12 @@ static int resolve_windows(struct parser *ps)
 		for (uint32_t w = 0; w < s->window_count; w++) {
 			const struct window_ref *ref = &ps->refs[i][w];
 			const struct partition_config *p;
-			uint32_t k = 0;
+			uint32_t k;
 
 			if (!ref->name.n)
 				continue;	/* idle: already -1 */
 			ps->line = ref->line;
-			while (k < cfg->partition_count && !span_eq(ref->name, cfg->partitions[k].name))
-				k++;
+			k = partition_index(cfg, ref->name);
 			if (k == cfg->partition_count)
 				return fail(ps, "window: no partition named '%s' (expected the name of "
 					    "a [partition NAME] section, or idle)", quote(q, ref->name));
@@ -915,9 +1216,62 @@ static int resolve_windows(struct parser *ps)
 	return 0;
 }
 
+enum peer_pass {
+	PASS_NAME,	/* the peer's partition, by name */
+	PASS_GIVEN,	/* a given address checked */
+	PASS_DEFAULT,	/* a missing one chosen: after every given one, in file order */
+	PASS_COUNT,
+};
+
+static int resolve_peer(struct parser *ps, enum peer_pass pass, uint32_t ci, uint32_t pi)
+{
+	struct hv_config *cfg = ps->out;
+	const struct channel_config *c = &cfg->channels[ci];
+	struct channel_peer *pe = &cfg->channels[ci].peers[pi];
+	char q[QUOTE_BUF];
+
+	ps->line = pe->line;
+	if (pass == PASS_NAME) {
+		pe->partition = partition_index(cfg, ps->peer_names[ci][pi]);
+		if (pe->partition == cfg->partition_count)
+			return fail(ps, "peer: no partition named '%s' (expected the name of a "
+				    "[partition NAME] section)", quote(q, ps->peer_names[ci][pi]));
+		return 0;
+	}
+	if (pe->gpa_given)
+		return pass == PASS_GIVEN ? check_gpa(ps, cfg, ci, pi, true) : 0;
+	if (pass == PASS_GIVEN)
+		return 0;
+	pe->gpa = channel_place(cfg, ci, pi);
+	if (!pe->gpa)
+		return fail(ps, "peer '%s': no room below 64 GiB for channel '%s' (0x%llx bytes, "
+			    "aligned to 0x%llx, above its RAM and its other channels)",
+			    cfg->partitions[pe->partition].name, c->name,
+			    (unsigned long long)c->size, (unsigned long long)channel_align(c->size));
+	return 0;
+}
+
+/*
+ * Peers as windows: names may refer to partitions further down. Then the
+ * addresses: every given one is checked before any default is chosen, so a
+ * default never takes a range the file gives (channel_place).
+ */
+static int resolve_channels(struct parser *ps)
+{
+	const struct hv_config *cfg = ps->out;
+
+	for (int pass = 0; pass < PASS_COUNT; pass++)
+		for (uint32_t c = 0; c < cfg->channel_count; c++)
+			for (uint32_t i = 0; i < cfg->channels[c].peer_count; i++)
+				if (resolve_peer(ps, (enum peer_pass)pass, c, i))
+					return -1;
+	return 0;
+}
+
 int config_parse(const char *text, size_t len, struct hv_config *out, struct config_error *err)
 {
 	struct window_ref refs[CONFIG_MAX_SCHEDULES][CONFIG_MAX_WINDOWS];	/* 3 KiB */
+	struct span peer_names[CONFIG_MAX_CHANNELS][CONFIG_MAX_PEERS];		/* 1 KiB */
 	struct config_error scratch;
 	struct parser ps;
 	size_t pos = 0;
@@ -930,6 +1284,7 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
 	ps.err = err;
 	ps.out = out;
 	ps.refs = refs;
+	ps.peer_names = peer_names;
 	if (!out)
 		return fail(&ps, "no place to put the config");
 	memset(out, 0, sizeof(*out));
@@ -961,7 +1316,9 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
 		ps.line = 0;
 		return fail(&ps, "no [partition] section");
 	}
-	return resolve_windows(&ps);
+	if (resolve_windows(&ps))
+		return -1;
+	return resolve_channels(&ps);
 }
 
 /* ---- the platform check ---- */
@@ -1109,6 +1466,61 @@ static int check_schedules(struct parser *ps, const struct hv_config *cfg,
 	return 0;
 }
 
+/* Adds @bytes to the host RAM asked for so far; false, and nothing added, if it would not fit. */
+static bool fits(uint64_t *total, uint64_t bytes, const struct config_platform *plat)
+{
+	if (*total > UINT64_MAX - bytes || *total + bytes > plat->usable_bytes)
+		return false;
+	*total += bytes;
+	return true;
+}
+
+/*
+ * Channels, once every partition is checked: what config_parse guarantees,
+ * again for a hand-built config, and their host RAM on top of @total, what
+ * the partitions take. The line is the channel's section.
+ */
+static int check_channels(struct parser *ps, const struct hv_config *cfg,
+			  const struct config_platform *plat, uint64_t total)
+{
+	if (cfg->channel_count > CONFIG_MAX_CHANNELS)
+		return fail(ps, "too many channels (at most %d)", CONFIG_MAX_CHANNELS);
+	for (uint32_t ci = 0; ci < cfg->channel_count; ci++) {
+		const struct channel_config *c = &cfg->channels[ci];
+		uint64_t cost = ALIGN_UP(c->size, CONFIG_MEM_ALIGN);
+
+		ps->line = c->line;
+		if (c->size < CONFIG_CHANNEL_MIN || c->size > CONFIG_CHANNEL_MAX ||
+		    c->size % CONFIG_CHANNEL_MIN)
+			return fail(ps, "channel '%s': size 0x%llx is not a multiple of 4 KiB from "
+				    "4 KiB to 1 GiB", c->name, (unsigned long long)c->size);
+		if (c->doorbell_limit < 1 || c->doorbell_limit > CONFIG_MAX_DOORBELL_LIMIT)
+			return fail(ps, "channel '%s': doorbell_limit %u is out of range (1-%d)",
+				    c->name, c->doorbell_limit, CONFIG_MAX_DOORBELL_LIMIT);
+		if (c->peer_count < 2 || c->peer_count > CONFIG_MAX_PEERS)
+			return fail(ps, "channel '%s' has %u peers (2-%d allowed)", c->name,
+				    c->peer_count, CONFIG_MAX_PEERS);
+		for (uint32_t i = 0; i < c->peer_count; i++) {
+			uint32_t part = c->peers[i].partition;
+
+			if (part >= cfg->partition_count)
+				return fail(ps, "channel '%s': peer %u is for partition %u, which does "
+					    "not exist", c->name, i + 1, part);
+			if (peer_of(cfg, ci, part) != &c->peers[i])	/* not the first */
+				return fail(ps, "channel '%s': partition '%s' is a peer twice",
+					    c->name, cfg->partitions[part].name);
+			if (check_gpa(ps, cfg, ci, i, false))
+				return -1;
+		}
+		if (!fits(&total, cost, plat))
+			return fail(ps, "channel '%s': memory does not fit (%llu MiB asked for so far, "
+				    "partitions and channels together, %llu MiB usable)", c->name,
+				    (unsigned long long)((total >> 20) + (cost >> 20)),
+				    (unsigned long long)(plat->usable_bytes >> 20));
+	}
+	return 0;
+}
+
 int config_validate(const struct hv_config *cfg, const struct config_platform *plat,
 		    struct config_error *err)
 {
@@ -1197,14 +1609,14 @@ int config_validate(const struct hv_config *cfg, const struct config_platform *p
 					    o->name, (unsigned long long)o->base,
 					    (unsigned long long)(o->base + o->memory_bytes - 1));
 		}
-		if (total > UINT64_MAX - p->memory_bytes ||
-		    total + p->memory_bytes > plat->usable_bytes)
+		if (!fits(&total, p->memory_bytes, plat))
 			return fail(&ps, "partition '%s': memory does not fit (%llu MiB asked for "
 				    "so far, %llu MiB usable)", p->name,
 				    (unsigned long long)((total >> 20) + (p->memory_bytes >> 20)),
 				    (unsigned long long)(plat->usable_bytes >> 20));
-		total += p->memory_bytes;
 	}
-	return check_schedules(&ps, cfg, plat);
+	if (check_schedules(&ps, cfg, plat))
+		return -1;
+	return check_channels(&ps, cfg, plat, total);
 }
 

@@ -31,12 +31,21 @@
  *   restart_window_s = 60        the limit's window in seconds (default 60; 0 = the
  *                                whole run; at most 86400)
  *
+ *   [channel NAME]               shared memory between partitions (docs/channels.md)
+ *   size = 64K                   4 KiB to 1 GiB, a multiple of 4 KiB (K/M/G suffix)
+ *   peer = rt0 rw                a partition that sees it: NAME rw|ro [GPA]; 2 to
+ *   peer = linux ro 0x80000000   CONFIG_MAX_PEERS of them, each partition at most once;
+ *                                GPA (4 KiB aligned) where that peer sees it, default:
+ *                                the first free range above its RAM (channel_place)
+ *   doorbell_limit = 1000        rings per millisecond a peer may send on it
+ *                                (default 1000; 1-1000000); faster rings are refused
+ *
  *   [schedule N]                 physical CPU N runs several vCPUs in turn
  *   frame_us = 1000              optional; if given, must equal the windows' sum
  *   window = rt0 400             partition NAME (or idle) for so many microseconds
  *
  * Keys may appear in any order within a section; each at most once, except
- * window, which repeats: windows run in the order written, over and over, and
+ * window and peer, which repeat: windows run in the order written, over and over, and
  * a partition may have several. cpus, memory and image are required; a
  * [schedule N] needs at least one window. Window names may refer to
  * partitions defined further down; `idle` (no vCPU runs) is therefore not
@@ -80,6 +89,21 @@
 #define CONFIG_MAX_RESTART_LIMIT	1000000
 #define CONFIG_DEFAULT_RESTART_WINDOW_S	60
 #define CONFIG_MAX_RESTART_WINDOW_S	86400
+#define CONFIG_MAX_CHANNELS	8
+#define CONFIG_MAX_PEERS	CONFIG_MAX_PARTITIONS	/* each partition at most once */
+#define CONFIG_CHANNEL_MIN	4096ull
+#define CONFIG_CHANNEL_MAX	(1ull << 30)
+#define CONFIG_DEFAULT_DOORBELL_LIMIT	1000	/* rings per ms per sending peer */
+#define CONFIG_MAX_DOORBELL_LIMIT	1000000
+/*
+ * Guest-physical addresses a channel may not use: the window where a PC has
+ * its IOAPIC, LAPIC and firmware (0xFEC00000 up to 4 GiB), and everything at
+ * or above CONFIG_GUEST_PHYS_LIMIT (64 GiB: every x86-64 CPU has at least 36
+ * physical address bits, so every guest can reach it).
+ */
+#define CONFIG_GUEST_MMIO_START	0xfec00000ull
+#define CONFIG_GUEST_MMIO_END	0x100000000ull
+#define CONFIG_GUEST_PHYS_LIMIT	(1ull << 36)
 
 /* What follows a partition's end (hv/partition_stop.c). */
 enum restart_policy {
@@ -106,6 +130,31 @@ struct partition_config {
 	uint32_t restart_limit;		/* restarts allowed within restart_window_s */
 	uint32_t restart_window_s;	/* 0: the whole run */
 	uint32_t line;			/* where its section starts, for messages */
+};
+
+/* One partition's view of a channel. */
+struct channel_peer {
+	uint32_t partition;		/* index into partitions[] */
+	bool writable;			/* rw; ro: reads only (a write is an EPT violation) */
+	bool gpa_given;			/* the config named the address */
+	uint64_t gpa;			/* where this peer sees the channel (always set by
+					 * config_parse: given, or placed by channel_place) */
+	uint32_t line;			/* its peer = line */
+};
+
+/*
+ * A [channel NAME]: @size bytes of host RAM, zeroed at boot, mapped into each
+ * peer at its gpa and into no other partition. A peer's local index of a
+ * channel (what the hypercalls take) is its rank among the channels that
+ * list it, in file order.
+ */
+struct channel_config {
+	char name[CONFIG_NAME_LEN];
+	uint64_t size;			/* CONFIG_CHANNEL_MIN..MAX, 4 KiB multiple */
+	uint32_t doorbell_limit;	/* rings per ms per sending peer */
+	uint32_t peer_count;		/* 2..CONFIG_MAX_PEERS */
+	struct channel_peer peers[CONFIG_MAX_PEERS];
+	uint32_t line;			/* where its section starts */
 };
 
 /* One slot of a cyclic schedule. */
@@ -135,6 +184,8 @@ struct hv_config {
 	struct partition_config partitions[CONFIG_MAX_PARTITIONS];
 	uint32_t schedule_count;	/* in file order, each for a different CPU */
 	struct schedule_config schedules[CONFIG_MAX_SCHEDULES];
+	uint32_t channel_count;		/* in file order */
+	struct channel_config channels[CONFIG_MAX_CHANNELS];
 };
 
 struct config_error {
@@ -169,6 +220,30 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
  */
 int config_validate(const struct hv_config *cfg, const struct config_platform *plat,
 		    struct config_error *err);
+
+/*
+ * The alignment a channel of @size gets where its address is not given: its
+ * size rounded up to a power of two, at least 2 MiB (a PCI BAR's natural
+ * alignment, and 2 MiB EPT pages).
+ */
+uint64_t channel_align(uint64_t size);
+
+/*
+ * Where peer @peer of channel @ch sees it when no gpa is given: the lowest
+ * address aligned to channel_align(size), at or above the partition's RAM
+ * (memory_bytes), that overlaps neither the guest MMIO window nor any
+ * channel of the same partition placed before it (explicit addresses
+ * first, then the defaults in file order). Returns 0 when nothing below
+ * CONFIG_GUEST_PHYS_LIMIT fits. @cfg's earlier placements must be set.
+ */
+uint64_t channel_place(const struct hv_config *cfg, uint32_t ch, uint32_t peer);
+
+/*
+ * The local index of channel @ch for partition @part (its rank among the
+ * channels listing it), or -1 if @part is no peer; and the inverse.
+ */
+int32_t channel_local_index(const struct hv_config *cfg, uint32_t part, uint32_t ch);
+int32_t channel_by_local_index(const struct hv_config *cfg, uint32_t part, uint32_t local);
 
 
 #endif

@@ -407,10 +407,13 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\nCPUS = 1\n", 2, "unknown key 'CPUS'" },
 	{ "[partition rt0]\ntick_us = 1\n", 2, "unknown key 'tick_us' in [partition rt0]" },
 	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms)" },
-	{ "cpus = 1\n[partition rt0]\n", 1, "key outside a section" },
+	{ "cpus = 1\n[partition rt0]\n", 1,
+	  "key outside a section: 'cpus' comes before any [hypervisor], [partition NAME], "
+	  "[channel NAME] or [schedule CPU]" },
 	{ "\n\n  memory = 2M\n", 3, "key outside a section" },
 	{ "[foo]\n", 1,
-	  "expected '[hypervisor]', '[partition NAME]' or '[schedule CPU]', found '[foo]'" },
+	  "expected '[hypervisor]', '[partition NAME]', '[channel NAME]' or '[schedule CPU]', "
+	  "found '[foo]'" },
 	{ "[partition]\n", 1, "found '[partition]'" },
 	{ "[partition rt0\ncpus = 1\n", 1, "found '[partition rt0'" },
 	{ "[hypervisor x]\n", 1, "found '[hypervisor x]'" },
@@ -910,8 +913,8 @@ static void test_schedule_limits(void **state)
 
 static const struct bad_case bad_sched_cases[] = {
 	/* Headers. */
-	{ "[schedule]\n", 1, "expected '[hypervisor]', '[partition NAME]' or '[schedule CPU]', "
-	  "found '[schedule]'" },
+	{ "[schedule]\n", 1, "expected '[hypervisor]', '[partition NAME]', '[channel NAME]' or "
+	  "'[schedule CPU]', found '[schedule]'" },
 	{ "[schedule x]\n", 1, "schedule: expected a CPU number, found 'x'" },
 	{ "[schedule 1 2]\n", 1, "schedule: expected a CPU number, found '1 2'" },
 	{ "[schedule -1]\n", 1, "found '-1'" },
@@ -1155,6 +1158,481 @@ static void test_validate_hand_built_schedules(void **state)
 	assert_int_equal(config_validate(&c, &plat4, &err), 0);
 }
 
+/* ---- shared memory: [channel NAME] ---- */
+
+#define CPART(name, cpus, mem)                                                          \
+	"[partition " name "]\ncpus = " cpus "\nmemory = " mem "\nimage = hello\n"
+#define CHAN(name, size, a, b) "[channel " name "]\nsize = " size "\npeer = " a "\npeer = " b "\n"
+/* rt0 (64M) on lines 1-4, b (2M) on 5-8: a channel after them starts on line 9. */
+#define TWO_PARTS MIN_PART CPART("b", "2", "2M")
+#define CH_R TWO_PARTS "[channel r]\nsize = 64K\n"
+
+static uint64_t gpa_of(uint32_t ch, uint32_t peer)
+{
+	return cfg.channels[ch].peers[peer].gpa;
+}
+
+/* Forward references, defaults and given addresses, local indexes. */
+static const char chan_config[] =
+	"[channel ring0]              # before the partitions it names\n"
+	"size = 64K\n"
+	"peer = rt0 rw\n"
+	"peer = linux ro 0x80000000\n"
+	"\n"
+	"[channel ring1]\n"
+	"size = 0x3000\n"
+	"peer = linux rw\n"
+	"peer = rt0 ro # the real-time side reads\n"
+	"doorbell_limit = 50\n"
+	"[ channel  ring2 ]\n"
+	"size = 1M\n"
+	"peer = linux rw 536870912\n"
+	"peer = c ro\n"
+	"doorbell_limit = 1000000\n"
+	CPART("rt0", "1", "16M")
+	CPART("linux", "0", "512M")
+	CPART("c", "2", "64M");
+
+static void test_channel_good(void **state)
+{
+	const struct channel_config *c = cfg.channels;
+
+	(void)state;
+	validate_ok(chan_config, &plat4);
+	assert_int_equal(cfg.channel_count, 3);
+	assert_string_equal(c[0].name, "ring0");
+	assert_int_equal(c[0].line, 1);
+	assert_int_equal(c[0].size, 64 * 1024);
+	assert_int_equal(c[0].doorbell_limit, CONFIG_DEFAULT_DOORBELL_LIMIT);
+	assert_int_equal(c[0].peer_count, 2);
+	assert_int_equal(c[0].peers[0].partition, 0);
+	assert_true(c[0].peers[0].writable);
+	assert_false(c[0].peers[0].gpa_given);
+	assert_int_equal(c[0].peers[0].line, 3);
+	assert_int_equal(c[0].peers[1].partition, 1);
+	assert_false(c[0].peers[1].writable);
+	assert_true(c[0].peers[1].gpa_given);
+	assert_int_equal(c[0].peers[1].line, 4);
+	assert_string_equal(c[1].name, "ring1");
+	assert_int_equal(c[1].size, 0x3000);
+	assert_int_equal(c[1].doorbell_limit, 50);
+	assert_true(c[1].peers[0].writable);
+	assert_false(c[1].peers[1].writable);
+	assert_string_equal(c[2].name, "ring2");
+	assert_int_equal(c[2].line, 11);
+	assert_int_equal(c[2].doorbell_limit, 1000000);
+	assert_int_equal(c[2].peers[1].partition, 2);
+
+	/* rt0 (16M): ring0 right above its RAM, ring1 after it. */
+	assert_int_equal(gpa_of(0, 0), 16 * MiB);
+	assert_int_equal(gpa_of(1, 1), 18 * MiB);
+	/* linux (512M): ring2's given address, later in the file, still comes first. */
+	assert_int_equal(gpa_of(0, 1), 0x80000000);
+	assert_int_equal(gpa_of(2, 0), 512 * MiB);
+	assert_int_equal(gpa_of(1, 0), 514 * MiB);
+	/* c (64M) */
+	assert_int_equal(gpa_of(2, 1), 64 * MiB);
+	/* channel_place is pure: asked again, it gives the same. */
+	assert_int_equal(channel_place(&cfg, 1, 1), 18 * MiB);
+	assert_int_equal(channel_place(&cfg, 1, 0), 514 * MiB);
+
+	assert_int_equal(channel_local_index(&cfg, 0, 0), 0);
+	assert_int_equal(channel_local_index(&cfg, 0, 1), 1);
+	assert_int_equal(channel_local_index(&cfg, 0, 2), -1);
+	assert_int_equal(channel_local_index(&cfg, 1, 2), 2);
+	assert_int_equal(channel_local_index(&cfg, 2, 0), -1);
+	assert_int_equal(channel_local_index(&cfg, 2, 2), 0);
+	assert_int_equal(channel_local_index(&cfg, 0, 3), -1);
+	assert_int_equal(channel_local_index(&cfg, 0, 0xffffffffu), -1);
+	assert_int_equal(channel_local_index(&cfg, 7, 0), -1);
+	assert_int_equal(channel_by_local_index(&cfg, 0, 0), 0);
+	assert_int_equal(channel_by_local_index(&cfg, 0, 1), 1);
+	assert_int_equal(channel_by_local_index(&cfg, 0, 2), -1);
+	assert_int_equal(channel_by_local_index(&cfg, 1, 2), 2);
+	assert_int_equal(channel_by_local_index(&cfg, 2, 0), 2);
+	assert_int_equal(channel_by_local_index(&cfg, 2, 1), -1);
+	assert_int_equal(channel_by_local_index(&cfg, 2, 0xffffffffu), -1);
+	assert_int_equal(channel_by_local_index(&cfg, 7, 0), -1);
+	for (uint32_t part = 0; part < 3; part++)
+		for (uint32_t ch = 0; ch < 3; ch++) {
+			int32_t l = channel_local_index(&cfg, part, ch);
+
+			if (l >= 0)
+				assert_int_equal(channel_by_local_index(&cfg, part, (uint32_t)l), ch);
+		}
+}
+
+static void test_channel_align(void **state)
+{
+	(void)state;
+	assert_int_equal(channel_align(0), 2 * MiB);
+	assert_int_equal(channel_align(4096), 2 * MiB);
+	assert_int_equal(channel_align(2 * MiB), 2 * MiB);
+	assert_int_equal(channel_align(2 * MiB + 4096), 4 * MiB);
+	assert_int_equal(channel_align(3 * MiB), 4 * MiB);
+	assert_int_equal(channel_align(256 * MiB), 256 * MiB);
+	assert_int_equal(channel_align(GiB), GiB);
+	assert_int_equal(channel_align(~0ull), 1ull << 63);
+}
+
+/* Defaults: the exact addresses, past the MMIO window and other channels. */
+static void test_channel_placement(void **state)
+{
+	static const struct {
+		const char *text;
+		uint32_t ch, peer;
+		uint64_t gpa;
+	} cases[] = {
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b ro"),
+		  0, 0, 16 * MiB },
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b ro"),
+		  0, 1, 2 * MiB },
+		/* RAM up to the MMIO window: the channel goes to 4 GiB. */
+		{ CPART("a", "0", "4076M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b rw"),
+		  0, 0, 4 * GiB },
+		/* 3 GiB of RAM: a 1 GiB channel would cover the window; 256 MiB does not. */
+		{ CPART("a", "0", "3G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
+		  0, 0, 4 * GiB },
+		{ CPART("a", "0", "3G") CPART("b", "1", "2M") CHAN("r", "256M", "a rw", "b rw"),
+		  0, 0, 3 * GiB },
+		/* Ending exactly where the window starts is fine; aligned up into it is not. */
+		{ CPART("a", "0", "4074M") CPART("b", "1", "2M") CHAN("r", "2M", "a rw", "b rw"),
+		  0, 0, 0xfea00000 },
+		{ CPART("a", "0", "4074M") CPART("b", "1", "2M") CHAN("r", "4M", "a rw", "b rw"),
+		  0, 0, 4 * GiB },
+		/* Aligned to its size rounded up to a power of two. */
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "256M", "a rw", "b rw"),
+		  0, 0, 256 * MiB },
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "256M", "a rw", "b rw")
+		  CHAN("s", "256M", "b rw", "a rw"), 1, 1, 512 * MiB },
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "3M", "a rw", "b rw")
+		  CHAN("s", "3M", "b rw", "a rw"), 1, 1, 20 * MiB },
+		/* A given address later in the file is kept free. */
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b rw")
+		  CHAN("s", "64K", "b rw 0x200000", "a rw"), 0, 1, 4 * MiB },
+		/* A gap before a given address is used if the channel fits in it. */
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
+		  CHAN("r", "64K", "a rw", "b rw 0x600000") CHAN("s", "1M", "a rw", "b rw")
+		  CHAN("t", "4M", "a rw", "b rw"), 1, 1, 2 * MiB },
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
+		  CHAN("r", "64K", "a rw", "b rw 0x600000") CHAN("s", "1M", "a rw", "b rw")
+		  CHAN("t", "4M", "a rw", "b rw"), 2, 1, 8 * MiB },
+		/* Up to the 64 GiB limit exactly. */
+		{ CPART("a", "0", "63G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
+		  0, 0, 63 * GiB },
+		/* Given addresses: decimal, right above the RAM, just below the MMIO window. */
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
+		  CHAN("r", "64K", "a rw 16777216", "b ro 0x80000000"), 0, 0, 16 * MiB },
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
+		  CHAN("r", "64K", "a rw 0x80000000 # c", "b ro 0xfebf0000"), 0, 1, 0xfebf0000 },
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
+		  CHAN("r", "64K", "a rw 0x80000000", "b ro 0x200000"), 0, 1, 2 * MiB },
+		/* Given ranges that touch. */
+		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b rw 0x80000000")
+		  CHAN("s", "1G", "a rw", "b ro 0x40000000"), 1, 1, GiB },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse_ok(cases[i].text);
+		if (gpa_of(cases[i].ch, cases[i].peer) != cases[i].gpa) {
+			print_error("case %zu: gpa 0x%llx, want 0x%llx\n", i,
+				    (unsigned long long)gpa_of(cases[i].ch, cases[i].peer),
+				    (unsigned long long)cases[i].gpa);
+			fail();
+		}
+	}
+	/* Up to the 64 GiB limit exactly; given addresses are marked so. */
+	parse_ok(CPART("a", "0", "16M") CPART("b", "1", "2M")
+		 CHAN("r", "64K", "a rw 0xfffff0000", "b rw"));
+	assert_int_equal(gpa_of(0, 0), 0xfffff0000ull);
+	assert_true(cfg.channels[0].peers[0].gpa_given);
+	assert_false(cfg.channels[0].peers[1].gpa_given);
+}
+
+/* The most channels and peers. */
+static void test_channel_limits(void **state)
+{
+	char text[4096];
+	size_t o = 0;
+
+	(void)state;
+	o = snprintf(text, sizeof(text), TWO_PARTS);
+	for (int i = 0; i < CONFIG_MAX_CHANNELS; i++)
+		o += snprintf(text + o, sizeof(text) - o,
+			      "[channel c%d]\nsize = 64K\npeer = rt0 rw\npeer = b ro\n", i);
+	parse_ok(text);
+	assert_int_equal(cfg.channel_count, CONFIG_MAX_CHANNELS);
+	assert_int_equal(gpa_of(7, 0), 78 * MiB);
+	assert_int_equal(gpa_of(7, 1), 16 * MiB);
+	assert_int_equal(channel_local_index(&cfg, 1, 7), 7);
+	snprintf(text + o, sizeof(text) - o, "[channel c8]\n");
+	expect_err(text, 8 + 8 * 4 + 1, "too many channels (at most 8)");
+
+	o = 0;
+	for (int i = 0; i < CONFIG_MAX_PEERS; i++)
+		o += snprintf(text + o, sizeof(text) - o, CPART("p%d", "%d", "2M"), i, i);
+	o += snprintf(text + o, sizeof(text) - o, "[channel all]\nsize = 1G\n");
+	for (int i = 0; i < CONFIG_MAX_PEERS; i++)
+		o += snprintf(text + o, sizeof(text) - o, "peer = p%d %s\n", i, i ? "ro" : "rw");
+	validate_err(text, &plat8, 33, "channel 'all': memory does not fit (1040 MiB asked for "
+		     "so far, partitions and channels together, 1024 MiB usable)");
+	assert_int_equal(cfg.channels[0].peer_count, CONFIG_MAX_PEERS);
+	for (int i = 0; i < CONFIG_MAX_PEERS; i++)
+		assert_int_equal(gpa_of(0, i), GiB);
+	snprintf(text + o, sizeof(text) - o, "peer = p0 rw\n");
+	expect_err(text, 33 + 2 + 8, "too many peers in [channel all] (at most 8)");
+}
+
+static const struct bad_case bad_chan_cases[] = {
+	/* Headers and keys. */
+	{ "[channel]\n", 1, "expected '[hypervisor]', '[partition NAME]', '[channel NAME]' or "
+	  "'[schedule CPU]', found '[channel]'" },
+	{ "[Channel a]\n", 1, "found '[Channel a]'" },
+	{ "[channels a]\n", 1, "found '[channels a]'" },
+	{ "[channel a b]\n", 1, "channel name: expected a name of 1-31 characters" },
+	{ "[channel a2345678901234567890123456789012]\n", 1,
+	  "channel name: name 'a2345678901234567890123456789012' is longer than 31 characters" },
+	{ CH_R "peer = rt0 rw\npeer = b rw\n\n[channel r]\n", 14,
+	  "duplicate channel name 'r' (first on line 9)" },
+	{ "size = 4K\n", 1, "key outside a section: 'size' comes before any [hypervisor], "
+	  "[partition NAME], [channel NAME] or [schedule CPU]" },
+	{ CH_R "peer = rt0 rw\npeer = b ro\nmtu = 5\n", 13,
+	  "unknown key 'mtu' in [channel r] (expected size, peer, doorbell_limit)" },
+	{ CH_R "memory = 2M\n", 11, "unknown key 'memory' in [channel r]" },
+	{ CH_R "peers = rt0 rw\n", 11, "unknown key 'peers' in [channel r]" },
+	{ MIN_PART "peer = b rw\n", 5, "unknown key 'peer' in [partition rt0]" },
+	{ CH_R "size = 8K\n", 11, "duplicate key 'size' (first set on line 10)" },
+	{ TWO_PARTS "[channel r]\ndoorbell_limit = 5\nsize = 4K\ndoorbell_limit = 5\n", 12,
+	  "duplicate key 'doorbell_limit' (first set on line 10)" },
+	/* size */
+	{ TWO_PARTS "[channel r]\nsize = 6K\n", 10, "size: 6K is not a multiple of 4 KiB" },
+	{ TWO_PARTS "[channel r]\nsize = 5000\n", 10, "size: 5000 is not a multiple of 4 KiB" },
+	{ TWO_PARTS "[channel r]\nsize = 2K\n", 10, "size: 2K is out of range (4K-1G)" },
+	{ TWO_PARTS "[channel r]\nsize = 0\n", 10, "size: 0 is out of range (4K-1G)" },
+	{ TWO_PARTS "[channel r]\nsize = 2G\n", 10, "size: 2G is out of range" },
+	{ TWO_PARTS "[channel r]\nsize = 0x40001000\n", 10, "size: 0x40001000 is out of range" },
+	{ TWO_PARTS "[channel r]\nsize = 64KB\n", 10,
+	  "size: expected a size such as 64K or 0x10000, found '64KB'" },
+	{ TWO_PARTS "[channel r]\nsize =\n", 10, "size: expected a size such as 64K" },
+	{ TWO_PARTS "[channel r]\nsize = -4K\n", 10, "found '-4K'" },
+	{ TWO_PARTS "[channel r]\nsize = 99999999999999999999\n", 10,
+	  "size: '99999999999999999999' is too large" },
+	{ TWO_PARTS "[channel r]\nsize = 17179869184G\n", 10, "size: '17179869184G' is too large" },
+	/* doorbell_limit */
+	{ TWO_PARTS "[channel r]\ndoorbell_limit = 0\n", 10,
+	  "doorbell_limit: 0 is out of range (1-1000000)" },
+	{ TWO_PARTS "[channel r]\ndoorbell_limit = 1000001\n", 10,
+	  "doorbell_limit: 1000001 is out of range (1-1000000)" },
+	{ TWO_PARTS "[channel r]\ndoorbell_limit = 1k\n", 10,
+	  "doorbell_limit: expected a number, found '1k'" },
+	/* peer */
+	{ CH_R "peer =\n", 11, "peer: expected a partition name, rw or ro, and optionally an "
+	  "address, such as 'rt0 rw' or 'linux ro 0x80000000', found ''" },
+	{ CH_R "peer = rt0\n", 11, "peer: expected a partition name, rw or ro, and optionally an "
+	  "address, such as 'rt0 rw' or 'linux ro 0x80000000', found 'rt0'" },
+	{ CH_R "peer = rt0 # rw\n", 11, "found 'rt0'" },
+	{ CH_R "peer = rt0 rx\n", 11, "peer: expected rw or ro after the name, found 'rx'" },
+	{ CH_R "peer = rt0 RW\n", 11, "peer: expected rw or ro after the name, found 'RW'" },
+	{ CH_R "peer = rt0 0x80000000\n", 11, "expected rw or ro after the name, found '0x80000000'" },
+	{ CH_R "peer = rt0 rw 0x80000000 ro\n", 11,
+	  "peer: expected the end of the line after the address, found 'ro'" },
+	{ CH_R "peer = rt0 rw 0x80000000  0x1000 2\n", 11, "found '0x1000 2'" },
+	{ CH_R "peer = rt0 rw 0x80000800\n", 11, "peer: 0x80000800 is not 4 KiB aligned" },
+	{ CH_R "peer = rt0 rw 2G\n", 11, "peer: expected an address such as 0x10000000, found '2G'" },
+	{ CH_R "peer = rt0 rw -4096\n", 11, "peer: expected an address" },
+	{ CH_R "peer = rt0 rw 0x1ffffffffffffffff\n", 11, "peer: '0x1ffffffffffffffff' is too large" },
+	{ CH_R "peer = rt/0 rw\n", 11,
+	  "peer: expected a name of 1-31 characters from A-Z a-z 0-9 _ . -, found 'rt/0'" },
+	{ CH_R "peer = a2345678901234567890123456789012 rw\n", 11,
+	  "peer: name 'a2345678901234567890123456789012' is longer than 31 characters" },
+	{ CH_R "peer = rt0 rw\n\npeer = rt0 ro 0x80000000\n", 13,
+	  "peer: 'rt0' is listed twice in [channel r] (first on line 11)" },
+	/* Names resolved at the end, errors at the peer's line. */
+	{ CH_R "peer = rt0 rw\npeer = ghost ro\n", 12,
+	  "peer: no partition named 'ghost' (expected the name of a [partition NAME] section)" },
+	{ "[channel r]\nsize = 4K\npeer = rt0 rw\npeer = B rw\n" TWO_PARTS, 4,
+	  "peer: no partition named 'B'" },
+	{ "[channel r]\nsize = 4K\npeer = idle rw\npeer = b rw\n" TWO_PARTS, 3,
+	  "no partition named 'idle'" },
+	/* Every name before any address. */
+	{ CH_R "peer = rt0 rw 0\npeer = b rw\n" CHAN("s", "4K", "b rw", "nobody rw"), 16,
+	  "peer: no partition named 'nobody'" },
+	/* A missing size or peer: the section's line. */
+	{ TWO_PARTS "[channel r]\npeer = rt0 rw\npeer = b rw\n", 9, "channel 'r' is missing 'size'" },
+	{ TWO_PARTS "[channel r]\npeer = rt0 rw\npeer = b rw\n[hypervisor]\n", 9,
+	  "channel 'r' is missing 'size'" },
+	{ CH_R "peer = rt0 rw\n", 9, "channel 'r' needs at least 2 peers (found 1)" },
+	{ CH_R "\n[channel s]\n", 9, "channel 'r' needs at least 2 peers (found 0)" },
+	{ "[channel r]\nsize = 4K\n" TWO_PARTS, 1, "channel 'r' needs at least 2 peers (found 0)" },
+	/* Given addresses. */
+	{ CH_R "peer = rt0 rw 0x3ff0000\npeer = b rw\n", 11,
+	  "peer 'rt0': channel 'r' at 0x3ff0000-0x3ffffff overlaps its RAM at 0x0-0x3ffffff" },
+	{ CH_R "peer = rt0 rw\npeer = b rw 0\n", 12,
+	  "peer 'b': channel 'r' at 0x0-0xffff overlaps its RAM at 0x0-0x1fffff" },
+	{ TWO_PARTS CHAN("r", "128K", "rt0 rw", "b rw 0xfebf0000"), 12,
+	  "peer 'b': channel 'r' at 0xfebf0000-0xfec0ffff overlaps the MMIO window at "
+	  "0xfec00000-0xffffffff" },
+	{ CH_R "peer = rt0 rw\npeer = b rw 0xffff0000\n", 12,
+	  "peer 'b': channel 'r' at 0xffff0000-0xffffffff overlaps the MMIO window" },
+	{ CH_R "peer = rt0 rw\npeer = b rw 0xffffff000\n", 12,
+	  "peer 'b': channel 'r' at 0xffffff000 (0x10000 bytes) runs past the 64 GiB "
+	  "guest-physical limit" },
+	{ CH_R "peer = rt0 rw\npeer = b rw 0xfffffffffffff000\n", 12,
+	  "at 0xfffffffffffff000 (0x10000 bytes) runs past the 64 GiB" },
+	{ CH_R "peer = rt0 rw\npeer = b rw 0x80000000\n" CHAN("s", "8K", "b ro 0x8000f000", "rt0 rw"),
+	  15, "peer 'b': channel 's' at 0x8000f000-0x80010fff overlaps channel 'r' at "
+	  "0x80000000-0x8000ffff" },
+	{ CH_R "peer = rt0 rw\npeer = b rw 0x7fff0000\n"
+	  CHAN("s", "1G", "rt0 rw", "b ro 0x40000000"), 16,
+	  "peer 'b': channel 's' at 0x40000000-0x7fffffff overlaps channel 'r' at "
+	  "0x7fff0000-0x7fffffff" },
+	/* No room for a default. */
+	{ TWO_PARTS CPART("big", "3", "63G") CHAN("r", "1G", "big rw", "b rw")
+	  CHAN("s", "4K", "b rw", "big rw"), 20,
+	  "peer 'big': no room below 64 GiB for channel 's' (0x1000 bytes, aligned to 0x200000, "
+	  "above its RAM and its other channels)" },
+	{ TWO_PARTS CPART("big", "3", "0xffffffffffe00000") CHAN("r", "4K", "b rw", "big rw"), 16,
+	  "peer 'big': no room below 64 GiB for channel 'r'" },
+	{ TWO_PARTS CPART("big", "3", "64G") CHAN("r", "4K", "b rw", "big rw"), 16,
+	  "no room below 64 GiB" },
+};
+
+static void test_channel_errors(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad_chan_cases) / sizeof(bad_chan_cases[0]); i++)
+		expect_err(bad_chan_cases[i].text, bad_chan_cases[i].line, bad_chan_cases[i].msg);
+}
+
+/* The longest channel messages, with 31-character names, still fit err->msg. */
+static void test_channel_long_messages(void **state)
+{
+#define A31 "a234567890123456789012345678901"
+#define B31 "b234567890123456789012345678901"
+#define X31 "x234567890123456789012345678901"
+#define Y31 "y234567890123456789012345678901"
+	(void)state;
+	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "63G")
+		   CHAN(X31, "64K", A31 " rw", B31 " rw 0xfffff0000")
+		   CHAN(Y31, "64K", A31 " rw", B31 " ro 0xfffff0000"), 16, "");
+	assert_string_equal(err.msg, "peer '" B31 "': channel '" Y31 "' at 0xfffff0000-0xfffffffff "
+			    "overlaps channel '" X31 "' at 0xfffff0000-0xfffffffff");
+	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "63G") CHAN(X31, "1G", A31 " rw", B31 " rw")
+		   CHAN(Y31, "1G", B31 " ro", A31 " rw"), 15, "");
+	assert_string_equal(err.msg, "peer '" B31 "': no room below 64 GiB for channel '" Y31 "' "
+			    "(0x40000000 bytes, aligned to 0x40000000, above its RAM and its other "
+			    "channels)");
+	expect_err(CPART(A31, "0", "64M") "[channel " X31 "]\nsize_and_a_very_long_key_name = 1\n",
+		   6, "");
+	assert_string_equal(err.msg, "unknown key 'size_and_a_very_long_key...' in [channel " X31
+			    "] (expected size, peer, doorbell_limit)");
+	validate_err(CPART(A31, "0", "1022M") CPART(B31, "1", "2M")
+		     CHAN(X31, "0x1000", A31 " rw", B31 " ro"), &plat4, 9, "");
+	assert_string_equal(err.msg, "channel '" X31 "': memory does not fit (1026 MiB asked for "
+			    "so far, partitions and channels together, 1024 MiB usable)");
+#undef A31
+#undef B31
+#undef X31
+#undef Y31
+}
+
+static void test_validate_channels(void **state)
+{
+	(void)state;
+	/* Each channel takes its size rounded up to 2 MiB: exactly what is usable fits. */
+	validate_ok(CPART("a", "0", "1018M") CPART("b", "1", "2M")
+		    CHAN("r", "64K", "a rw", "b ro") CHAN("s", "1M", "b rw", "a ro"), &plat4);
+	validate_err(CPART("a", "0", "1018M") CPART("b", "1", "2M")
+		     CHAN("r", "64K", "a rw", "b ro") CHAN("s", "2M", "b rw", "a ro")
+		     CHAN("t", "4K", "b rw", "a ro"), &plat4, 17,
+		     "channel 't': memory does not fit (1026 MiB asked for so far, partitions and "
+		     "channels together, 1024 MiB usable)");
+	/* The partitions' own message is unchanged, and comes first. */
+	validate_err(CPART("a", "0", "1024M") CPART("b", "1", "2M") CHAN("r", "4K", "a rw", "b ro"),
+		     &plat4, 5, "partition 'b': memory does not fit (1026 MiB asked for so far, "
+		     "1024 MiB usable)");
+	/* Channels do not change what the CPUs may do. */
+	validate_err(CPART("a", "0", "2M") CPART("b", "0", "2M") CHAN("r", "4K", "a rw", "b ro"),
+		     &plat4, 5, "CPU 0 is given to both 'a' and 'b'");
+}
+
+/* A hand-built config's channels are checked as config_parse would have. */
+static void test_validate_hand_built_channels(void **state)
+{
+	static struct hv_config c;
+	struct channel_config *ch = &c.channels[1];
+
+	(void)state;
+	parse_ok(chan_config);
+	c = cfg;
+	assert_int_equal(config_validate(&c, &plat4, &err), 0);
+
+	c.channel_count = 9;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "too many channels (at most 8)");
+	c.channel_count = 3;
+
+	ch->size = 0;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_int_equal(err.line, 6);
+	assert_string_equal(err.msg, "channel 'ring1': size 0x0 is not a multiple of 4 KiB from "
+			    "4 KiB to 1 GiB");
+	ch->size = 0x3001;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	ch->size = 2 * GiB;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_non_null(strstr(err.msg, "size 0x80000000 is not a multiple"));
+	ch->size = 0x3000;
+
+	ch->doorbell_limit = 0;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "channel 'ring1': doorbell_limit 0 is out of range (1-1000000)");
+	ch->doorbell_limit = 1000001;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	ch->doorbell_limit = 50;
+
+	ch->peer_count = 1;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "channel 'ring1' has 1 peers (2-8 allowed)");
+	ch->peer_count = 9;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "channel 'ring1' has 9 peers (2-8 allowed)");
+	ch->peer_count = 2;
+
+	ch->peers[1].partition = 3;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "channel 'ring1': peer 2 is for partition 3, which does not "
+			    "exist");
+	ch->peers[1].partition = 1;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "channel 'ring1': partition 'linux' is a peer twice");
+	ch->peers[1].partition = 0;
+
+	/* rt0 (16M) sees ring0 at 16M and ring1 at 18M. */
+	ch->peers[1].gpa = 18 * MiB + 0x800;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_int_equal(err.line, 6);
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0x1200800 is not 4 KiB aligned");
+	ch->peers[1].gpa = 16 * MiB - 0x1000;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0xfff000-0x1001fff overlaps "
+			    "its RAM at 0x0-0xffffff");
+	ch->peers[1].gpa = 16 * MiB + 0xf000;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0x100f000-0x1011fff overlaps "
+			    "channel 'ring0' at 0x1000000-0x100ffff");
+	ch->peers[1].gpa = 0xfffff000;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0xfffff000-0x100001fff "
+			    "overlaps the MMIO window at 0xfec00000-0xffffffff");
+	ch->peers[1].gpa = ~0ull << 12;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_non_null(strstr(err.msg, "runs past the 64 GiB guest-physical limit"));
+	ch->peers[1].gpa = 16 * MiB + 0x10000;	/* right after ring0 is fine */
+	assert_int_equal(config_validate(&c, &plat4, &err), 0);
+}
+
 /* ---- robustness ---- */
 
 static const char full_config[] =
@@ -1225,6 +1703,37 @@ static void check_sane(int rc)
 			sum += wc->length_us;
 		}
 		assert_int_equal(sum, s->frame_us);
+	}
+	assert_true(cfg.channel_count <= CONFIG_MAX_CHANNELS);
+	for (uint32_t i = 0; i < cfg.channel_count; i++) {
+		const struct channel_config *c = &cfg.channels[i];
+
+		assert_true(c->size >= CONFIG_CHANNEL_MIN && c->size <= CONFIG_CHANNEL_MAX &&
+			    c->size % CONFIG_CHANNEL_MIN == 0);
+		assert_true(c->doorbell_limit >= 1 && c->doorbell_limit <= CONFIG_MAX_DOORBELL_LIMIT);
+		assert_true(c->peer_count >= 2 && c->peer_count <= CONFIG_MAX_PEERS);
+		for (uint32_t j = 0; j < c->peer_count; j++) {
+			const struct channel_peer *pe = &c->peers[j];
+
+			assert_true(pe->partition < cfg.partition_count);
+			assert_true(pe->gpa % CONFIG_CHANNEL_MIN == 0);
+			assert_true(pe->gpa >= cfg.partitions[pe->partition].memory_bytes);
+			assert_true(pe->gpa <= CONFIG_GUEST_PHYS_LIMIT - c->size);
+			assert_true(pe->gpa + c->size <= CONFIG_GUEST_MMIO_START ||
+				    pe->gpa >= CONFIG_GUEST_MMIO_END);
+			assert_true(channel_local_index(&cfg, pe->partition, i) >= 0);
+			for (uint32_t k = 0; k < j; k++)
+				assert_true(c->peers[k].partition != pe->partition);
+			/* No other channel of the partition shares a byte with it. */
+			for (uint32_t o = 0; o < i; o++)
+				for (uint32_t k = 0; k < cfg.channels[o].peer_count; k++) {
+					const struct channel_peer *q = &cfg.channels[o].peers[k];
+
+					if (q->partition == pe->partition)
+						assert_true(q->gpa + cfg.channels[o].size <= pe->gpa ||
+							    pe->gpa + c->size <= q->gpa);
+				}
+		}
 	}
 	memset(&err, 0x5a, sizeof(err));
 	config_validate(&cfg, &plat4, &err);
@@ -1297,6 +1806,7 @@ static void test_every_prefix(void **state)
 	(void)state;
 	every_prefix(full_config, sizeof(full_config) - 1);
 	every_prefix(sched_config, sizeof(sched_config) - 1);
+	every_prefix(chan_config, sizeof(chan_config) - 1);
 }
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -1386,6 +1896,7 @@ static void test_random_mutations(void **state)
 	(void)state;
 	random_mutations(full_config, sizeof(full_config) - 1);
 	random_mutations(sched_config, sizeof(sched_config) - 1);
+	random_mutations(chan_config, sizeof(chan_config) - 1);
 }
 
 int main(void)
@@ -1418,6 +1929,14 @@ int main(void)
 		cmocka_unit_test(test_validate_schedules),
 		cmocka_unit_test(test_schedule_long_messages),
 		cmocka_unit_test(test_validate_hand_built_schedules),
+		cmocka_unit_test(test_channel_good),
+		cmocka_unit_test(test_channel_align),
+		cmocka_unit_test(test_channel_placement),
+		cmocka_unit_test(test_channel_limits),
+		cmocka_unit_test(test_channel_errors),
+		cmocka_unit_test(test_channel_long_messages),
+		cmocka_unit_test(test_validate_channels),
+		cmocka_unit_test(test_validate_hand_built_channels),
 		cmocka_unit_test(test_full_config_validates),
 		cmocka_unit_test(test_sched_config_validates),
 		cmocka_unit_test(test_every_prefix),
