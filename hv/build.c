@@ -9,6 +9,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/smp.h"
+#include "hv/channel.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/elf.h"
 #include "hv/core/mb_header.h"
@@ -47,27 +48,56 @@ static const struct boot_module *find_module(const struct boot_info *bi, const c
 	return NULL;
 }
 
-/* EPT mapping guest-physical 0..size onto host-physical hpa with 2 MiB pages. */
-static uint64_t build_ept(uint64_t hpa, uint64_t size)
+#define EPT_TABLE_MASK	0x000ffffffffff000ull
+
+/* The table an EPT entry points to, made if the entry is empty; NULL if it maps a page. */
+static uint64_t *ept_table(uint64_t *entry)
 {
-	uint64_t *pml4 = hv_pages_alloc(PAGE_SIZE, "EPT PML4");
-	uint64_t *pdpt = hv_pages_alloc(PAGE_SIZE, "EPT PDPT");
-	uint64_t gib = (size + GIB - 1) / GIB;
+	if (!*entry)
+		*entry = (uint64_t)hv_pages_alloc(PAGE_SIZE, "EPT table") | EPT_RWX;
+	if (*entry & EPT_LARGE_PAGE)
+		return NULL;
+	return (uint64_t *)(uintptr_t)(*entry & EPT_TABLE_MASK);
+}
 
-	pml4[0] = (uint64_t)pdpt | EPT_RWX;
-	for (uint64_t g = 0; g < gib; g++) {
-		uint64_t *pd = hv_pages_alloc(PAGE_SIZE, "EPT PD");
+/*
+ * Map guest-physical [gpa, gpa + size) of @p onto host-physical @hpa with
+ * @perm (EPT_READ, _WRITE, _EXEC), write-back: 2 MiB pages where both
+ * addresses are aligned, 4 KiB pages elsewhere. Both 4 KiB aligned. Returns
+ * -1 if part of the range is mapped already (nothing is ever remapped).
+ */
+int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm)
+{
+	uint64_t *pml4 = (uint64_t *)(uintptr_t)(p->eptp & EPT_TABLE_MASK);
 
-		pdpt[g] = (uint64_t)pd | EPT_RWX;
-		for (uint64_t i = 0; i < 512; i++) {
-			uint64_t gpa = g * GIB + i * MIB2;
+	while (size) {
+		uint64_t *pdpt = ept_table(&pml4[(gpa >> 39) & 511]);
+		uint64_t *pd = pdpt ? ept_table(&pdpt[(gpa >> 30) & 511]) : NULL;
+		uint64_t *pde = pd ? &pd[(gpa >> 21) & 511] : NULL, *pt, step = PAGE_SIZE;
 
-			if (gpa >= size)
-				break;
-			pd[i] = (hpa + gpa) | EPT_RWX | EPT_MEMTYPE_WB | EPT_LARGE_PAGE;
+		if (!pde)
+			return -1;
+		if (!((gpa | hpa) & (MIB2 - 1)) && size >= MIB2 && !*pde) {
+			*pde = hpa | perm | EPT_MEMTYPE_WB | EPT_LARGE_PAGE;
+			step = MIB2;
+		} else {
+			pt = ept_table(pde);
+			if (!pt || pt[(gpa >> 12) & 511])
+				return -1;
+			pt[(gpa >> 12) & 511] = hpa | perm | EPT_MEMTYPE_WB;
 		}
+		gpa += step;
+		hpa += step;
+		size -= step;
 	}
-	return (uint64_t)pml4 | EPTP_MEMTYPE_WB | EPTP_WALK_4;
+	return 0;
+}
+
+/* An EPT with guest-physical 0..mem_size onto the partition's RAM. */
+static void build_ept(struct partition *p)
+{
+	p->eptp = (uint64_t)hv_pages_alloc(PAGE_SIZE, "EPT PML4") | EPTP_MEMTYPE_WB | EPTP_WALK_4;
+	ept_map(p, 0, p->mem_hpa, p->mem_size, EPT_RWX);	/* an empty EPT: cannot fail */
 }
 
 static int load_image(struct partition *p, const struct boot_module *m, char *err,
@@ -357,6 +387,7 @@ int partition_rebuild(struct partition *p, char *err, size_t errlen)
 	p->linux_boot = false;
 	p->exit_code = 0;
 	p->port92 = IO_PORT92_RESET;
+	channels_partition_reset(p);
 	return load_partition(p, boot_modules, err, errlen);
 }
 
@@ -398,7 +429,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			}
 		}
 		memset((void *)(uintptr_t)p->mem_hpa, 0, p->mem_size);
-		p->eptp = build_ept(p->mem_hpa, p->mem_size);
+		build_ept(p);
 
 		for (uint32_t cpu = 0; cpu < CONFIG_MAX_CPUS; cpu++) {
 			struct vcpu *v;

@@ -174,5 +174,7 @@ bool soft_deadline_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint6
 void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode);
 /* The physical LAPIC back to Tempo's settings (leaving direct mode, a restart). */
 void x2apic_give_back(void);
+/* A fixed interrupt for @t from @from (an IPI, a doorbell); false: @t cannot take it now. */
+bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector);
 
 #endif

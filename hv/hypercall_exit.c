@@ -7,6 +7,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "hv/channel.h"
 #include "hv/core/hypercall.h"
 #include "hv/core/hypercall_abi.h"
 #include "hv/exit.h"
@@ -31,6 +32,7 @@ static int64_t hc_partition_info(struct vcpu *v, uint64_t gpa)
 	info.timer_mode = v->part->cfg->timer;
 	info.memory_bytes = v->part->mem_size;
 	info.tsc_khz = platform.tsc_hz / 1000;
+	info.channel_count = v->part->channel_count;
 	memcpy(dst, &info, sizeof(info));
 	return TEMPO_HC_OK;
 }
@@ -83,11 +85,13 @@ enum exit_action exit_vmcall(struct vcpu *v, struct exit_ctx *x)
 {
 	struct hc_regs r = {
 		.rax = v->arch.regs.rax, .rdi = v->arch.regs.rdi, .rsi = v->arch.regs.rsi,
+		.rdx = v->arch.regs.rdx,
 		.long_mode = guest_long_mode(), .cpl = guest_cpl(),
 	};
 	struct hc_context c = {
 		.mem_size = v->part->mem_size, .timer_mode = v->vt.mode,
-		.shared_core = v->pcpu->shared,
+		.shared_core = v->pcpu->shared, .vcpu_count = v->part->vcpu_count,
+		.channel_count = v->part->channel_count,
 	};
 	struct hc_decision d;
 	int64_t ret;
@@ -116,6 +120,17 @@ enum exit_action exit_vmcall(struct vcpu *v, struct exit_ctx *x)
 	case HC_ACT_STATS:
 		snapshot_vcpu(v);
 		ret = TEMPO_HC_OK;
+		break;
+	case HC_ACT_CHANNEL_INFO:
+		channel_info(v, d.channel, gpa_to_hva(v->part, d.gpa, d.len));
+		ret = TEMPO_HC_OK;
+		break;
+	case HC_ACT_CHANNEL_BIND:
+		channel_bind(v, d.channel, d.vector, d.vcpu);
+		ret = TEMPO_HC_OK;
+		break;
+	case HC_ACT_CHANNEL_RING:
+		ret = channel_ring(v, d.channel, d.peer);
 		break;
 	case HC_ACT_SHUTDOWN:
 		x->code = d.exit_code;

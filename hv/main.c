@@ -23,6 +23,7 @@
 #include "arch/x86/cpu_quirks.h"
 #include "hv/lib/log.h"
 #include "hv/core/mb2.h"
+#include "hv/channel.h"
 #include "hv/core/memplan.h"
 #include "hv/pages.h"
 #include "hv/partition.h"
@@ -425,7 +426,8 @@ static __attribute__((noreturn)) void boot_continue(void)
 		 platform.cpu_count, pcpu_count, memplan_free_bytes(&memplan) >> 20);
 	validate_config(&boot_info);
 	warn_smt_split();
-	if (partitions_build(&hv_config, &boot_info, &memplan, err, sizeof(err))) {
+	if (partitions_build(&hv_config, &boot_info, &memplan, err, sizeof(err)) ||
+	    channels_build(&hv_config, &memplan, err, sizeof(err))) {
 		log_err("partitions: %s\n", err);
 		hv_stop(STOP_FAILURE, "partition setup failed");
 	}

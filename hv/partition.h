@@ -169,6 +169,10 @@ struct partition {
 	uint32_t restarts;
 	struct restart_window window;
 	volatile uint32_t rebuilding;	/* a core has claimed its rebuild */
+	/* the channels that list it, by local index (hv/channel.c) */
+	uint32_t channel_count;
+	uint8_t channel_of[CONFIG_MAX_CHANNELS];	/* index into channels[] */
+	uint8_t channel_self[CONFIG_MAX_CHANNELS];	/* its index among their peers */
 };
 
 /* Has @p ended for good? STOPPED and SHUTDOWN are final: they never change. */

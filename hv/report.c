@@ -3,6 +3,7 @@
 #include "hv/report.h"
 
 #include "arch/x86/trap.h"
+#include "hv/channel.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -134,6 +135,7 @@ void end_run_if_done(void)
 	}
 	print_host_ticks();
 	print_schedules();
+	channels_report();
 	log_printf(LOG_EMERG, "TIMER_COST rearm_instr=%lu\n", rearm_cost_ticks);
 	hv_stop(STOP_OK, "all partitions ended");
 }

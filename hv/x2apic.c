@@ -136,6 +136,40 @@ static bool ipi_needs_virtual_path(uint8_t vector)
 	return vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST;
 }
 
+/*
+ * A fixed interrupt on @vector for @t, from a vCPU of its own partition or
+ * from a channel's doorbell (hv/channel.c); @from is the sending vCPU. False
+ * if @t cannot take it now (dropped: the caller counts it).
+ */
+bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
+{
+	/*
+	 * An AP waiting for SIPI ignores fixed interrupts (SDM 9.4.4); its
+	 * core idles in root mode, which must never see a guest's vector.
+	 */
+	if (t->state != VCPU_RUNNING)
+		return false;
+	if (t->pcpu->shared || ipi_needs_virtual_path(vector)) {
+		/*
+		 * A shared core's physical APIC does not know whose window it
+		 * is, and a vector of Tempo's own would be taken for Tempo's
+		 * event there: the vector waits in the vCPU's own bitmap,
+		 * merged into its vLAPIC before it next enters
+		 * (deliver_virtual). Another partition's vCPU in the window
+		 * is not kicked: the target takes it at its next entry.
+		 */
+		__atomic_fetch_or(&t->ipi_pending[vector / 32], 1u << (vector % 32),
+				  __ATOMIC_SEQ_CST);
+		__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI, __ATOMIC_RELEASE);
+		if (t != from && (!t->pcpu->shared ||
+				  __atomic_load_n(&t->pcpu->exit_vcpu, __ATOMIC_SEQ_CST) == t))
+			x2apic_send_nmi(t->pcpu->apic_id);
+	} else {
+		x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | vector | ICR_LEVEL_ASSERT);
+	}
+	return true;
+}
+
 static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t value)
 {
 	struct partition *p = v->part;
@@ -154,32 +188,8 @@ static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t va
 			continue;
 		switch (r.verdict) {
 		case ICR_SEND:
-			/*
-			 * An AP waiting for SIPI ignores fixed interrupts (SDM
-			 * 9.4.4); its core idles in root mode, which must never
-			 * see a guest's vector.
-			 */
-			if (t->state != VCPU_RUNNING) {
+			if (!vcpu_send_fixed(v, t, r.vector))
 				v->ipis_dropped++;
-				break;
-			}
-			if (t->pcpu->shared || ipi_needs_virtual_path(r.vector)) {
-				/*
-				 * A shared core's physical APIC does not know whose
-				 * window it is, and a vector of Tempo's own would be
-				 * taken for Tempo's event there: the vector waits in
-				 * the vCPU's own bitmap, merged into its vLAPIC before
-				 * it next enters (deliver_virtual).
-				 */
-				__atomic_fetch_or(&t->ipi_pending[r.vector / 32],
-						  1u << (r.vector % 32), __ATOMIC_RELEASE);
-				__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI, __ATOMIC_RELEASE);
-				if (t != v)
-					x2apic_send_nmi(t->pcpu->apic_id);
-			} else {
-				x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | r.vector |
-							ICR_LEVEL_ASSERT);
-			}
 			break;
 		case ICR_SIPI:
 			/* only a vCPU waiting for SIPI starts, as on hardware */

@@ -4,9 +4,14 @@
 #include "guests/common/x86.h"
 
 /* The ABI struct is shared with the 64-bit hypervisor: same layout in i386. */
-_Static_assert(sizeof(struct tempo_partition_info) == 64, "partition info size");
+_Static_assert(sizeof(struct tempo_partition_info) == 72, "partition info size");
 _Static_assert(__builtin_offsetof(struct tempo_partition_info, memory_bytes) == 48,
 	       "partition info layout");
+_Static_assert(__builtin_offsetof(struct tempo_partition_info, channel_count) == 64,
+	       "partition info layout");
+_Static_assert(sizeof(struct tempo_channel_info) == 320, "channel info size");
+_Static_assert(__builtin_offsetof(struct tempo_channel_info, access) == 48 &&
+	       __builtin_offsetof(struct tempo_channel_info, peers) == 64, "channel info layout");
 
 void tempo_detect(struct tempo_cpuid *t)
 {

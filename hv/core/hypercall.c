@@ -33,11 +33,41 @@ static void decode_range(const struct hc_context *c, struct hc_decision *d,
 	d->len = len;
 }
 
+/* The channel hypercalls: RDI is always a local channel index. */
+static void decode_channel(const struct hc_context *c, struct hc_decision *d, uint64_t nr,
+			   uint64_t a0, uint64_t a1, uint64_t a2)
+{
+	if (a0 >= c->channel_count) {
+		ret_error(d, TEMPO_HC_EINVAL);
+		return;
+	}
+	d->channel = (uint32_t)a0;
+	switch (nr) {
+	case TEMPO_HC_CHANNEL_INFO:
+		decode_range(c, d, HC_ACT_CHANNEL_INFO, a1, sizeof(struct tempo_channel_info));
+		break;
+	case TEMPO_HC_CHANNEL_BIND:
+		if ((a1 && (a1 < TEMPO_CHANNEL_VECTOR_MIN || a1 > TEMPO_CHANNEL_VECTOR_MAX)) ||
+		    a2 >= c->vcpu_count) {
+			ret_error(d, TEMPO_HC_EINVAL);
+			break;
+		}
+		d->action = HC_ACT_CHANNEL_BIND;
+		d->vector = (uint32_t)a1;
+		d->vcpu = (uint32_t)a2;
+		break;
+	default:	/* TEMPO_HC_CHANNEL_RING */
+		d->action = HC_ACT_CHANNEL_RING;
+		d->peer = a1;
+		break;
+	}
+}
+
 void hypercall_decode(const struct hc_regs *r, const struct hc_context *c,
 		      struct hc_decision *d)
 {
 	uint64_t mask = r->long_mode ? ~0ull : 0xffffffffull;
-	uint64_t nr = r->rax & mask, a0 = r->rdi & mask, a1 = r->rsi & mask;
+	uint64_t nr = r->rax & mask, a0 = r->rdi & mask, a1 = r->rsi & mask, a2 = r->rdx & mask;
 
 	memset(d, 0, sizeof(*d));
 	d->nr = nr;
@@ -81,6 +111,11 @@ void hypercall_decode(const struct hc_regs *r, const struct hc_context *c,
 			ret_error(d, TEMPO_HC_EINVAL);
 		else
 			decode_range(c, d, HC_ACT_PV_TIMER, a0, sizeof(struct tempo_pv_timer));
+		break;
+	case TEMPO_HC_CHANNEL_INFO:
+	case TEMPO_HC_CHANNEL_BIND:
+	case TEMPO_HC_CHANNEL_RING:
+		decode_channel(c, d, nr, a0, a1, a2);
 		break;
 	default:
 		ret_error(d, TEMPO_HC_ENOSYS);

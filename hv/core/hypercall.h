@@ -29,11 +29,14 @@ enum hc_action {
 	HC_ACT_TIMER_MODE_GET,	/* RAX = the calling vCPU's mode */
 	HC_ACT_STATS,		/* queue a VCPU_STATS snapshot, RAX = 0 */
 	HC_ACT_PV_TIMER,	/* gpa: register the pv-lazy page, RAX = 0 */
+	HC_ACT_CHANNEL_INFO,	/* channel, gpa: fill a struct tempo_channel_info, RAX = 0 */
+	HC_ACT_CHANNEL_BIND,	/* channel, vector (0: none), vcpu: RAX = 0 */
+	HC_ACT_CHANNEL_RING,	/* channel, peer (unchecked: the exit knows the peers) */
 };
 
 /* The guest state a hypercall is decoded from. */
 struct hc_regs {
-	uint64_t rax, rdi, rsi;
+	uint64_t rax, rdi, rsi, rdx;
 	bool long_mode;		/* IA32_EFER.LMA and CS.L: else the low halves count */
 	uint32_t cpl;
 };
@@ -43,6 +46,8 @@ struct hc_context {
 	uint64_t mem_size;	/* guest RAM is [0, mem_size) */
 	uint32_t timer_mode;	/* enum timer_mode of the calling vCPU */
 	bool shared_core;	/* the vCPU runs on a [schedule] core */
+	uint32_t vcpu_count;	/* the partition's vCPUs */
+	uint32_t channel_count;	/* channels that list the partition */
 };
 
 struct hc_decision {
@@ -53,6 +58,10 @@ struct hc_decision {
 	uint64_t len;		/* CONSOLE_WRITE: bytes; PARTITION_INFO, PV_TIMER: the size checked */
 	uint32_t mode;		/* TIMER_MODE_SET */
 	int64_t exit_code;	/* SHUTDOWN */
+	uint32_t channel;	/* CHANNEL_*: a local index < channel_count */
+	uint32_t vector;	/* CHANNEL_BIND: 0 or TEMPO_CHANNEL_VECTOR_MIN..MAX */
+	uint32_t vcpu;		/* CHANNEL_BIND: < vcpu_count */
+	uint64_t peer;		/* CHANNEL_RING: as the guest gave it */
 };
 
 /* True when [gpa, gpa + len) lies in [0, mem_size), without wrapping. */

@@ -53,7 +53,40 @@ enum tempo_hypercall {
 	 * and the hypervisor share. TEMPO_HC_EINVAL in the other modes.
 	 */
 	TEMPO_HC_PV_TIMER = 6,
+	/*
+	 * Channels (docs/channels.md). A channel's local index is its rank
+	 * among the channels that list the calling partition, in config order
+	 * (0 .. tempo_partition_info.channel_count - 1).
+	 *
+	 * RDI = local index, RSI = guest-physical address of a struct
+	 * tempo_channel_info to fill (in RAM). Returns 0 or TEMPO_HC_EINVAL.
+	 */
+	TEMPO_HC_CHANNEL_INFO = 7,
+	/*
+	 * RDI = local index, RSI = the vector this partition takes the
+	 * channel's doorbells on (TEMPO_CHANNEL_VECTOR_MIN..MAX; 0: none, and
+	 * doorbells are then dropped and counted), RDX = the index of the vCPU
+	 * that takes them. Returns 0 or TEMPO_HC_EINVAL. A restart forgets it.
+	 */
+	TEMPO_HC_CHANNEL_BIND = 8,
+	/*
+	 * RDI = local index, RSI = the peer to ring (its index in
+	 * tempo_channel_info.peers) or TEMPO_CHANNEL_ALL_PEERS (every peer but
+	 * the caller). Returns how many doorbells were sent (a peer that is
+	 * not running or has bound no vector gets none: it is counted as
+	 * dropped), TEMPO_HC_EINVAL (no such channel or peer, or the caller
+	 * itself) or TEMPO_HC_EAGAIN (the caller rang doorbell_limit times in
+	 * this millisecond already: counted as throttled, nothing sent).
+	 */
+	TEMPO_HC_CHANNEL_RING = 9,
 };
+
+#define TEMPO_CHANNEL_VECTOR_MIN	0x20u
+#define TEMPO_CHANNEL_VECTOR_MAX	0xecu	/* 0xed-0xef are Tempo's own */
+#define TEMPO_CHANNEL_ALL_PEERS		0xffffffffu
+#define TEMPO_CHANNEL_MAX_PEERS		8
+#define TEMPO_CHANNEL_RW		1u	/* tempo_channel_info.access */
+#define TEMPO_CHANNEL_RO		0u
 
 /* CPUID 0x40000001 EAX: what this Tempo offers */
 #define TEMPO_FEATURE_PV_LAZY_TIMER	(1u << 0)
@@ -82,6 +115,7 @@ struct tempo_pv_timer {
 enum tempo_hc_error {
 	TEMPO_HC_OK = 0,
 	TEMPO_HC_EBUSY = -16,	/* not now (an interrupt is in service) */
+	TEMPO_HC_EAGAIN = -11,	/* over a limit: try again later (a channel's doorbell_limit) */
 	TEMPO_HC_EINVAL = -22,	/* bad argument (address outside the partition, length) */
 	TEMPO_HC_ENOSYS = -38,	/* unknown hypercall number */
 };
@@ -94,6 +128,20 @@ struct tempo_partition_info {
 	unsigned int timer_mode;	/* 0 direct, 1 inject, 2 emulated */
 	unsigned long long memory_bytes;
 	unsigned long long tsc_khz;
+	unsigned int channel_count;	/* channels that list this partition */
+	unsigned int reserved;
+};
+
+/* What TEMPO_HC_CHANNEL_INFO fills in: one channel as the caller sees it. */
+struct tempo_channel_info {
+	char name[32];			/* NUL-terminated */
+	unsigned long long gpa;		/* where the caller sees it */
+	unsigned long long size;	/* bytes, a multiple of 4096 */
+	unsigned int access;		/* TEMPO_CHANNEL_RW or TEMPO_CHANNEL_RO */
+	unsigned int peer_count;
+	unsigned int self;		/* the caller's index in peers[] */
+	unsigned int doorbell_limit;	/* rings per millisecond the caller may send */
+	char peers[TEMPO_CHANNEL_MAX_PEERS][32];	/* partition names, NUL-terminated */
 };
 
 #endif

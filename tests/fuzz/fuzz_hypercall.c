@@ -29,7 +29,8 @@ static uint64_t take64(const uint8_t **p, size_t *len)
 static void check(const struct hc_regs *r, const struct hc_context *c, const struct hc_decision *d)
 {
 	uint64_t mask = r->long_mode ? ~0ull : 0xffffffffull;
-	uint64_t nr = r->rax & mask, a0 = r->rdi & mask, a1 = r->rsi & mask;
+	uint64_t nr = r->rax & mask, a0 = r->rdi & mask, a1 = r->rsi & mask, a2 = r->rdx & mask;
+	bool channel_call = nr >= TEMPO_HC_CHANNEL_INFO && nr <= TEMPO_HC_CHANNEL_RING;
 
 	if (d->nr != nr)
 		abort();
@@ -44,7 +45,24 @@ static void check(const struct hc_regs *r, const struct hc_context *c, const str
 	case HC_ACT_RETURN:
 		if (d->ret != TEMPO_HC_EINVAL && d->ret != TEMPO_HC_ENOSYS)
 			abort();
-		if ((d->ret == TEMPO_HC_ENOSYS) != (nr > TEMPO_HC_PV_TIMER))
+		if ((d->ret == TEMPO_HC_ENOSYS) != (nr > TEMPO_HC_CHANNEL_RING))
+			abort();
+		break;
+	case HC_ACT_CHANNEL_INFO:
+		if (nr != TEMPO_HC_CHANNEL_INFO || d->gpa != a1 ||
+		    d->len != sizeof(struct tempo_channel_info) ||
+		    d->gpa + d->len < d->gpa || d->gpa + d->len > c->mem_size)
+			abort();
+		break;
+	case HC_ACT_CHANNEL_BIND:
+		if (nr != TEMPO_HC_CHANNEL_BIND || d->vector != a1 || d->vcpu != a2 ||
+		    d->vcpu >= c->vcpu_count ||
+		    (d->vector && (d->vector < TEMPO_CHANNEL_VECTOR_MIN ||
+				   d->vector > TEMPO_CHANNEL_VECTOR_MAX)))
+			abort();
+		break;
+	case HC_ACT_CHANNEL_RING:
+		if (nr != TEMPO_HC_CHANNEL_RING || d->peer != a1)
 			abort();
 		break;
 	case HC_ACT_CONSOLE_WRITE:
@@ -88,6 +106,9 @@ static void check(const struct hc_regs *r, const struct hc_context *c, const str
 	default:
 		abort();
 	}
+	/* every channel call that gets past the decoder names a channel that exists */
+	if (channel_call && d->action != HC_ACT_RETURN && (d->channel != a0 || a0 >= c->channel_count))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -110,9 +131,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.shared_core = (flags >> 3) & 1;
 	c.timer_mode = (flags >> 4) & 3;
 	/* small numbers are the interesting ones: let one byte pick the call */
-	r.rax = (flags & 0x40) ? take64(&data, &size) : (size ? (size--, *data++) % 9 : 0);
+	r.rax = (flags & 0x40) ? take64(&data, &size) : (size ? (size--, *data++) % 11 : 0);
 	r.rdi = take64(&data, &size);
 	r.rsi = take64(&data, &size);
+	r.rdx = take64(&data, &size);
+	c.vcpu_count = size ? (size--, *data++) % 70 : 0;
+	c.channel_count = size ? (size--, *data++) % 10 : 0;
 	c.mem_size = take64(&data, &size);
 	if (flags & 0x80)	/* a realistic size: 2 MiB granules up to 64 GiB */
 		c.mem_size = (c.mem_size & 0x7fff) << 21;

@@ -13,11 +13,15 @@
 
 #define MEM	(16ull << 20)
 
+static uint64_t hc_rdx;	/* the third argument of the next decode */
+
 static struct hc_decision decode(uint64_t rax, uint64_t rdi, uint64_t rsi, bool lm, uint32_t cpl,
 				 uint32_t mode, bool shared)
 {
-	struct hc_regs r = { .rax = rax, .rdi = rdi, .rsi = rsi, .long_mode = lm, .cpl = cpl };
-	struct hc_context c = { .mem_size = MEM, .timer_mode = mode, .shared_core = shared };
+	struct hc_regs r = { .rax = rax, .rdi = rdi, .rsi = rsi, .rdx = hc_rdx, .long_mode = lm,
+			     .cpl = cpl };
+	struct hc_context c = { .mem_size = MEM, .timer_mode = mode, .shared_core = shared,
+				.vcpu_count = 2, .channel_count = 3 };
 	struct hc_decision d;
 
 	memset(&d, 0xa5, sizeof(d));
@@ -92,7 +96,7 @@ static void test_cpl_and_unknown(void **state)
 		assert_int_equal(decode(TEMPO_HC_CONSOLE_WRITE, 0, 1, false, cpl, 0, false).action,
 				 HC_ACT_UD);
 	}
-	assert_error(dec(7, 0, 0), TEMPO_HC_ENOSYS);
+	assert_error(dec(TEMPO_HC_CHANNEL_RING + 1, 0, 0), TEMPO_HC_ENOSYS);
 	assert_error(dec(~0ull, 0, 0), TEMPO_HC_ENOSYS);
 	assert_error(dec(1ull << 32, 0, 0), TEMPO_HC_ENOSYS);	/* not 0 in long mode */
 }
@@ -140,6 +144,59 @@ static void test_timer_mode(void **state)
 	assert_int_equal(dec(TEMPO_HC_STATS, 99, 99).action, HC_ACT_STATS);
 }
 
+/* The partition decoded against has 2 vCPUs and 3 channels. */
+static void test_channels(void **state)
+{
+	const uint64_t sz = sizeof(struct tempo_channel_info);
+	struct hc_decision d;
+
+	(void)state;
+	d = dec(TEMPO_HC_CHANNEL_INFO, 2, MEM - sz);
+	assert_int_equal(d.action, HC_ACT_CHANNEL_INFO);
+	assert_int_equal(d.channel, 2);
+	assert_int_equal(d.gpa, MEM - sz);
+	assert_int_equal(d.len, sz);
+	assert_error(dec(TEMPO_HC_CHANNEL_INFO, 3, 0x1000), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CHANNEL_INFO, 1ull << 32, 0x1000), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CHANNEL_INFO, 0, MEM - sz + 1), TEMPO_HC_EINVAL);
+	/* a channel's own memory is not RAM: the info must go to RAM */
+	assert_error(dec(TEMPO_HC_CHANNEL_INFO, 0, MEM), TEMPO_HC_EINVAL);
+
+	hc_rdx = 1;
+	d = dec(TEMPO_HC_CHANNEL_BIND, 1, TEMPO_CHANNEL_VECTOR_MAX);
+	assert_int_equal(d.action, HC_ACT_CHANNEL_BIND);
+	assert_int_equal(d.channel, 1);
+	assert_int_equal(d.vector, TEMPO_CHANNEL_VECTOR_MAX);
+	assert_int_equal(d.vcpu, 1);
+	assert_int_equal(dec(TEMPO_HC_CHANNEL_BIND, 0, 0).action, HC_ACT_CHANNEL_BIND);
+	assert_int_equal(dec(TEMPO_HC_CHANNEL_BIND, 0, TEMPO_CHANNEL_VECTOR_MIN).vector,
+			 TEMPO_CHANNEL_VECTOR_MIN);
+	assert_error(dec(TEMPO_HC_CHANNEL_BIND, 0, TEMPO_CHANNEL_VECTOR_MIN - 1), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CHANNEL_BIND, 0, 0xed), TEMPO_HC_EINVAL);	/* Tempo's */
+	assert_error(dec(TEMPO_HC_CHANNEL_BIND, 0, 0x100 + 0x40), TEMPO_HC_EINVAL);
+	assert_error(dec(TEMPO_HC_CHANNEL_BIND, 3, 0x40), TEMPO_HC_EINVAL);
+	hc_rdx = 2;	/* no third vCPU */
+	assert_error(dec(TEMPO_HC_CHANNEL_BIND, 0, 0x40), TEMPO_HC_EINVAL);
+	/* 32-bit code: the high halves do not count */
+	hc_rdx = (7ull << 32) | 1;
+	d = decode(TEMPO_HC_CHANNEL_BIND, (1ull << 32) | 2, (5ull << 32) | 0x40, false, 0,
+		   TIMER_DIRECT, false);
+	assert_int_equal(d.action, HC_ACT_CHANNEL_BIND);
+	assert_int_equal(d.channel, 2);
+	assert_int_equal(d.vector, 0x40);
+	assert_int_equal(d.vcpu, 1);
+	hc_rdx = 0;
+
+	d = dec(TEMPO_HC_CHANNEL_RING, 0, TEMPO_CHANNEL_ALL_PEERS);
+	assert_int_equal(d.action, HC_ACT_CHANNEL_RING);
+	assert_int_equal(d.peer, TEMPO_CHANNEL_ALL_PEERS);
+	assert_int_equal(dec(TEMPO_HC_CHANNEL_RING, 2, 1ull << 40).peer, 1ull << 40);
+	assert_error(dec(TEMPO_HC_CHANNEL_RING, 3, 0), TEMPO_HC_EINVAL);
+	/* user space may not ring */
+	assert_int_equal(decode(TEMPO_HC_CHANNEL_RING, 0, 1, true, 3, TIMER_DIRECT, false).action,
+			 HC_ACT_UD);
+}
+
 static void test_pv_timer(void **state)
 {
 	struct hc_decision d;
@@ -171,6 +228,7 @@ int main(void)
 		cmocka_unit_test(test_32bit_truncation),
 		cmocka_unit_test(test_timer_mode),
 		cmocka_unit_test(test_pv_timer),
+		cmocka_unit_test(test_channels),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
