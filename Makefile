@@ -79,7 +79,8 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 # Extra images the emulator tests boot, each with its own command line and,
 # where CONFIG_name is set, a partition config and the guests.
 TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated \
-		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy
+		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy \
+		   channel channel-edge channel-quiet
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))

@@ -9,6 +9,7 @@
 #include "guests/common/bootinfo.h"
 
 #include "guests/common/x86.h"
+#include "hv/lib/div64.h"
 #include "hv/lib/lib.h"
 
 enum {
@@ -304,4 +305,33 @@ bool cmdline_value(const char *cmdline, const char *key, char *val, size_t valle
 			p++;
 	}
 	return false;
+}
+
+bool parse_number(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+	uint32_t base = 10, digit;
+
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+	}
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digit = *s - '0';
+		else if (base == 16 && *s >= 'a' && *s <= 'f')
+			digit = *s - 'a' + 10;
+		else if (base == 16 && *s >= 'A' && *s <= 'F')
+			digit = *s - 'A' + 10;
+		else
+			return false;
+		/* v * base + digit must not wrap. */
+		if (v > div_u64(UINT64_MAX - digit, base))
+			return false;
+		v = v * base + digit;
+	}
+	*out = v;
+	return true;
 }

@@ -50,4 +50,7 @@ bool bootinfo_is_ram(const struct boot_params *bp, uint64_t base, uint64_t len);
  */
 bool cmdline_value(const char *cmdline, const char *key, char *val, size_t vallen);
 
+/* A decimal or 0x-hexadecimal number, all of @s; false if not one or too big. */
+bool parse_number(const char *s, uint64_t *out);
+
 #endif

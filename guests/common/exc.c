@@ -33,7 +33,7 @@ void exc_dispatch(struct exc_frame *f);
 volatile uint32_t exc_resume_eip;
 volatile int32_t exc_caught_vector = -1;
 
-static struct idt_gate idt[EXC_VECTORS] __attribute__((aligned(8)));
+static struct idt_gate idt[256] __attribute__((aligned(8)));	/* 32 and up: exc_set_gate */
 static struct idt_ptr idtr;
 
 static const char *const exc_names[EXC_VECTORS] = {
@@ -55,15 +55,19 @@ uint32_t exc_stub_address(uint32_t vector)
 	return vector < EXC_VECTORS ? exc_stubs[vector] : 0;
 }
 
+void exc_set_gate(uint32_t vector, uint32_t handler)
+{
+	idt[vector & 255].offset_lo = handler & 0xffff;
+	idt[vector & 255].selector = GDT_CODE32;
+	idt[vector & 255].zero = 0;
+	idt[vector & 255].type_attr = IDT_GATE_INT32;
+	idt[vector & 255].offset_hi = handler >> 16;
+}
+
 void exc_init(void)
 {
-	for (int i = 0; i < EXC_VECTORS; i++) {
-		idt[i].offset_lo = exc_stubs[i] & 0xffff;
-		idt[i].selector = GDT_CODE32;
-		idt[i].zero = 0;
-		idt[i].type_attr = IDT_GATE_INT32;
-		idt[i].offset_hi = exc_stubs[i] >> 16;
-	}
+	for (uint32_t i = 0; i < EXC_VECTORS; i++)
+		exc_set_gate(i, exc_stubs[i]);
 	idtr.limit = sizeof(idt) - 1;
 	idtr.base = (uint32_t)idt;
 	exc_load();

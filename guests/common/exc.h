@@ -15,6 +15,8 @@ extern volatile int32_t exc_caught_vector;	/* -1: none */
 
 /* Builds the IDT (once, on the BSP) and loads it. */
 void exc_init(void);
+/* An interrupt gate (DPL 0) for @vector in exc_init's IDT; a vector without one faults (#GP). */
+void exc_set_gate(uint32_t vector, uint32_t handler);
 /* Loads the IDT exc_init() built (each AP). */
 void exc_load(void);
 const char *exc_name(uint32_t vector);

@@ -443,35 +443,6 @@ static void apic_init(void)
 
 /* ---- the command line ---- */
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-	uint32_t base = 10, digit;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		if (*s >= '0' && *s <= '9')
-			digit = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			digit = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			digit = *s - 'A' + 10;
-		else
-			return false;
-		/* v * base + digit must not wrap. */
-		if (v > div_u64(UINT64_MAX - digit, base))
-			return false;
-		v = v * base + digit;
-	}
-	*out = v;
-	return true;
-}
-
 static void bad_option(const char *key, const char *value, const char *why)
 {
 	con_printf("rtbench: bad option %s=%s: %s\n", key, value, why);
@@ -486,7 +457,7 @@ static void opt_u64(const char *key, uint64_t lo, uint64_t hi, uint64_t *out)
 
 	if (!cmdline_value(boot.cmdline, key, value, sizeof(value)))
 		return;
-	if (strlen(value) >= sizeof(value) - 1 || !parse_u64(value, &v))
+	if (strlen(value) >= sizeof(value) - 1 || !parse_number(value, &v))
 		bad_option(key, value, "not a number");
 	if (v < lo || v > hi)
 		bad_option(key, value, "out of range");

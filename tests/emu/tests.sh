@@ -10,7 +10,8 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_bad_cpu bochs_all_cpus bochs_console_cut
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
-	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy"
+	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
+	bochs_channel bochs_channel_edge"
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
@@ -315,6 +316,95 @@ test_bochs_restart() {
 			{ echo "rt's $k $(kv "$l" $k) beside the restarts, $(kv "$q" $k) quiet"; return 1; }
 	done
 	echo "rt beside 6 restarts: p99 $(kv "$l" lat_p99_ticks) max $(kv "$l" lat_max_ticks) avg $(kv "$l" lat_avg_ticks) ticks; quiet p99 $(kv "$q" lat_p99_ticks) max $(kv "$q" lat_max_ticks) avg $(kv "$q" lat_avg_ticks)"
+}
+
+# ---- channels (docs/channels.md; tests/emu/configs/channel*.cfg) ----
+
+# chan_line OUT PARTITION ROLE [PHASE]: its CHANTEST line (without PHASE: the one with no phase=)
+chan_line() {
+	local l
+	l=$(serial "$1" | grep -E "^\\[$2\\] CHANTEST role=$3 " | sed "s/^\\[$2\\] //")
+	if [ -n "${4:-}" ]; then
+		echo "$l" | grep -E "^CHANTEST role=$3 phase=$4 " | head -n 1
+	else
+		echo "$l" | grep -v ' phase=' | head -n 1
+	fi
+}
+
+# stats_delta OUT PARTITION KEY: KEY's growth between the partition's two VCPU_STATS lines
+stats_delta() { window "$1" "$3" "$2"; }
+
+# Two direct partitions on their own cores: 100,000 doorbells one way, each
+# with a message whose number and data the receiver checks (none lost, none
+# doubled, the checksum right), then 2,000 round trips. The receiver takes no
+# exit per doorbell (its exits between its two VCPU_STATS are host ticks and the
+# closing CPUID); the sender one (its ring). A partition on no channel has
+# every channel call refused and is stopped by its read of the peers' address.
+test_bochs_channel() {
+	local r s lat ex tick
+	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/channel.iso" --expect ok --timeout 900 || return 1
+	need "$1" "^Channel 'link': 64 KiB at 0x[0-9a-f]+, doorbell_limit 1000/ms$" "the channel's boot line" &&
+		need "$1" "^Channel 'link': peer 0 'ping' rw at gpa 0x1000000-0x100ffff$" "ping's view" &&
+		need "$1" "^Channel 'link': peer 1 'pong' rw at gpa 0x1000000-0x100ffff$" "pong's view" &&
+		need "$1" '^\[other\] CHANTEST role=nonpeer channels=0 info=-22 bind=-22 ring=-22 ring_all=-22$' \
+			"a non-peer's channel calls refused" &&
+		need "$1" '^PARTITION_STOP name=other reason=ept_violation .*detail="gpa=0x1000000"$' \
+			"a non-peer's read of the channel's address stopped" &&
+		! serial "$1" | grep '^\[other\] chan: read 0x' > /dev/null || { echo "other read the channel"; return 1; }
+	r=$(chan_line "$1" pong recv) s=$(chan_line "$1" ping send)
+	[ -n "$r" ] && [ -n "$s" ] || { echo "no CHANTEST lines"; return 1; }
+	[ "$(kv "$r" received)" = 100000 ] && [ "$(kv "$r" doorbells)" = 100000 ] &&
+		[ "$(kv "$r" lost)" = 0 ] && [ "$(kv "$r" doubled)" = 0 ] &&
+		[ "$(kv "$r" checksum_ok)" = 1 ] && [ "$(kv "$r" strays)" = 0 ] &&
+		[ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" dropped)" = 0 ] ||
+		{ echo "one-way doorbells not clean: $r / $s"; return 1; }
+	r=$(chan_line "$1" pong recv rtt) s=$(chan_line "$1" ping send rtt)
+	[ "$(kv "$r" answered)" = 2000 ] && [ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" strays)" = 0 ] ||
+		{ echo "round trips not clean: $r / $s"; return 1; }
+	ex=$(stats_delta "$1" pong exits) tick=$(stats_delta "$1" pong tick_exits) || return 1
+	[ $((ex - tick)) -eq 1 ] || { echo "the receiver took $((ex - tick - 1)) exits besides host ticks for 100,000 doorbells"; return 1; }
+	ex=$(stats_delta "$1" ping exits) tick=$(stats_delta "$1" ping tick_exits) || return 1
+	[ $((ex - tick)) -eq 100001 ] || { echo "the sender took $((ex - tick - 1)) exits for 100,000 rings"; return 1; }
+	need "$1" '^CHANNEL name=link peer=ping access=rw rings=102000 throttled=0 delivered=2000 dropped=0$' "ping's counts" &&
+		need "$1" '^CHANNEL name=link peer=pong access=rw rings=2000 throttled=0 delivered=102000 dropped=0$' "pong's counts" &&
+		ends_whole "$1" || return 1
+	lat=$(serial "$1" | grep -E '^\[pong\] CHANTEST_LAT ' | sed 's/^\[pong\] //')
+	[ "$(kv "$lat" lat_max_ticks)" -le 2000 ] && [ "$(kv "$lat" lat_avg_ticks)" -le 1000 ] ||
+		{ echo "one-way latency over budget: $lat"; return 1; }
+	echo "100,000 doorbells: one-way avg $(kv "$lat" lat_avg_ticks) p99 $(kv "$lat" lat_p99_ticks) max $(kv "$lat" lat_max_ticks) ticks; receiver exits 0, sender 1 per doorbell"
+}
+
+# A flood of rings is held to doorbell_limit, and the flood's target gets only
+# those; a ro peer reads the channel and is stopped by its write; the
+# real-time partition beside them keeps its quiet figures within 10 ticks.
+test_bochs_channel_edge() {
+	local f k d q l
+	mkdir -p "$1/quiet"
+	bochs "$1/quiet" --cpus 5 --iso "$TEST_ISO_DIR/channel-quiet.iso" --expect ok --timeout 300 &&
+		bochs "$1" --cpus 5 --iso "$TEST_ISO_DIR/channel-edge.iso" --expect ok --timeout 300 || return 1
+	f=$(chan_line "$1" flood flood) k=$(chan_line "$1" sink sink)
+	[ -n "$f" ] && [ -n "$k" ] || { echo "no flood/sink lines"; return 1; }
+	# at most 10 a millisecond: 50 ms, and the one it began in
+	[ "$(kv "$f" rings)" -ge 400 ] && [ "$(kv "$f" rings)" -le 510 ] &&
+		[ "$(kv "$f" throttled)" -gt "$(kv "$f" rings)" ] && [ "$(kv "$f" errors)" = 0 ] ||
+		{ echo "the flood was not held to 10/ms: $f"; return 1; }
+	d=$(serial "$1" | sed -n 's/^CHANNEL name=bell peer=sink access=rw rings=0 throttled=0 delivered=\([0-9]*\) dropped=0$/\1/p')
+	[ "$d" = "$(kv "$f" rings)" ] && [ "$(kv "$k" doorbells)" = "$d" ] ||
+		{ echo "the sink got $(kv "$k" doorbells) doorbells, Tempo delivered '$d', the flood sent $(kv "$f" rings)"; return 1; }
+	need "$1" "^CHANNEL name=bell peer=flood access=rw rings=$(kv "$f" rings) throttled=$(kv "$f" throttled) delivered=0 dropped=0$" \
+			"the flood's counts" &&
+		need "$1" "^Channel 'notice': peer 1 'reader' ro at gpa 0x2000000-0x21fffff$" "the ro peer's view" &&
+		need "$1" '^\[reader\] chan: read 0x0 from the channel; writing it \(ro\)$' "the ro peer read it" &&
+		need "$1" '^PARTITION_STOP name=reader reason=ept_violation .*detail="gpa=0x2000004"$' \
+			"the ro peer's write stopped" &&
+		! serial "$1" | grep '^\[reader\] chan: write done' > /dev/null || { echo "the ro write went through"; return 1; }
+	rtbench_clean "$1" 10000 && rtbench_clean "$1/quiet" 10000 && ends_whole "$1" || return 1
+	q=$(rtbench_line "$1/quiet" rt) l=$(rtbench_line "$1" rt)
+	for k in lat_p99_ticks lat_max_ticks; do
+		[ $(($(kv "$l" $k) - $(kv "$q" $k))) -le 10 ] ||
+			{ echo "rt's $k $(kv "$l" $k) beside the flood, $(kv "$q" $k) quiet"; return 1; }
+	done
+	echo "flood held to $(kv "$f" rings) rings in 50 ms ($(kv "$f" throttled) refused); rt p99 $(kv "$l" lat_p99_ticks) max $(kv "$l" lat_max_ticks), quiet $(kv "$q" lat_p99_ticks)/$(kv "$q" lat_max_ticks)"
 }
 
 # ---- console input and the monitor (tests/emu/console.script) ----

@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+/*
+ * chan: two partitions that talk through a Tempo channel (docs/channels.md).
+ * role=send writes numbered messages into the channel and rings its peer;
+ * role=recv takes each doorbell, checks the number and sums the data; then
+ * the two play ping-pong for the round trip. Both print a CHANTEST line
+ * (../shared/LINES.md) and VCPU_STATS around the one-way phase, so a script
+ * can count each side's exits per doorbell. Other roles test the edges:
+ * flood (rings as fast as it can: the doorbell_limit must hold it back;
+ * sink counts what reaches it),
+ * write (a write to the channel, which stops a ro peer), nonpeer (every
+ * channel call refused, then a read where a channel would be).
+ *
+ *   role=send|recv|flood|sink|write|nonpeer  count=N (one-way messages)
+ *   rtt=N (round trips)  vector=0x40  wait=hlt|busy  ms=N (flood)
+ *   addr=0x... (nonpeer, write: the address to touch)
+ */
+#include "guests/common/bootinfo.h"
+#include "guests/common/console.h"
+#include "guests/common/exc.h"
+#include "guests/common/guest.h"
+#include "guests/common/tempo.h"
+#include "guests/common/x86.h"
+#include "guests/rtbench/latstat.h"
+#include "hv/lib/div64.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+
+#define MSR_IA32_TSC_DEADLINE	0x6e0
+#define MSR_X2APIC_EOI		0x80b
+#define MSR_X2APIC_LVT_TIMER	0x832
+#define APIC_LVT_TSC_DEADLINE	(2u << 17)
+#define BACKSTOP_VECTOR		0xe0	/* the wait's own deadline: wakes a HLT that nothing else would */
+#define MSR_X2APIC_SVR		0x80f
+#define APIC_SVR_ENABLE		(1u << 8)
+#define APIC_SPURIOUS_VECTOR	0xff
+#define STRAY_STUB_SIZE		16	/* guests/rtbench/irq.S */
+#define READY_MAGIC		0x52454459u	/* "REDY" */
+#define RING_SLOTS		64
+#define OUTLIERS		256
+#define WAIT_MS			2000	/* for the peer, for one message */
+
+const char guest_name[] = "chan";
+
+/* What the two peers share: the start of the channel. */
+struct chan_shm {
+	volatile uint32_t ready[TEMPO_CHANNEL_MAX_PEERS];	/* each peer, once bound */
+	volatile uint32_t phase2[TEMPO_CHANNEL_MAX_PEERS];	/* the one-way phase done */
+	volatile uint32_t seq;		/* the sender's latest message */
+	volatile uint32_t ack;		/* the receiver's latest taken */
+	volatile uint64_t send_tsc;	/* TSC just before the ring */
+	volatile uint64_t data[RING_SLOTS];
+};
+
+enum role { ROLE_SEND, ROLE_RECV, ROLE_FLOOD, ROLE_SINK, ROLE_WRITE, ROLE_NONPEER, ROLE_COUNT };
+static const char *const role_names[ROLE_COUNT] = {
+	"send", "recv", "flood", "sink", "write", "nonpeer",
+};
+
+/* irq.S (shared with rtbench) calls these */
+void rt_timer_stub(void);
+void rt_spurious_stub(void);
+extern const uint8_t rt_stray_stubs[];
+void rt_timer_irq(uint64_t tsc);
+void rt_stray_irq(uint32_t vector);
+volatile uint32_t rt_spurious_count;
+
+static struct tempo_cpuid tempo;
+static struct boot_params boot;
+static struct tempo_partition_info pinfo __attribute__((aligned(64)));
+static struct tempo_channel_info cinfo __attribute__((aligned(64)));
+static struct chan_shm *shm;
+static enum role role;
+static uint32_t count = 100000, rtt = 1000, vector = 0x40, flood_ms = 20, peer;
+static bool wait_hlt = true;
+static uint64_t addr, tsc_per_ms;
+
+static struct lat_stats lat;
+static uint32_t lat_exact[LAT_EXACT_TICKS];
+static int64_t lat_outliers[OUTLIERS];
+
+/* the handler's view: written with IF = 0, read by the main loop */
+static volatile uint32_t got, doubled, skipped, strays, last_seq, rtt_answered, backstops;
+static volatile uint64_t sum, irq_tsc;
+static volatile bool rtt_phase;
+
+void guest_panic(const char *why)
+{
+	asm volatile("cli");
+	con_printf("chan: FAILED: %s\n", why);
+	if (tempo.present)
+		tempo_hypercall(TEMPO_HC_SHUTDOWN, 1, 0, 0);
+	halt_forever();
+}
+
+/* The data of message @i: any mix the receiver can check. */
+static uint64_t message(uint32_t i)
+{
+	uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ull;
+
+	return x ^ (x >> 29);
+}
+
+static int32_t ring(uint32_t to)
+{
+	return tempo_hypercall(TEMPO_HC_CHANNEL_RING, 0, to, 0);
+}
+
+void rt_timer_irq(uint64_t tsc)
+{
+	uint32_t s = shm->seq;
+
+	irq_tsc = tsc;
+	got++;
+	if (role == ROLE_RECV && !rtt_phase) {
+		if (s == last_seq) {
+			doubled++;	/* a doorbell with no new message */
+		} else {
+			skipped += s - last_seq - 1;
+			last_seq = s;
+			sum += shm->data[s % RING_SLOTS];
+			lat_add(&lat, (int64_t)(tsc - shm->send_tsc));
+			shm->ack = s;
+		}
+	} else if (role == ROLE_RECV) {
+		shm->ack = s;	/* ping-pong: answer at once */
+		ring(peer);
+		rtt_answered++;
+	}
+	wrmsr(MSR_X2APIC_EOI, 0);
+}
+
+void rt_stray_irq(uint32_t v)
+{
+	if (v == BACKSTOP_VECTOR)
+		backstops++;
+	else
+		strays++;
+	wrmsr(MSR_X2APIC_EOI, 0);
+}
+
+static void idt_init(void)
+{
+	for (uint32_t v = 32; v < APIC_SPURIOUS_VECTOR; v++)
+		exc_set_gate(v, (uint32_t)rt_stray_stubs + STRAY_STUB_SIZE * (v - 32));
+	exc_set_gate(vector, (uint32_t)rt_timer_stub);
+	exc_set_gate(APIC_SPURIOUS_VECTOR, (uint32_t)rt_spurious_stub);
+}
+
+static uint32_t opt_u32(const char *key, uint32_t lo, uint32_t hi, uint32_t def)
+{
+	char value[24];
+	uint64_t v;
+
+	if (!cmdline_value(boot.cmdline, key, value, sizeof(value)))
+		return def;
+	if (!parse_number(value, &v) || v < lo || v > hi) {
+		con_printf("chan: bad option %s=%s (%u-%u)\n", key, value, lo, hi);
+		guest_panic("bad command line");
+	}
+	return (uint32_t)v;
+}
+
+static void parse_options(void)
+{
+	char value[24];
+
+	role = ROLE_COUNT;
+	if (cmdline_value(boot.cmdline, "role", value, sizeof(value)))
+		for (uint32_t i = 0; i < ROLE_COUNT; i++)
+			if (!strcmp(value, role_names[i]))
+				role = i;
+	if (role == ROLE_COUNT)
+		guest_panic("role=send|recv|flood|sink|write|nonpeer is required");
+	count = opt_u32("count", 1, 10000000, count);
+	rtt = opt_u32("rtt", 0, 10000000, rtt);
+	vector = opt_u32("vector", TEMPO_CHANNEL_VECTOR_MIN, TEMPO_CHANNEL_VECTOR_MAX, vector);
+	flood_ms = opt_u32("ms", 1, 100000, flood_ms);
+	if (cmdline_value(boot.cmdline, "wait", value, sizeof(value)))
+		wait_hlt = strcmp(value, "busy") != 0;
+	if (cmdline_value(boot.cmdline, "addr", value, sizeof(value)) &&
+	    !parse_number(value, &addr))
+		guest_panic("addr= is not a number");
+}
+
+/*
+ * Wait until *@p == @want (or, with @at_least, >= it); false after @ms. HLT
+ * (wait=hlt) only where a doorbell will come: in direct mode it halts the
+ * core in the guest, and the doorbell's IPI wakes it with no exit.
+ */
+static bool wait_for(volatile uint32_t *p, uint32_t want, bool at_least, uint32_t ms, bool hlt)
+{
+	uint64_t end = rdtsc() + ms * tsc_per_ms;
+
+	if (hlt && wait_hlt)
+		wrmsr(MSR_IA32_TSC_DEADLINE, end);	/* direct mode: no exit */
+	while (at_least ? *p < want : *p != want) {
+		if (rdtsc() > end)
+			return false;
+		/* interrupts on only here: the handlers change what the loop tests */
+		if (hlt && wait_hlt)
+			asm volatile("sti; hlt; cli");	/* a doorbell wakes it */
+		else
+			asm volatile("sti; pause; cli");
+	}
+	return true;
+}
+
+static void stats_mark(void)
+{
+	uint32_t a, b, c, d;
+
+	cpuid(TEMPO_CPUID_STATS, 0, &a, &b, &c, &d);
+}
+
+static void print_lat(const char *what, const char *key)
+{
+	int64_t p99 = 0;
+
+	lat_finish(&lat);
+	if (!lat_percentile(&lat, 99, &p99))
+		p99 = lat.max;
+	con_printf("chan: %s: %llu samples, min %lld avg %lld p99 %lld max %lld ticks\n", what,
+		   lat.n, lat.n ? lat.min : 0, lat.n ? lat_avg(&lat) : 0, p99, lat.n ? lat.max : 0);
+	con_printf("CHANTEST_LAT role=%s kind=%s samples=%llu %s_min_ticks=%lld %s_avg_ticks=%lld "
+		   "%s_p99_ticks=%lld %s_max_ticks=%lld\n", role_names[role], key, lat.n, key,
+		   lat.n ? lat.min : 0, key, lat.n ? lat_avg(&lat) : 0, key, p99, key,
+		   lat.n ? lat.max : 0);
+}
+
+/* One-way: count messages, each rung once; the receiver acks through memory. */
+static void run_send(void)
+{
+	uint32_t lost = 0, throttled = 0, dropped = 0;
+	uint64_t expect = 0;
+
+	if (!wait_for(&shm->ready[peer], READY_MAGIC, false, 10 * WAIT_MS, false))
+		guest_panic("the peer never bound its doorbell");
+	stats_mark();
+	for (uint32_t i = 1; i <= count; i++) {
+		int32_t r;
+
+		shm->data[i % RING_SLOTS] = message(i);
+		expect += message(i);
+		shm->send_tsc = rdtsc();
+		shm->seq = i;
+		while ((r = ring(peer)) == TEMPO_HC_EAGAIN)
+			throttled++;
+		if (r != 1)
+			dropped++;
+		if (!wait_for(&shm->ack, i, false, WAIT_MS, false))
+			lost++;
+	}
+	stats_mark();
+	con_printf("CHANTEST role=send channel=%s messages=%u lost=%u throttled=%u dropped=%u "
+		   "sum=0x%llx\n", cinfo.name, count, lost, throttled, dropped, expect);
+	if (!wait_for(&shm->phase2[peer], READY_MAGIC, false, 10 * WAIT_MS, false))
+		guest_panic("the peer never finished the one-way phase");
+	/* round trips: the receiver rings back from its handler */
+	lat_init(&lat, lat_exact, lat_outliers, OUTLIERS);
+	for (uint32_t i = 1; i <= rtt; i++) {
+		uint32_t before = got;
+		uint64_t t0 = rdtsc();
+		int32_t r;
+
+		shm->seq = count + i;
+		r = ring(peer);
+		if (r != 1 || !wait_for(&got, before + 1, true, WAIT_MS, true)) {
+			if (!lost++)
+				con_printf("chan: round trip %u lost (ring %d, %u doorbells here)\n", i,
+					   (int)r, got);
+			continue;
+		}
+		lat_add(&lat, (int64_t)(irq_tsc - t0));
+	}
+	print_lat("round trip (send's TSC before the ring to its own handler)", "rtt");
+	con_printf("CHANTEST role=send phase=rtt rounds=%u lost=%u strays=%u backstops=%u\n", rtt,
+		   lost, strays, backstops);
+}
+
+static void run_recv(void)
+{
+	uint64_t expect = 0;
+	bool all;
+
+	shm->ready[cinfo.self] = READY_MAGIC;
+	stats_mark();
+	all = wait_for(&last_seq, count, false, (count / 100 + 10) * WAIT_MS, true);
+	stats_mark();
+	for (uint32_t i = 1; i <= count; i++)
+		expect += message(i);
+	print_lat("one-way (send's TSC before the ring to this handler)", "lat");
+	con_printf("CHANTEST role=recv channel=%s messages=%u received=%u doorbells=%u lost=%u "
+		   "doubled=%u checksum_ok=%u strays=%u\n", cinfo.name, count, last_seq, got,
+		   count - last_seq + skipped, doubled, sum == expect && all, strays);
+	rtt_phase = true;
+	shm->phase2[cinfo.self] = READY_MAGIC;
+	wait_for(&rtt_answered, rtt, false, (rtt / 100 + 10) * WAIT_MS, true);
+	con_printf("CHANTEST role=recv phase=rtt answered=%u backstops=%u\n", rtt_answered,
+		   backstops);
+}
+
+/* As many rings as it can for flood_ms: how many the limit let through. */
+static void run_flood(void)
+{
+	uint32_t sent = 0, refused = 0, other = 0;
+	uint64_t end;
+
+	if (!wait_for(&shm->ready[peer], READY_MAGIC, false, 10 * WAIT_MS, false))
+		guest_panic("the peer never bound its doorbell");
+	end = rdtsc() + flood_ms * tsc_per_ms;
+	while (rdtsc() < end) {
+		int32_t r = ring(peer);
+
+		if (r == TEMPO_HC_EAGAIN)
+			refused++;
+		else if (r >= 0)
+			sent++;
+		else
+			other++;
+	}
+	con_printf("CHANTEST role=flood channel=%s ms=%u limit_per_ms=%u rings=%u throttled=%u "
+		   "errors=%u\n", cinfo.name, flood_ms, cinfo.doorbell_limit, sent, refused, other);
+	shm->phase2[cinfo.self] = READY_MAGIC;
+}
+
+/* The flood's target: counts what reaches it until the flood is over. */
+static void run_sink(void)
+{
+	shm->ready[cinfo.self] = READY_MAGIC;
+	wait_for(&shm->phase2[peer], READY_MAGIC, false, (flood_ms + 100) * 10, true);
+	con_printf("CHANTEST role=sink channel=%s doorbells=%u strays=%u\n", cinfo.name, got,
+		   strays);
+}
+
+/* No channel at all: every call is refused; then a read of @addr (an EPT violation). */
+static void run_nonpeer(void)
+{
+	static struct tempo_channel_info none __attribute__((aligned(64)));
+	int32_t info = tempo_hypercall(TEMPO_HC_CHANNEL_INFO, 0, (uint32_t)&none, 0);
+	int32_t bind = tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, vector, 0);
+	int32_t r = ring(0), all = ring(TEMPO_CHANNEL_ALL_PEERS);
+
+	con_printf("CHANTEST role=nonpeer channels=%u info=%d bind=%d ring=%d ring_all=%d\n",
+		   pinfo.channel_count, (int)info, (int)bind, (int)r, (int)all);
+	if (addr) {
+		con_printf("chan: reading 0x%llx, where a channel is mapped for its peers\n", addr);
+		con_printf("chan: read 0x%x: not stopped\n", *(volatile uint32_t *)phys_ptr((uint32_t)addr));
+	}
+}
+
+void guest_main(uint32_t magic, uint32_t info)
+{
+	tempo_detect(&tempo);
+	con_init(!tempo.present);
+	exc_init();
+	bootinfo_parse(magic, info, &boot);
+	con_printf("chan: start cmdline=\"%s\"\n", boot.cmdline);
+	if (!tempo.present)
+		guest_panic("needs Tempo (channels are Tempo's)");
+	parse_options();
+	tsc_per_ms = tempo.tsc_khz ? tempo.tsc_khz : 1000000;
+	if (tempo_hypercall(TEMPO_HC_PARTITION_INFO, (uint32_t)&pinfo, 0, 0))
+		guest_panic("partition info");
+	if (role == ROLE_NONPEER) {
+		run_nonpeer();
+		goto done;
+	}
+	if (pinfo.channel_count < 1 || tempo_hypercall(TEMPO_HC_CHANNEL_INFO, 0, (uint32_t)&cinfo, 0))
+		guest_panic("no channel");
+	cinfo.name[sizeof(cinfo.name) - 1] = 0;
+	if (cinfo.gpa + cinfo.size > 0x100000000ull || cinfo.size < sizeof(struct chan_shm))
+		guest_panic("the channel is out of this 32-bit guest's reach, or too small");
+	shm = phys_ptr((uint32_t)cinfo.gpa);
+	peer = cinfo.self == 0 ? 1 : 0;
+	con_printf("chan: channel %s: %llu KiB at 0x%llx, %s, %u peers, self %u, ringing peer %u "
+		   "(%s), doorbell_limit %u/ms\n", cinfo.name, cinfo.size >> 10, cinfo.gpa,
+		   cinfo.access == TEMPO_CHANNEL_RW ? "rw" : "ro", cinfo.peer_count, cinfo.self, peer,
+		   cinfo.peers[peer], cinfo.doorbell_limit);
+	if (role == ROLE_WRITE) {
+		con_printf("chan: read 0x%x from the channel; writing it (%s)\n", shm->ready[0],
+			   cinfo.access == TEMPO_CHANNEL_RW ? "rw" : "ro");
+		shm->ready[cinfo.self] = READY_MAGIC;
+		con_printf("chan: write done: not stopped\n");
+		goto done;
+	}
+	idt_init();
+	wrmsr(MSR_X2APIC_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
+	wrmsr(MSR_X2APIC_LVT_TIMER, BACKSTOP_VECTOR | APIC_LVT_TSC_DEADLINE);
+	lat_init(&lat, lat_exact, lat_outliers, OUTLIERS);
+	if (tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, vector, 0))
+		guest_panic("bind");
+	if (role == ROLE_SEND)
+		run_send();
+	else if (role == ROLE_RECV)
+		run_recv();
+	else if (role == ROLE_SINK)
+		run_sink();
+	else
+		run_flood();
+done:
+	con_printf("chan: done\n");
+	tempo_hypercall(TEMPO_HC_SHUTDOWN, 0, 0, 0);
+	halt_forever();
+}
