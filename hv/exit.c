@@ -31,6 +31,7 @@ static enum exit_action exit_nmi_or_exception(struct vcpu *v, struct exit_ctx *x
 	uint32_t info = (uint32_t)vmread(VMCS_EXIT_INTR_INFO);
 
 	if ((info & INTR_TYPE_MASK) == INTR_TYPE_NMI) {
+		nmi_unblock();		/* or the next kick would wait for an IRET */
 		v->pcpu->nmis++;	/* a kick: the mailbox is read before resuming */
 		return hv_stopping ? EXIT_HALT : EXIT_RESUME;
 	}

@@ -61,6 +61,31 @@ static inline uint64_t read_cr4(void)
 	return v;
 }
 
+/*
+ * An IRET to the next instruction, on this stack: it ends the NMI blocking
+ * that an NMI-caused VM exit leaves on the core (SDM Vol. 3C 27.5: the NMI
+ * was not delivered through the host IDT, so no handler's IRET unblocks it).
+ * Until then every later NMI, each a kick of another core (hv/partition.h's
+ * mailbox), stays pending. (The hypervisor has no red zone: -mno-red-zone.)
+ */
+static inline void nmi_unblock(void)
+{
+	uint64_t scratch;
+
+	asm volatile("mov %%ss, %k0\n\t"
+		     "pushq %0\n\t"		/* SS */
+		     "leaq 8(%%rsp), %0\n\t"
+		     "pushq %0\n\t"		/* RSP as it was */
+		     "pushfq\n\t"
+		     "mov %%cs, %k0\n\t"
+		     "pushq %0\n\t"		/* CS */
+		     "leaq 1f(%%rip), %0\n\t"
+		     "pushq %0\n\t"		/* RIP */
+		     "iretq\n"
+		     "1:"
+		     : "=&r"(scratch) : : "memory", "cc");
+}
+
 static inline __attribute__((noreturn)) void halt_forever(void)
 {
 	for (;;)
