@@ -196,6 +196,8 @@ struct pcpu {
 	uint32_t apic_id;
 	struct vcpu *vcpu;	/* the vCPU this core runs (dedicated cores) */
 	struct vcpu *exit_vcpu;	/* whose VM exit this core is handling, or NULL */
+	/* a shared core: the vCPU whose window it is running, from switch_in on; NULL between */
+	struct vcpu *window_vcpu;
 	bool vmcs_loaded;	/* a VMCS is current on this core (hv_root_nmi) */
 	bool faulted;		/* took a hypervisor fault while handling an exit (hv_exit_fault) */
 	volatile uint32_t mailbox;

@@ -76,6 +76,8 @@ static void switch_out(struct vcpu *v)
 static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 {
 	c->exit_vcpu = v;	/* a fault restoring its state stops its partition */
+	/* before its IPI bitmap is read below: a sender sees it here, or we see its bit */
+	__atomic_store_n(&c->window_vcpu, v, __ATOMIC_SEQ_CST);
 	if (!v->arch.vmcs_ready) {
 		vcpu_vmcs_setup(v);	/* its first window, or its first since a restart */
 	} else {
@@ -139,6 +141,7 @@ static bool slot_runnable(struct vcpu *v)
 void shared_core_loop(struct pcpu *c)
 {
 	c->exit_vcpu = NULL;	/* switched out: a fault here is no partition's */
+	__atomic_store_n(&c->window_vcpu, NULL, __ATOMIC_RELEASE);
 	if (!c->sched_started) {
 		uint64_t now = rdtsc();
 

@@ -162,7 +162,7 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 				  __ATOMIC_SEQ_CST);
 		__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI, __ATOMIC_RELEASE);
 		if (t != from && (!t->pcpu->shared ||
-				  __atomic_load_n(&t->pcpu->exit_vcpu, __ATOMIC_SEQ_CST) == t))
+				  __atomic_load_n(&t->pcpu->window_vcpu, __ATOMIC_SEQ_CST) == t))
 			x2apic_send_nmi(t->pcpu->apic_id);
 	} else {
 		x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | vector | ICR_LEVEL_ASSERT);
