@@ -80,7 +80,7 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 # where CONFIG_name is set, a partition config and the guests.
 TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated \
 		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy \
-		   channel channel-edge channel-quiet
+		   channel channel-edge channel-quiet channel-shared
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
@@ -189,6 +189,7 @@ LINUX_BENCH	?= 1
 bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images)	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated, rtbench and Linux (table + BENCH lines)
 	@tests/bench/bench.sh $(BUILD)/bench
 	@tests/bench/plot.py $(BUILD)/bench
+	@tests/bench/doorbell.sh $(BUILD)/bench/doorbell
 	@if [ "$(LINUX_BENCH)" = 1 ]; then BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/bench/linux; fi
 
 linux-demo: deps linux-test-images	## Linux (cyclictest, direct mode) beside the latency guest in Bochs, then Linux bare metal: the figures
