@@ -52,9 +52,14 @@ int channels_build(const struct hv_config *cfg, struct memplan *mp, char *err, s
 			const struct channel_peer *pe = &cc->peers[k];
 			struct partition *p = &partitions[pe->partition];
 
-			/* config_parse kept the ranges apart: a clash here is Tempo's bug */
-			if (ept_map(p, pe->gpa, ch->hpa, cc->size,
-				    pe->writable ? EPT_READ | EPT_WRITE : EPT_READ)) {
+			/*
+			 * Write-back whatever the peer's PAT says: peers mapping one
+			 * page with different types would break coherence between
+			 * them (SDM Vol. 3A 12.12.4, aliases). config_parse kept the
+			 * ranges apart: a clash here is Tempo's bug.
+			 */
+			if (ept_map(p, pe->gpa, ch->hpa, cc->size, EPT_IGNORE_PAT |
+				    (pe->writable ? EPT_READ | EPT_WRITE : EPT_READ))) {
 				fmt_snprintf(err, errlen, "channel '%s': peer '%s' at 0x%lx overlaps "
 					     "what it has mapped already", cc->name, p->cfg->name,
 					     pe->gpa);
@@ -151,6 +156,9 @@ int64_t channel_ring(struct vcpu *v, uint32_t local, uint64_t peer)
 	struct channel_peer_state *me = &ch->peers[self];
 	int64_t sent = 0;
 
+	/* all peers: 0xffffffff, or -1 from a 64-bit guest */
+	if (peer == ~0ull)
+		peer = TEMPO_CHANNEL_ALL_PEERS;
 	if (peer != TEMPO_CHANNEL_ALL_PEERS && (peer >= n || peer == self))
 		return TEMPO_HC_EINVAL;
 	if (!throttle_take(me, ch->cfg->doorbell_limit)) {

@@ -155,14 +155,24 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 		 * is, and a vector of Tempo's own would be taken for Tempo's
 		 * event there: the vector waits in the vCPU's own bitmap,
 		 * merged into its vLAPIC before it next enters
-		 * (deliver_virtual). Another partition's vCPU in the window
-		 * is not kicked: the target takes it at its next entry.
+		 * (deliver_virtual).
 		 */
 		__atomic_fetch_or(&t->ipi_pending[vector / 32], 1u << (vector % 32),
 				  __ATOMIC_SEQ_CST);
+		/*
+		 * A shared core merges the bitmap at every entry of its vCPU:
+		 * only a target in its own window is kicked (NMI), so a
+		 * neighbour's window is never interrupted for it. A dedicated
+		 * core reads the bitmap when the mailbox says so.
+		 */
+		if (t->pcpu->shared) {
+			if (t != from &&
+			    __atomic_load_n(&t->pcpu->window_vcpu, __ATOMIC_SEQ_CST) == t)
+				x2apic_send_nmi(t->pcpu->apic_id);
+			return true;
+		}
 		__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI, __ATOMIC_RELEASE);
-		if (t != from && (!t->pcpu->shared ||
-				  __atomic_load_n(&t->pcpu->window_vcpu, __ATOMIC_SEQ_CST) == t))
+		if (t != from)
 			x2apic_send_nmi(t->pcpu->apic_id);
 	} else {
 		x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | vector | ICR_LEVEL_ASSERT);

@@ -62,11 +62,14 @@ static inline uint64_t read_cr4(void)
 }
 
 /*
- * An IRET to the next instruction, on this stack: it ends the NMI blocking
- * that an NMI-caused VM exit leaves on the core (SDM Vol. 3C 27.5: the NMI
- * was not delivered through the host IDT, so no handler's IRET unblocks it).
- * Until then every later NMI, each a kick of another core (hv/partition.h's
- * mailbox), stays pending. (The hypervisor has no red zone: -mno-red-zone.)
+ * An IRET to the next instruction, on this stack: it ends any NMI blocking
+ * left on the core by an NMI-caused VM exit. On hardware the next VM entry
+ * ends it anyway (SDM Vol. 3C 26.6.1: with "virtual NMIs" 0, blocking by NMI
+ * is loaded from the guest's interruptibility state); Bochs 2.7 keeps NMIs
+ * blocked across entries until an IRET (../shared/EMULATORS.md), so every
+ * kick after a core's first (hv/partition.h's mailbox) was never seen there
+ * and its tests did not exercise the kick path. Costs one IRET per NMI
+ * exit; a no-op for NMI blocking on hardware. (No red zone: -mno-red-zone.)
  */
 static inline void nmi_unblock(void)
 {

@@ -268,6 +268,7 @@
 #define EPT_EXEC			(1ull << 2)
 #define EPT_RWX				(EPT_READ | EPT_WRITE | EPT_EXEC)
 #define EPT_MEMTYPE_WB			(6ull << 3)
+#define EPT_IGNORE_PAT			(1ull << 6)	/* leaf: the EPT type wins over the guest's PAT */
 #define EPT_LARGE_PAGE			(1ull << 7)
 #define EPTP_MEMTYPE_WB			6ull
 #define EPTP_WALK_4			(3ull << 3)

@@ -72,7 +72,7 @@ enum tempo_hypercall {
 	/*
 	 * RDI = local index, RSI = the peer to ring (its index in
 	 * tempo_channel_info.peers) or TEMPO_CHANNEL_ALL_PEERS (every peer but
-	 * the caller). Returns how many doorbells were sent (a peer that is
+	 * the caller; a 64-bit caller may also pass -1). Returns how many doorbells were sent (a peer that is
 	 * not running or has bound no vector gets none: it is counted as
 	 * dropped), TEMPO_HC_EINVAL (no such channel or peer, or the caller
 	 * itself) or TEMPO_HC_EAGAIN (the caller rang doorbell_limit times in
