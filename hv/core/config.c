@@ -1146,6 +1146,11 @@ static int check_gpa(struct parser *ps, const struct hv_config *cfg, uint32_t ci
 	if (pe->gpa % CONFIG_CHANNEL_MIN)
 		return fail(ps, "peer '%s': channel '%s' at 0x%llx is not 4 KiB aligned", p->name,
 			    c->name, (unsigned long long)pe->gpa);
+	/* 4 KiB pages for all of a large channel would take the hypervisor's page pool */
+	if (c->size >= CONFIG_MEM_ALIGN && pe->gpa % CONFIG_MEM_ALIGN)
+		return fail(ps, "peer '%s': channel '%s' is 2 MiB or larger, so its address must be "
+			    "2 MiB aligned (0x%llx is not)", p->name, c->name,
+			    (unsigned long long)pe->gpa);
 	if (pe->gpa > CONFIG_GUEST_PHYS_LIMIT - c->size)
 		return fail(ps, "peer '%s': channel '%s' at 0x%llx (0x%llx bytes) runs past the "
 			    "64 GiB guest-physical limit", p->name, c->name,

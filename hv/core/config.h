@@ -35,7 +35,8 @@
  *   size = 64K                   4 KiB to 1 GiB, a multiple of 4 KiB (K/M/G suffix)
  *   peer = rt0 rw                a partition that sees it: NAME rw|ro [GPA]; 2 to
  *   peer = linux ro 0x80000000   CONFIG_MAX_PEERS of them, each partition at most once;
- *                                GPA (4 KiB aligned) where that peer sees it, default:
+ *                                GPA (4 KiB aligned, 2 MiB for a channel of 2 MiB or more)
+ *                                where that peer sees it, default:
  *                                the first free range above its RAM (channel_place)
  *   doorbell_limit = 1000        rings per millisecond a peer may send on it
  *                                (default 1000; 1-1000000); faster rings are refused

@@ -1466,6 +1466,9 @@ static const struct bad_case bad_chan_cases[] = {
 	{ CH_R "\n[channel s]\n", 9, "channel 'r' needs at least 2 peers (found 0)" },
 	{ "[channel r]\nsize = 4K\n" TWO_PARTS, 1, "channel 'r' needs at least 2 peers (found 0)" },
 	/* Given addresses. */
+	{ TWO_PARTS "[channel r]\nsize = 2M\npeer = rt0 rw 0x80001000\npeer = b rw\n", 11,
+	  "peer 'rt0': channel 'r' is 2 MiB or larger, so its address must be 2 MiB aligned "
+	  "(0x80001000 is not)" },
 	{ CH_R "peer = rt0 rw 0x3ff0000\npeer = b rw\n", 11,
 	  "peer 'rt0': channel 'r' at 0x3ff0000-0x3ffffff overlaps its RAM at 0x0-0x3ffffff" },
 	{ CH_R "peer = rt0 rw\npeer = b rw 0\n", 12,
