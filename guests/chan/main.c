@@ -13,7 +13,8 @@
  *
  *   role=send|recv|flood|sink|write|nonpeer  count=N (one-way messages)
  *   rtt=N (round trips)  vector=0x40  wait=hlt|busy  ms=N (flood)
- *   addr=0x... (nonpeer, write: the address to touch)
+ *   addr=0x... (nonpeer: the address to read)  exec=1 (flood: then call into
+ *   the channel, which is never executable)
  */
 #include "guests/common/bootinfo.h"
 #include "guests/common/console.h"
@@ -72,7 +73,7 @@ static struct tempo_channel_info cinfo __attribute__((aligned(64)));
 static struct chan_shm *shm;
 static enum role role;
 static uint32_t count = 100000, rtt = 1000, vector = 0x40, flood_ms = 20, peer;
-static bool wait_hlt = true;
+static bool wait_hlt = true, exec_test;
 static uint64_t addr, tsc_per_ms;
 
 static struct lat_stats lat;
@@ -178,6 +179,7 @@ static void parse_options(void)
 	flood_ms = opt_u32("ms", 1, 100000, flood_ms);
 	if (cmdline_value(boot.cmdline, "wait", value, sizeof(value)))
 		wait_hlt = strcmp(value, "busy") != 0;
+	exec_test = opt_u32("exec", 0, 1, 0);
 	if (cmdline_value(boot.cmdline, "addr", value, sizeof(value)) &&
 	    !parse_number(value, &addr))
 		guest_panic("addr= is not a number");
@@ -322,6 +324,14 @@ static void run_flood(void)
 	con_printf("CHANTEST role=flood channel=%s ms=%u limit_per_ms=%u rings=%u throttled=%u "
 		   "errors=%u\n", cinfo.name, flood_ms, cinfo.doorbell_limit, sent, refused, other);
 	shm->phase2[cinfo.self] = READY_MAGIC;
+	if (exec_test) {
+		volatile uint8_t *code = (volatile uint8_t *)shm + 0x800;
+
+		*code = 0xc3;	/* ret: a channel is never executable, so this stops us */
+		con_printf("chan: calling into the channel at 0x%llx\n", cinfo.gpa + 0x800);
+		((void (*)(void))(uintptr_t)code)();
+		con_printf("chan: returned from the channel: not stopped\n");
+	}
 }
 
 /* The flood's target: counts what reaches it until the flood is over. */

@@ -375,7 +375,8 @@ test_bochs_channel() {
 }
 
 # A flood of rings is held to doorbell_limit, and the flood's target gets only
-# those; a ro peer reads the channel and is stopped by its write; the
+# those; a call into a channel stops the caller (never executable); a ro peer
+# reads the channel and is stopped by its write; the
 # real-time partition beside them keeps its quiet figures within 10 ticks.
 test_bochs_channel_edge() {
 	local f k d q l
@@ -393,7 +394,13 @@ test_bochs_channel_edge() {
 		{ echo "the sink got $(kv "$k" doorbells) doorbells, Tempo delivered '$d', the flood sent $(kv "$f" rings)"; return 1; }
 	need "$1" "^CHANNEL name=bell peer=flood access=rw rings=$(kv "$f" rings) throttled=$(kv "$f" throttled) delivered=0 dropped=0$" \
 			"the flood's counts" &&
-		need "$1" "^Channel 'notice': peer 1 'reader' ro at gpa 0x2000000-0x21fffff$" "the ro peer's view" &&
+		need "$1" '^PARTITION_STOP name=flood reason=ept_violation .*detail="gpa=0x1000800"$' \
+			"the flood's call into the channel stopped" &&
+		[ $(($(serial "$1" | sed -n 's/^PARTITION_STOP name=flood .* qual=\(0x[0-9a-f]*\) .*/\1/p') & 4)) = 4 ] ||
+		{ echo "the flood's stop was no instruction fetch"; return 1; }
+	! serial "$1" | grep '^\[flood\] chan: returned from the channel' > /dev/null ||
+		{ echo "code ran from a channel"; return 1; }
+	need "$1" "^Channel 'notice': peer 1 'reader' ro at gpa 0x2000000-0x21fffff$" "the ro peer's view" &&
 		need "$1" '^\[reader\] chan: read 0x0 from the channel; writing it \(ro\)$' "the ro peer read it" &&
 		need "$1" '^PARTITION_STOP name=reader reason=ept_violation .*detail="gpa=0x2000004"$' \
 			"the ro peer's write stopped" &&
