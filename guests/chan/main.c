@@ -9,9 +9,10 @@
  * flood (rings as fast as it can: the doorbell_limit must hold it back;
  * sink counts what reaches it),
  * write (a write to the channel, which stops a ro peer), nonpeer (every
- * channel call refused, then a read where a channel would be).
+ * channel call refused, then a read where a channel would be), restart
+ * and ringer (a peer's restart keeps the channel and forgets its doorbell).
  *
- *   role=send|recv|flood|sink|write|nonpeer  count=N (one-way messages)
+ *   role=send|recv|flood|sink|write|nonpeer|restart|ringer  count=N (one-way messages)
  *   rtt=N (round trips)  vector=0x40  wait=hlt|busy  ms=N (flood)
  *   addr=0x... (nonpeer: the address to read)  exec=1 (flood: then call into
  *   the channel, which is never executable)
@@ -51,11 +52,15 @@ struct chan_shm {
 	volatile uint32_t ack;		/* the receiver's latest taken */
 	volatile uint64_t send_tsc;	/* TSC just before the ring */
 	volatile uint64_t data[RING_SLOTS];
+	volatile uint32_t generation;	/* role=restart: its instances so far */
 };
 
-enum role { ROLE_SEND, ROLE_RECV, ROLE_FLOOD, ROLE_SINK, ROLE_WRITE, ROLE_NONPEER, ROLE_COUNT };
+enum role {
+	ROLE_SEND, ROLE_RECV, ROLE_FLOOD, ROLE_SINK, ROLE_WRITE, ROLE_NONPEER, ROLE_RESTART,
+	ROLE_RINGER, ROLE_COUNT
+};
 static const char *const role_names[ROLE_COUNT] = {
-	"send", "recv", "flood", "sink", "write", "nonpeer",
+	"send", "recv", "flood", "sink", "write", "nonpeer", "restart", "ringer",
 };
 
 /* irq.S (shared with rtbench) calls these */
@@ -172,7 +177,7 @@ static void parse_options(void)
 			if (!strcmp(value, role_names[i]))
 				role = i;
 	if (role == ROLE_COUNT)
-		guest_panic("role=send|recv|flood|sink|write|nonpeer is required");
+		guest_panic("role=send|recv|flood|sink|write|nonpeer|restart|ringer is required");
 	count = opt_u32("count", 1, 10000000, count);
 	rtt = opt_u32("rtt", 0, 10000000, rtt);
 	vector = opt_u32("vector", TEMPO_CHANNEL_VECTOR_MIN, TEMPO_CHANNEL_VECTOR_MAX, vector);
@@ -343,6 +348,58 @@ static void run_sink(void)
 		   strays);
 }
 
+/*
+ * A peer that restarts: its first instance binds, takes a doorbell, counts
+ * itself in the channel and triple-faults; the next finds the count there
+ * (a restart keeps the channel) and binds nothing, so the ringer's doorbells
+ * are dropped: none may reach it (they would be strays here).
+ */
+static void run_restart(void)
+{
+	uint32_t gen = shm->generation;
+	uint64_t end;
+
+	con_printf("chan: the channel holds generation %u\n", gen);
+	shm->generation = gen + 1;
+	if (gen == 0) {
+		static const struct { uint16_t limit; uint32_t base; } __attribute__((packed)) none;
+
+		if (tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, vector, 0))
+			guest_panic("bind");
+		shm->ready[cinfo.self] = READY_MAGIC;
+		if (!wait_for(&got, 1, true, 10 * WAIT_MS, true))
+			guest_panic("no doorbell came");
+		con_printf("chan: generation 0 took %u doorbells; triple-faulting\n", got);
+		asm volatile("lidt %0; int3" : : "m"(none));
+	}
+	end = rdtsc() + 30 * tsc_per_ms;
+	while (rdtsc() < end)
+		asm volatile("sti; pause; cli");
+	shm->phase2[cinfo.self] = READY_MAGIC;
+	con_printf("CHANTEST role=restart generation=%u doorbells=%u strays=%u\n", gen, got, strays);
+}
+
+/* Rings its peer every millisecond until the peer's last instance is done. */
+static void run_ringer(void)
+{
+	uint32_t sent = 0, dropped = 0, other = 0;
+
+	if (!wait_for(&shm->ready[peer], READY_MAGIC, false, 10 * WAIT_MS, false))
+		guest_panic("the peer never bound its doorbell");
+	for (uint32_t i = 0; i < 10000 && shm->phase2[peer] != READY_MAGIC; i++) {
+		int32_t r = ring(peer);
+
+		if (r == 1)
+			sent++;
+		else if (r == 0)
+			dropped++;
+		else
+			other++;
+		tsc_delay(tsc_per_ms);
+	}
+	con_printf("CHANTEST role=ringer delivered=%u dropped=%u errors=%u\n", sent, dropped, other);
+}
+
 /* No channel at all: every call is refused; then a read of @addr (an EPT violation). */
 static void run_nonpeer(void)
 {
@@ -398,6 +455,10 @@ void guest_main(uint32_t magic, uint32_t info)
 	wrmsr(MSR_X2APIC_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
 	wrmsr(MSR_X2APIC_LVT_TIMER, BACKSTOP_VECTOR | APIC_LVT_TSC_DEADLINE);
 	lat_init(&lat, lat_exact, lat_outliers, OUTLIERS);
+	if (role == ROLE_RESTART) {
+		run_restart();
+		goto done;
+	}
 	if (tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, vector, 0))
 		guest_panic("bind");
 	if (role == ROLE_SEND)
@@ -406,6 +467,8 @@ void guest_main(uint32_t magic, uint32_t info)
 		run_recv();
 	else if (role == ROLE_SINK)
 		run_sink();
+	else if (role == ROLE_RINGER)
+		run_ringer();
 	else
 		run_flood();
 done:

@@ -11,7 +11,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
-	bochs_channel bochs_channel_edge bochs_channel_shared"
+	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart"
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
@@ -433,6 +433,31 @@ test_bochs_channel_shared() {
 	[ "$(kv "$lat" lat_avg_ticks)" -le 6000 ] || { echo "shared-core doorbells wait for the window: $lat"; return 1; }
 	ends_whole "$1" || return 1
 	echo "shared-core receiver: $nmi NMI kicks, one-way avg $(kv "$lat" lat_avg_ticks) max $(kv "$lat" lat_max_ticks) ticks"
+}
+
+# A peer's restart zeroes its RAM but keeps the channel, and forgets its
+# doorbell: the new instance finds what the old one wrote there, and the
+# other peer's rings are dropped (counted) until it binds again, which it
+# never does here: none may reach it.
+test_bochs_channel_restart() {
+	local g r d
+	bochs "$1" --cpus 3 --iso "$TEST_ISO_DIR/channel-restart.iso" --expect ok --timeout 300 || return 1
+	need "$1" '^\[phoenix\] chan: the channel holds generation 0$' "the first instance" &&
+		need "$1" '^\[phoenix\] chan: generation 0 took [1-9][0-9]* doorbells; triple-faulting$' \
+			"the first instance took a doorbell" &&
+		need "$1" '^PARTITION_RESTART name=phoenix reason=triple_fault count=1 ' "the restart" &&
+		need "$1" '^\[phoenix\] chan: the channel holds generation 1$' "the channel kept across the restart" &&
+		need "$1" '^PARTITION_END name=phoenix state=shutdown exit_code=0 restarts=1$' "the second instance ended" ||
+		return 1
+	g=$(chan_line "$1" phoenix restart) r=$(chan_line "$1" ringer ringer)
+	[ "$(kv "$g" generation)" = 1 ] && [ "$(kv "$g" doorbells)" = 0 ] && [ "$(kv "$g" strays)" = 0 ] ||
+		{ echo "a doorbell reached the unbound instance: $g"; return 1; }
+	[ "$(kv "$r" delivered)" -ge 1 ] && [ "$(kv "$r" dropped)" -ge 1 ] && [ "$(kv "$r" errors)" = 0 ] ||
+		{ echo "the ringer's counts: $r"; return 1; }
+	d=$(serial "$1" | sed -n 's/^CHANNEL name=life peer=phoenix access=rw rings=0 throttled=0 delivered=\([0-9]*\) dropped=\([0-9]*\)$/\1 \2/p')
+	[ "$d" = "$(kv "$r" delivered) $(kv "$r" dropped)" ] ||
+		{ echo "Tempo counted '$d' for phoenix, the ringer $(kv "$r" delivered) $(kv "$r" dropped)"; return 1; }
+	ends_whole "$1"
 }
 
 # ---- console input and the monitor (tests/emu/console.script) ----
