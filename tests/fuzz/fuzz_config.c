@@ -24,6 +24,48 @@ static void check_msg(const struct config_error *err)
 		__builtin_trap();
 }
 
+static int ranges_overlap(uint64_t a, uint64_t alen, uint64_t b, uint64_t blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/*
+ * What the parser promises about channel @i, which channels_build maps
+ * without checking: sizes, peers, and each peer's range clear of its RAM, the
+ * MMIO window, the 64 GiB limit and its other channels.
+ */
+static void check_channel(const struct hv_config *cfg, uint32_t i)
+{
+	const struct channel_config *c = &cfg->channels[i];
+
+	if (c->size < CONFIG_CHANNEL_MIN || c->size > CONFIG_CHANNEL_MAX ||
+	    c->size % CONFIG_CHANNEL_MIN || c->peer_count < 2 || c->peer_count > CONFIG_MAX_PEERS ||
+	    !c->doorbell_limit || c->doorbell_limit > CONFIG_MAX_DOORBELL_LIMIT)
+		__builtin_trap();
+	for (uint32_t k = 0; k < c->peer_count; k++) {
+		const struct channel_peer *pe = &c->peers[k];
+
+		if (pe->partition >= cfg->partition_count || pe->gpa % CONFIG_CHANNEL_MIN ||
+		    (c->size >= CONFIG_MEM_ALIGN && pe->gpa % CONFIG_MEM_ALIGN) ||
+		    pe->gpa < cfg->partitions[pe->partition].memory_bytes ||
+		    pe->gpa > CONFIG_GUEST_PHYS_LIMIT - c->size ||
+		    ranges_overlap(pe->gpa, c->size, CONFIG_GUEST_MMIO_START,
+				   CONFIG_GUEST_MMIO_END - CONFIG_GUEST_MMIO_START))
+			__builtin_trap();
+		for (uint32_t j = 0; j < i; j++)
+			for (uint32_t m = 0; m < cfg->channels[j].peer_count; m++) {
+				const struct channel_peer *o = &cfg->channels[j].peers[m];
+
+				if (o->partition == pe->partition &&
+				    ranges_overlap(pe->gpa, c->size, o->gpa, cfg->channels[j].size))
+					__builtin_trap();
+			}
+		for (uint32_t m = 0; m < k; m++)
+			if (c->peers[m].partition == pe->partition)
+				__builtin_trap();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct hv_config cfg;
@@ -46,6 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    p->module_count > CONFIG_MAX_MODULES || !p->name[0] || !p->image[0])
 			__builtin_trap();
 	}
+	for (uint32_t i = 0; i < cfg.channel_count; i++)
+		check_channel(&cfg, i);
 	memset(&err, 0x5a, sizeof(err));
 	config_validate(&cfg, &plat, &err);
 	check_msg(&err);
