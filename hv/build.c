@@ -387,6 +387,7 @@ int partition_rebuild(struct partition *p, char *err, size_t errlen)
 	p->linux_boot = false;
 	p->exit_code = 0;
 	p->port92 = IO_PORT92_RESET;
+	fw_cfg_init(&p->fw_cfg, p->mem_size, (uint16_t)p->vcpu_count);
 	channels_partition_reset(p);
 	return load_partition(p, boot_modules, err, errlen);
 }
@@ -452,6 +453,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			vcpu_reset(v);
 			p->vcpus[p->vcpu_count++] = v;
 		}
+		fw_cfg_init(&p->fw_cfg, p->mem_size, (uint16_t)p->vcpu_count);
 		if (load_partition(p, bi, err, errlen))
 			return -1;
 		log_info("Partition '%s': %u vCPU%s (CPUs", pc->name, p->vcpu_count,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Port I/O exits: the device hv/core/io_policy.c names for the port answers. */
+#include "hv/core/fw_cfg.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/io_policy.h"
 #include "hv/core/vuart.h"
@@ -12,7 +13,8 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 	bool in = q & 8;
 	uint16_t port = (uint16_t)(q >> 16);
 	enum io_device dev = (enum io_device)io_rule_find(port)->device;
-	uint64_t value;
+	const struct partition_config *pc = v->part->cfg;
+	uint64_t mask = size == 4 ? 0xffffffffull : (1ull << (8 * size)) - 1, value;
 
 	if (q & 16)
 		return exit_stop(x, "string_io", q, "INS/OUTS are not emulated");
@@ -21,6 +23,9 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 			value = vuart_read(&v->part->uart, port);
 		else if (port == 0x92)	/* its latch; the ports above it float */
 			value = (io_float() & ~0xffu) | v->part->port92;
+		else if (dev == IO_FW_CFG && pc->fw_cfg && port == FW_CFG_PORT_DATA)
+			for (uint32_t i = value = 0; i < size; i++)	/* the item's next bytes */
+				value |= (uint64_t)fw_cfg_read(&v->part->fw_cfg) << (8 * i);
 		else
 			value = io_float();	/* no device: the bus floats high */
 		if (size == 1)
@@ -44,6 +49,15 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 			if (x->stop_detail)
 				return EXIT_RESET;
 			break;
+		case IO_DEBUG_EXIT:
+			if (!pc->debug_exit)
+				break;	/* off: no device there, the write is dropped */
+			x->code = io_debug_exit_code((uint32_t)(v->arch.regs.rax & mask));
+			return EXIT_SHUTDOWN;
+		case IO_FW_CFG:
+			if (pc->fw_cfg && port == FW_CFG_PORT_SEL)
+				fw_cfg_select(&v->part->fw_cfg, (uint16_t)(v->arch.regs.rax & mask));
+			break;	/* the data port takes no writes */
 		case IO_NONE:
 		default:
 			break;	/* the write is dropped (documented) */

@@ -16,6 +16,7 @@
 #include "arch/x86/vmx.h"
 #include "arch/x86/vmx_defs.h"
 #include "hv/core/config.h"
+#include "hv/core/fw_cfg.h"
 #include "hv/core/hypercall_abi.h"
 #include "hv/core/restart.h"
 #include "hv/core/sched.h"
@@ -165,6 +166,7 @@ struct partition {
 	volatile bool end_report_pending;
 	struct vuart uart;
 	uint8_t port92;		/* system control port A as the guest last wrote it */
+	struct fw_cfg fw_cfg;	/* fw_cfg = on: the item the guest selected */
 	/* restarts (hv/partition_stop.c): all of them, and those in the limit's window */
 	uint32_t restarts;
 	struct restart_window window;

@@ -49,6 +49,8 @@ enum part_key {
 	KEY_RESTART,
 	KEY_RESTART_LIMIT,
 	KEY_RESTART_WINDOW,
+	KEY_DEBUG_EXIT,
+	KEY_FW_CFG,
 	KEY_COUNT,
 };
 
@@ -64,6 +66,8 @@ static const char *const part_keys[KEY_COUNT] = {
 	[KEY_RESTART] = "restart",
 	[KEY_RESTART_LIMIT] = "restart_limit",
 	[KEY_RESTART_WINDOW] = "restart_window_s",
+	[KEY_DEBUG_EXIT] = "debug_exit",
+	[KEY_FW_CFG] = "fw_cfg",
 };
 
 static const char *const restart_names[] = {
@@ -542,6 +546,17 @@ static int take_u32(struct parser *ps, const char *key, struct span v, uint32_t 
 
 /* ---- statements ---- */
 
+static int take_on_off(struct parser *ps, const char *key, struct span v, bool *out)
+{
+	char q[QUOTE_BUF];
+
+	if (span_eq(v, "on") || span_eq(v, "off")) {
+		*out = span_eq(v, "on");
+		return 0;
+	}
+	return fail(ps, "%s: expected on or off, found '%s'", key, quote(q, v));
+}
+
 static int part_statement(struct parser *ps, struct span key, struct span rest)
 {
 	struct partition_config *p = ps->part;
@@ -555,7 +570,7 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 	if (k == KEY_COUNT)
 		return fail(ps, "unknown key '%s' in [partition %s] (expected cpus, memory, base, "
 			    "image, cmdline, modules, timer, console, restart, restart_limit, "
-			    "restart_window_s)",
+			    "restart_window_s, debug_exit, fw_cfg)",
 			    quote_n(q, 24, key), p->name);
 	if (set_once(ps, &ps->key_line[k], part_keys[k]))
 		return -1;
@@ -584,13 +599,11 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 				    "found '%s'", quote(q, v));
 		return 0;
 	case KEY_CONSOLE:
-		if (span_eq(v, "on"))
-			p->console = true;
-		else if (span_eq(v, "off"))
-			p->console = false;
-		else
-			return fail(ps, "console: expected on or off, found '%s'", quote(q, v));
-		return 0;
+		return take_on_off(ps, part_keys[k], v, &p->console);
+	case KEY_DEBUG_EXIT:
+		return take_on_off(ps, part_keys[k], v, &p->debug_exit);
+	case KEY_FW_CFG:
+		return take_on_off(ps, part_keys[k], v, &p->fw_cfg);
 	case KEY_RESTART:
 		for (uint32_t r = 0; r < ARRAY_SIZE(restart_names); r++)
 			if (span_eq(v, restart_names[r])) {

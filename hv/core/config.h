@@ -30,6 +30,10 @@
  *                                (default 3; 1-1000000); one more ends it for good
  *   restart_window_s = 60        the limit's window in seconds (default 60; 0 = the
  *                                whole run; at most 86400)
+ *   debug_exit = off             on: a write to port 0xF4 shuts the partition down with
+ *                                exit code (value << 1) | 1, as QEMU's isa-debug-exit
+ *   fw_cfg = off                 on: ports 0x510-0x511 answer as QEMU's fw_cfg (its
+ *                                signature, CPU count and RAM size), for test kernels
  *
  *   [channel NAME]               shared memory between partitions (docs/channels.md)
  *   size = 64K                   4 KiB to 1 GiB, a multiple of 4 KiB (K/M/G suffix)
@@ -127,6 +131,8 @@ struct partition_config {
 	char modules[CONFIG_MAX_MODULES][CONFIG_NAME_LEN];
 	enum timer_mode timer;
 	bool console;
+	bool debug_exit;		/* port 0xF4 ends the partition (QEMU's isa-debug-exit) */
+	bool fw_cfg;			/* ports 0x510-0x511 answer as QEMU's fw_cfg (hv/core/fw_cfg.h) */
 	enum restart_policy restart;
 	uint32_t restart_limit;		/* restarts allowed within restart_window_s */
 	uint32_t restart_window_s;	/* 0: the whole run */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hv/core/io_policy.h"
 
+#include "hv/core/fw_cfg.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/vuart.h"
 #include "hv/lib/lib.h"
@@ -18,7 +19,11 @@ static const struct io_rule rules[] = {
 	{ 0x0070, 0x0071, IO_NONE, "CMOS/RTC: absent" },
 	{ 0x0092, 0x0092, IO_RESET, "system control port A: bit 0 (fast reset) resets" },
 	{ 0x00a0, 0x00a1, IO_NONE, "8259 PIC (slave): absent" },
+	{ IO_DEBUG_EXIT_PORT, IO_DEBUG_EXIT_PORT + 3, IO_DEBUG_EXIT,
+	  "QEMU isa-debug-exit: with debug_exit = on a write ends the partition, code (v << 1) | 1" },
 	{ VUART_BASE, VUART_BASE + VUART_PORTS - 1, IO_UART, "COM1: the partition's virtual UART" },
+	{ FW_CFG_PORT_SEL, FW_CFG_PORT_DATA, IO_FW_CFG,
+	  "QEMU fw_cfg: with fw_cfg = on its signature, CPU count and RAM size" },
 	{ GUEST_ACPI_PM_PORT, GUEST_ACPI_PM_PORT, IO_ACPI_PM,
 	  "ACPI PM1a control: an S5 write powers a Linux guest off" },
 	{ IO_RESET_PORT, IO_RESET_PORT, IO_RESET,

@@ -18,7 +18,17 @@ enum io_device {
 	IO_UART,	/* the partition's virtual 16550 (hv/core/vuart.c) */
 	IO_ACPI_PM,	/* the FADT's sleep control register: S5 powers a Linux guest off */
 	IO_RESET,	/* a PC's reset registers: no device, but some writes reset the guest */
+	IO_DEBUG_EXIT,	/* QEMU's isa-debug-exit: a device only with debug_exit = on */
+	IO_FW_CFG,	/* QEMU's fw_cfg (hv/core/fw_cfg.h): a device only with fw_cfg = on */
 };
+
+#define IO_DEBUG_EXIT_PORT	0xf4	/* kvm-unit-tests: iobase 0xf4, iosize 4 */
+
+/* QEMU's exit status for a debug-exit write of @value: (value << 1) | 1. */
+static inline int64_t io_debug_exit_code(uint32_t value)
+{
+	return ((int64_t)value << 1) | 1;
+}
 
 struct io_rule {
 	uint16_t first, last;	/* inclusive */

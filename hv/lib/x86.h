@@ -34,6 +34,11 @@ static inline void outw(uint16_t port, uint16_t v)
 	asm volatile("outw %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline void outl(uint16_t port, uint32_t v)
+{
+	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
+}
+
 static inline void cpu_relax(void)
 {
 	asm volatile("pause" ::: "memory");

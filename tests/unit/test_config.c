@@ -91,8 +91,12 @@ static void test_all_keys(void **state)
 		 "cmdline = \"console=ttyS0 quiet\"\n"
 		 "modules = initrd extra\n"
 		 "timer = inject\n"
-		 "console = off\n");
+		 "console = off\n"
+		 "debug_exit = on\n"
+		 "fw_cfg = on\n");
 	assert_int_equal(cfg.tick_us, 250);
+	assert_true(p->debug_exit);
+	assert_true(p->fw_cfg);
 	assert_int_equal(cfg.partition_count, 1);
 	assert_string_equal(p->name, "rt0");
 	assert_int_equal(p->cpu_mask, 0xe);
@@ -124,6 +128,8 @@ static void test_defaults(void **state)
 	assert_int_equal(p->module_count, 0);
 	assert_int_equal(p->timer, TIMER_DIRECT);
 	assert_true(p->console);
+	assert_false(p->debug_exit);	/* the test devices are off unless asked for */
+	assert_false(p->fw_cfg);
 	assert_int_equal(p->restart, RESTART_NEVER);
 	assert_int_equal(p->restart_limit, CONFIG_DEFAULT_RESTART_LIMIT);
 	assert_int_equal(p->restart_window_s, CONFIG_DEFAULT_RESTART_WINDOW_S);
@@ -403,7 +409,11 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\n}\n", 2, "expected 'key = value', found '}'" },
 	{ "[partition rt0]\ncpu = 1\n", 2,
 	  "unknown key 'cpu' in [partition rt0] (expected cpus, memory, base, image, cmdline, "
-	  "modules, timer, console, restart, restart_limit, restart_window_s)" },
+	  "modules, timer, console, restart, restart_limit, restart_window_s, debug_exit, "
+	  "fw_cfg)" },
+	{ "[partition rt0]\ndebug_exit = yes\n", 2, "debug_exit: expected on or off, found 'yes'" },
+	{ "[partition rt0]\nfw_cfg = 1\n", 2, "fw_cfg: expected on or off, found '1'" },
+	{ "[partition rt0]\nfw_cfg = on\nfw_cfg = off\n", 3, "duplicate key 'fw_cfg'" },
 	{ "[partition rt0]\nCPUS = 1\n", 2, "unknown key 'CPUS'" },
 	{ "[partition rt0]\ntick_us = 1\n", 2, "unknown key 'tick_us' in [partition rt0]" },
 	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms)" },
@@ -618,7 +628,7 @@ static void test_long_messages(void **state)
 		   "unknown key 'cpus_and_a_very_long_key...' in "
 		   "[partition a234567890123456789012345678901] (expected cpus, memory, base, "
 		   "image, cmdline, modules, timer, console, restart, restart_limit, "
-		   "restart_window_s)");
+		   "restart_window_s, debug_exit, fw_cfg)");
 }
 
 /* ---- config_validate ---- */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "hv/core/fw_cfg.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/io_policy.h"
 #include "hv/core/vuart.h"
@@ -44,6 +45,52 @@ static void test_devices(void **state)
 	assert_int_equal(io_rule_find(0xcf8)->device, IO_NONE);	/* PCI */
 	assert_int_equal(io_rule_find(0xffff)->device, IO_NONE);
 	assert_int_equal(io_float(), 0xffffffffu);
+	/* the test devices (each on only where the partition's config says) */
+	for (uint32_t p = 0xf4; p <= 0xf7; p++)
+		assert_int_equal(io_rule_find((uint16_t)p)->device, IO_DEBUG_EXIT);
+	assert_int_equal(io_rule_find(0xf8)->device, IO_NONE);
+	assert_int_equal(io_rule_find(0x510)->device, IO_FW_CFG);
+	assert_int_equal(io_rule_find(0x511)->device, IO_FW_CFG);
+	assert_int_equal(io_rule_find(0x514)->device, IO_NONE);	/* no DMA interface */
+	assert_int_equal(io_debug_exit_code(0), 1);
+	assert_int_equal(io_debug_exit_code(3), 7);
+	assert_int_equal(io_debug_exit_code(0xffffffffu), 0x1ffffffffll);
+}
+
+static uint64_t fw_cfg_item(struct fw_cfg *f, uint16_t key, uint32_t bytes)
+{
+	uint64_t v = 0;
+
+	fw_cfg_select(f, key);
+	for (uint32_t i = 0; i < bytes; i++)
+		v |= (uint64_t)fw_cfg_read(f) << (8 * i);
+	return v;
+}
+
+/* What kvm-unit-tests reads: the signature, the CPU count, the RAM size. */
+static void test_fw_cfg(void **state)
+{
+	struct fw_cfg f;
+
+	(void)state;
+	fw_cfg_init(&f, 6ull << 30, 3);
+	assert_int_equal(fw_cfg_item(&f, FW_CFG_SIGNATURE, 4), 0x554d4551);	/* "QEMU" */
+	assert_int_equal(fw_cfg_read(&f), 0);	/* past the end */
+	assert_int_equal(fw_cfg_item(&f, FW_CFG_ID, 4), 1);	/* no DMA */
+	assert_int_equal(fw_cfg_item(&f, FW_CFG_NB_CPUS, 2), 3);
+	assert_int_equal(fw_cfg_item(&f, FW_CFG_MAX_CPUS, 2), 3);
+	assert_int_equal(fw_cfg_item(&f, FW_CFG_RAM_SIZE, 8), 6ull << 30);
+	assert_int_equal(fw_cfg_item(&f, 0x19, 8), 0);		/* an item not offered */
+	assert_int_equal(fw_cfg_item(&f, 0xffff, 8), 0);
+	/* a new selection starts over; a long read stays at 0 */
+	fw_cfg_select(&f, FW_CFG_SIGNATURE);
+	assert_int_equal(fw_cfg_read(&f), 'Q');
+	fw_cfg_select(&f, FW_CFG_SIGNATURE);
+	assert_int_equal(fw_cfg_read(&f), 'Q');
+	assert_int_equal(fw_cfg_read(&f), 'E');
+	for (uint32_t i = 0; i < 100000; i++)
+		fw_cfg_read(&f);
+	assert_int_equal(fw_cfg_read(&f), 0);
 }
 
 /* The writes that reset a PC, and the ones beside them that do not. */
@@ -89,6 +136,7 @@ int main(void)
 		cmocka_unit_test(test_sorted_disjoint),
 		cmocka_unit_test(test_devices),
 		cmocka_unit_test(test_reset_writes),
+		cmocka_unit_test(test_fw_cfg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
