@@ -363,6 +363,31 @@ static void self_test(void)
 		con_printf("hello: unknown fault=%s ignored\n", fault);
 }
 
+/* fwcfg=1: what QEMU's fw_cfg says (kvm-unit-tests reads the same items). */
+static void read_fw_cfg(void)
+{
+	static const uint16_t keys[] = { 0x0000, 0x0005, 0x0003 };	/* signature, CPUs, RAM */
+	uint64_t v[3] = { 0 };
+
+	for (uint32_t k = 0; k < 3; k++) {
+		outw(0x510, keys[k]);
+		for (uint32_t i = 0; i < (k == 2 ? 8u : k == 1 ? 2u : 4u); i++)
+			v[k] |= (uint64_t)inb(0x511) << (8 * i);
+	}
+	con_printf("hello: fw_cfg signature=0x%llx cpus=%llu ram=%llu\n", v[0], v[1], v[2]);
+}
+
+/* debugexit=N: QEMU's isa-debug-exit write; with debug_exit = on it ends us. */
+static void debug_exit(const char *value)
+{
+	uint64_t n = 0;
+
+	parse_number(value, &n);
+	con_printf("hello: writing %llu to the debug-exit port\n", n);
+	outl(0xf4, (uint32_t)n);
+	con_printf("hello: debug-exit write ignored\n");
+}
+
 void guest_main(uint32_t magic, uint32_t info)
 {
 	static const char *const flavour[] = { "unknown", "multiboot1", "multiboot2" };
@@ -398,6 +423,10 @@ void guest_main(uint32_t magic, uint32_t info)
 		start_aps(&cpus);
 
 	self_test();
+	if (cmdline_value(boot.cmdline, "fwcfg", value, sizeof(value)))
+		read_fw_cfg();
+	if (tempo.present && cmdline_value(boot.cmdline, "debugexit", value, sizeof(value)))
+		debug_exit(value);
 	if (tempo.present && cmdline_value(boot.cmdline, "console", value, sizeof(value)) &&
 	    !memcmp(value, "echo", 5))
 		echo_console();

@@ -11,7 +11,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
-	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart"
+	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_testdev"
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
@@ -458,6 +458,19 @@ test_bochs_channel_restart() {
 	[ "$d" = "$(kv "$r" delivered) $(kv "$r" dropped)" ] ||
 		{ echo "Tempo counted '$d' for phoenix, the ringer $(kv "$r" delivered) $(kv "$r" dropped)"; return 1; }
 	ends_whole "$1"
+}
+
+# debug_exit and fw_cfg, per partition and off by default (testdev.cfg)
+test_bochs_testdev() {
+	bochs "$1" --cpus 3 --iso "$TEST_ISO_DIR/testdev.iso" --expect ok --timeout 120 || return 1
+	need "$1" '^\[ex\] hello: fw_cfg signature=0x554d4551 cpus=1 ram=16777216$' "fw_cfg on: QEMU, 1 CPU, 16 MiB" &&
+		need "$1" '^PARTITION_END name=ex state=shutdown exit_code=7$' "debug-exit 3: exit code 7" &&
+		need "$1" '^\[plain\] hello: fw_cfg signature=0xffffffff cpus=65535 ram=18446744073709551615$' \
+			"fw_cfg off: the ports float" &&
+		need "$1" '^\[plain\] hello: debug-exit write ignored$' "debug_exit off: the write dropped" &&
+		need "$1" '^PARTITION_END name=plain state=shutdown exit_code=0$' "plain ran to its end" &&
+		! serial "$1" | grep '^\[ex\] hello: debug-exit write ignored' > /dev/null &&
+		ends_whole "$1"
 }
 
 # ---- console input and the monitor (tests/emu/console.script) ----
