@@ -883,6 +883,95 @@ static const char *a_hc_storm(void)
 
 /* ---- attacks that must stop the partition ---- */
 
+/* ---- channels: the attack runs put every partition on one (tests/attack/run_attacks.sh) ---- */
+
+static struct tempo_channel_info chan __attribute__((aligned(64)));
+
+/* The channel, or NULL when this partition is on none. */
+static struct tempo_channel_info *chan_get(void)
+{
+	if (tempo_hypercall(TEMPO_HC_PARTITION_INFO, (uint32_t)&info, 0, 0) ||
+	    info.channel_count != 1 || tempo_hypercall(TEMPO_HC_CHANNEL_INFO, 0, (uint32_t)&chan, 0))
+		return NULL;
+	return &chan;
+}
+
+static const char *a_chan_info_bad(void)
+{
+	struct tempo_channel_info *c = chan_get();
+
+	if (!c)
+		return "no_channel";
+	/* no second channel; the info must go to RAM, never into the channel itself */
+	if (tempo_hypercall(TEMPO_HC_CHANNEL_INFO, 1, (uint32_t)&chan, 0) != TEMPO_HC_EINVAL)
+		return "second_channel";
+	return hc_result(tempo_hypercall(TEMPO_HC_CHANNEL_INFO, 0, (uint32_t)c->gpa, 0));
+}
+
+static const char *a_chan_bind_bad(void)
+{
+	static const uint32_t vectors[] = { 0xed, 0xee, 0xef, 0x1f, 0x100 + 0x40, 0xff };
+
+	if (!chan_get())
+		return "no_channel";
+	for (uint32_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++)
+		if (tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, vectors[i], 0) != TEMPO_HC_EINVAL)
+			return "vector_taken";
+	/* a vCPU it does not have */
+	return hc_result(tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, 0x40, info.vcpu_count));
+}
+
+static const char *a_chan_ring_bad(void)
+{
+	struct tempo_channel_info *c = chan_get();
+
+	if (!c)
+		return "no_channel";
+	if (tempo_hypercall(TEMPO_HC_CHANNEL_RING, 0, c->self, 0) != TEMPO_HC_EINVAL)
+		return "rang_itself";
+	if (tempo_hypercall(TEMPO_HC_CHANNEL_RING, 0, c->peer_count, 0) != TEMPO_HC_EINVAL)
+		return "rang_past_the_peers";
+	return hc_result(tempo_hypercall(TEMPO_HC_CHANNEL_RING, 0, 0xfffffffe, 0));
+}
+
+/* The victim bound no doorbell: a ring reaches nobody (dropped, counted). */
+static const char *a_chan_ring_victim(void)
+{
+	int32_t r;
+
+	if (!chan_get())
+		return "no_channel";
+	r = tempo_hypercall(TEMPO_HC_CHANNEL_RING, 0, 0, 0);
+	return r == 0 ? "dropped" : r > 0 ? "delivered" : hc_result(r);
+}
+
+/* Rings at full speed: doorbell_limit holds it back at the sender. */
+static const char *a_chan_flood(void)
+{
+	uint32_t refused = 0;
+
+	if (!chan_get())
+		return "no_channel";
+	for (uint32_t i = 0; i < 20000; i++)
+		refused += tempo_hypercall(TEMPO_HC_CHANNEL_RING, 0, TEMPO_CHANNEL_ALL_PEERS, 0) ==
+			   TEMPO_HC_EAGAIN;
+	return refused ? "throttled" : "not_throttled";
+}
+
+/* A channel is never executable: a call into it stops the caller. */
+static const char *s_chan_exec(void)
+{
+	struct tempo_channel_info *c = chan_get();
+	volatile uint8_t *code;
+
+	if (!c)
+		return "no_channel";
+	code = phys_ptr((uint32_t)c->gpa + 0x100 * (c->self + 1));
+	*code = 0xc3;	/* ret */
+	((void (*)(void))(uintptr_t)code)();
+	return "ran";
+}
+
 static const char *s_ept_beyond_ram(void)
 {
 	*(volatile uint8_t *)phys_ptr((uint32_t)info.memory_bytes + 0x100000) = 0x5a;
@@ -1458,7 +1547,13 @@ static const struct attack attacks[] = {
 	{ "ipi_hv_vectors", a_ipi_hv_vectors },
 	{ "ipi_waiting_ap", a_ipi_waiting_ap },
 	{ "real_mode_gp", a_real_mode_gp },
+	{ "chan_info_bad", a_chan_info_bad },
+	{ "chan_bind_bad", a_chan_bind_bad },
+	{ "chan_ring_bad", a_chan_ring_bad },
+	{ "chan_ring_victim", a_chan_ring_victim },
+	{ "chan_flood", a_chan_flood },
 	/* from here on each attack stops the partition */
+	{ "chan_exec", s_chan_exec },
 	{ "ept_beyond_ram", s_ept_beyond_ram },
 	{ "xapic_mmio", s_xapic_mmio },
 	{ "hpet_mmio", s_hpet_mmio },

@@ -77,6 +77,10 @@ run_one() {
 			printf 'cmdline = "first=%d last=%d"\n\n' "$lo" "$hi"
 			k=$((k + 1)) cpu=$((cpu + n))
 		done
+		# every partition on one channel, the victim ro as peer 0 and bound to
+		# nothing (the chan_* attacks); far above RAM, clear of ept_beyond_ram
+		printf '[channel door]\nsize = 64K\ndoorbell_limit = 10\npeer = victim ro 0x40000000\n'
+		for ((k = 0; k < $#; k++)); do printf 'peer = h%d_%d rw 0x40000000\n' "$r" "$k"; done
 	} > "$cfg"
 	boot/mkiso.sh "$dir/attack.iso" "$BUILD/tempo.elf" "exit=emu loglevel=3" \
 		"$cfg:partitions" "$hostile:hostile-mb2" "$rtbench:rtbench-mb2" \
