@@ -86,8 +86,9 @@ for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	want=0
 	case $f in
 	*/bad-syntax.cfg | */bad-cpu.cfg) want=1 ;;
-	# booted on 7 CPUs (bochs_restart); checked without a machine above
-	*/restart.cfg) continue ;;
+	# booted on 7 CPUs (bochs_restart) and 5 (bochs_channel_edge); checked
+	# without a machine above
+	*/restart.cfg | */channel-edge.cfg) continue ;;
 	esac
 	"$tool" check "${bochs[@]}" "$f" > "$work/out.txt" 2>&1
 	rc=$?
