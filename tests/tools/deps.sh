@@ -12,7 +12,7 @@ packages=(
 	qemu-system-x86 ovmf			# BIOS/UEFI boot paths
 	gnu-efi					# the UEFI loader (BOOTX64.EFI)
 	dpkg-dev				# make deb: dpkg-shlibdeps
-	bsdutils coreutils			# script(1), timeout(1)
+	coreutils				# timeout(1)
 	python3-matplotlib			# tests/bench/plot.py (make bench)
 	python3					# tests/emu/console_drive.py (console input tests)
 )
