@@ -160,7 +160,9 @@ static uint32_t msi_route(const struct vpci_fn *f)
 	uint32_t addr = f->msi_address_lo, mode = MSI_DATA_DELIVERY(f->msi_data);
 	uint8_t vector = (uint8_t)f->msi_data;
 
-	if (!(f->msi_control & PCI_MSI_FLAGS_ENABLE) || f->msi_address_hi ||
+	/* An MSI is a memory write: without bus master the function sends none. */
+	if (!(f->command & PCI_COMMAND_MASTER) || !(f->msi_control & PCI_MSI_FLAGS_ENABLE) ||
+	    f->msi_address_hi ||
 	    (addr & MSI_ADDR_BASE_MASK) != MSI_ADDR_BASE || (addr & MSI_ADDR_RESERVED))
 		return 0;
 	if (mode != MSI_DELIVERY_FIXED && mode != MSI_DELIVERY_LOWEST)
@@ -301,20 +303,14 @@ static void write_dword(struct vpci_fn *f, uint32_t reg, uint32_t v)
 	}
 }
 
-static bool msi_reg(uint32_t reg)
-{
-	return reg >= MSI_CAP && reg < MSI_CAP_END;
-}
-
 uint32_t vpci_config_write(struct vpci_bus *b, uint32_t bdf, uint32_t offset, uint8_t size,
 			   uint32_t value, struct vpci_event *ev)
 {
-	uint32_t reg = offset & ~3u, shift = (offset & 3) * 8, bytes, old;
+	uint32_t reg = offset & ~3u, shift = (offset & 3) * 8, bytes, old, route;
 	const struct vpci_fn *cf;
 	struct vpci_fn *f;
-	uint16_t msi_control;
+	uint16_t msi_control, msi_data;
 	uint32_t msi_lo, msi_hi;
-	uint16_t msi_data;
 
 	memset(ev, 0, sizeof(*ev));
 	if (!access_valid(offset, size) || !lookup(b, bdf, &cf) || !cf)
@@ -338,11 +334,15 @@ uint32_t vpci_config_write(struct vpci_bus *b, uint32_t bdf, uint32_t offset, ui
 		ev->changed |= VPCI_EV_BAR0;
 	if (window_changed(ev->bar2_was, ev->bar2))
 		ev->changed |= VPCI_EV_BAR2;
-	if (msi_reg(reg) && (msi_control != f->msi_control || msi_lo != f->msi_address_lo ||
-			     msi_hi != f->msi_address_hi || msi_data != f->msi_data)) {
+	/* Only this core writes the route, so reading it plainly here is safe. */
+	route = msi_route(f);
+	if (route != f->msi_route) {
+		__atomic_store_n(&f->msi_route, route, __ATOMIC_RELEASE);
 		ev->changed |= VPCI_EV_MSI;
-		__atomic_store_n(&f->msi_route, msi_route(f), __ATOMIC_RELEASE);
 	}
+	if (msi_control != f->msi_control || msi_lo != f->msi_address_lo ||
+	    msi_hi != f->msi_address_hi || msi_data != f->msi_data)
+		ev->changed |= VPCI_EV_MSI;
 	return ev->changed;
 }
 

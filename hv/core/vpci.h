@@ -42,7 +42,7 @@
  * accesses of its vCPUs (a per-partition lock around each vpci_io_write()
  * and the action on its event; Linux takes pci_config_lock itself, but a
  * hostile guest need not). The one thing another core reads is the MSI
- * route, vpci_msi_target(): each write that touches MSI publishes it with
+ * route, vpci_msi_target(): each write that changes it publishes it with
  * a release store, so a sender's core may read it while the receiver's
  * vCPU reprograms it (it then sees the old route or the new one, never a
  * mix).
@@ -147,7 +147,8 @@ struct vpci_window {
  * address moved while it decodes. A BAR moved while memory decode is off
  * (Linux sizes BARs that way) is no event; turning decode back on is, with
  * the address then current. VPCI_EV_MSI: a message control, address or
- * data register changed value (vpci_msi_target() gives the new route).
+ * data register changed value, or the route vpci_msi_target() gives did
+ * (bus master going on or off changes it too).
  */
 #define VPCI_EV_BAR0	(1u << 0)
 #define VPCI_EV_BAR2	(1u << 1)
@@ -209,15 +210,17 @@ struct vpci_window vpci_bar2(const struct vpci_fn *f);
 /*
  * The interrupt a doorbell to this function raises: true with the vector,
  * the 8-bit destination (address bits 19:12) and its mode (address bit 2:
- * logical) when MSI is on and the message is an interrupt Tempo delivers:
+ * logical) when bus master is on (an MSI is a memory write the function
+ * makes: PCI 3.0, 6.2.2; a Linux driver calls pci_set_master()), MSI is on,
+ * and the message is an interrupt Tempo delivers:
  * address 0xFEExxxxx with upper address 0 and bits 11:4 clear (no extended
  * destination ID is offered), delivery mode (data 10:8) fixed or lowest
  * priority (delivered as fixed to the destination), and a vector a channel
  * may bind (TEMPO_CHANNEL_VECTOR_MIN..MAX, hv/core/hypercall_abi.h; Tempo's
  * own are refused as the bind hypercall refuses them). The trigger mode
  * bits are ignored: it is an edge. False otherwise: the doorbell is dropped
- * and counted. Safe from any core (an acquire load of what the last MSI
- * write published).
+ * and counted. Safe from any core (an acquire load of what the last
+ * config write that changed it published).
  */
 bool vpci_msi_target(const struct vpci_fn *f, uint8_t *vector, uint8_t *dest, bool *logical);
 

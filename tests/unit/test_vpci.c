@@ -682,20 +682,37 @@ static void test_msi_linux(void **state)
 	/* pci_msi_set_enable(dev, 1) */
 	wr(1, 0x42, 2, rd(1, 0x42, 2) | PCI_MSI_FLAGS_ENABLE);
 	assert_int_equal(rd(1, 0x42, 2), PCI_MSI_FLAGS_64BIT | PCI_MSI_FLAGS_ENABLE);
-
-	assert_true(vpci_msi_target(&bus.fn[0], &vector, &dest, &logical));
-	assert_int_equal(vector, 0x41);
-	assert_int_equal(dest, 1);
-	assert_true(logical);
-	/* the other function's MSI is untouched */
-	assert_false(vpci_msi_target(&bus.fn[1], &vector, &dest, &logical));
-
+	/* no bus master yet: the function may send no MSI */
+	assert_false(vpci_msi_target(&bus.fn[0], &vector, &dest, &logical));
 	/* events: address low, data, enable; the rewrites of equal values are none */
 	assert_int_equal(evcount, 3);
 	for (unsigned int i = 0; i < evcount; i++) {
 		assert_int_equal(evlog[i].changed, VPCI_EV_MSI);
 		assert_int_equal(evlog[i].chan, 0);
 	}
+
+	/* pci_set_master: the route comes on, an MSI event and no BAR one */
+	log_clear();
+	wr(1, PCI_COMMAND, 2, rd(1, PCI_COMMAND, 2) | PCI_COMMAND_MASTER);
+	assert_int_equal(evcount, 1);
+	assert_int_equal(evlog[0].changed, VPCI_EV_MSI);
+	assert_true(vpci_msi_target(&bus.fn[0], &vector, &dest, &logical));
+	assert_int_equal(vector, 0x41);
+	assert_int_equal(dest, 1);
+	assert_true(logical);
+	/* the other function's MSI is untouched */
+	assert_false(vpci_msi_target(&bus.fn[1], &vector, &dest, &logical));
+	/* bus master off and on again: the route follows */
+	wr(1, PCI_COMMAND, 2, PCI_COMMAND_MEMORY);
+	assert_false(vpci_msi_target(&bus.fn[0], &vector, &dest, &logical));
+	wr(1, PCI_COMMAND, 2, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+	assert_true(vpci_msi_target(&bus.fn[0], &vector, &dest, &logical));
+	assert_int_equal(evcount, 3);
+	/* memory decode does not gate MSI */
+	wr(1, PCI_COMMAND, 2, PCI_COMMAND_MASTER);
+	assert_true(vpci_msi_target(&bus.fn[0], &vector, &dest, &logical));
+	assert_int_equal(evlog[3].changed, VPCI_EV_BAR0 | VPCI_EV_BAR2);
+	wr(1, PCI_COMMAND, 2, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 
 	/* physical destination 3, vector 0x30; a new message while enabled */
 	log_clear();
@@ -723,6 +740,7 @@ static bool msi_valid(uint32_t lo, uint32_t hi, uint16_t data)
 	uint8_t vector, dest;
 	bool logical;
 
+	wr(2, PCI_COMMAND, 2, PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
 	wr(2, 0x44, 4, lo);
 	wr(2, 0x48, 4, hi);
 	wr(2, 0x4c, 2, data);
