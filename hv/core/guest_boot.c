@@ -15,11 +15,14 @@
  * References: ACPI 6.5, 5.2.5 (RSDP), 5.2.6 (table header), 5.2.7 (RSDT),
  * 5.2.8 (XSDT), 5.2.9 (FADT), 5.2.3.2 (Generic Address Structure), 5.2.11.1
  * (DSDT), 5.2.12 (MADT, types 0 and 9), 4.1 (hardware-reduced ACPI), 4.8.3.7
- * (sleep control and status registers), 20.2 (AML grammar); Multiboot2
+ * (sleep control and status registers), 6.4 (resource descriptors), 20.2
+ * (AML grammar); PCI Firmware Specification 3.2, 4.1 (host bridges in ACPI);
+ * Multiboot2
  * Specification 2.0, 3.6 (boot information); Multiboot Specification
  * 0.6.96, 3.3.
  */
 #include "hv/core/guest_boot.h"
+#include "hv/core/chan_pci_abi.h"
 #include "hv/core/io_policy.h"
 #include "hv/core/vuart.h"
 #include "hv/lib/lib.h"
@@ -256,9 +259,15 @@ static void put_str(struct wr *w, const char *s)
  * IA-PC boot architecture flags (5.2.9.3): no VGA to probe, no CMOS RTC.
  * Bit 1 (8042) is left clear: there is no keyboard controller, and Linux
  * then does not probe ports 0x60/0x64. Bit 0 clear: no legacy (ISA) devices.
+ * Bit 3 (MSI not supported) is left clear: the channel functions' doorbell
+ * is an MSI, and Linux turns MSI off for good when it is set (pci_no_msi()
+ * from acpi_pci_init()); nothing in a hardware-reduced FADT stands in for it.
  */
 #define IAPC_VGA_NOT_PRESENT	(1u << 2)
+#define IAPC_MSI_NOT_SUPPORTED	(1u << 3)
 #define IAPC_CMOS_RTC_NOT_PRESENT (1u << 5)
+#define IAPC_BOOT_ARCH_FLAGS	(IAPC_VGA_NOT_PRESENT | IAPC_CMOS_RTC_NOT_PRESENT)
+_Static_assert(!(IAPC_BOOT_ARCH_FLAGS & IAPC_MSI_NOT_SUPPORTED), "MSI is supported");
 #define FADT_HW_REDUCED_ACPI	(1u << 20)	/* fixed feature flags: no fixed hardware, no SCI */
 #define FADT_RESET_REG_SUP	(1u << 10)	/* RESET_REG is there: a reboot writes it */
 #define FADT_HYPERVISOR_VENDOR	"TEMPO   "
@@ -388,7 +397,7 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
 	uint64_t fadt = acpi_begin(w, "FACP", FADT_REVISION);
 
 	put_zero(w, FADT_IAPC_BOOT_ARCH - ACPI_HDR_LEN);	/* FACS, DSDT (X_DSDT used), ... */
-	put16(w, IAPC_VGA_NOT_PRESENT | IAPC_CMOS_RTC_NOT_PRESENT);
+	put16(w, IAPC_BOOT_ARCH_FLAGS);
 	put8(w, 0);						/* reserved */
 	put32(w, FADT_HW_REDUCED_ACPI | FADT_RESET_REG_SUP);
 	put_gas_io8(w, IO_RESET_PORT);				/* RESET_REG (hv/io.c) */
@@ -405,11 +414,228 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
 	return fadt;
 }
 
-static uint64_t dsdt_emit(struct wr *w)
+/*
+ * The PCI host bridge (PCI Firmware 3.2, 4.1.1; ACPI 6.5 6.4.3.5, 6.4.2.5):
+ *
+ *   Device (\_SB.PCI0) {
+ *       Name (_HID, EisaId ("PNP0A03"))
+ *       Name (_UID, 0)
+ *       Name (_BBN, 0)
+ *       Name (_SEG, 0)
+ *       Name (_CRS, ResourceTemplate () {
+ *           WordBusNumber (ResourceProducer, MinFixed, MaxFixed, PosDecode,
+ *                          0, 0, 0, 0, 1)
+ *           IO (Decode16, 0xCF8, 0xCF8, 1, 8)
+ *           DWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed,
+ *                        NonCacheable, ReadWrite,
+ *                        0, 0xFEB00000, 0xFEBFFFFF, 0, 0x100000)
+ *           QWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed,
+ *                        Prefetchable, ReadWrite,
+ *                        0, start, end - 1, 0, end - start)   one per range
+ *       })
+ *   }
+ *
+ * The windows are producers (general flags bit 0 clear), so Linux takes
+ * them as the bridge's apertures; it drops the 0xCF8 descriptor itself
+ * (the config ports are no window). The DWordMemory window holds the BAR0s
+ * (TEMPO_PCI_BAR0_BASE, below the IOAPIC's range); each QWordMemory window
+ * the BAR2s it names, prefetchable as they are. Both being where the BARs
+ * already are, Linux keeps the addresses the hypervisor gave them.
+ */
+#define AML_NAME_OP		0x08
+#define AML_ZERO_OP		0x00
+#define AML_DWORD_PREFIX	0x0c
+#define AML_BYTE_PREFIX		0x0a
+#define AML_WORD_PREFIX		0x0b
+#define AML_BUFFER_OP		0x11
+#define AML_EXT_OP		0x5b
+#define AML_DEVICE_OP		0x82	/* after AML_EXT_OP */
+#define EISAID_PNP0A03		0x030ad041u	/* "PNP" compressed, product 0x0A03 */
+
+#define RES_IO			0x47	/* small item: I/O port, 8 bytes */
+#define RES_IO_DECODE16		0x01
+#define RES_END_TAG		0x79	/* small item: end, checksum 0 follows */
+#define RES_DWORD_SPACE		0x87	/* large items: address space descriptors */
+#define RES_WORD_SPACE		0x88
+#define RES_QWORD_SPACE		0x8a
+#define RES_TYPE_MEMORY		0
+#define RES_TYPE_BUS		2
+#define RES_FLAGS_WINDOW	0x0c	/* MaxFixed, MinFixed, PosDecode, producer */
+#define RES_MEM_RW		0x01	/* type-specific: ReadWrite ... */
+#define RES_MEM_PREFETCH	0x06	/* ... and _MEM 3, prefetchable (0: non-cacheable) */
+#define RES_WORD_LEN		16	/* each descriptor whole, tag and length included */
+#define RES_IO_LEN		8
+#define RES_DWORD_LEN		26
+#define RES_QWORD_LEN		46
+#define RES_END_LEN		2
+#define PCI0_PATH_LEN		10	/* \_SB_PCI0 */
+#define PCI0_NAMES_LEN		(10 + 3 * 6)	/* _HID (a DWord), _UID, _BBN, _SEG (Zero) */
+
+static bool range_empty(const struct guest_range *r)
+{
+	return r->start == r->end;
+}
+
+static bool pci_on(const struct guest_platform *p)
+{
+	return p->pci_bus && p->acpi_pm_port;
+}
+
+/* The bytes a PkgLength takes for @body bytes after it (ACPI 6.5 20.2.4). */
+static uint32_t pkg_length_size(uint32_t body)
+{
+	if (body + 1 <= 0x3f)
+		return 1;
+	if (body + 2 <= 0xfff)
+		return 2;
+	if (body + 3 <= 0xfffff)
+		return 3;
+	return 4;
+}
+
+/*
+ * A PkgLength counts its own bytes. One byte holds up to 63 in bits 5:0;
+ * otherwise bits 7:6 say how many bytes follow, bits 3:0 are the length's
+ * low nibble and each following byte the next 8 bits.
+ */
+static void put_pkg_length(struct wr *w, uint32_t body)
+{
+	uint32_t n = pkg_length_size(body), len = body + n;
+
+	if (n == 1) {
+		put8(w, (uint8_t)len);
+		return;
+	}
+	put8(w, (uint8_t)((n - 1) << 6 | (len & 0xf)));
+	for (uint32_t i = 1; i < n; i++)
+		put8(w, (uint8_t)(len >> (4 + 8 * (i - 1))));
+}
+
+static void put_name_seg(struct wr *w, const char seg[4])
+{
+	put8(w, AML_NAME_OP);
+	put_bytes(w, seg, 4);
+}
+
+/* An address space descriptor's header: tag, length, type, flags (6.4.3.5.1-3). */
+static void put_space_header(struct wr *w, uint8_t tag, uint16_t total, uint8_t type,
+			     uint8_t type_flags)
+{
+	put8(w, tag);
+	put16(w, (uint16_t)(total - 3));	/* the length field counts what follows it */
+	put8(w, type);
+	put8(w, RES_FLAGS_WINDOW);
+	put8(w, type_flags);
+}
+
+static uint32_t pci0_mem64_count(const struct guest_platform *p)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < p->pci_mem64_count; i++)
+		n += !range_empty(&p->pci_mem64[i]);
+	return n;
+}
+
+static void pci0_emit(struct wr *w, const struct guest_platform *p)
+{
+	uint32_t crs = RES_WORD_LEN + RES_IO_LEN + RES_DWORD_LEN +
+		       RES_QWORD_LEN * pci0_mem64_count(p) + RES_END_LEN;
+	uint32_t size_len = crs <= 0xff ? 2 : 3;	/* BytePrefix or WordPrefix BufferSize */
+	uint32_t buffer = size_len + crs;
+	uint32_t device = PCI0_PATH_LEN + PCI0_NAMES_LEN + 5 + 1 + pkg_length_size(buffer) +
+			  buffer;
+
+	put8(w, AML_EXT_OP);
+	put8(w, AML_DEVICE_OP);
+	put_pkg_length(w, device);
+	put_bytes(w, "\\" "\x2e" "_SB_" "PCI0", PCI0_PATH_LEN);	/* RootChar, DualNamePrefix */
+	put_name_seg(w, "_HID");
+	put8(w, AML_DWORD_PREFIX);
+	put32(w, EISAID_PNP0A03);
+	put_name_seg(w, "_UID");
+	put8(w, AML_ZERO_OP);
+	put_name_seg(w, "_BBN");
+	put8(w, AML_ZERO_OP);
+	put_name_seg(w, "_SEG");
+	put8(w, AML_ZERO_OP);
+
+	put_name_seg(w, "_CRS");
+	put8(w, AML_BUFFER_OP);
+	put_pkg_length(w, buffer);
+	if (size_len == 2) {
+		put8(w, AML_BYTE_PREFIX);
+		put8(w, (uint8_t)crs);
+	} else {
+		put8(w, AML_WORD_PREFIX);
+		put16(w, (uint16_t)crs);
+	}
+
+	put_space_header(w, RES_WORD_SPACE, RES_WORD_LEN, RES_TYPE_BUS, 0);
+	put16(w, 0);			/* granularity */
+	put16(w, 0);			/* bus 0 ... */
+	put16(w, 0);			/* ... to bus 0 */
+	put16(w, 0);			/* translation */
+	put16(w, 1);			/* one bus */
+
+	put8(w, RES_IO);
+	put8(w, RES_IO_DECODE16);
+	put16(w, TEMPO_PCI_CF8);	/* minimum */
+	put16(w, TEMPO_PCI_CF8);	/* maximum */
+	put8(w, 1);			/* alignment */
+	put8(w, TEMPO_PCI_CFC + 4 - TEMPO_PCI_CF8);
+
+	put_space_header(w, RES_DWORD_SPACE, RES_DWORD_LEN, RES_TYPE_MEMORY, RES_MEM_RW);
+	put32(w, 0);
+	put32(w, TEMPO_PCI_BAR0_BASE);
+	put32(w, TEMPO_PCI_MMIO_WINDOW_END - 1);
+	put32(w, 0);
+	put32(w, TEMPO_PCI_MMIO_WINDOW_END - TEMPO_PCI_BAR0_BASE);
+
+	for (uint32_t i = 0; i < p->pci_mem64_count; i++) {
+		const struct guest_range *r = &p->pci_mem64[i];
+
+		if (range_empty(r))
+			continue;
+		put_space_header(w, RES_QWORD_SPACE, RES_QWORD_LEN, RES_TYPE_MEMORY,
+				 RES_MEM_RW | RES_MEM_PREFETCH);
+		put64(w, 0);
+		put64(w, r->start);
+		put64(w, r->end - 1);
+		put64(w, 0);
+		put64(w, r->end - r->start);
+	}
+
+	put8(w, RES_END_TAG);
+	put8(w, 0);
+}
+
+/* The 64-bit windows: in order and clear of the BAR0 window. */
+static bool pci_valid(const struct guest_platform *p)
+{
+	if (!p->pci_bus)
+		return true;
+	if (p->pci_mem64_count > GUEST_PCI_MEM64_MAX)
+		return false;
+	for (uint32_t i = 0; i < p->pci_mem64_count; i++) {
+		const struct guest_range *r = &p->pci_mem64[i];
+
+		if (r->start > r->end)
+			return false;
+		if (!range_empty(r) && r->start < TEMPO_PCI_MMIO_WINDOW_END &&
+		    r->end > TEMPO_PCI_BAR0_BASE)
+			return false;
+	}
+	return true;
+}
+
+static uint64_t dsdt_emit(struct wr *w, const struct guest_platform *p)
 {
 	uint64_t dsdt = acpi_begin(w, "DSDT", DSDT_REVISION);
 
 	put_bytes(w, dsdt_aml, sizeof(dsdt_aml));
+	if (pci_on(p))
+		pci0_emit(w, p);
 	acpi_end(w, dsdt);
 	return dsdt;
 }
@@ -417,8 +643,8 @@ static uint64_t dsdt_emit(struct wr *w)
 /*
  * Layout from GUEST_ACPI_GPA, each 16-aligned after the previous: RSDP
  * (36), RSDT (40), XSDT (44), MADT (44 + 8 or 16 per CPU), and with a PM
- * port the RSDT (44) and XSDT (52) list a second table and the DSDT (98) and
- * FADT (276) follow the MADT. Inside the BIOS area so a multiboot1 guest
+ * port the RSDT (44) and XSDT (52) list a second table and the DSDT (98,
+ * more with a PCI bus) and FADT (276) follow the MADT. Inside the BIOS area so a multiboot1 guest
  * finds the RSDP by the usual scan of 0xE0000-0xFFFFF (ACPI 6.5 5.2.5.1).
  * Each table's address is patched into the one pointing at it once it is
  * placed.
@@ -455,7 +681,7 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 	acpi_end(w, madt);
 
 	if (p->acpi_pm_port) {
-		dsdt = dsdt_emit(w);
+		dsdt = dsdt_emit(w, p);
 		fadt = fadt_emit(w, p->acpi_pm_port, dsdt);
 	}
 
@@ -480,6 +706,8 @@ uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_pl
 		return 0;
 	/* The sleep status register is the port after the control register. */
 	if (p->acpi_pm_port == UINT16_MAX)
+		return 0;
+	if (!pci_valid(p))
 		return 0;
 	if (!emit_twice(mem, mem_size, GUEST_ACPI_GPA, GUEST_ACPI_MAX, acpi_emit, p, 0))
 		return 0;

@@ -46,6 +46,14 @@ struct guest_module {
 	const char *string;	/* module string, NUL-terminated */
 };
 
+/* The 64-bit windows a PCI host bridge may list (one per channel, at most). */
+#define GUEST_PCI_MEM64_MAX	8
+
+struct guest_range {
+	uint64_t start;
+	uint64_t end;		/* exclusive */
+};
+
 struct guest_platform {
 	uint64_t mem_size;		/* guest RAM: 0..mem_size */
 	uint32_t cpu_count;
@@ -55,6 +63,19 @@ struct guest_platform {
 	uint32_t module_count;
 	struct guest_module modules[GUEST_MAX_MODULES];
 	uint16_t acpi_pm_port;		/* 0: no FADT/DSDT; else the sleep control port */
+	/*
+	 * A virtual PCI bus (hv/core/vpci.h): the DSDT gets a host bridge,
+	 * \_SB.PCI0, whose _CRS lists bus 0, ports 0xCF8-0xCFF, the BAR0
+	 * window [TEMPO_PCI_BAR0_BASE, TEMPO_PCI_MMIO_WINDOW_END) and one
+	 * 64-bit window per non-empty pci_mem64 range, where the BAR2s are
+	 * (vpci_bar2_size() of each channel at its address, so that BAR2's
+	 * padding past the channel is inside too). Only where there is a
+	 * DSDT (acpi_pm_port): a guest without one finds the bus by probing
+	 * 0xCF8 itself.
+	 */
+	bool pci_bus;
+	uint32_t pci_mem64_count;	/* 0..GUEST_PCI_MEM64_MAX */
+	struct guest_range pci_mem64[GUEST_PCI_MEM64_MAX];
 };
 
 /*
@@ -65,8 +86,11 @@ struct guest_platform {
  * port) also a DSDT defining \_S5 and a hardware-reduced revision 6 FADT
  * pointing at it, whose sleep control and status registers are the 8-bit
  * I/O ports acpi_pm_port and acpi_pm_port + 1; the RSDT and XSDT then list
- * the MADT and the FADT. All checksums valid. Returns the RSDP's
- * guest-physical address, or 0 if it does not fit.
+ * the MADT and the FADT. With pci_bus as well the DSDT also holds the PCI
+ * host bridge. All checksums valid. Returns the RSDP's guest-physical
+ * address, or 0 if it does not fit or with pci_bus, a pci_mem64_count over
+ * GUEST_PCI_MEM64_MAX or a range that ends before it starts or overlaps the
+ * BAR0 window.
  */
 uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p);
 

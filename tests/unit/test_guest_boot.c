@@ -23,6 +23,7 @@
 
 #define MIB (1ull << 20)
 #define GIB (1ull << 30)
+#define ALIGN16(x) (((x) + 15) & ~15ull)
 #define FILL 0xcc
 
 /* ---- guest memory ---- */
@@ -456,8 +457,13 @@ static void check_fadt_zeroes(uint64_t fadt)
 	}
 }
 
-/* The tables with a PM port; returns the end of the last (the FADT). */
-static uint64_t check_acpi_pm(uint64_t rsdp, uint16_t port)
+/*
+ * The tables with a PM port, whose DSDT holds @pci_len bytes of AML after
+ * the \_S5 and COM1 ones, those of @pci; returns the end of the last table
+ * (the FADT).
+ */
+static uint64_t check_acpi_pm_dsdt(uint64_t rsdp, uint16_t port, const uint8_t *pci,
+				   size_t pci_len)
 {
 	uint64_t rsdt, xsdt, madt, fadt, dsdt;
 
@@ -491,16 +497,19 @@ static uint64_t check_acpi_pm(uint64_t rsdp, uint16_t port)
 	assert_int_equal(ld64(fadt + 120), 0xcf9);
 	assert_int_equal(mem[fadt + 128], 6);
 	assert_int_equal(mem[fadt + 109] | mem[fadt + 110] << 8, 0x24);	/* no VGA, no RTC */
+	assert_false(mem[fadt + 109] & 1u << 3);		/* MSI not supported: clear */
 	check_gas_io8(fadt + 244, port);
 	check_gas_io8(fadt + 256, (uint16_t)(port + 1));
 	assert_memory_equal(mem + fadt + 268, "TEMPO   ", 8);
 	check_fadt_zeroes(fadt);
 
 	dsdt = ld64(fadt + 140);
-	check_header(dsdt, "DSDT", 36 + sizeof(s5_aml));
-	assert_int_equal(ld32(dsdt + 4), 36 + sizeof(s5_aml));
+	check_header(dsdt, "DSDT", 36 + sizeof(s5_aml) + pci_len);
+	assert_int_equal(ld32(dsdt + 4), 36 + sizeof(s5_aml) + pci_len);
 	assert_int_equal(mem[dsdt + 8], 2);
 	assert_memory_equal(mem + dsdt + 36, s5_aml, sizeof(s5_aml));
+	if (pci_len)
+		assert_memory_equal(mem + dsdt + 36 + sizeof(s5_aml), pci, pci_len);
 
 	/* Nothing overlaps: MADT, DSDT, FADT in that order. */
 	assert_true(madt >= xsdt + 52);
@@ -520,6 +529,11 @@ static uint64_t check_acpi_pm(uint64_t rsdp, uint16_t port)
 	assert_int_equal(ai.table_count, 2);
 	assert_string_equal(ai.table_sigs[1], "FACP");
 	return fadt + 276;
+}
+
+static uint64_t check_acpi_pm(uint64_t rsdp, uint16_t port)
+{
+	return check_acpi_pm_dsdt(rsdp, port, NULL, 0);
 }
 
 static void test_acpi_pm_port(void **state)
@@ -583,6 +597,248 @@ static void test_acpi_pm_small_memory(void **state)
 	plat.acpi_pm_port = GUEST_ACPI_PM_PORT;
 	end = check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT);
 	sweep_acpi_sizes(GUEST_ACPI_GPA, end, built_pm);
+}
+
+/* ---- the PCI host bridge in the DSDT ---- */
+
+/*
+ * Device (\_SB.PCI0), hand-assembled (ACPI 6.5 6.4, 20.2) for one 64-bit
+ * window, [1 GiB, 1 GiB + 64 KiB):
+ *   _HID EisaId ("PNP0A03"), _UID 0, _BBN 0, _SEG 0,
+ *   _CRS { WordBusNumber 0-0, IO 0xCF8 len 8, DWordMemory 0xFEB00000-0xFEBFFFFF,
+ *          QWordMemory 0x40000000-0x4000FFFF prefetchable }
+ */
+static const uint8_t pci0_one_window[] = {
+	0x5b, 0x82, 0x44, 0x09,		/* DeviceOp, PkgLength 148 (0x94): two bytes */
+	0x5c, 0x2e, '_', 'S', 'B', '_', 'P', 'C', 'I', '0',
+	0x08, '_', 'H', 'I', 'D', 0x0c, 0x41, 0xd0, 0x0a, 0x03,
+	0x08, '_', 'U', 'I', 'D', 0x00,
+	0x08, '_', 'B', 'B', 'N', 0x00,
+	0x08, '_', 'S', 'E', 'G', 0x00,
+	0x08, '_', 'C', 'R', 'S',
+	0x11, 0x46, 0x06, 0x0a, 98,	/* BufferOp, PkgLength 102 (0x66), size 98 */
+	/* WordBusNumber (ResourceProducer, MinFixed, MaxFixed, PosDecode, 0, 0, 0, 0, 1) */
+	0x88, 0x0d, 0x00, 0x02, 0x0c, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
+	/* IO (Decode16, 0xCF8, 0xCF8, 1, 8) */
+	0x47, 0x01, 0xf8, 0x0c, 0xf8, 0x0c, 0x01, 0x08,
+	/* DWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed, NonCacheable, ReadWrite,
+	 *              0, 0xFEB00000, 0xFEBFFFFF, 0, 0x100000) */
+	0x87, 0x17, 0x00, 0x00, 0x0c, 0x01,
+	0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0xb0, 0xfe,
+	0xff, 0xff, 0xbf, 0xfe,
+	0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x10, 0x00,
+	/* QWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed, Prefetchable, ReadWrite,
+	 *              0, 0x40000000, 0x4000FFFF, 0, 0x10000) */
+	0x8a, 0x2b, 0x00, 0x00, 0x0c, 0x07,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,
+	0xff, 0xff, 0x00, 0x40, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x79, 0x00,			/* End Tag */
+};
+_Static_assert(sizeof(pci0_one_window) == 150, "2 + 2 + 146");
+
+static void plat_pci(uint32_t count)
+{
+	plat.acpi_pm_port = GUEST_ACPI_PM_PORT;
+	plat.pci_bus = true;
+	plat.pci_mem64_count = count;
+	for (uint32_t i = 0; i < count; i++)
+		plat.pci_mem64[i] = (struct guest_range){ (1 + i) * GIB, (1 + i) * GIB + 64 * 1024 };
+}
+
+/* TEMPO_DUMP_DSDT=FILE: write the DSDT to FILE@suffix, for iasl -d. */
+static void dump_dsdt(uint64_t rsdp, const char *suffix)
+{
+	const char *dir = getenv("TEMPO_DUMP_DSDT");
+	uint64_t dsdt = ld64(ld64(ld64(rsdp + 24) + 44) + 140);
+	char path[512];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s%s", dir, suffix);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(mem + dsdt, 1, ld32(dsdt + 4), f), ld32(dsdt + 4));
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_acpi_pci_one_window(void **state)
+{
+	const uint32_t ids[] = { 0, 1 };
+	uint64_t rsdp, end;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(2, ids);
+	plat_pci(1);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	end = check_acpi_pm_dsdt(rsdp, GUEST_ACPI_PM_PORT, pci0_one_window,
+				 sizeof(pci0_one_window));
+	dump_dsdt(rsdp, "");
+	assert_untouched_outside(GUEST_ACPI_GPA, end);
+	/*
+	 * RSDP 0, RSDT 0x30 (44), XSDT 0x60 (52), MADT 0xa0 (60), DSDT 0xe0 (36 +
+	 * 62 + 150 = 248), FADT 0x1e0 (276).
+	 */
+	assert_int_equal(ld64(GUEST_ACPI_GPA + 0x60 + 36), GUEST_ACPI_GPA + 0xa0);
+	assert_int_equal(ld32(GUEST_ACPI_GPA + 0xe0 + 4), 248);
+	assert_int_equal(ld64(GUEST_ACPI_GPA + 0x1e0 + 140), GUEST_ACPI_GPA + 0xe0);
+	assert_int_equal(ld64(GUEST_ACPI_GPA + 0x60 + 44), GUEST_ACPI_GPA + 0x1e0);
+	assert_int_equal(end, GUEST_ACPI_GPA + 0x1e0 + 276);
+
+	/* An empty range is left out: the same bytes. */
+	mem_new(2 * MIB, 2 * MIB);
+	plat.pci_mem64_count = 3;
+	plat.pci_mem64[1] = plat.pci_mem64[0];
+	plat.pci_mem64[0] = (struct guest_range){ 5 * GIB, 5 * GIB };
+	plat.pci_mem64[2] = (struct guest_range){ 0, 0 };
+	check_acpi_pm_dsdt(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT,
+			   pci0_one_window, sizeof(pci0_one_window));
+}
+
+/* No 64-bit window: the device is 47 bytes shorter and its buffer's PkgLength one byte. */
+static void test_acpi_pci_no_window(void **state)
+{
+	uint8_t aml[sizeof(pci0_one_window)];
+	size_t n = 0;
+
+	(void)state;
+	/* the one-window bytes without the QWordMemory descriptor, lengths redone */
+	memcpy(aml, pci0_one_window, 47);
+	aml[2] = 0x45;		/* device PkgLength 101 (0x65): body 99 */
+	aml[3] = 0x06;
+	n = 47;
+	aml[n++] = 0x11;
+	aml[n++] = 55;		/* buffer PkgLength 55: one byte */
+	aml[n++] = 0x0a;
+	aml[n++] = 52;
+	memcpy(aml + n, pci0_one_window + 52, 16 + 8 + 26);
+	n += 16 + 8 + 26;
+	aml[n++] = 0x79;
+	aml[n++] = 0x00;
+	assert_int_equal(n, 103);
+
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat_pci(0);
+	check_acpi_pm_dsdt(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT, aml, n);
+}
+
+/*
+ * Eight windows: the resource buffer is 420 bytes, so its size takes a
+ * WordPrefix and both PkgLengths take two bytes.
+ */
+static void test_acpi_pci_eight_windows(void **state)
+{
+	uint64_t rsdp, dsdt, d;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat_pci(GUEST_PCI_MEM64_MAX);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	dump_dsdt(rsdp, ".8");
+	dsdt = ld64(ld64(ld64(rsdp + 24) + 44) + 140);
+	check_header(dsdt, "DSDT", 0);
+	assert_int_equal(ld32(dsdt + 4), 36 + 62 + 473);
+	d = dsdt + 36 + 62;
+	/* Device: PkgLength 471 (0x1D7) = body 469 + 2 */
+	assert_memory_equal(mem + d, "\x5b\x82\x47\x1d", 4);
+	assert_memory_equal(mem + d + 4, pci0_one_window + 4, 43);	/* path, names, _CRS */
+	/* Buffer: PkgLength 425 (0x1A9) = 423 + 2; WordPrefix 420 (0x1A4) */
+	assert_memory_equal(mem + d + 47, "\x11\x49\x1a\x0b\xa4\x01", 6);
+	assert_memory_equal(mem + d + 53, pci0_one_window + 52, 16 + 8 + 26);
+	for (uint32_t i = 0; i < GUEST_PCI_MEM64_MAX; i++) {
+		uint64_t q = d + 53 + 16 + 8 + 26 + 46 * i;
+
+		assert_memory_equal(mem + q, "\x8a\x2b\x00\x00\x0c\x07", 6);
+		assert_int_equal(ld64(q + 6), 0);
+		assert_int_equal(ld64(q + 14), (1 + i) * GIB);
+		assert_int_equal(ld64(q + 22), (1 + i) * GIB + 0xffff);
+		assert_int_equal(ld64(q + 30), 0);
+		assert_int_equal(ld64(q + 38), 0x10000);
+	}
+	assert_memory_equal(mem + d + 471, "\x79\x00", 2);
+	assert_int_equal(d + 473, dsdt + ld32(dsdt + 4));
+	/* the FADT follows, 16-aligned */
+	assert_int_equal(ld64(ld64(rsdp + 24) + 44), ALIGN16(dsdt + ld32(dsdt + 4)));
+}
+
+/* Refused with nothing written: too many windows, one backwards, one on the BAR0s. */
+static void test_acpi_pci_bad_windows(void **state)
+{
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat_pci(GUEST_PCI_MEM64_MAX);
+	plat.pci_mem64_count = GUEST_PCI_MEM64_MAX + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat_pci(1);
+	plat.pci_mem64[0] = (struct guest_range){ 2 * GIB, 2 * GIB - 1 };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_mem64[0] = (struct guest_range){ 0xfeaff000u, 0xfeb00001u };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_mem64[0] = (struct guest_range){ 0xfebff000u, 0x100000000ull };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_mem64[0] = (struct guest_range){ 0xc0000000u, 0x140000000ull };	/* spans it */
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	/* refused even where there is no DSDT to put them in */
+	plat.acpi_pm_port = 0;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	assert_all_untouched();
+	/* next to the window on either side is fine */
+	plat.acpi_pm_port = GUEST_ACPI_PM_PORT;
+	plat.pci_mem64[0] = (struct guest_range){ 0xfea00000u, 0xfeb00000u };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_GPA);
+	plat.pci_mem64[0] = (struct guest_range){ 0xfec00000u, 0xfec01000u };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_GPA);
+}
+
+/* Without a PCI bus, or without a DSDT, not a byte changes. */
+static void test_acpi_pci_off_unchanged(void **state)
+{
+	(void)state;
+	/* no DSDT: the golden one-CPU tables, bus or no bus */
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat_pci(2);
+	plat.acpi_pm_port = 0;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_GPA);
+	assert_memory_equal(mem + GUEST_ACPI_GPA, acpi_one_cpu_golden,
+			    sizeof(acpi_one_cpu_golden));
+	assert_untouched_outside(GUEST_ACPI_GPA, GUEST_ACPI_GPA + sizeof(acpi_one_cpu_golden));
+	/* pci_bus off: windows given or not, the DSDT is \_S5 and COM1 only */
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(3, NULL);
+	plat_pci(2);
+	plat.pci_bus = false;
+	check_acpi_pm(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT);
+}
+
+static void built_pci(uint64_t rsdp)
+{
+	check_acpi_pm_dsdt(rsdp, GUEST_ACPI_PM_PORT, pci0_one_window, sizeof(pci0_one_window));
+}
+
+/* Memory ending before the FADT's last byte is refused with nothing written. */
+static void test_acpi_pci_small_memory(void **state)
+{
+	uint64_t end;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat_pci(1);
+	end = check_acpi_pm_dsdt(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_PM_PORT,
+				 pci0_one_window, sizeof(pci0_one_window));
+	sweep_acpi_sizes(GUEST_ACPI_GPA, end, built_pci);
 }
 
 /* ---- multiboot2 information read back through hv/core/mb2.c ---- */
@@ -1016,6 +1272,12 @@ int main(void)
 		cmocka_unit_test_teardown(test_acpi_pm_port, teardown),
 		cmocka_unit_test_teardown(test_acpi_pm_small_memory, teardown),
 		cmocka_unit_test(test_acpi_poweroff_value),
+		cmocka_unit_test_teardown(test_acpi_pci_one_window, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_no_window, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_eight_windows, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_bad_windows, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_off_unchanged, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_small_memory, teardown),
 		cmocka_unit_test_teardown(test_mb2_info, teardown),
 		cmocka_unit_test_teardown(test_mb2_info_minimal, teardown),
 		cmocka_unit_test_teardown(test_mb2_info_large_memory, teardown),
