@@ -121,10 +121,17 @@ static enum mmio_decode_result decode(struct cursor *c, enum mmio_cpu_mode mode,
 			addrsize_prefix = true;
 			rex = 0;
 			continue;
-		case 0x26: case 0x2e: case 0x36: case 0x3e: case 0x64: case 0x65:
+		case 0x26:
+		case 0x2e:
+		case 0x36:
+		case 0x3e:
+		case 0x64:
+		case 0x65:
 			rex = 0;	/* segment overrides: the exit gave the address */
 			continue;
-		case 0xf0: case 0xf2: case 0xf3:
+		case 0xf0:
+		case 0xf2:
+		case 0xf3:
 			return MMIO_DECODE_PREFIX;
 		}
 		if (mode == MMIO_CPU_64 && (op & 0xf0) == 0x40) {
