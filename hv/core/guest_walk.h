@@ -135,11 +135,12 @@ enum gw_result guest_walk(const struct guest_paging *pg, const struct guest_mem 
 
 /*
  * Read up to @len bytes at @linear into @buf (an instruction: the caller
- * passes X86_INSN_MAX_BYTES and GW_ACCESS_FETCH, with GW_ACCESS_USER at CPL
- * 3), translating every 4 KiB page on its own. Returns the bytes read, which may be
- * fewer than @len: an instruction may end before a page that is not
- * present. *@stop (may be NULL) says why the read stopped, GW_OK when it did
- * not; .gpa and .level are those of the page it stopped at.
+ * passes X86_INSN_MAX_BYTES and GW_ACCESS_FETCH, with GW_ACCESS_USER at
+ * CPL 3), translating every 4 KiB page on its own. Returns the bytes read,
+ * which may be fewer than @len: an instruction may end before a page that
+ * is not present. *@stop (may be NULL) says why the read stopped, GW_OK
+ * when it did not; .gpa and .level are those of the page it stopped at.
+ * Bytes of @buf past the count returned are undefined.
  *
  * The linear address wraps at 4 GiB outside long mode. In long mode it is
  * not wrapped at 4 GiB for compatibility-mode code (an instruction that
