@@ -4,9 +4,14 @@
 #   guests/linux/build.sh OUTDIR
 # makes OUTDIR/bzImage (the kernel that linux-image-rt-amd64 depends on today)
 # and OUTDIR/initrd.cpio.gz (busybox-static, cyclictest from rt-tests, the
-# shared libraries cyclictest needs, and guests/linux/init.sh as /init).
+# shared libraries cyclictest needs, guests/linux/init.sh as /init, and the
+# channel module tempo_chan.ko with its static user program tempo-chan).
+# The module is built against that kernel's Debian headers, extracted into
+# OUTDIR/kheaders (their one absolute /usr/src path rewritten), in
+# OUTDIR/module.
 # The .deb files are kept in OUTDIR/debs and reused; delete it to refresh.
-# Needs: apt-get, apt-cache, dpkg-deb, readelf (binutils), gzip. The cpio
+# Needs: apt-get, apt-cache, dpkg-deb, readelf and objcopy (binutils), gzip,
+# make, gcc-12 (the kernel's compiler) and libelf1 (objtool). The cpio
 # archive is written by the busybox from the extracted busybox-static.
 set -euo pipefail
 
@@ -17,7 +22,7 @@ out=$(cd "$1" && pwd)
 debs=$out/debs
 mkdir -p "$debs"
 
-for tool in apt-get apt-cache dpkg-deb readelf gzip; do
+for tool in apt-get apt-cache dpkg-deb readelf objcopy gzip make gcc-12; do
 	command -v "$tool" >/dev/null || { echo "$0: $tool missing" >&2; exit 1; }
 done
 
@@ -61,6 +66,48 @@ echo "build.sh: kernel package $kpkg"
 # libc6 and libnuma1 provide every library cyclictest needs (checked below).
 fetch "$kpkg" busybox-static rt-tests libc6 libnuma1
 
+# Download PKG at exactly VERSION (no epoch) into $debs unless it is there.
+fetch_version() {
+	local p=$1 v=$2
+	ls "$debs/${p}_${v}_"*.deb >/dev/null 2>&1 && return 0
+	echo "build.sh: downloading $p=$v"
+	(cd "$debs" && apt-get download -q "$p=$v") && return 0
+	if [ "$(id -u)" -eq 0 ]; then
+		apt-get update -qq
+		(cd "$debs" && apt-get download -q "$p=$v") && return 0
+	fi
+	echo "$0: could not download $p=$v (the headers of the cached $kpkg; delete $debs to refresh both)" >&2
+	return 1
+}
+
+# The headers an out-of-tree module needs, at the version of the kernel
+# package in the cache (which may be older than the archive's newest):
+# linux-headers-KVER (.config, Module.symvers, the arch's generated headers),
+# the flavour's common headers it includes, and linux-kbuild (scripts/,
+# modpost, objtool). linux-compiler-gcc-12-x86 only depends on gcc-12.
+# the last of the files a glob matched (in sorted order), or nothing
+last_of() {
+	local f
+	for f in "$@"; do :; done
+	[ -e "$f" ] && echo "$f"
+}
+kdeb=$(last_of "$debs/${kpkg}_"*.deb)
+kpkg_version=$(dpkg-deb -f "$kdeb" Version)
+kver=${kpkg#linux-image-}
+kcommon=$(apt-cache depends "linux-headers-$kver" 2>/dev/null |
+	sed -n 's/^ *Depends: \(linux-headers-.*-common.*\)$/\1/p' | head -n 1)
+# Without package lists: Debian's name for it, e.g. linux-headers-6.1.0-57-common-rt
+# for 6.1.0-57-rt-amd64.
+if [ -z "$kcommon" ]; then
+	kflavour=${kver#*-*-}
+	kcommon=linux-headers-${kver%-*-*}-common-${kflavour%-amd64}
+fi
+kbuild=linux-kbuild-$(echo "$kver" | cut -d. -f1-2)
+hpkgs=("linux-headers-$kver" "$kcommon" "$kbuild")
+for p in "${hpkgs[@]}"; do
+	fetch_version "$p" "$kpkg_version"
+done
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 x=$work/x
@@ -70,7 +117,6 @@ for p in "$kpkg" busybox-static rt-tests libc6 libnuma1; do
 	dpkg-deb -x "$deb" "$x"
 done
 
-kver=${kpkg#linux-image-}
 [ -f "$x/boot/vmlinuz-$kver" ] || { echo "$0: no /boot/vmlinuz-$kver in $kpkg" >&2; exit 1; }
 
 # The initramfs tree.
@@ -86,6 +132,46 @@ cp "$here/init.sh" "$r/init"
 ${CC:-gcc} -static -nostdlib -O2 -fno-stack-protector -I"$here/../.." -o "$r/bin/tempo-stats" \
 	"$here/tempo_stats.c"
 chmod 755 "$r/init" "$r/bin/busybox" "$r/usr/bin/cyclictest" "$r/bin/tempo-stats"
+
+# The kernel headers, under OUTDIR only. linux-headers-KVER/Makefile is one
+# line, "include /usr/src/linux-headers-...-common.../Makefile": point it into
+# the extracted tree. Everything else links relatively (scripts and tools to
+# ../../lib/linux-kbuild-6.1) or goes through $(srctree).
+kh=$out/kheaders
+rm -rf "$kh"
+mkdir -p "$kh"
+for p in "${hpkgs[@]}"; do
+	dpkg-deb -x "$(last_of "$debs/${p}_${kpkg_version}_"*.deb)" "$kh"
+done
+kdir=$kh/usr/src/linux-headers-$kver
+sed -i "s|^include /usr/src/|include $kh/usr/src/|" "$kdir/Makefile"
+kinc=$(sed -n 's/^include //p' "$kdir/Makefile")
+case $kinc in
+"$kh"/*) [ -f "$kinc" ] ;;
+*) false ;;
+esac || { echo "$0: $kdir/Makefile includes '$kinc', not a file under $kh" >&2; exit 1; }
+
+# tempo_chan.ko, built where kbuild writes its objects: a copy of the sources
+# in OUTDIR/module (M= writes next to them). TEMPO_ROOT is for the includes.
+# The compiler is the one the kernel was built with (.kernelvariables: gcc-12).
+m=$out/module
+rm -rf "$m"
+mkdir -p "$m"
+cp "$here/Kbuild" "$here/tempo_chan.c" "$m/"
+# Not the caller's MAKEFLAGS: a CC=... given to the top-level make is not the kernel's.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$kdir" M="$m" TEMPO_ROOT="$here/../.." modules
+vermagic=$(objcopy -O binary --only-section=.modinfo "$m/tempo_chan.ko" /dev/stdout |
+	tr '\0' '\n' | sed -n 's/^vermagic=//p')
+case $vermagic in
+"$kver "*) ;;
+*) echo "$0: tempo_chan.ko has vermagic '$vermagic', the kernel is $kver" >&2; exit 1 ;;
+esac
+mkdir -p "$r/lib/modules"
+cp "$m/tempo_chan.ko" "$r/lib/modules/tempo_chan.ko"
+# tempo-chan: the channels from user space (static, glibc)
+${CC:-gcc} -std=gnu11 -static -O2 -Wall -Wextra -Werror -I"$here/../.." -o "$r/bin/tempo-chan" \
+	"$here/tempo_chan_tool.c"
+echo "build.sh: tempo_chan.ko ($vermagic), tempo-chan"
 
 # Copy the shared-library closure of cyclictest into /lib/x86_64-linux-gnu,
 # a directory ld.so searches without a cache.

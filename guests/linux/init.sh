@@ -22,6 +22,21 @@
 # sets cyclictest's loop count (default 1000; 0 skips cyclictest). It runs as
 # "cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l N" (rt-tests 2.x dropped -n:
 # clock_nanosleep is its only mode).
+# chan_test=ITEM[;ITEM...] on the command line runs the channel checks before
+# cyclictest (guests/linux/README.md). An ITEM is words joined by commas: the
+# arguments of /bin/tempo-chan, e.g.
+#   chan_test=info,link;echo,--timeout-ms,60000,link,1000
+# or insmod[,PARAM=VALUE...], rmmod, unbind,SLOT, bind,SLOT (the tempo_chan
+# driver's sysfs files), sleep,SECONDS, bg,ARGS... (tempo-chan ARGS in the
+# background) and waitbg (wait for those and report them; also done at the
+# end). /init loads /lib/modules/tempo_chan.ko before the first item unless an
+# item is an insmod.
+# It prints
+#   LINUX_CHAN_MODULE insmod rc=N devices=NAME,...   (and the probe's kernel lines
+#   LINUX_CHAN_KLOG <line>)
+#   LINUX_CHAN <each line the item printed>
+#   LINUX_CHAN_RC rc=N cmd=<ITEM's words>
+#   LINUX_CHAN_DONE ok=N failed=N
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
 /bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
@@ -43,10 +58,12 @@ say() {
 
 loops=1000
 shell=
+chan_test=
 for word in $(cat /proc/cmdline); do
 	case $word in
 	cyclictest_loops=*) loops=${word#cyclictest_loops=} ;;
 	shell=*) shell=${word#shell=} ;;
+	chan_test=*) chan_test=${word#chan_test=} ;;
 	esac
 done
 case $loops in
@@ -57,6 +74,108 @@ cpus=$(grep -c '^processor' /proc/cpuinfo)
 say "LINUX_INIT cpus=$cpus"
 say "LINUX_CLOCKEVENT $(cat /sys/devices/system/clockevents/clockevent0/current_device 2>/dev/null || echo none)"
 say "LINUX_CLOCKSOURCE $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo none)"
+
+# chan_item ITEM: one item of chan_test= (see the top); counts it in
+# chan_ok or chan_failed
+chan_item() {
+	klog0=$(dmesg | wc -l)
+	set -f
+	old_ifs=$IFS
+	IFS=,
+	# shellcheck disable=SC2086 # split at the commas, no globbing
+	set -- $1
+	IFS=$old_ifs
+	set +f
+	: > /tmp/chan.out
+	case $1 in
+	insmod)
+		shift
+		insmod /lib/modules/tempo_chan.ko "$@" > /tmp/chan.out 2>&1
+		rc=$?
+		devices=
+		for dev in /dev/tempo/*; do
+			[ -e "$dev" ] && devices="$devices${devices:+,}${dev#/dev/tempo/}"
+		done
+		say "LINUX_CHAN_MODULE insmod rc=$rc devices=${devices:-none}"
+		set -- insmod "$@"
+		;;
+	rmmod)
+		rmmod tempo_chan > /tmp/chan.out 2>&1
+		rc=$?
+		say "LINUX_CHAN_MODULE rmmod rc=$rc"
+		;;
+	unbind | bind)
+		rc=0
+		echo "$2" > "/sys/bus/pci/drivers/tempo_chan/$1" 2> /tmp/chan.out || rc=1
+		;;
+	sleep)
+		sleep "$2" > /tmp/chan.out 2>&1
+		rc=$?
+		;;
+	bg)
+		# tempo-chan in the background; waitbg (or the end) reports it
+		shift
+		chan_nbg=$((chan_nbg + 1))
+		tempo-chan "$@" > "/tmp/chan.bg.$chan_nbg" 2>&1 &
+		chan_bg="$chan_bg $!:$chan_nbg"
+		rc=0
+		set -- bg "$@"
+		;;
+	waitbg)
+		# the background items, in order: their lines and status
+		rc=0
+		for job in $chan_bg; do
+			wait "${job%%:*}"
+			jrc=$?
+			cat "/tmp/chan.bg.${job#*:}" >> /tmp/chan.out
+			echo "bg ${job#*:} rc=$jrc" >> /tmp/chan.out
+			[ "$jrc" -eq 0 ] || rc=$jrc
+		done
+		chan_bg=
+		;;
+	*)
+		tempo-chan "$@" > /tmp/chan.out 2>&1
+		rc=$?
+		;;
+	esac
+	while IFS= read -r line; do
+		say "LINUX_CHAN $line"
+	done < /tmp/chan.out
+	# what the module said meanwhile (probe, remove), shown even with quiet
+	dmesg | tail -n "+$((klog0 + 1))" | grep 'tempo_chan' | grep -v LINUX_CHAN > /tmp/chan.klog
+	while IFS= read -r line; do
+		say "LINUX_CHAN_KLOG $line"
+	done < /tmp/chan.klog
+	say "LINUX_CHAN_RC rc=$rc cmd=$*"
+	if [ "$rc" -eq 0 ]; then
+		chan_ok=$((chan_ok + 1))
+	else
+		chan_failed=$((chan_failed + 1))
+	fi
+}
+
+if [ -n "$chan_test" ]; then
+	chan_ok=0
+	chan_failed=0
+	chan_nbg=0
+	chan_bg=
+	case ";$chan_test;" in
+	*";insmod;"* | *";insmod,"*) ;;
+	*) chan_item insmod ;;
+	esac
+	set -f
+	old_ifs=$IFS
+	IFS=';'
+	# shellcheck disable=SC2086 # split at the semicolons
+	set -- $chan_test
+	IFS=$old_ifs
+	set +f
+	for item in "$@"; do
+		[ -n "$item" ] && chan_item "$item"
+	done
+	[ -z "$chan_bg" ] || chan_item waitbg
+	say "LINUX_CHAN_DONE ok=$chan_ok failed=$chan_failed"
+fi
 
 # the local timer interrupts so far (the LOC row of /proc/interrupts)
 timer_irqs() {

@@ -20,8 +20,11 @@ LINUX_CPUS	?= 1
 linux-image: $(LINUX_BZIMAGE) $(LINUX_INITRD)	## Build build/linux/{bzImage,initrd.cpio.gz} from Debian packages
 
 # One build.sh run makes both files (a grouped target, GNU make 4.3).
+# The initramfs holds tempo_chan.ko and tempo-chan, built from these sources.
+LINUX_CHAN_SRCS	:= guests/linux/Kbuild guests/linux/tempo_chan.c guests/linux/tempo_chan_uapi.h \
+		   guests/linux/tempo_chan_tool.c hv/core/chan_pci_abi.h guests/common/chan_echo.h
 $(LINUX_BZIMAGE) $(LINUX_INITRD) &: guests/linux/build.sh guests/linux/init.sh \
-		guests/linux/tempo_stats.c hv/core/hypercall_abi.h
+		guests/linux/tempo_stats.c hv/core/hypercall_abi.h $(LINUX_CHAN_SRCS)
 	guests/linux/build.sh $(LINUX_DIR)
 
 linux-bare: linux-image	## Boot the Linux guest bare metal in Bochs (cyclictest, LINUX_LOOPS=1000 LINUX_CPUS=1)

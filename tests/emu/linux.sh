@@ -3,7 +3,7 @@
 # for linux_line) after tests/emu/tests.sh, whose helpers they use. They need build/linux (make linux-image, which
 # fetches Debian's PREEMPT_RT kernel, busybox-static and rt-tests).
 
-LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell"
+LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell linux_qemu_ivshmem"
 
 # linux_line OUT KEY: the rest of the guest's "KEY ..." line. The init prints
 # them through the kernel log, so a time stamp comes first, and under Tempo
@@ -83,4 +83,14 @@ test_linux_shell() {
 	line=$(rtbench_line "$1" rt)
 	[ "$(kv "$line" lat_max_ticks)" -le 10 ] || { echo "rt disturbed: $line"; return 1; }
 	echo "linux shell: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers, rt max $(kv "$line" lat_max_ticks) ticks"
+}
+
+# The channel module and tempo-chan in QEMU (TCG) against ivshmem-plain: no
+# Tempo, no Bochs; the PASS/FAIL lines are in OUT/qemu_ivshmem.txt.
+test_linux_qemu_ivshmem() {
+	tests/linux/qemu_ivshmem.sh "${BUILD:-build}/linux" "$1" > "$1/qemu_ivshmem.txt" 2>&1
+	local rc=$?
+	grep -E '^(FAIL|skipped)' "$1/qemu_ivshmem.txt"
+	tail -n 1 "$1/qemu_ivshmem.txt"
+	return $rc
 }

@@ -15,6 +15,7 @@ packages=(
 	coreutils				# timeout(1)
 	python3-matplotlib			# tests/bench/plot.py (make bench)
 	python3					# tests/emu/console_drive.py (console input tests)
+	gcc-12 libc6-dev libelf1		# make linux-image: tempo_chan.ko (the kernel's compiler, objtool), static tempo-chan
 )
 
 missing=()
