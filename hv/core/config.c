@@ -1063,6 +1063,16 @@ static const struct channel_peer *peer_of(const struct hv_config *cfg, uint32_t 
 	return NULL;
 }
 
+/* A PCI BAR's alignment: @size rounded up to a power of two, at least 4 KiB. */
+static uint64_t bar_align(uint64_t size)
+{
+	uint64_t a = CONFIG_CHANNEL_MIN;
+
+	while (a < size && a < 1ull << 63)
+		a <<= 1;
+	return a;
+}
+
 uint64_t channel_align(uint64_t size)
 {
 	uint64_t a = CONFIG_MEM_ALIGN;
@@ -1159,11 +1169,16 @@ static int check_gpa(struct parser *ps, const struct hv_config *cfg, uint32_t ci
 	if (pe->gpa % CONFIG_CHANNEL_MIN)
 		return fail(ps, "peer '%s': channel '%s' at 0x%llx is not 4 KiB aligned", p->name,
 			    c->name, (unsigned long long)pe->gpa);
-	/* 4 KiB pages for all of a large channel would take the hypervisor's page pool */
-	if (c->size >= CONFIG_MEM_ALIGN && pe->gpa % CONFIG_MEM_ALIGN)
-		return fail(ps, "peer '%s': channel '%s' is 2 MiB or larger, so its address must be "
-			    "2 MiB aligned (0x%llx is not)", p->name, c->name,
-			    (unsigned long long)pe->gpa);
+	/*
+	 * Each peer sees the channel through a PCI BAR (hv/core/chan_pci_abi.h),
+	 * which is aligned to its size, a power of two; 2 MiB or more also
+	 * spares the hypervisor's page pool the 4 KiB pages of a large channel.
+	 */
+	if (pe->gpa % bar_align(c->size))
+		return fail(ps, "peer '%s': channel '%s' at 0x%llx is not aligned to %llu KiB, its "
+			    "size rounded up to a power of two (it is a PCI BAR)", p->name, c->name,
+			    (unsigned long long)pe->gpa,
+			    (unsigned long long)(bar_align(c->size) >> 10));
 	if (pe->gpa > CONFIG_GUEST_PHYS_LIMIT - c->size)
 		return fail(ps, "peer '%s': channel '%s' at 0x%llx (0x%llx bytes) runs past the "
 			    "64 GiB guest-physical limit", p->name, c->name,

@@ -101,12 +101,13 @@
 #define CONFIG_DEFAULT_DOORBELL_LIMIT	1000	/* rings per ms per sending peer */
 #define CONFIG_MAX_DOORBELL_LIMIT	1000000
 /*
- * Guest-physical addresses a channel may not use: the window where a PC has
- * its IOAPIC, LAPIC and firmware (0xFEC00000 up to 4 GiB), and everything at
- * or above CONFIG_GUEST_PHYS_LIMIT (64 GiB: every x86-64 CPU has at least 36
- * physical address bits, so every guest can reach it).
+ * Guest-physical addresses a channel may not use: the window where the
+ * channels' PCI functions have their registers (hv/core/chan_pci_abi.h) and
+ * a PC its IOAPIC, LAPIC and firmware (0xFEB00000 up to 4 GiB), and
+ * everything at or above CONFIG_GUEST_PHYS_LIMIT (64 GiB: every x86-64 CPU
+ * has at least 36 physical address bits, so every guest can reach it).
  */
-#define CONFIG_GUEST_MMIO_START	0xfec00000ull
+#define CONFIG_GUEST_MMIO_START	0xfeb00000ull	/* TEMPO_PCI_BAR0_BASE */
 #define CONFIG_GUEST_MMIO_END	0x100000000ull
 #define CONFIG_GUEST_PHYS_LIMIT	(1ull << 36)
 

@@ -1306,7 +1306,7 @@ static void test_channel_placement(void **state)
 		{ CPART("a", "0", "3G") CPART("b", "1", "2M") CHAN("r", "256M", "a rw", "b rw"),
 		  0, 0, 3 * GiB },
 		/* Ending exactly where the window starts is fine; aligned up into it is not. */
-		{ CPART("a", "0", "4074M") CPART("b", "1", "2M") CHAN("r", "2M", "a rw", "b rw"),
+		{ CPART("a", "0", "4074M") CPART("b", "1", "2M") CHAN("r", "1M", "a rw", "b rw"),
 		  0, 0, 0xfea00000 },
 		{ CPART("a", "0", "4074M") CPART("b", "1", "2M") CHAN("r", "4M", "a rw", "b rw"),
 		  0, 0, 4 * GiB },
@@ -1334,7 +1334,7 @@ static void test_channel_placement(void **state)
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
 		  CHAN("r", "64K", "a rw 16777216", "b ro 0x80000000"), 0, 0, 16 * MiB },
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
-		  CHAN("r", "64K", "a rw 0x80000000 # c", "b ro 0xfebf0000"), 0, 1, 0xfebf0000 },
+		  CHAN("r", "64K", "a rw 0x80000000 # c", "b ro 0xfeaf0000"), 0, 1, 0xfeaf0000 },
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
 		  CHAN("r", "64K", "a rw 0x80000000", "b ro 0x200000"), 0, 1, 2 * MiB },
 		/* Given ranges that touch. */
@@ -1477,24 +1477,28 @@ static const struct bad_case bad_chan_cases[] = {
 	{ "[channel r]\nsize = 4K\n" TWO_PARTS, 1, "channel 'r' needs at least 2 peers (found 0)" },
 	/* Given addresses. */
 	{ TWO_PARTS "[channel r]\nsize = 2M\npeer = rt0 rw 0x80001000\npeer = b rw\n", 11,
-	  "peer 'rt0': channel 'r' is 2 MiB or larger, so its address must be 2 MiB aligned "
-	  "(0x80001000 is not)" },
+	  "peer 'rt0': channel 'r' at 0x80001000 is not aligned to 2048 KiB, its size rounded up "
+	  "to a power of two (it is a PCI BAR)" },
+	{ TWO_PARTS "[channel r]\nsize = 12K\npeer = rt0 rw 0x80001000\npeer = b rw\n", 11,
+	  "peer 'rt0': channel 'r' at 0x80001000 is not aligned to 16 KiB" },
+	{ TWO_PARTS "[channel r]\nsize = 3M\npeer = rt0 rw 0x80200000\npeer = b rw\n", 11,
+	  "peer 'rt0': channel 'r' at 0x80200000 is not aligned to 4096 KiB" },
 	{ CH_R "peer = rt0 rw 0x3ff0000\npeer = b rw\n", 11,
 	  "peer 'rt0': channel 'r' at 0x3ff0000-0x3ffffff overlaps its RAM at 0x0-0x3ffffff" },
 	{ CH_R "peer = rt0 rw\npeer = b rw 0\n", 12,
 	  "peer 'b': channel 'r' at 0x0-0xffff overlaps its RAM at 0x0-0x1fffff" },
-	{ TWO_PARTS CHAN("r", "128K", "rt0 rw", "b rw 0xfebf0000"), 12,
-	  "peer 'b': channel 'r' at 0xfebf0000-0xfec0ffff overlaps the MMIO window at "
-	  "0xfec00000-0xffffffff" },
+	{ TWO_PARTS CHAN("r", "2M", "rt0 rw", "b rw 0xfea00000"), 12,
+	  "peer 'b': channel 'r' at 0xfea00000-0xfebfffff overlaps the MMIO window at "
+	  "0xfeb00000-0xffffffff" },
 	{ CH_R "peer = rt0 rw\npeer = b rw 0xffff0000\n", 12,
 	  "peer 'b': channel 'r' at 0xffff0000-0xffffffff overlaps the MMIO window" },
-	{ CH_R "peer = rt0 rw\npeer = b rw 0xffffff000\n", 12,
-	  "peer 'b': channel 'r' at 0xffffff000 (0x10000 bytes) runs past the 64 GiB "
+	{ CH_R "peer = rt0 rw\npeer = b rw 0x1000000000\n", 12,
+	  "peer 'b': channel 'r' at 0x1000000000 (0x10000 bytes) runs past the 64 GiB "
 	  "guest-physical limit" },
-	{ CH_R "peer = rt0 rw\npeer = b rw 0xfffffffffffff000\n", 12,
-	  "at 0xfffffffffffff000 (0x10000 bytes) runs past the 64 GiB" },
-	{ CH_R "peer = rt0 rw\npeer = b rw 0x80000000\n" CHAN("s", "8K", "b ro 0x8000f000", "rt0 rw"),
-	  15, "peer 'b': channel 's' at 0x8000f000-0x80010fff overlaps channel 'r' at "
+	{ CH_R "peer = rt0 rw\npeer = b rw 0xffffffffffff0000\n", 12,
+	  "at 0xffffffffffff0000 (0x10000 bytes) runs past the 64 GiB" },
+	{ CH_R "peer = rt0 rw\npeer = b rw 0x80000000\n" CHAN("s", "8K", "b ro 0x8000e000", "rt0 rw"),
+	  15, "peer 'b': channel 's' at 0x8000e000-0x8000ffff overlaps channel 'r' at "
 	  "0x80000000-0x8000ffff" },
 	{ CH_R "peer = rt0 rw\npeer = b rw 0x7fff0000\n"
 	  CHAN("s", "1G", "rt0 rw", "b ro 0x40000000"), 16,
@@ -1627,19 +1631,23 @@ static void test_validate_hand_built_channels(void **state)
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_int_equal(err.line, 6);
 	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0x1200800 is not 4 KiB aligned");
-	ch->peers[1].gpa = 16 * MiB - 0x1000;
+	ch->peers[1].gpa = 16 * MiB + 0x11000;
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
-	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0xfff000-0x1001fff overlaps "
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0x1011000 is not aligned to "
+			    "16 KiB, its size rounded up to a power of two (it is a PCI BAR)");
+	ch->peers[1].gpa = 16 * MiB - 0x4000;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0xffc000-0xffefff overlaps "
 			    "its RAM at 0x0-0xffffff");
-	ch->peers[1].gpa = 16 * MiB + 0xf000;
+	ch->peers[1].gpa = 16 * MiB + 0xc000;
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
-	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0x100f000-0x1011fff overlaps "
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0x100c000-0x100efff overlaps "
 			    "channel 'ring0' at 0x1000000-0x100ffff");
-	ch->peers[1].gpa = 0xfffff000;
+	ch->peers[1].gpa = 0xfeb00000;
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
-	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0xfffff000-0x100001fff "
-			    "overlaps the MMIO window at 0xfec00000-0xffffffff");
-	ch->peers[1].gpa = ~0ull << 12;
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0xfeb00000-0xfeb02fff "
+			    "overlaps the MMIO window at 0xfeb00000-0xffffffff");
+	ch->peers[1].gpa = ~0ull << 14;
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_non_null(strstr(err.msg, "runs past the 64 GiB guest-physical limit"));
 	ch->peers[1].gpa = 16 * MiB + 0x10000;	/* right after ring0 is fine */
