@@ -9,7 +9,9 @@
 
 #include "arch/x86/cpu.h"
 #include "hv/core/hypercall_abi.h"
+#include "hv/lib/apic_defs.h"
 #include "hv/exit.h"
+#include "hv/mmio.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -24,6 +26,7 @@
 _Static_assert(CONFIG_MAX_DOORBELL_LIMIT <= THROTTLE_COUNT_MASK, "a limit fits the count");
 _Static_assert(CONFIG_MAX_PEERS <= TEMPO_CHANNEL_MAX_PEERS, "the ABI lists every peer");
 _Static_assert(CONFIG_MAX_CHANNELS <= 256, "local indexes fit a byte");
+_Static_assert(CONFIG_MAX_CHANNELS <= VPCI_MAX_CHANNELS, "a PCI function for every channel");
 
 struct channel channels[CONFIG_MAX_CHANNELS];
 uint32_t channel_count;
@@ -65,13 +68,54 @@ int channels_build(const struct hv_config *cfg, struct memplan *mp, char *err, s
 					     pe->gpa);
 				return -1;
 			}
-			p->channel_of[p->channel_count] = (uint8_t)i;
-			p->channel_self[p->channel_count++] = (uint8_t)k;
 			log_info("Channel '%s': peer %u '%s' %s at gpa 0x%lx-0x%lx\n", cc->name, k,
 				 p->cfg->name, pe->writable ? "rw" : "ro", pe->gpa,
 				 pe->gpa + cc->size - 1);
 		}
 		channel_count++;
+	}
+	return 0;
+}
+
+/* The partition's side of the config, before its image loads: local indexes, PCI functions. */
+int channels_partition_init(struct partition *p, const struct hv_config *cfg, char *err,
+			    size_t errlen)
+{
+	struct vpci_chan_desc descs[CONFIG_MAX_CHANNELS];
+
+	p->channel_count = 0;
+	for (uint32_t i = 0; i < cfg->channel_count; i++) {
+		const struct channel_config *cc = &cfg->channels[i];
+
+		for (uint32_t k = 0; k < cc->peer_count; k++) {
+			const struct channel_peer *pe = &cc->peers[k];
+			struct chan_regs_desc d = {
+				.self = k,
+				.peer_count = cc->peer_count,
+				.access = pe->writable ? TEMPO_CHANNEL_RW : TEMPO_CHANNEL_RO,
+				.doorbell_limit = cc->doorbell_limit,
+				.size = cc->size,
+				.name = cc->name,
+			};
+			uint32_t local = p->channel_count;
+
+			if (pe->partition != p->id)
+				continue;
+			for (uint32_t j = 0; j < cc->peer_count; j++)
+				d.peer_names[j] = cfg->partitions[cc->peers[j].partition].name;
+			chan_regs_init(&p->chan_regs[local], &d);
+			descs[local] = (struct vpci_chan_desc){ cc->size, pe->gpa };
+			channels[i].peers[k].local = (uint8_t)local;
+			p->channel_of[local] = (uint8_t)i;
+			p->channel_self[local] = (uint8_t)k;
+			p->channel_count++;
+		}
+	}
+	if (!vpci_init(&p->pci, descs, p->channel_count)) {
+		fmt_snprintf(err, errlen, "partition '%s': a channel's address cannot be a PCI "
+			     "BAR: it must be aligned to the channel's size rounded up to a power "
+			     "of two", p->cfg->name);
+		return -1;
 	}
 	return 0;
 }
@@ -105,11 +149,31 @@ void channel_bind(struct vcpu *v, uint32_t local, uint32_t vector, uint32_t vcpu
 			 vector ? vector | vcpu << 8 : 0, __ATOMIC_RELEASE);
 }
 
+static void pci_lock(struct partition *p);
+static void pci_unlock(struct partition *p);
+static void bar2_follow(struct partition *p, uint32_t local, struct vpci_window was,
+			struct vpci_window now);
+
 void channels_partition_reset(struct partition *p)
 {
-	for (uint32_t i = 0; i < p->channel_count; i++)
+	struct vpci_window was[CONFIG_MAX_CHANNELS];
+
+	pci_lock(p);
+	for (uint32_t i = 0; i < p->channel_count; i++) {
 		__atomic_store_n(&channels[p->channel_of[i]].peers[p->channel_self[i]].bound, 0,
 				 __ATOMIC_RELEASE);
+		chan_regs_reset(&p->chan_regs[i]);
+		was[i] = vpci_bar2(&p->pci.fn[i]);
+	}
+	vpci_reset(&p->pci);
+	/* BAR2 back where the boot put it, if the old instance moved it */
+	for (uint32_t i = 0; i < p->channel_count; i++) {
+		struct vpci_window now = vpci_bar2(&p->pci.fn[i]);
+
+		if (was[i].decodes != now.decodes || was[i].gpa != now.gpa)
+			bar2_follow(p, i, was[i], now);
+	}
+	pci_unlock(p);
 }
 
 /* One more ring in this millisecond, unless @limit are spent already. */
@@ -139,8 +203,16 @@ static bool doorbell(struct vcpu *from, struct channel *ch, uint32_t k)
 	struct partition *t = &partitions[ch->cfg->peers[k].partition];
 	uint32_t bound = __atomic_load_n(&s->bound, __ATOMIC_ACQUIRE);
 
-	if (!bound || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != PART_RUNNING ||
-	    !vcpu_send_fixed(from, t->vcpus[bound >> 8], (uint8_t)bound)) {
+	struct vcpu *tv = bound ? t->vcpus[bound >> 8] : NULL;
+
+	/* the status first: the guest's handler reads it (chan_regs.h) */
+	if (!tv || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != PART_RUNNING ||
+	    tv->state != VCPU_RUNNING) {
+		__atomic_fetch_add(&s->dropped, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	chan_regs_doorbell(&t->chan_regs[s->local]);
+	if (!vcpu_send_fixed(from, tv, (uint8_t)bound)) {
 		__atomic_fetch_add(&s->dropped, 1, __ATOMIC_RELAXED);
 		return false;
 	}
@@ -170,6 +242,160 @@ int64_t channel_ring(struct vcpu *v, uint32_t local, uint64_t peer)
 		if (k != self && (peer == TEMPO_CHANNEL_ALL_PEERS || k == peer))
 			sent += doorbell(v, ch, k);
 	return sent;
+}
+
+/* ---- the channels as PCI functions (hv/core/vpci.h, hv/core/chan_regs.h) ---- */
+
+static void pci_lock(struct partition *p)
+{
+	while (__atomic_exchange_n(&p->pci_lock, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void pci_unlock(struct partition *p)
+{
+	__atomic_store_n(&p->pci_lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * The channel's memory follows BAR2: unmapped from where it decoded,
+ * mapped where it decodes now, unless that place is the partition's RAM,
+ * another mapping, the MMIO window or past the guest-physical limit (then
+ * the BAR points at nothing, as a BAR on no bus would). Other vCPUs of the
+ * partition may keep the old translation until their next flush: it still
+ * reaches only this channel's memory, with the peer's own access.
+ */
+static void bar2_follow(struct partition *p, uint32_t local, struct vpci_window was,
+			struct vpci_window now)
+{
+	const struct channel *ch = &channels[p->channel_of[local]];
+	const struct channel_config *cc = ch->cfg;
+	bool writable = cc->peers[p->channel_self[local]].writable;
+
+	if (was.decodes) {
+		ept_unmap(p, was.gpa, cc->size);
+		vmx_flush_ept(p->eptp);
+	}
+	if (!now.decodes)
+		return;
+	if (now.gpa > CONFIG_GUEST_PHYS_LIMIT - cc->size ||
+	    (now.gpa < (1ull << 32) && now.gpa + cc->size > TEMPO_PCI_BAR0_BASE) ||
+	    !ept_range_free(p, now.gpa, cc->size) ||
+	    ept_map(p, now.gpa, ch->hpa, cc->size,
+		    EPT_IGNORE_PAT | (writable ? EPT_READ | EPT_WRITE : EPT_READ)))
+		log_warn("Partition '%s': channel '%s': BAR2 at 0x%lx is RAM, another mapping "
+			 "or the MMIO window: not mapped\n", p->cfg->name, cc->name, now.gpa);
+}
+
+/* x2APIC mode, no interrupt remapping: an MSI's 8-bit logical destination is cluster 0's. */
+static bool msi_logical_match(uint32_t apic_id, uint8_t dest)
+{
+	uint32_t ldr = x2apic_logical_id(apic_id);
+
+	return !(ldr >> 16) && (ldr & dest);
+}
+
+/* The MSI the guest programmed is where the channel's doorbells go (as a bind). */
+static void msi_follow(struct partition *p, uint32_t local)
+{
+	uint32_t bound = 0;
+	uint8_t vector, dest;
+	bool logical;
+
+	if (vpci_msi_target(&p->pci.fn[local], &vector, &dest, &logical))
+		for (uint32_t i = 0; i < p->vcpu_count; i++) {
+			uint32_t id = p->vcpus[i]->apic_id;
+
+			if (logical ? msi_logical_match(id, dest) : id == dest) {
+				bound = vector | i << 8;
+				break;
+			}
+		}
+	__atomic_store_n(&channels[p->channel_of[local]].peers[p->channel_self[local]].bound,
+			 bound, __ATOMIC_RELEASE);
+}
+
+uint32_t channel_pci_in(struct vcpu *v, uint16_t port, uint8_t size)
+{
+	struct partition *p = v->part;
+	uint32_t value;
+
+	pci_lock(p);
+	value = vpci_io_read(&p->pci, port, size);
+	pci_unlock(p);
+	return value;
+}
+
+void channel_pci_out(struct vcpu *v, uint16_t port, uint8_t size, uint32_t value)
+{
+	struct partition *p = v->part;
+	struct vpci_event ev;
+
+	pci_lock(p);
+	if (vpci_io_write(&p->pci, port, size, value, &ev)) {
+		if (ev.changed & VPCI_EV_BAR2)
+			bar2_follow(p, ev.chan, ev.bar2_was, ev.bar2);
+		if (ev.changed & VPCI_EV_MSI)
+			msi_follow(p, ev.chan);
+	}
+	pci_unlock(p);
+}
+
+/* The BAR0 an EPT violation hit. */
+struct bar0_hit {
+	uint32_t local;
+	uint64_t base;
+};
+
+static uint64_t bar0_read(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size)
+{
+	const struct bar0_hit *h = ctx;
+	uint64_t value;
+
+	pci_lock(v->part);
+	value = chan_regs_read(&v->part->chan_regs[h->local], (uint32_t)(gpa - h->base), size);
+	pci_unlock(v->part);
+	return value;
+}
+
+static void bar0_write(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size, uint64_t value)
+{
+	const struct bar0_hit *h = ctx;
+	struct chan_regs *r = &v->part->chan_regs[h->local];
+	struct chan_ring ring;
+	int64_t sent;
+
+	pci_lock(v->part);
+	ring = chan_regs_write(r, (uint32_t)(gpa - h->base), size, value);
+	pci_unlock(v->part);
+	if (!ring.ring)
+		return;
+	/* as the ring hypercall: one exit on the sender, the same checks and limit */
+	sent = channel_ring(v, h->local, ring.peer);
+	pci_lock(v->part);
+	chan_regs_ring_done(r, (int32_t)sent);
+	pci_unlock(v->part);
+}
+
+bool channel_mmio(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, enum exit_action *a)
+{
+	struct partition *p = v->part;
+	struct bar0_hit hit;
+	struct mmio_device dev = { bar0_read, bar0_write, &hit };
+	uint32_t offset;
+	int32_t local;
+
+	if (!p->channel_count)
+		return false;
+	pci_lock(p);
+	local = vpci_find_bar0(&p->pci, gpa, &offset);
+	pci_unlock(p);
+	if (local < 0)
+		return false;
+	hit.local = (uint32_t)local;
+	hit.base = gpa - offset;
+	*a = mmio_emulate(v, x, gpa, &dev);
+	return true;
 }
 
 void channels_report(void)

@@ -19,6 +19,7 @@
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/vmx.h"
+#include "hv/channel.h"
 #include "hv/exit.h"
 #include "hv/monitor.h"
 #include "hv/lib/fmt.h"
@@ -44,11 +45,15 @@ static enum exit_action exit_triple_fault(struct vcpu *v, struct exit_ctx *x)
 	return exit_stop(x, "triple_fault", 0, "the guest triple-faulted");
 }
 
+/* Outside its RAM and channels: a device's registers (trapped MMIO), or a stop. */
 static enum exit_action exit_ept_violation(struct vcpu *v, struct exit_ctx *x)
 {
-	(void)v;
-	fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "gpa=0x%lx",
-		     vmread(VMCS_GUEST_PHYS_ADDR));
+	uint64_t gpa = vmread(VMCS_GUEST_PHYS_ADDR);
+	enum exit_action a;
+
+	if (channel_mmio(v, x, gpa, &a))
+		return a;
+	fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "gpa=0x%lx", gpa);
 	return exit_stop(x, "ept_violation", vmread(VMCS_EXIT_QUALIFICATION), x->detail_buf);
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /* Port I/O exits: the device hv/core/io_policy.c names for the port answers. */
+#include "hv/channel.h"
 #include "hv/core/fw_cfg.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/io_policy.h"
+#include "hv/core/vpci.h"
 #include "hv/core/vuart.h"
 #include "hv/exit.h"
 
@@ -15,6 +17,8 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 	enum io_device dev = (enum io_device)io_rule_find(port)->device;
 	const struct partition_config *pc = v->part->cfg;
 	uint64_t mask = size == 4 ? 0xffffffffull : (1ull << (8 * size)) - 1, value;
+	/* a PCI bus only where there are channels, and only for its own access widths */
+	bool pci = dev == IO_PCI && v->part->channel_count && vpci_claims(port, (uint8_t)size);
 
 	if (q & 16)
 		return exit_stop(x, "string_io", q, "INS/OUTS are not emulated");
@@ -23,6 +27,8 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 			value = vuart_read(&v->part->uart, port);
 		else if (port == 0x92)	/* its latch; the ports above it float */
 			value = (io_float() & ~0xffu) | v->part->port92;
+		else if (pci)
+			value = channel_pci_in(v, port, (uint8_t)size);
 		else if (dev == IO_FW_CFG && pc->fw_cfg && port == FW_CFG_PORT_DATA)
 			for (uint32_t i = value = 0; i < size; i++)	/* the item's next bytes */
 				value |= (uint64_t)fw_cfg_read(&v->part->fw_cfg) << (8 * i);
@@ -58,6 +64,10 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 			if (pc->fw_cfg && port == FW_CFG_PORT_SEL)
 				fw_cfg_select(&v->part->fw_cfg, (uint16_t)(v->arch.regs.rax & mask));
 			break;	/* the data port takes no writes */
+		case IO_PCI:
+			if (pci)
+				channel_pci_out(v, port, (uint8_t)size, (uint32_t)(v->arch.regs.rax & mask));
+			break;
 		case IO_NONE:
 		default:
 			break;	/* the write is dropped (documented) */

@@ -15,12 +15,14 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/vmx.h"
 #include "arch/x86/vmx_defs.h"
+#include "hv/core/chan_regs.h"
 #include "hv/core/config.h"
 #include "hv/core/fw_cfg.h"
 #include "hv/core/hypercall_abi.h"
 #include "hv/core/restart.h"
 #include "hv/core/sched.h"
 #include "hv/core/timer.h"
+#include "hv/core/vpci.h"
 #include "hv/core/vuart.h"
 #include "hv/core/xcr0.h"
 
@@ -175,6 +177,13 @@ struct partition {
 	uint32_t channel_count;
 	uint8_t channel_of[CONFIG_MAX_CHANNELS];	/* index into channels[] */
 	uint8_t channel_self[CONFIG_MAX_CHANNELS];	/* its index among their peers */
+	/*
+	 * Its PCI bus: one function per channel, by local index (hv/channel.c).
+	 * Config space and the BAR0 blocks' own fields change under pci_lock.
+	 */
+	struct vpci_bus pci;
+	struct chan_regs chan_regs[CONFIG_MAX_CHANNELS];
+	volatile uint32_t pci_lock;
 };
 
 /* Has @p ended for good? STOPPED and SHUTDOWN are final: they never change. */

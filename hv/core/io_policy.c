@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "hv/core/io_policy.h"
 
+#include "hv/core/chan_pci_abi.h"
 #include "hv/core/fw_cfg.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/vuart.h"
@@ -26,8 +27,12 @@ static const struct io_rule rules[] = {
 	  "QEMU fw_cfg: with fw_cfg = on its signature, CPU count and RAM size" },
 	{ GUEST_ACPI_PM_PORT, GUEST_ACPI_PM_PORT, IO_ACPI_PM,
 	  "ACPI PM1a control: an S5 write powers a Linux guest off" },
+	{ TEMPO_PCI_CF8, TEMPO_PCI_CF8, IO_PCI,
+	  "PCI CONFIG_ADDRESS (32-bit accesses): a partition with channels has a bus" },
 	{ IO_RESET_PORT, IO_RESET_PORT, IO_RESET,
 	  "reset control (the FADT's reset register): bit 2 (CPU reset) resets" },
+	{ TEMPO_PCI_CFC, TEMPO_PCI_CFC + 3, IO_PCI,
+	  "PCI CONFIG_DATA: the channels' functions (hv/core/chan_pci_abi.h)" },
 };
 
 const char *io_reset_write(uint16_t port, uint8_t value, uint8_t *port92)

@@ -20,6 +20,7 @@ enum io_device {
 	IO_RESET,	/* a PC's reset registers: no device, but some writes reset the guest */
 	IO_DEBUG_EXIT,	/* QEMU's isa-debug-exit: a device only with debug_exit = on */
 	IO_FW_CFG,	/* QEMU's fw_cfg (hv/core/fw_cfg.h): a device only with fw_cfg = on */
+	IO_PCI,		/* the PCI bus of a partition with channels (hv/core/vpci.h) */
 };
 
 #define IO_DEBUG_EXIT_PORT	0xf4	/* kvm-unit-tests: iobase 0xf4, iosize 4 */

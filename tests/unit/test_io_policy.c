@@ -42,7 +42,11 @@ static void test_devices(void **state)
 	assert_int_equal(io_rule_find(0x40)->device, IO_NONE);	/* PIT */
 	assert_int_equal(io_rule_find(0x20)->device, IO_NONE);	/* PIC */
 	assert_int_equal(io_rule_find(0x70)->device, IO_NONE);	/* CMOS */
-	assert_int_equal(io_rule_find(0xcf8)->device, IO_NONE);	/* PCI */
+	/* PCI: a bus only in partitions with channels (hv/io.c asks vpci_claims) */
+	assert_int_equal(io_rule_find(0xcf8)->device, IO_PCI);
+	for (uint32_t p = 0xcfc; p <= 0xcff; p++)
+		assert_int_equal(io_rule_find((uint16_t)p)->device, IO_PCI);
+	assert_int_equal(io_rule_find(0xd00)->device, IO_NONE);
 	assert_int_equal(io_rule_find(0xffff)->device, IO_NONE);
 	assert_int_equal(io_float(), 0xffffffffu);
 	/* the test devices (each on only where the partition's config says) */
@@ -103,7 +107,7 @@ static void test_reset_writes(void **state)
 	assert_int_equal(io_rule_find(0x92)->device, IO_RESET);
 	assert_int_equal(io_rule_find(0xcf9)->device, IO_RESET);
 	assert_int_equal(io_rule_find(0x60)->device, IO_NONE);
-	assert_int_equal(io_rule_find(0xcf8)->device, IO_NONE);
+	assert_int_equal(io_rule_find(0xcf8)->device, IO_PCI);
 	assert_int_equal(io_rule_find(0xcfa)->device, IO_NONE);
 	assert_non_null(io_reset_write(0xcf9, 0x06, &p92));	/* Linux: hard reset */
 	assert_non_null(io_reset_write(0xcf9, 0x0e, &p92));	/* full reset */
