@@ -10,9 +10,15 @@
  * sink counts what reaches it),
  * write (a write to the channel, which stops a ro peer), nonpeer (every
  * channel call refused, then a read where a channel would be), restart
- * and ringer (a peer's restart keeps the channel and forgets its doorbell).
+ * and ringer (a peer's restart keeps the channel and forgets its doorbell),
+ * client (the echo protocol of guests/common/chan_echo.h against a server:
+ * Linux's tempo-chan, through its module or sysfs, in sessions=N rounds).
+ * via=pci uses the channel's PCI function instead of the hypercalls: the
+ * config space through 0xCF8/0xCFC, the doorbell's vector through its MSI
+ * capability, and each ring a MOV to BAR0's DOORBELL register (trapped MMIO).
  *
- *   role=send|recv|flood|sink|write|nonpeer|restart|ringer  count=N (one-way messages)
+ *   role=send|recv|flood|sink|write|nonpeer|restart|ringer|client  count=N (one-way
+ *   messages; client: requests a session)  sessions=N  wait_s=N (client: for the server)
  *   rtt=N (round trips)  vector=0x40  wait=hlt|busy  ms=N (flood)
  *   addr=0x... (nonpeer: the address to read)  exec=1 (flood: then call into
  *   the channel, which is never executable)
@@ -21,12 +27,15 @@
 #include "guests/common/console.h"
 #include "guests/common/exc.h"
 #include "guests/common/guest.h"
+#include "guests/common/chan_echo.h"
 #include "guests/common/tempo.h"
 #include "guests/common/x86.h"
 #include "guests/rtbench/latstat.h"
 #include "hv/lib/div64.h"
 #include "hv/lib/fmt.h"
+#include "hv/core/chan_pci_abi.h"
 #include "hv/lib/lib.h"
+#include "hv/lib/x86.h"
 
 #define MSR_IA32_TSC_DEADLINE	0x6e0
 #define MSR_X2APIC_EOI		0x80b
@@ -57,10 +66,10 @@ struct chan_shm {
 
 enum role {
 	ROLE_SEND, ROLE_RECV, ROLE_FLOOD, ROLE_SINK, ROLE_WRITE, ROLE_NONPEER, ROLE_RESTART,
-	ROLE_RINGER, ROLE_COUNT
+	ROLE_RINGER, ROLE_CLIENT, ROLE_COUNT
 };
 static const char *const role_names[ROLE_COUNT] = {
-	"send", "recv", "flood", "sink", "write", "nonpeer", "restart", "ringer",
+	"send", "recv", "flood", "sink", "write", "nonpeer", "restart", "ringer", "client",
 };
 
 /* irq.S (shared with rtbench) calls these */
@@ -78,7 +87,9 @@ static struct tempo_channel_info cinfo __attribute__((aligned(64)));
 static struct chan_shm *shm;
 static enum role role;
 static uint32_t count = 100000, rtt = 1000, vector = 0x40, flood_ms = 20, peer;
-static bool wait_hlt = true, exec_test;
+static uint32_t sessions = 1, wait_s = 300;
+static bool wait_hlt = true, exec_test, via_pci;
+static volatile uint32_t *bar0;		/* via=pci: the function's registers */
 static uint64_t addr, tsc_per_ms;
 
 static struct lat_stats lat;
@@ -109,6 +120,15 @@ static uint64_t message(uint32_t i)
 
 static int32_t ring(uint32_t to)
 {
+	if (via_pci) {
+		/*
+		 * A MOV to BAR0: one EPT-violation exit, the same checks as the
+		 * hypercall. Its result is RING_RESULT, a second exit: read only
+		 * where a ring may be refused (the flood).
+		 */
+		bar0[TEMPO_CHAN_DOORBELL / 4] = TEMPO_CHAN_DOORBELL_PEER(to);
+		return role == ROLE_FLOOD ? (int32_t)bar0[TEMPO_CHAN_RING_RESULT / 4] : 1;
+	}
 	return tempo_hypercall(TEMPO_HC_CHANNEL_RING, 0, to, 0);
 }
 
@@ -177,7 +197,7 @@ static void parse_options(void)
 			if (!strcmp(value, role_names[i]))
 				role = i;
 	if (role == ROLE_COUNT)
-		guest_panic("role=send|recv|flood|sink|write|nonpeer|restart|ringer is required");
+		guest_panic("role=send|recv|flood|sink|write|nonpeer|restart|ringer|client is required");
 	count = opt_u32("count", 1, 10000000, count);
 	rtt = opt_u32("rtt", 0, 10000000, rtt);
 	vector = opt_u32("vector", TEMPO_CHANNEL_VECTOR_MIN, TEMPO_CHANNEL_VECTOR_MAX, vector);
@@ -185,6 +205,10 @@ static void parse_options(void)
 	if (cmdline_value(boot.cmdline, "wait", value, sizeof(value)))
 		wait_hlt = strcmp(value, "busy") != 0;
 	exec_test = opt_u32("exec", 0, 1, 0);
+	sessions = opt_u32("sessions", 1, 100, sessions);
+	wait_s = opt_u32("wait_s", 1, 100000, wait_s);
+	if (cmdline_value(boot.cmdline, "via", value, sizeof(value)))
+		via_pci = !strcmp(value, "pci");
 	if (cmdline_value(boot.cmdline, "addr", value, sizeof(value)) &&
 	    !parse_number(value, &addr))
 		guest_panic("addr= is not a number");
@@ -416,6 +440,116 @@ static void run_nonpeer(void)
 	}
 }
 
+/* ---- via=pci: the channel's PCI function (hv/core/chan_pci_abi.h) ---- */
+
+#define PCI_CHAN_DEV	1	/* local index 0 */
+#define MSI_ADDR	(TEMPO_PCI_CHAN_MSI_CAP + 4)
+#define MSI_ADDR_HI	(TEMPO_PCI_CHAN_MSI_CAP + 8)
+#define MSI_DATA	(TEMPO_PCI_CHAN_MSI_CAP + 12)
+#define MSR_X2APIC_ID	0x802
+
+static uint32_t pci_cfg(uint32_t dev, uint32_t off)
+{
+	outl(TEMPO_PCI_CF8, 0x80000000u | dev << 11 | off);
+	return inl(TEMPO_PCI_CFC);
+}
+
+static void pci_cfg_write(uint32_t dev, uint32_t off, uint32_t v)
+{
+	outl(TEMPO_PCI_CF8, 0x80000000u | dev << 11 | off);
+	outl(TEMPO_PCI_CFC, v);
+}
+
+/*
+ * Find the channel's function as a driver would, check it against what the
+ * hypercall says, and take its doorbells on @vector through its MSI (the
+ * bind of the PCI way).
+ */
+static void pci_setup(void)
+{
+	uint32_t host = pci_cfg(0, 0), id = pci_cfg(PCI_CHAN_DEV, 0), b0, magic;
+	uint64_t b2;
+	uint32_t apic = (uint32_t)rdmsr(MSR_X2APIC_ID);
+	char name[TEMPO_CHAN_NAME_LEN];
+
+	if (id != ((uint32_t)TEMPO_PCI_CHAN_DEVICE << 16 | TEMPO_PCI_CHAN_VENDOR))
+		guest_panic("no channel function at 00:01.0");
+	b0 = pci_cfg(PCI_CHAN_DEV, 0x10) & ~0xfu;
+	b2 = (pci_cfg(PCI_CHAN_DEV, 0x18) & ~0xfull) | (uint64_t)pci_cfg(PCI_CHAN_DEV, 0x1c) << 32;
+	bar0 = phys_ptr(b0);
+	magic = bar0[TEMPO_CHAN_MAGIC / 4];
+	for (uint32_t i = 0; i < TEMPO_CHAN_NAME_LEN / 4; i++)
+		((uint32_t *)name)[i] = bar0[TEMPO_CHAN_NAME / 4 + i];
+	name[TEMPO_CHAN_NAME_LEN - 1] = 0;
+	pci_cfg_write(PCI_CHAN_DEV, MSI_ADDR, 0xfee00000u | apic << 12);
+	pci_cfg_write(PCI_CHAN_DEV, MSI_ADDR_HI, 0);
+	pci_cfg_write(PCI_CHAN_DEV, MSI_DATA, vector);
+	pci_cfg_write(PCI_CHAN_DEV, TEMPO_PCI_CHAN_MSI_CAP,
+		      pci_cfg(PCI_CHAN_DEV, TEMPO_PCI_CHAN_MSI_CAP) | 1u << 16);	/* MSI on */
+	pci_cfg_write(PCI_CHAN_DEV, 4, (pci_cfg(PCI_CHAN_DEV, 4) & 0xffff) | 6);	/* mem, master */
+	con_printf("CHANTEST_PCI host=%04x:%04x fn=%04x:%04x bar0=0x%x bar2=0x%llx magic=0x%x "
+		   "version=%u name=%s self=%u peers=%u size=%u msi_vector=0x%x\n", host & 0xffff,
+		   host >> 16, id & 0xffff, id >> 16, b0, b2, magic, bar0[TEMPO_CHAN_VERSION / 4],
+		   name, bar0[TEMPO_CHAN_IV_POSITION / 4], bar0[TEMPO_CHAN_PEER_COUNT / 4],
+		   bar0[TEMPO_CHAN_SIZE_LO / 4], vector);
+	if (magic != TEMPO_CHAN_MAGIC_VALUE || b2 != cinfo.gpa || strcmp(name, cinfo.name) ||
+	    bar0[TEMPO_CHAN_IV_POSITION / 4] != cinfo.self)
+		guest_panic("the PCI function disagrees with the channel-info hypercall");
+}
+
+/*
+ * The echo client (guests/common/chan_echo.h): @sessions servers in turn,
+ * each a new one (server_answers back at 0), @count requests each.
+ */
+static void run_client(void)
+{
+	struct tempo_echo *e = (struct tempo_echo *)shm;
+	uint32_t seq = 0, answered = 0, lost = 0, bad = 0, dropped = 0;
+
+	for (uint32_t n = 0; n < sessions; n++) {
+		uint64_t end = rdtsc() + (uint64_t)wait_s * 1000 * tsc_per_ms;
+
+		while (e->server_magic != TEMPO_ECHO_MAGIC || e->server_answers != 0) {
+			if (rdtsc() > end)
+				guest_panic("no echo server came");
+			asm volatile("sti; pause; cli");
+		}
+		con_printf("chan: echo server %u listening\n", n);
+		for (uint32_t i = 0; i < count; i++) {
+			uint64_t t0;
+			uint32_t before = got;
+			int32_t r;
+
+			seq++;
+			for (uint32_t w = 0; w < TEMPO_ECHO_WORDS; w++)
+				e->req_payload[w] = message(seq * TEMPO_ECHO_WORDS + w);
+			t0 = rdtsc();
+			e->req_seq = seq;
+			while ((r = ring(peer)) == TEMPO_HC_EAGAIN)
+				;
+			if (r != 1)
+				dropped++;
+			if (!wait_for(&e->resp_seq, seq, false, WAIT_MS, true)) {
+				if (!lost++)
+					con_printf("chan: request %u lost (ring %d)\n", seq, (int)r);
+				continue;
+			}
+			answered++;
+			/* the answer's doorbell, else the moment the loop saw it */
+			lat_add(&lat, (int64_t)((got != before ? irq_tsc : rdtsc()) - t0));
+			if (e->resp_sum != tempo_echo_sum(seq, e->req_payload))
+				bad++;
+		}
+	}
+	e->stop = 1;
+	ring(peer);
+	print_lat("round trip (client's TSC before the ring to the answer)", "rtt");
+	con_printf("CHANTEST role=client channel=%s via=%s sessions=%u requests=%u answered=%u "
+		   "lost=%u bad=%u dropped=%u doorbells=%u strays=%u\n", cinfo.name,
+		   via_pci ? "pci" : "hypercall", sessions, seq, answered, lost, bad, dropped, got,
+		   strays);
+}
+
 void guest_main(uint32_t magic, uint32_t info)
 {
 	tempo_detect(&tempo);
@@ -459,7 +593,9 @@ void guest_main(uint32_t magic, uint32_t info)
 		run_restart();
 		goto done;
 	}
-	if (tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, vector, 0))
+	if (via_pci)
+		pci_setup();
+	else if (tempo_hypercall(TEMPO_HC_CHANNEL_BIND, 0, vector, 0))
 		guest_panic("bind");
 	if (role == ROLE_SEND)
 		run_send();
@@ -469,6 +605,8 @@ void guest_main(uint32_t magic, uint32_t info)
 		run_sink();
 	else if (role == ROLE_RINGER)
 		run_ringer();
+	else if (role == ROLE_CLIENT)
+		run_client();
 	else
 		run_flood();
 done:

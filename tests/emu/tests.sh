@@ -11,7 +11,8 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
-	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_testdev"
+	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_channel_pci
+	bochs_testdev"
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
 TEST_ISO_DIR=${BUILD:-build}/test
@@ -458,6 +459,37 @@ test_bochs_channel_restart() {
 	[ "$d" = "$(kv "$r" delivered) $(kv "$r" dropped)" ] ||
 		{ echo "Tempo counted '$d' for phoenix, the ringer $(kv "$r" delivered) $(kv "$r" dropped)"; return 1; }
 	ends_whole "$1"
+}
+
+# The channel as a PCI function (channel-pci.cfg): both bare guests find it
+# through 0xCF8/0xCFC, take doorbells on the vector in its MSI capability and
+# ring with a MOV to BAR0 (an EPT violation Tempo decodes and emulates). Every
+# message arrives once, the receiver takes no exit per doorbell, the sender
+# one (its MOV), and the function agrees with the channel-info hypercall.
+test_bochs_channel_pci() {
+	local r s ex tick
+	bochs "$1" --cpus 3 --iso "$TEST_ISO_DIR/channel-pci.iso" --expect ok --timeout 300 || return 1
+	need "$1" '^\[ping\] CHANTEST_PCI host=1b36:0008 fn=1af4:1110 bar0=0xfeb00000 bar2=0x1000000 magic=0x4f504d54 version=1 name=link self=0 peers=2 size=65536 msi_vector=0x40$' \
+		"ping's function: IDs, BARs, registers" &&
+		need "$1" '^\[pong\] CHANTEST_PCI .* self=1 peers=2 size=65536 msi_vector=0x51$' "pong's function" ||
+		return 1
+	r=$(chan_line "$1" pong recv) s=$(chan_line "$1" ping send)
+	[ "$(kv "$r" received)" = 20000 ] && [ "$(kv "$r" doorbells)" = 20000 ] &&
+		[ "$(kv "$r" lost)" = 0 ] && [ "$(kv "$r" doubled)" = 0 ] &&
+		[ "$(kv "$r" checksum_ok)" = 1 ] && [ "$(kv "$r" strays)" = 0 ] &&
+		[ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" dropped)" = 0 ] ||
+		{ echo "one-way doorbells not clean: $r / $s"; return 1; }
+	r=$(chan_line "$1" pong recv rtt) s=$(chan_line "$1" ping send rtt)
+	[ "$(kv "$r" answered)" = 1000 ] && [ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" strays)" = 0 ] ||
+		{ echo "round trips not clean: $r / $s"; return 1; }
+	ex=$(stats_delta "$1" pong exits) tick=$(stats_delta "$1" pong tick_exits) || return 1
+	[ $((ex - tick)) -eq 1 ] || { echo "the receiver took $((ex - tick - 1)) exits besides host ticks for 20,000 doorbells"; return 1; }
+	ex=$(stats_delta "$1" ping exits) tick=$(stats_delta "$1" ping tick_exits) || return 1
+	[ $((ex - tick)) -eq 20001 ] || { echo "the sender took $((ex - tick - 1)) exits for 20,000 rings"; return 1; }
+	need "$1" '^CHANNEL name=link peer=ping access=rw rings=21000 throttled=0 delivered=1000 dropped=0$' "ping's counts" &&
+		need "$1" '^CHANNEL name=link peer=pong access=rw rings=1000 throttled=0 delivered=21000 dropped=0$' "pong's counts" &&
+		ends_whole "$1" || return 1
+	echo "20,000 doorbells through BAR0: one-way $(serial "$1" | grep -E '^\[pong\] CHANTEST_LAT ' | sed 's/^\[pong\] //')"
 }
 
 # debug_exit and fw_cfg, per partition and off by default (testdev.cfg)
