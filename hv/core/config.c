@@ -1073,6 +1073,19 @@ static uint64_t bar_align(uint64_t size)
 	return a;
 }
 
+/*
+ * Does a PCI BAR of @size at @gpa read as a sizing probe: its low dword all
+ * of its address bits, the last BAR-sized range below a 4 GiB boundary? The
+ * virtual PCI bus never decodes such a BAR (hv/core/vpci.h) and refuses it.
+ * Below the 64 GiB limit the high dword never reads as one.
+ */
+static bool bar_reads_as_probe(uint64_t gpa, uint64_t size)
+{
+	uint32_t mask = (uint32_t)~(bar_align(size) - 1);
+
+	return mask && ((uint32_t)gpa & mask) == mask;
+}
+
 uint64_t channel_align(uint64_t size)
 {
 	uint64_t a = CONFIG_MEM_ALIGN;
@@ -1092,6 +1105,8 @@ static uint64_t blocked_until(const struct hv_config *cfg, uint32_t ch, uint32_t
 {
 	uint64_t size = cfg->channels[ch].size;
 
+	if (bar_reads_as_probe(a, size))
+		return (a | 0xffffffffull) + 1;	/* the next 4 GiB boundary */
 	if (overlaps(a, size, CONFIG_GUEST_MMIO_START,
 		     CONFIG_GUEST_MMIO_END - CONFIG_GUEST_MMIO_START))
 		return CONFIG_GUEST_MMIO_END;
@@ -1154,8 +1169,8 @@ static int overlap(struct parser *ps, const char *peer, const struct channel_con
 
 /*
  * Peer @pi of channel @ci at its gpa: 4 KiB aligned, below the guest-physical
- * limit, clear of its partition's RAM, of the MMIO window and of the
- * partition's channels before @ci (with @given_only, those whose address is
+ * limit, clear of its partition's RAM and of the MMIO window, not where its
+ * BAR reads as a sizing probe, and clear of the partition's channels before @ci (with @given_only, those whose address is
  * given: the others are not placed yet). @ci's size is known to be in range.
  */
 static int check_gpa(struct parser *ps, const struct hv_config *cfg, uint32_t ci, uint32_t pi,
@@ -1189,6 +1204,11 @@ static int check_gpa(struct parser *ps, const struct hv_config *cfg, uint32_t ci
 		     CONFIG_GUEST_MMIO_END - CONFIG_GUEST_MMIO_START))
 		return overlap(ps, p->name, c, pe->gpa, "the MMIO window", CONFIG_GUEST_MMIO_START,
 			       CONFIG_GUEST_MMIO_END);
+	if (bar_reads_as_probe(pe->gpa, c->size))
+		return fail(ps, "peer '%s': channel '%s' at 0x%llx: its %llu KiB PCI BAR would end "
+			    "at a 4 GiB boundary, where it reads as being sized and never decodes",
+			    p->name, c->name, (unsigned long long)pe->gpa,
+			    (unsigned long long)(bar_align(c->size) >> 10));
 	for (uint32_t i = 0; i < ci; i++) {
 		const struct channel_config *oc = &cfg->channels[i];
 		const struct channel_peer *o = peer_of(cfg, i, pe->partition);

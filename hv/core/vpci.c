@@ -62,12 +62,30 @@ uint64_t vpci_bar2_size(uint64_t size)
 	return s;
 }
 
+/* A dword holding all of its writable bits set: software is sizing the BAR. */
+static bool probing(uint32_t value, uint32_t writable)
+{
+	return writable && (value & writable) == writable;
+}
+
+/* Either dword of a 64-bit BAR at @bar, @mask its address bits. */
+static bool probing64(uint64_t bar, uint64_t mask)
+{
+	return probing((uint32_t)bar, (uint32_t)mask) ||
+	       probing((uint32_t)(bar >> 32), (uint32_t)(mask >> 32));
+}
+
+/*
+ * A BAR2 the bus can decode at reset: an address at which it reads as a
+ * sizing probe never decodes (vpci_bar2()), while the hypervisor maps the
+ * channel there at boot and would never unmap it.
+ */
 static bool desc_valid(const struct vpci_chan_desc *d)
 {
 	uint64_t s = vpci_bar2_size(d->size);
 
 	return d->size >= BAR2_MIN_SIZE && s && d->bar2_gpa && !(d->bar2_gpa & (s - 1)) &&
-	       d->bar2_gpa <= UINT64_MAX - s + 1;
+	       d->bar2_gpa <= UINT64_MAX - s + 1 && !probing64(d->bar2_gpa, ~(s - 1));
 }
 
 /* Field by field: another core may be reading msi_route meanwhile. */
@@ -115,12 +133,6 @@ static uint64_t bar2_mask(const struct vpci_fn *f)
 	return ~(f->bar2_size - 1);
 }
 
-/* A dword holding all of its writable bits set: software is sizing the BAR. */
-static bool probing(uint32_t value, uint32_t writable)
-{
-	return writable && (value & writable) == writable;
-}
-
 struct vpci_window vpci_bar0(const struct vpci_fn *f)
 {
 	uint32_t mask = ~(uint32_t)(TEMPO_PCI_BAR0_SIZE - 1);
@@ -134,14 +146,11 @@ struct vpci_window vpci_bar0(const struct vpci_fn *f)
 
 struct vpci_window vpci_bar2(const struct vpci_fn *f)
 {
-	uint64_t mask = bar2_mask(f);
-	bool probe = probing((uint32_t)f->bar2, (uint32_t)mask) ||
-		     probing((uint32_t)(f->bar2 >> 32), (uint32_t)(mask >> 32));
-
 	return (struct vpci_window){
 		.gpa = f->bar2,
 		.size = f->bar2_size,
-		.decodes = (f->command & PCI_COMMAND_MEMORY) && f->bar2 && !probe,
+		.decodes = (f->command & PCI_COMMAND_MEMORY) && f->bar2 &&
+			   !probing64(f->bar2, bar2_mask(f)),
 	};
 }
 

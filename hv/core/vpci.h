@@ -164,10 +164,11 @@ struct vpci_event {
 /*
  * The bus at reset: the host bridge and @count channel functions from
  * @chans (BAR0 of channel i at TEMPO_PCI_BAR0_BASE + i * TEMPO_PCI_BAR0_SIZE,
- * BAR2 at the desc's bar2_gpa, memory decode on, MSI off). False, with the
- * bus left empty (the host bridge only), for more than VPCI_MAX_CHANNELS,
- * a size under 4 KiB, or a bar2_gpa that is 0, not aligned to the BAR's
- * size, or too close to 2^64 for the BAR to fit.
+ * BAR2 at the desc's bar2_gpa, memory decode on, MSI off), every BAR
+ * decoding. False, with the bus left empty (the host bridge only), for more
+ * than VPCI_MAX_CHANNELS, a size under 4 KiB, or a bar2_gpa that is 0, not
+ * aligned to the BAR's size, too close to 2^64 for the BAR to fit, or one
+ * at which the BAR reads as a sizing probe (see vpci_bar2()).
  */
 bool vpci_init(struct vpci_bus *b, const struct vpci_chan_desc *chans, uint32_t count);
 
@@ -201,8 +202,9 @@ uint32_t vpci_config_write(struct vpci_bus *b, uint32_t bdf, uint32_t offset, ui
  * BAR0 and BAR2 now. A BAR decodes when memory space is on and it is not 0
  * and not in the middle of a sizing probe: a dword (of the two, for BAR2)
  * that holds all of its writable bits set is taken for a probe. So BAR2 of
- * size S at an address whose low dword is ~(S - 1) (4 KiB below a 4 GiB
- * boundary, for example) never decodes; the hypervisor places none there.
+ * size S at an address whose low dword is ~(S - 1) (the last S bytes below
+ * a 4 GiB boundary: 4 KiB at 0x1FFFFF000, 1 GiB at 7 GiB) never decodes;
+ * vpci_init() refuses such an address, and the config places none there.
  */
 struct vpci_window vpci_bar0(const struct vpci_fn *f);
 struct vpci_window vpci_bar2(const struct vpci_fn *f);

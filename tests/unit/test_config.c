@@ -1327,9 +1327,19 @@ static void test_channel_placement(void **state)
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
 		  CHAN("r", "64K", "a rw", "b rw 0x600000") CHAN("s", "1M", "a rw", "b rw")
 		  CHAN("t", "4M", "a rw", "b rw"), 2, 1, 8 * MiB },
-		/* Up to the 64 GiB limit exactly. */
-		{ CPART("a", "0", "63G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
-		  0, 0, 63 * GiB },
+		/* Up to the last range whose BAR does not end at a 4 GiB boundary (below). */
+		{ CPART("a", "0", "62G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
+		  0, 0, 62 * GiB },
+		/*
+		 * A BAR that would end at a 4 GiB boundary reads as being sized, and
+		 * the PCI bus never decodes it (hv/core/vpci.h): the next range.
+		 */
+		{ CPART("a", "0", "7G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
+		  0, 0, 8 * GiB },
+		{ CPART("a", "0", "8190M") CPART("b", "1", "2M") CHAN("r", "2M", "a rw", "b rw"),
+		  0, 0, 8 * GiB },
+		{ CPART("a", "0", "8190M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b rw"),
+		  0, 0, 8190 * MiB },
 		/* Given addresses: decimal, right above the RAM, just below the MMIO window. */
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
 		  CHAN("r", "64K", "a rw 16777216", "b ro 0x80000000"), 0, 0, 16 * MiB },
@@ -1352,10 +1362,10 @@ static void test_channel_placement(void **state)
 			fail();
 		}
 	}
-	/* Up to the 64 GiB limit exactly; given addresses are marked so. */
+	/* The highest a 64 KiB channel may go; given addresses are marked so. */
 	parse_ok(CPART("a", "0", "16M") CPART("b", "1", "2M")
-		 CHAN("r", "64K", "a rw 0xfffff0000", "b rw"));
-	assert_int_equal(gpa_of(0, 0), 0xfffff0000ull);
+		 CHAN("r", "64K", "a rw 0xffffe0000", "b rw"));
+	assert_int_equal(gpa_of(0, 0), 0xffffe0000ull);
 	assert_true(cfg.channels[0].peers[0].gpa_given);
 	assert_false(cfg.channels[0].peers[1].gpa_given);
 }
@@ -1497,6 +1507,14 @@ static const struct bad_case bad_chan_cases[] = {
 	  "guest-physical limit" },
 	{ CH_R "peer = rt0 rw\npeer = b rw 0xffffffffffff0000\n", 12,
 	  "at 0xffffffffffff0000 (0x10000 bytes) runs past the 64 GiB" },
+	/* Where the BAR would end at a 4 GiB boundary (hv/core/vpci.h). */
+	{ CH_R "peer = rt0 rw\npeer = b rw 0xfffff0000\n", 12,
+	  "peer 'b': channel 'r' at 0xfffff0000: its 64 KiB PCI BAR would end at a 4 GiB "
+	  "boundary, where it reads as being sized and never decodes" },
+	{ TWO_PARTS CHAN("r", "1G", "rt0 rw 0x1c0000000", "b rw"), 11,
+	  "channel 'r' at 0x1c0000000: its 1048576 KiB PCI BAR would end at a 4 GiB boundary" },
+	{ TWO_PARTS CHAN("r", "12K", "rt0 rw", "b rw 0x2ffffc000"), 12,
+	  "channel 'r' at 0x2ffffc000: its 16 KiB PCI BAR would end at a 4 GiB boundary" },
 	{ CH_R "peer = rt0 rw\npeer = b rw 0x80000000\n" CHAN("s", "8K", "b ro 0x8000e000", "rt0 rw"),
 	  15, "peer 'b': channel 's' at 0x8000e000-0x8000ffff overlaps channel 'r' at "
 	  "0x80000000-0x8000ffff" },
@@ -1505,10 +1523,17 @@ static const struct bad_case bad_chan_cases[] = {
 	  "peer 'b': channel 's' at 0x40000000-0x7fffffff overlaps channel 'r' at "
 	  "0x7fff0000-0x7fffffff" },
 	/* No room for a default. */
-	{ TWO_PARTS CPART("big", "3", "63G") CHAN("r", "1G", "big rw", "b rw")
+	{ TWO_PARTS CPART("big", "3", "62G") CHAN("r", "1G", "big rw", "b rw")
+	  CHAN("s", "1G", "b rw", "big rw"), 20,
+	  "peer 'big': no room below 64 GiB for channel 's' (0x40000000 bytes, aligned to "
+	  "0x40000000, above its RAM and its other channels)" },
+	{ TWO_PARTS CPART("big", "3", "0xfffe00000") CHAN("r", "4K", "big rw", "b rw")
 	  CHAN("s", "4K", "b rw", "big rw"), 20,
 	  "peer 'big': no room below 64 GiB for channel 's' (0x1000 bytes, aligned to 0x200000, "
 	  "above its RAM and its other channels)" },
+	/* The last 1 GiB below 64 GiB would be: its BAR would end at a 4 GiB boundary. */
+	{ TWO_PARTS CPART("big", "3", "63G") CHAN("r", "1G", "big rw", "b rw"), 15,
+	  "peer 'big': no room below 64 GiB for channel 'r'" },
 	{ TWO_PARTS CPART("big", "3", "0xffffffffffe00000") CHAN("r", "4K", "b rw", "big rw"), 16,
 	  "peer 'big': no room below 64 GiB for channel 'r'" },
 	{ TWO_PARTS CPART("big", "3", "64G") CHAN("r", "4K", "b rw", "big rw"), 16,
@@ -1531,11 +1556,16 @@ static void test_channel_long_messages(void **state)
 #define Y31 "y234567890123456789012345678901"
 	(void)state;
 	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "63G")
-		   CHAN(X31, "64K", A31 " rw", B31 " rw 0xfffff0000")
-		   CHAN(Y31, "64K", A31 " rw", B31 " ro 0xfffff0000"), 16, "");
-	assert_string_equal(err.msg, "peer '" B31 "': channel '" Y31 "' at 0xfffff0000-0xfffffffff "
-			    "overlaps channel '" X31 "' at 0xfffff0000-0xfffffffff");
-	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "63G") CHAN(X31, "1G", A31 " rw", B31 " rw")
+		   CHAN(X31, "64K", A31 " rw", B31 " rw 0xffffe0000")
+		   CHAN(Y31, "64K", A31 " rw", B31 " ro 0xffffe0000"), 16, "");
+	assert_string_equal(err.msg, "peer '" B31 "': channel '" Y31 "' at 0xffffe0000-0xffffeffff "
+			    "overlaps channel '" X31 "' at 0xffffe0000-0xffffeffff");
+	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "63G")
+		   CHAN(X31, "1G", A31 " rw", B31 " rw 0xfc0000000"), 12, "");
+	assert_string_equal(err.msg, "peer '" B31 "': channel '" X31 "' at 0xfc0000000: its "
+			    "1048576 KiB PCI BAR would end at a 4 GiB boundary, where it reads as "
+			    "being sized and never decodes");
+	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "62G") CHAN(X31, "1G", A31 " rw", B31 " rw")
 		   CHAN(Y31, "1G", B31 " ro", A31 " rw"), 15, "");
 	assert_string_equal(err.msg, "peer '" B31 "': no room below 64 GiB for channel '" Y31 "' "
 			    "(0x40000000 bytes, aligned to 0x40000000, above its RAM and its other "
@@ -1650,6 +1680,11 @@ static void test_validate_hand_built_channels(void **state)
 	ch->peers[1].gpa = ~0ull << 14;
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_non_null(strstr(err.msg, "runs past the 64 GiB guest-physical limit"));
+	ch->peers[1].gpa = 0x1ffffc000ull;	/* 16 KiB below 8 GiB: its BAR reads as a probe */
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "peer 'rt0': channel 'ring1' at 0x1ffffc000: its 16 KiB PCI "
+			    "BAR would end at a 4 GiB boundary, where it reads as being sized and "
+			    "never decodes");
 	ch->peers[1].gpa = 16 * MiB + 0x10000;	/* right after ring0 is fine */
 	assert_int_equal(config_validate(&c, &plat4, &err), 0);
 }

@@ -933,12 +933,45 @@ static void test_init_invalid(void **state)
 	d[1] = (struct vpci_chan_desc){ .size = 3 * MIB, .bar2_gpa = 1 * GIB + 2 * MIB };
 	assert_false(vpci_init(&bus, d, 2));				/* BAR 4 MiB: misaligned */
 	d[1] = (struct vpci_chan_desc){ .size = 64 * KIB, .bar2_gpa = 0xffffffffffff0000ull };
-	assert_true(vpci_init(&bus, d, 2));				/* ends at 2^64 exactly */
+	assert_false(vpci_init(&bus, d, 2));				/* ends at 2^64: a probe */
 	d[1] = (struct vpci_chan_desc){ .size = (1ull << 63) + 1, .bar2_gpa = 1ull << 63 };
 	assert_false(vpci_init(&bus, d, 2));				/* no such BAR */
 	d[1] = (struct vpci_chan_desc){ .size = 3 * MIB, .bar2_gpa = 1 * GIB + 4 * MIB };
 	assert_true(vpci_init(&bus, d, 2));
 	assert_int_equal(rd(2, PCI_BAR2, 4), 0x4040000cu);
+}
+
+/*
+ * An address where a dword of BAR2 holds all of its writable bits reads as a
+ * sizing probe, and such a BAR never decodes (vpci_bar2()): vpci_init takes
+ * none, or the hypervisor would map the channel where the bus says nothing
+ * is and never unmap it when the guest moves the BAR (found by fuzz_vpci).
+ */
+static void test_init_probe_address(void **state)
+{
+	static const struct vpci_chan_desc refused[] = {
+		{ .size = 1 * GIB, .bar2_gpa = 7 * GIB },	/* low dword 0xc0000000 */
+		{ .size = 2 * GIB, .bar2_gpa = 6 * GIB },	/* low dword 0x80000000 */
+		{ .size = 4 * KIB, .bar2_gpa = 0x1fffff000ull },
+		{ .size = 3 * MIB, .bar2_gpa = 0x2ffc00000ull },	/* BAR 4 MiB */
+		{ .size = 1 * GIB, .bar2_gpa = 0xffffffff00000000ull },	/* high dword */
+		{ .size = 8 * GIB, .bar2_gpa = 0xfffffffe00000000ull },	/* high dword, 64-bit size */
+	};
+	static const struct vpci_chan_desc taken[] = {
+		{ .size = 1 * GIB, .bar2_gpa = 5 * GIB },
+		{ .size = 2 * GIB, .bar2_gpa = 4 * GIB },
+		{ .size = 4 * KIB, .bar2_gpa = 0x1ffffe000ull },
+		{ .size = 8 * GIB, .bar2_gpa = 0xfffffffc00000000ull },
+	};
+
+	(void)state;
+	for (unsigned int i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		assert_false(vpci_init(&bus, &refused[i], 1));
+	for (unsigned int i = 0; i < sizeof(taken) / sizeof(taken[0]); i++) {
+		assert_true(vpci_init(&bus, &taken[i], 1));
+		assert_true(vpci_bar2(&bus.fn[0]).decodes);
+		assert_int_equal(vpci_bar2(&bus.fn[0]).gpa, taken[i].bar2_gpa);
+	}
 }
 
 static void test_reset(void **state)
@@ -987,6 +1020,7 @@ int main(void)
 		cmocka_unit_test_setup(test_find_bar0, setup_two),
 		cmocka_unit_test(test_bar2_size),
 		cmocka_unit_test(test_init_invalid),
+		cmocka_unit_test(test_init_probe_address),
 		cmocka_unit_test_setup(test_reset, setup_two),
 	};
 
