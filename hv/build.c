@@ -93,50 +93,6 @@ int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint
 	return 0;
 }
 
-/* The EPT entry that maps @gpa (a 2 MiB PDE or a 4 KiB PTE), or NULL if none does. */
-static uint64_t *ept_leaf(const struct partition *p, uint64_t gpa, uint64_t *bytes)
-{
-	uint64_t *t = (uint64_t *)(uintptr_t)(p->eptp & EPT_TABLE_MASK);
-	static const uint8_t shift[] = { 39, 30, 21, 12 };
-
-	for (uint32_t level = 0; level < 4; level++) {
-		uint64_t *e = &t[(gpa >> shift[level]) & 511];
-
-		if (!*e)
-			return NULL;
-		if (level == 3 || (level == 2 && (*e & EPT_LARGE_PAGE))) {
-			*bytes = 1ull << shift[level];
-			return e;
-		}
-		t = (uint64_t *)(uintptr_t)(*e & EPT_TABLE_MASK);
-	}
-	return NULL;
-}
-
-bool ept_range_free(const struct partition *p, uint64_t gpa, uint64_t size)
-{
-	uint64_t bytes;
-
-	for (uint64_t a = gpa & ~(PAGE_SIZE - 1); a < gpa + size; a += PAGE_SIZE)
-		if (ept_leaf(p, a, &bytes))
-			return false;
-	return true;
-}
-
-void ept_unmap(struct partition *p, uint64_t gpa, uint64_t size)
-{
-	uint64_t bytes;
-
-	for (uint64_t a = gpa; a < gpa + size; a = (a & ~(bytes - 1)) + bytes) {
-		uint64_t *e = ept_leaf(p, a, &bytes);
-
-		if (!e)
-			bytes = PAGE_SIZE;
-		else
-			__atomic_store_n(e, 0, __ATOMIC_RELEASE);
-	}
-}
-
 /* An EPT with guest-physical 0..mem_size onto the partition's RAM. */
 static void build_ept(struct partition *p)
 {

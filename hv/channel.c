@@ -113,8 +113,7 @@ int channels_partition_init(struct partition *p, const struct hv_config *cfg, ch
 	}
 	if (!vpci_init(&p->pci, descs, p->channel_count)) {
 		fmt_snprintf(err, errlen, "partition '%s': a channel's address cannot be a PCI "
-			     "BAR: it must be aligned to the channel's size rounded up to a power "
-			     "of two", p->cfg->name);
+			     "BAR (config_parse should have refused it)", p->cfg->name);
 		return -1;
 	}
 	return 0;
@@ -149,31 +148,19 @@ void channel_bind(struct vcpu *v, uint32_t local, uint32_t vector, uint32_t vcpu
 			 vector ? vector | vcpu << 8 : 0, __ATOMIC_RELEASE);
 }
 
-static void pci_lock(struct partition *p);
-static void pci_unlock(struct partition *p);
-static void bar2_follow(struct partition *p, uint32_t local, struct vpci_window was,
-			struct vpci_window now);
-
 void channels_partition_reset(struct partition *p)
 {
-	struct vpci_window was[CONFIG_MAX_CHANNELS];
-
-	pci_lock(p);
 	for (uint32_t i = 0; i < p->channel_count; i++) {
 		__atomic_store_n(&channels[p->channel_of[i]].peers[p->channel_self[i]].bound, 0,
 				 __ATOMIC_RELEASE);
 		chan_regs_reset(&p->chan_regs[i]);
-		was[i] = vpci_bar2(&p->pci.fn[i]);
 	}
 	vpci_reset(&p->pci);
-	/* BAR2 back where the boot put it, if the old instance moved it */
-	for (uint32_t i = 0; i < p->channel_count; i++) {
-		struct vpci_window now = vpci_bar2(&p->pci.fn[i]);
-
-		if (was[i].decodes != now.decodes || was[i].gpa != now.gpa)
-			bar2_follow(p, i, was[i], now);
-	}
-	pci_unlock(p);
+	/*
+	 * Every vCPU has left: none holds the lock, unless a hypervisor fault
+	 * ended one inside it (hv_exit_fault), which must not hang the restart.
+	 */
+	__atomic_store_n(&p->pci_lock, 0, __ATOMIC_RELEASE);
 }
 
 /* One more ring in this millisecond, unless @limit are spent already. */
@@ -257,36 +244,6 @@ static void pci_unlock(struct partition *p)
 	__atomic_store_n(&p->pci_lock, 0, __ATOMIC_RELEASE);
 }
 
-/*
- * The channel's memory follows BAR2: unmapped from where it decoded,
- * mapped where it decodes now, unless that place is the partition's RAM,
- * another mapping, the MMIO window or past the guest-physical limit (then
- * the BAR points at nothing, as a BAR on no bus would). Other vCPUs of the
- * partition may keep the old translation until their next flush: it still
- * reaches only this channel's memory, with the peer's own access.
- */
-static void bar2_follow(struct partition *p, uint32_t local, struct vpci_window was,
-			struct vpci_window now)
-{
-	const struct channel *ch = &channels[p->channel_of[local]];
-	const struct channel_config *cc = ch->cfg;
-	bool writable = cc->peers[p->channel_self[local]].writable;
-
-	if (was.decodes) {
-		ept_unmap(p, was.gpa, cc->size);
-		vmx_flush_ept(p->eptp);
-	}
-	if (!now.decodes)
-		return;
-	if (now.gpa > CONFIG_GUEST_PHYS_LIMIT - cc->size ||
-	    (now.gpa < (1ull << 32) && now.gpa + cc->size > TEMPO_PCI_BAR0_BASE) ||
-	    !ept_range_free(p, now.gpa, cc->size) ||
-	    ept_map(p, now.gpa, ch->hpa, cc->size,
-		    EPT_IGNORE_PAT | (writable ? EPT_READ | EPT_WRITE : EPT_READ)))
-		log_warn("Partition '%s': channel '%s': BAR2 at 0x%lx is RAM, another mapping "
-			 "or the MMIO window: not mapped\n", p->cfg->name, cc->name, now.gpa);
-}
-
 /* x2APIC mode, no interrupt remapping: an MSI's 8-bit logical destination is cluster 0's. */
 static bool msi_logical_match(uint32_t apic_id, uint8_t dest)
 {
@@ -331,13 +288,16 @@ void channel_pci_out(struct vcpu *v, uint16_t port, uint8_t size, uint32_t value
 	struct partition *p = v->part;
 	struct vpci_event ev;
 
+	/*
+	 * BAR2 is not followed: the channel stays mapped where the boot put
+	 * it (the address the BAR reads at reset, as firmware leaves it), so
+	 * nothing a guest writes makes root mode map, unmap or allocate EPT
+	 * tables. A guest that moves BAR2 finds nothing at the new place (an
+	 * access there stops it, as any access outside its RAM and channels).
+	 */
 	pci_lock(p);
-	if (vpci_io_write(&p->pci, port, size, value, &ev)) {
-		if (ev.changed & VPCI_EV_BAR2)
-			bar2_follow(p, ev.chan, ev.bar2_was, ev.bar2);
-		if (ev.changed & VPCI_EV_MSI)
-			msi_follow(p, ev.chan);
-	}
+	if (vpci_io_write(&p->pci, port, size, value, &ev) & VPCI_EV_MSI)
+		msi_follow(p, ev.chan);
 	pci_unlock(p);
 }
 

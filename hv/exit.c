@@ -45,16 +45,24 @@ static enum exit_action exit_triple_fault(struct vcpu *v, struct exit_ctx *x)
 	return exit_stop(x, "triple_fault", 0, "the guest triple-faulted");
 }
 
-/* Outside its RAM and channels: a device's registers (trapped MMIO), or a stop. */
+/* EPT-violation qualification bits 5:3: the page's read/write/execute rights (SDM 28.2.1) */
+#define EPT_Q_MAPPED	(7ull << 3)
+
+/*
+ * Outside its RAM and channels: a device's registers (trapped MMIO), or a
+ * stop. Only an unmapped page can be a device's: a right missing on a
+ * mapped one (a ro channel's write) stops the partition, wherever a guest
+ * has put a BAR.
+ */
 static enum exit_action exit_ept_violation(struct vcpu *v, struct exit_ctx *x)
 {
-	uint64_t gpa = vmread(VMCS_GUEST_PHYS_ADDR);
+	uint64_t gpa = vmread(VMCS_GUEST_PHYS_ADDR), q = vmread(VMCS_EXIT_QUALIFICATION);
 	enum exit_action a;
 
-	if (channel_mmio(v, x, gpa, &a))
+	if (!(q & EPT_Q_MAPPED) && channel_mmio(v, x, gpa, &a))
 		return a;
 	fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "gpa=0x%lx", gpa);
-	return exit_stop(x, "ept_violation", vmread(VMCS_EXIT_QUALIFICATION), x->detail_buf);
+	return exit_stop(x, "ept_violation", q, x->detail_buf);
 }
 
 static enum exit_action exit_ept_misconfig(struct vcpu *v, struct exit_ctx *x)

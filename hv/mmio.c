@@ -99,8 +99,15 @@ enum exit_action mmio_emulate(struct vcpu *v, struct exit_ctx *x, uint64_t gpa,
 	}
 	if (a.store != !!(q & EPT_Q_WRITE))
 		return refuse(x, gpa, "the instruction and the exit disagree on the direction");
-	if ((gpa & (PAGE_SIZE - 1)) + a.size_bytes > PAGE_SIZE)
-		return refuse(x, gpa, "access crosses the device's page");
+	/*
+	 * One page's access: the linear address (valid with bit 7) must fall
+	 * where the exit's GPA does, and the access must end in that page (a
+	 * MOV that straddles RAM and the device is not split here).
+	 */
+	linear = vmread(VMCS_GUEST_LINEAR_ADDR);
+	if ((linear & (PAGE_SIZE - 1)) != (gpa & (PAGE_SIZE - 1)) ||
+	    (gpa & (PAGE_SIZE - 1)) + a.size_bytes > PAGE_SIZE)
+		return refuse(x, gpa, "access crosses a page boundary");
 	if (a.store) {
 		uint64_t value = a.src_imm ? a.imm : mmio_store_value(&a, read_gpr(v, a.reg));
 

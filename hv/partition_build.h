@@ -2,7 +2,6 @@
 #ifndef TEMPO_HV_PARTITION_BUILD_H
 #define TEMPO_HV_PARTITION_BUILD_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,12 +25,5 @@ struct partition;
  * part of it is mapped already.
  */
 int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm);
-/* Is no page of guest-physical [gpa, gpa + size) mapped? */
-bool ept_range_free(const struct partition *p, uint64_t gpa, uint64_t size);
-/*
- * Unmap what maps [gpa, gpa + size) (whole 2 MiB pages where the map made
- * them). The caller flushes the EPT's cached translations (vmx_flush_ept).
- */
-void ept_unmap(struct partition *p, uint64_t gpa, uint64_t size);
 
 #endif

@@ -88,7 +88,6 @@ void vcpu_vmcs_setup(struct vcpu *v)
 	v->pcpu->vmcs_loaded = true;
 	if (v->restarted) {
 		vmx_flush_vpid(v->arch.vpid);	/* the old instance's translations */
-		vmx_flush_ept(v->part->eptp);	/* and its BARs' old places (hv/channel.c) */
 		v->restarted = false;
 	}
 	vcpu_timer_apply_mode(v);

@@ -125,21 +125,7 @@ static void flush_all_translations(void)
 }
 
 #define VPID_CAP_INVVPID_SINGLE	(1ull << 41)
-#define EPT_CAP_INVEPT_SINGLE	(1ull << 25)
 #define INV_SINGLE_CONTEXT	1ull
-
-void vmx_flush_ept(uint64_t eptp)
-{
-	uint64_t cap = rdmsr(MSR_IA32_VMX_EPT_VPID_CAP);
-	struct { uint64_t a, b; } desc = { eptp, 0 };
-
-	if (!(cap & EPT_CAP_INVEPT))
-		return;
-	if (cap & EPT_CAP_INVEPT_SINGLE)
-		asm volatile("invept %0, %1" : : "m"(desc), "r"(INV_SINGLE_CONTEXT) : "cc", "memory");
-	else if (cap & EPT_CAP_INVEPT_ALL)
-		asm volatile("invept %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
-}
 
 void vmx_flush_vpid(uint16_t vpid)
 {

@@ -84,8 +84,6 @@ void vmx_vmcs_setup(struct vcpu_arch *a, const struct vmx_vcpu_setup *s);
  * single-context INVVPID where the CPU has it, else all-context.
  */
 void vmx_flush_vpid(uint16_t vpid);
-/* This core's cached translations of the EPT @eptp (after a mapping was removed). */
-void vmx_flush_ept(uint64_t eptp);
 
 /* Make @a's VMCS current again (a shared core switching vCPUs). */
 void vmx_load(struct vcpu_arch *a);
