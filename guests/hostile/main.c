@@ -18,8 +18,10 @@
 #include "guests/common/smp.h"
 #include "guests/common/tempo.h"
 #include "guests/common/x86.h"
+#include "hv/core/chan_pci_abi.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
+#include "hv/lib/x86.h"
 
 #define VALUE_MAX	16
 
@@ -288,13 +290,156 @@ static const char *a_io_pic(void)
 	return inb(0x21) == 0xff ? "ones" : "value";
 }
 
+/* ---- the PCI bus of a channel peer (hv/core/chan_pci_abi.h) ---- */
+
+static struct tempo_channel_info *chan_get(void);
+
+static uint32_t pci_cfg(uint32_t bus, uint32_t dev, uint32_t off)
+{
+	outl(TEMPO_PCI_CF8, 0x80000000u | bus << 16 | dev << 11 | off);
+	return inl(TEMPO_PCI_CFC);
+}
+
+static void pci_cfg_write(uint32_t dev, uint32_t off, uint32_t v)
+{
+	outl(TEMPO_PCI_CF8, 0x80000000u | dev << 11 | off);
+	outl(TEMPO_PCI_CFC, v);
+}
+
+/*
+ * The attack runs put every partition on a channel, so each has a bus: the
+ * host bridge and the channel's function answer, nothing else does, and the
+ * bridge's header takes no writes.
+ */
 static const char *a_io_pci_config(void)
 {
-	uint32_t v;
+	uint32_t host = ((uint32_t)TEMPO_PCI_HOST_DEVICE << 16) | TEMPO_PCI_HOST_VENDOR;
 
-	asm volatile("outl %0, %1" : : "a"(0x80000000u), "Nd"((uint16_t)0xcf8));
-	asm volatile("inl %1, %0" : "=a"(v) : "Nd"((uint16_t)0xcfc));
-	return v == 0xffffffffu ? "ones" : "value";
+	if (pci_cfg(0, 0, 0) != host)
+		return "no_host_bridge";
+	if (pci_cfg(0, 1, 0) != (((uint32_t)TEMPO_PCI_CHAN_DEVICE << 16) | TEMPO_PCI_CHAN_VENDOR))
+		return "no_channel_function";
+	pci_cfg_write(0, 0, 0x12345678);
+	pci_cfg_write(0, 0x10, ~0u);
+	if (pci_cfg(0, 0, 0) != host || pci_cfg(0, 0, 0x10) != 0)
+		return "host_bridge_written";
+	if (pci_cfg(1, 0, 0) != ~0u || pci_cfg(0, 31, 0) != ~0u || pci_cfg(0, 1, 0x100 - 4) != 0)
+		return "phantom_device";
+	outb(0xcfb, 1);		/* a byte at 0xCF8-0xCFB is not CONFIG_ADDRESS */
+	return inw(TEMPO_PCI_CF8) == 0xffff ? "bus" : "narrow_latch";
+}
+
+/*
+ * BAR2 moved 3000 times across 2 MiB regions (each with memory decode on),
+ * and once onto the partition's own RAM: the channel stays mapped where the
+ * boot put it (Tempo never remaps on a guest's BAR write, so none of this
+ * allocates or unmaps anything in root mode), and the RAM is untouched.
+ */
+static const char *a_pci_bar2_moves(void)
+{
+	volatile uint32_t *ram = phys_ptr(0x300000), *chan_mem;
+	struct tempo_channel_info *c = chan_get();
+	uint32_t lo = pci_cfg(0, 1, 0x18), hi = pci_cfg(0, 1, 0x1c);
+
+	if (!c)
+		return "no_channel";
+	chan_mem = phys_ptr((uint32_t)c->gpa + 0x800 + 4 * c->self);
+	*ram = 0x5a5aa5a5;
+	*chan_mem = 0x600d0000 + c->self;
+	for (uint32_t i = 0; i < 3000; i++) {
+		pci_cfg_write(1, 0x18, (0x80000000u + (i << 21)) | 0xc);
+		pci_cfg_write(1, 0x1c, i >> 11);
+	}
+	pci_cfg_write(1, 0x18, 0x200000 | 0xc);		/* onto its own RAM (2-4 MiB) */
+	pci_cfg_write(1, 0x1c, 0);
+	pci_cfg_write(1, 4, 0);				/* decode off, then on */
+	pci_cfg_write(1, 4, 2);
+	pci_cfg_write(1, 0x18, lo);
+	pci_cfg_write(1, 0x1c, hi);
+	if (*ram != 0x5a5aa5a5)
+		return "ram_changed";
+	return *chan_mem == 0x600d0000 + c->self ? "ok" : "channel_lost";
+}
+
+/*
+ * Its doorbell MSI aimed at a CPU it does not have (the victim's, on the
+ * victim's timer vector) and at vectors Tempo refuses: doorbells for it go
+ * nowhere (the victim's figures show any that strayed).
+ */
+static const char *a_pci_msi_foreign(void)
+{
+	if (!chan_get())
+		return "no_channel";
+	pci_cfg_write(1, 4, 6);					/* memory, bus master */
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP + 4, 0xfee00000u | 1u << 12);	/* APIC id 1 */
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP + 8, 0);
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP + 12, 0x40);
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP, 1u << 16);	/* enable */
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP + 12, 0xee);	/* Tempo's host timer vector */
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP + 12, 0x0402);	/* SMI delivery */
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP + 4, 0xfee0100c);	/* logical, hint */
+	pci_cfg_write(1, TEMPO_PCI_CHAN_MSI_CAP + 8, 0xffffffff);
+	return "ok";
+}
+
+static volatile uint32_t *bar0_regs(void)
+{
+	return phys_ptr(pci_cfg(0, 1, 0x10) & ~0xfu);
+}
+
+/*
+ * BAR0's registers at every width and alignment: what the ABI says reads
+ * (0 for odd widths and places, the names byte by byte), writes to the
+ * read-only ones ignored, and the register block where it was.
+ */
+static const char *a_mmio_widths(void)
+{
+	volatile uint8_t *b;
+	volatile uint32_t *r;
+	struct tempo_channel_info *c = chan_get();
+	uint64_t q;
+
+	if (!c)
+		return "no_channel";
+	r = bar0_regs();
+	b = (volatile uint8_t *)r;
+	if (r[TEMPO_CHAN_MAGIC / 4] != TEMPO_CHAN_MAGIC_VALUE)
+		return "no_magic";
+	if (*(volatile uint16_t *)(b + TEMPO_CHAN_MAGIC + 1) != 0 || b[TEMPO_CHAN_MAGIC] != 0)
+		return "odd_read";
+	if (b[TEMPO_CHAN_NAME] != c->name[0] || b[TEMPO_CHAN_NAME + 1] != c->name[1])
+		return "name_bytes";
+	q = *(volatile uint64_t *)(b + TEMPO_CHAN_PEER_NAMES);
+	if ((uint8_t)q != (uint8_t)c->peers[0][0])
+		return "peer_name_qword";
+	r[TEMPO_CHAN_IV_POSITION / 4] = 7;
+	r[TEMPO_CHAN_PEER_COUNT / 4] = 0;
+	b[TEMPO_CHAN_DOORBELL] = 0xff;		/* not a 32-bit write: no ring */
+	*(volatile uint16_t *)(b + TEMPO_CHAN_DOORBELL + 2) = 0;
+	r[0xffc / 4] = 0xdeadbeef;
+	if (r[TEMPO_CHAN_IV_POSITION / 4] != c->self || r[TEMPO_CHAN_PEER_COUNT / 4] != c->peer_count ||
+	    r[0xffc / 4] != 0)
+		return "registers_written";
+	return "ok";
+}
+
+/* Rings through BAR0 at full speed: RING_RESULT shows the limit holding. */
+static const char *a_mmio_ring_flood(void)
+{
+	volatile uint32_t *r;
+	uint32_t refused = 0;
+
+	if (!chan_get())
+		return "no_channel";
+	r = bar0_regs();
+	for (uint32_t i = 0; i < 20000; i++) {
+		r[TEMPO_CHAN_DOORBELL / 4] = TEMPO_CHAN_DOORBELL_PEER(TEMPO_CHAN_DOORBELL_ALL);
+		refused += (int32_t)r[TEMPO_CHAN_RING_RESULT / 4] == TEMPO_HC_EAGAIN;
+	}
+	r[TEMPO_CHAN_DOORBELL / 4] = TEMPO_CHAN_DOORBELL_PEER(0x7777);	/* no such peer */
+	if ((int32_t)r[TEMPO_CHAN_RING_RESULT / 4] != TEMPO_HC_EINVAL)
+		return "bad_peer_rang";
+	return refused ? "throttled" : "not_throttled";
 }
 
 /* The writes beside the reset bits of a PC's reset registers: none resets. */
@@ -972,6 +1117,35 @@ static const char *s_chan_exec(void)
 	return "ran";
 }
 
+/* An atomic exchange on BAR0: not a plain MOV, so not emulated: stopped. */
+static const char *s_mmio_xchg(void)
+{
+	volatile uint32_t *r = bar0_regs();
+	uint32_t v = TEMPO_CHAN_DOORBELL_PEER(0);
+
+	asm volatile("xchg %0, %1" : "+r"(v), "+m"(r[TEMPO_CHAN_DOORBELL / 4]) : : "memory");
+	return "emulated";
+}
+
+/* A string copy out of BAR0 (REP MOVSD): refused, stopped. */
+static const char *s_mmio_rep_movs(void)
+{
+	static uint32_t buf[4];
+	uint32_t *dst = buf;
+	const volatile uint32_t *src = bar0_regs();
+	uint32_t n = 4;
+
+	asm volatile("cld; rep movsl" : "+S"(src), "+D"(dst), "+c"(n) : : "memory");
+	return "copied";
+}
+
+/* A call into BAR0: an instruction fetch from a device: stopped. */
+static const char *s_mmio_exec(void)
+{
+	((void (*)(void))(uintptr_t)bar0_regs())();
+	return "ran";
+}
+
 static const char *s_ept_beyond_ram(void)
 {
 	*(volatile uint8_t *)phys_ptr((uint32_t)info.memory_bytes + 0x100000) = 0x5a;
@@ -1552,8 +1726,15 @@ static const struct attack attacks[] = {
 	{ "chan_ring_bad", a_chan_ring_bad },
 	{ "chan_ring_victim", a_chan_ring_victim },
 	{ "chan_flood", a_chan_flood },
+	{ "pci_bar2_moves", a_pci_bar2_moves },
+	{ "pci_msi_foreign", a_pci_msi_foreign },
+	{ "mmio_widths", a_mmio_widths },
+	{ "mmio_ring_flood", a_mmio_ring_flood },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
+	{ "mmio_xchg", s_mmio_xchg },
+	{ "mmio_rep_movs", s_mmio_rep_movs },
+	{ "mmio_exec", s_mmio_exec },
 	{ "ept_beyond_ram", s_ept_beyond_ram },
 	{ "xapic_mmio", s_xapic_mmio },
 	{ "hpet_mmio", s_hpet_mmio },

@@ -39,6 +39,14 @@ static inline void outl(uint16_t port, uint32_t v)
 	asm volatile("outl %0, %1" : : "a"(v), "Nd"(port));
 }
 
+static inline uint16_t inw(uint16_t port)
+{
+	uint16_t v;
+
+	asm volatile("inw %1, %0" : "=a"(v) : "Nd"(port));
+	return v;
+}
+
 static inline uint32_t inl(uint16_t port)
 {
 	uint32_t v;
