@@ -47,7 +47,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
-.PHONY: tempo-config deb run-hello
+.PHONY: tempo-config deb run-hello channel-demo
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -152,6 +152,20 @@ run: deps $(RTDEMO_ISO) $(RTDEMO_BARE_ISO)	## Boot the latency demo in Bochs: di
 		--iso $(RTDEMO_BARE_ISO) --timeout 120 --out $(BUILD)/run-bare
 	@boot/rtdemo-table.sh $(BUILD)/run/serial.txt $(BUILD)/run-bare/serial.txt
 
+# make channel-demo: a control loop and Linux on a channel (guests/channel-demo.cfg).
+CHANDEMO_CFG	:= guests/channel-demo.cfg
+CHANDEMO_ISO	:= $(BUILD)/tempo-channel-demo.iso
+
+$(CHANDEMO_ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(CHANDEMO_CFG) $(LINUX_FILES)
+	@echo "  ISO     $@"
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(ISO_CMDLINE)" $(CHANDEMO_CFG):partitions \
+		$(GUEST_MODULES) $(LINUX_MODULES)
+
+channel-demo: deps $(CHANDEMO_ISO)	## A control loop rings Linux every ms through a channel; round trips and exits (Bochs, ~5 min)
+	tests/emu/run.sh --emu bochs --cpus 3 --mem 512 --model $(BOCHS_MODEL) \
+		--iso $(CHANDEMO_ISO) --timeout 1500 --out $(BUILD)/channel-demo
+	@boot/channel-demo-table.sh $(BUILD)/channel-demo/serial.txt
+
 run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions, their output, exit counts
 	tests/emu/run.sh --emu bochs --cpus $(BOCHS_CPUS) --model $(BOCHS_MODEL) \
 		--iso $(ISO) --timeout 120 --show
@@ -185,13 +199,17 @@ unit:	## Host unit tests (cmocka, ASan+UBSan)
 test: deps	## Install what is missing, then run unit and emulator tests
 	@tests/run_tests.sh
 
-# LINUX_BENCH=0 leaves out the Linux rows (three Linux boots in Bochs, ~15 min)
+# LINUX_BENCH=0 leaves out the Linux rows (four Linux boots in Bochs, ~20 min)
 LINUX_BENCH	?= 1
-bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images)	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated, rtbench and Linux (table + BENCH lines)
+bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images $(CHANDEMO_ISO))	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated, rtbench and Linux (table + BENCH lines)
 	@tests/bench/bench.sh $(BUILD)/bench
 	@tests/bench/plot.py $(BUILD)/bench
 	@tests/bench/doorbell.sh $(BUILD)/bench/doorbell
 	@if [ "$(LINUX_BENCH)" = 1 ]; then BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/bench/linux; fi
+	@if [ "$(LINUX_BENCH)" = 1 ]; then \
+		tests/emu/run.sh --emu bochs --cpus 3 --mem 512 --model $(BOCHS_MODEL) \
+			--iso $(CHANDEMO_ISO) --timeout 1500 --out $(BUILD)/bench/channel-linux && \
+		boot/channel-demo-table.sh $(BUILD)/bench/channel-linux/serial.txt; fi
 
 linux-demo: deps linux-test-images	## Linux (cyclictest, direct mode) beside the latency guest in Bochs, then Linux bare metal: the figures
 	BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/linux-demo direct bare

@@ -19,6 +19,7 @@
  *
  *   role=send|recv|flood|sink|write|nonpeer|restart|ringer|client  count=N (one-way
  *   messages; client: requests a session)  sessions=N  wait_s=N (client: for the server)
+ *   period_us=N (client: one request per period, a control loop's pace; 0: back to back)
  *   rtt=N (round trips)  vector=0x40  wait=hlt|busy  ms=N (flood)
  *   addr=0x... (nonpeer: the address to read)  exec=1 (flood: then call into
  *   the channel, which is never executable)
@@ -87,7 +88,7 @@ static struct tempo_channel_info cinfo __attribute__((aligned(64)));
 static struct chan_shm *shm;
 static enum role role;
 static uint32_t count = 100000, rtt = 1000, vector = 0x40, flood_ms = 20, peer;
-static uint32_t sessions = 1, wait_s = 300;
+static uint32_t sessions = 1, wait_s = 300, period_us;
 static bool wait_hlt = true, exec_test, via_pci;
 static volatile uint32_t *bar0;		/* via=pci: the function's registers */
 static uint64_t addr, tsc_per_ms;
@@ -207,6 +208,7 @@ static void parse_options(void)
 	exec_test = opt_u32("exec", 0, 1, 0);
 	sessions = opt_u32("sessions", 1, 100, sessions);
 	wait_s = opt_u32("wait_s", 1, 100000, wait_s);
+	period_us = opt_u32("period_us", 0, 1000000, period_us);
 	if (cmdline_value(boot.cmdline, "via", value, sizeof(value)))
 		via_pci = !strcmp(value, "pci");
 	if (cmdline_value(boot.cmdline, "addr", value, sizeof(value)) &&
@@ -505,7 +507,9 @@ static void run_client(void)
 {
 	struct tempo_echo *e = (struct tempo_echo *)shm;
 	uint32_t seq = 0, answered = 0, lost = 0, bad = 0, dropped = 0;
+	uint64_t period = div_u64((uint64_t)period_us * tsc_per_ms, 1000), next = 0;
 
+	stats_mark();	/* the exits of the whole exchange, between two VCPU_STATS */
 	for (uint32_t n = 0; n < sessions; n++) {
 		uint64_t end = rdtsc() + (uint64_t)wait_s * 1000 * tsc_per_ms;
 
@@ -521,6 +525,14 @@ static void run_client(void)
 			int32_t r;
 
 			seq++;
+			if (period) {
+				/* a control loop: this period's sample, on the deadline timer */
+				next = next ? next + period : rdtsc() + period;
+				while (rdtsc() < next) {
+					wrmsr(MSR_IA32_TSC_DEADLINE, next);
+					asm volatile("sti; hlt; cli");
+				}
+			}
 			for (uint32_t w = 0; w < TEMPO_ECHO_WORDS; w++)
 				e->req_payload[w] = message(seq * TEMPO_ECHO_WORDS + w);
 			t0 = rdtsc();
@@ -541,13 +553,14 @@ static void run_client(void)
 				bad++;
 		}
 	}
+	stats_mark();
 	e->stop = 1;
 	ring(peer);
 	print_lat("round trip (client's TSC before the ring to the answer)", "rtt");
 	con_printf("CHANTEST role=client channel=%s via=%s sessions=%u requests=%u answered=%u "
-		   "lost=%u bad=%u dropped=%u doorbells=%u strays=%u\n", cinfo.name,
+		   "lost=%u bad=%u dropped=%u doorbells=%u strays=%u period_us=%u\n", cinfo.name,
 		   via_pci ? "pci" : "hypercall", sessions, seq, answered, lost, bad, dropped, got,
-		   strays);
+		   strays, period_us);
 }
 
 void guest_main(uint32_t magic, uint32_t info)

@@ -112,6 +112,11 @@ chan_item() {
 		sleep "$2" > /tmp/chan.out 2>&1
 		rc=$?
 		;;
+	stats)
+		# under Tempo: a VCPU_STATS line for this vCPU (CPU 0), to window exits
+		taskset -c 0 tempo-stats > /tmp/chan.out 2>&1
+		rc=$?
+		;;
 	bg)
 		# tempo-chan in the background; waitbg (or the end) reports it
 		shift

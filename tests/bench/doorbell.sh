@@ -21,16 +21,17 @@ CHAN=$BUILD/guests/chan-mb2.elf
 RT=$BUILD/guests/rtbench-mb2.elf
 mkdir -p "$out"
 
-# make_iso NAME SEND_MODE RECV_MODE SHARED(1|2): SHARED 2 puts the receiver on
-# CPU 2 with a busy neighbour, 300 us windows each
+# make_iso NAME SEND_MODE RECV_MODE SHARED(1|2) VIA(hypercall|pci): SHARED 2 puts
+# the receiver on CPU 2 with a busy neighbour, 300 us windows each; VIA pci has
+# both guests use the channel's PCI function (MSI, rings by a MOV to BAR0)
 make_iso() {
 	local cfg=$out/$1.cfg
 	{
 		printf '[hypervisor]\ntick_us = %s\n\n' "$TICK_US"
 		printf '[partition ping]\ncpus = 1\nmemory = 16M\nimage = chan-mb2\n'
-		printf 'cmdline = "role=send count=%s rtt=%s"\ntimer = %s\n\n' "$COUNT" "$RTT" "$2"
+		printf 'cmdline = "role=send count=%s rtt=%s via=%s"\ntimer = %s\n\n' "$COUNT" "$RTT" "$5" "$2"
 		printf '[partition pong]\ncpus = 2\nmemory = 16M\nimage = chan-mb2\n'
-		printf 'cmdline = "role=recv count=%s rtt=%s wait=hlt"\ntimer = %s\n\n' "$COUNT" "$RTT" "$3"
+		printf 'cmdline = "role=recv count=%s rtt=%s wait=hlt via=%s"\ntimer = %s\n\n' "$COUNT" "$RTT" "$5" "$3"
 		if [ "$4" -gt 1 ]; then
 			printf '[partition busy]\ncpus = 2\nmemory = 16M\nimage = rtbench-mb2\n'
 			printf 'cmdline = "workload=fixed wait=busy count=100000 interval_us=200 label=busy"\n'
@@ -42,15 +43,16 @@ make_iso() {
 		"$RT:rtbench-mb2" > /dev/null
 }
 
-# Each row: name sender-mode receiver-mode shared
-ROWS="doorbell-direct direct direct 1
-doorbell-recv-inject direct inject 1
-doorbell-recv-emulated direct emulated 1
-doorbell-shared2-inject direct inject 2"
+# Each row: name sender-mode receiver-mode shared via
+ROWS="doorbell-direct direct direct 1 hypercall
+doorbell-pci-direct direct direct 1 pci
+doorbell-recv-inject direct inject 1 hypercall
+doorbell-recv-emulated direct emulated 1 hypercall
+doorbell-shared2-inject direct inject 2 hypercall"
 
 pids=()
-while read -r name smode rmode shared; do
-	make_iso "$name" "$smode" "$rmode" "$shared"
+while read -r name smode rmode shared via; do
+	make_iso "$name" "$smode" "$rmode" "$shared" "$via"
 	echo "doorbell bench: $name (Bochs, 3 CPUs)"
 	tests/emu/run.sh --emu bochs --cpus 3 --model "$MODEL" --ips "$IPS" --timeout 900 \
 		--iso "$out/$name.iso" --out "$out/$name" > "$out/$name.run" 2>&1 &
@@ -78,7 +80,7 @@ status=0
 lines=()
 printf '\n%-26s %-8s %-9s %3s %6s %9s %8s %7s %7s %7s %7s %7s %7s %7s\n' row sender receiver \
 	sh events recv_ex/db send_ex/db tick_ex lat_min lat_avg lat_p99 lat_max rtt_avg rtt_max
-while read -r name smode rmode shared; do
+while read -r name smode rmode shared via; do
 	if ! grep -q ': pass' "$out/$name.run"; then
 		echo "doorbell bench: $name FAILED: $(cat "$out/$name.run")"
 		status=1
@@ -97,7 +99,7 @@ while read -r name smode rmode shared; do
 		"$rmode" "$shared" "$events" "$recv" "$send" "$tick" "$(kv "$l" lat_min_ticks)" \
 		"$(kv "$l" lat_avg_ticks)" "$(kv "$l" lat_p99_ticks)" "$(kv "$l" lat_max_ticks)" \
 		"$(kv "$t" rtt_avg_ticks)" "$(kv "$t" rtt_max_ticks)"
-	lines+=("BENCH mode=$rmode sender_mode=$smode guest=chan workload=doorbell shared=$shared neighbour=$([ "$shared" -gt 1 ] && echo busy || echo none) events=$events exits_per_event=$recv sender_exits_per_event=$send tick_exits=$tick lat_min_ticks=$(kv "$l" lat_min_ticks) lat_avg_ticks=$(kv "$l" lat_avg_ticks) lat_p99_ticks=$(kv "$l" lat_p99_ticks) lat_max_ticks=$(kv "$l" lat_max_ticks) rtt_min_ticks=$(kv "$t" rtt_min_ticks) rtt_avg_ticks=$(kv "$t" rtt_avg_ticks) rtt_p99_ticks=$(kv "$t" rtt_p99_ticks) rtt_max_ticks=$(kv "$t" rtt_max_ticks) lost=$lost cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=na")
+	lines+=("BENCH mode=$rmode sender_mode=$smode guest=chan workload=doorbell via=$via shared=$shared neighbour=$([ "$shared" -gt 1 ] && echo busy || echo none) events=$events exits_per_event=$recv sender_exits_per_event=$send tick_exits=$tick lat_min_ticks=$(kv "$l" lat_min_ticks) lat_avg_ticks=$(kv "$l" lat_avg_ticks) lat_p99_ticks=$(kv "$l" lat_p99_ticks) lat_max_ticks=$(kv "$l" lat_max_ticks) rtt_min_ticks=$(kv "$t" rtt_min_ticks) rtt_avg_ticks=$(kv "$t" rtt_avg_ticks) rtt_p99_ticks=$(kv "$t" rtt_p99_ticks) rtt_max_ticks=$(kv "$t" rtt_max_ticks) lost=$lost cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=na")
 done <<< "$ROWS"
 echo
 printf '%s\n' "${lines[@]}" | tee "$out/bench.txt"
