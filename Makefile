@@ -164,7 +164,7 @@ $(CHANDEMO_ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(CHANDEMO_CFG) $(LINUX_F
 channel-demo: deps $(CHANDEMO_ISO)	## A control loop rings Linux every ms through a channel; round trips and exits (Bochs, ~5 min)
 	tests/emu/run.sh --emu bochs --cpus 3 --mem 512 --model $(BOCHS_MODEL) \
 		--iso $(CHANDEMO_ISO) --timeout 1500 --out $(BUILD)/channel-demo
-	@boot/channel-demo-table.sh $(BUILD)/channel-demo/serial.txt
+	@boot/channel-demo-table.sh $(BUILD)/channel-demo/serial.txt $(BOCHS_MODEL) 50000000
 
 run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions, their output, exit counts
 	tests/emu/run.sh --emu bochs --cpus $(BOCHS_CPUS) --model $(BOCHS_MODEL) \
@@ -209,7 +209,7 @@ bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images $(CHANDEMO_ISO
 	@if [ "$(LINUX_BENCH)" = 1 ]; then \
 		tests/emu/run.sh --emu bochs --cpus 3 --mem 512 --model $(BOCHS_MODEL) \
 			--iso $(CHANDEMO_ISO) --timeout 1500 --out $(BUILD)/bench/channel-linux && \
-		boot/channel-demo-table.sh $(BUILD)/bench/channel-linux/serial.txt; fi
+		boot/channel-demo-table.sh $(BUILD)/bench/channel-linux/serial.txt $(BOCHS_MODEL) 50000000; fi
 
 linux-demo: deps linux-test-images	## Linux (cyclictest, direct mode) beside the latency guest in Bochs, then Linux bare metal: the figures
 	BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/linux-demo direct bare

@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # make channel-demo: the control loop's round trips to Linux and each side's
 # exits, from the serial log of guests/channel-demo.cfg.
-#   boot/channel-demo-table.sh SERIAL_LOG
+#   boot/channel-demo-table.sh SERIAL_LOG [CPU_MODEL [IPS]]
 set -uo pipefail
-[ $# -eq 1 ] && [ -f "$1" ] || { echo "usage: $0 SERIAL_LOG" >&2; exit 2; }
+[ $# -ge 1 ] && [ -f "$1" ] || { echo "usage: $0 SERIAL_LOG [CPU_MODEL [IPS]]" >&2; exit 2; }
+model=${2:-na} ips=${3:-na}
 log() { tr -d '\r' < "$1"; }
 kv() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1; }
 c=$(log "$1" | sed -n 's/^\[control\] CHANTEST role=client //p' | head -n 1)
@@ -34,5 +35,5 @@ printf '%-34s %8s %8s %8s %8s\n' "  us" "$(us "$(kv "$l" rtt_min_ticks)")" "$(us
 	"$(us "$(kv "$l" rtt_p99_ticks)")" "$(us "$(kv "$l" rtt_max_ticks)")"
 echo "samples $n of $(kv "$c" requests), lost $(kv "$c" lost), bad answers $(kv "$c" bad); Linux answered $(kv "$e" answers) ($(kv "$e" wait) wake-ups: $(kv "$e" doorbells))"
 echo "exits per sample besides host ticks: control $(per "$cex" "$ctick" "$n"), Linux $(per "$lex" "$ltick" "$n") (a ring is one; a doorbell received none)"
-echo "BENCH mode=direct guest=chan-linux workload=doorbell-echo shared=1 neighbour=none events=$n exits_per_event=$(per "$lex" "$ltick" "$n") sender_exits_per_event=$(per "$cex" "$ctick" "$n") rtt_min_ticks=$(kv "$l" rtt_min_ticks) rtt_avg_ticks=$(kv "$l" rtt_avg_ticks) rtt_p99_ticks=$(kv "$l" rtt_p99_ticks) rtt_max_ticks=$(kv "$l" rtt_max_ticks) lost=$(kv "$c" lost) cpu_model=na ips=na tick_us=na seed=na"
+echo "BENCH mode=direct guest=chan-linux workload=doorbell-echo shared=1 neighbour=none events=$n exits_per_event=$(per "$lex" "$ltick" "$n") sender_exits_per_event=$(per "$cex" "$ctick" "$n") rtt_min_ticks=$(kv "$l" rtt_min_ticks) rtt_avg_ticks=$(kv "$l" rtt_avg_ticks) rtt_p99_ticks=$(kv "$l" rtt_p99_ticks) rtt_max_ticks=$(kv "$l" rtt_max_ticks) lost=$(kv "$c" lost) cpu_model=$model ips=$ips tick_us=$(log "$1" | sed -n 's/^Host tick: \([0-9]*\) us.*/\1/p' | head -n 1) seed=na"
 [ "$(kv "$c" lost)" = 0 ] && [ "$(kv "$c" bad)" = 0 ] && [ "$n" = "$(kv "$c" requests)" ]
