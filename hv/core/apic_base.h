@@ -47,13 +47,13 @@ struct apic_base_state {
 
 /* What the vCPU's CPUID tells it, which decides what is reserved. */
 struct apic_base_caps {
-	uint32_t maxphyaddr;	/* CPUID 0x80000008 EAX[7:0]; bits at or above it are reserved */
+	uint32_t maxphyaddr;	/* CPUID 0x80000008 EAX[7:0]: bits from it up are reserved */
 	bool x2apic;		/* CPUID 1 ECX[21]: without it EXTD is reserved */
 };
 
 enum apic_base_fault {
 	APIC_BASE_OK,
-	APIC_BASE_GP_RESERVED,	/* a reserved bit set (0-7, 9, >= MAXPHYADDR, EXTD without x2APIC) */
+	APIC_BASE_GP_RESERVED,	/* bits 0-7, 9, >= MAXPHYADDR; EXTD without x2APIC */
 	APIC_BASE_GP_INVALID,	/* EXTD=1 with EN=0: the invalid state */
 	APIC_BASE_GP_X2APIC_TO_XAPIC,	/* x2APIC -> xAPIC: only through disabled */
 	APIC_BASE_GP_DISABLED_TO_X2APIC,	/* disabled -> x2APIC: only through xAPIC */

@@ -8,6 +8,8 @@ static struct icr_route deny(const char *why)
 	return (struct icr_route){ .verdict = ICR_DENY, .why = why };
 }
 
+#define OUTSIDE_LOGICAL	"logical destination names a CPU outside the partition"
+
 static struct icr_route deny_outside(const char *why)
 {
 	return (struct icr_route){ .verdict = ICR_DENY, .why = why, .outside = true };
@@ -106,7 +108,7 @@ struct icr_route icr_route(const uint32_t *apic_ids, uint32_t n, uint32_t self, 
 			}
 		}
 		if (wanted & ~covered)
-			return deny_outside("logical destination names a CPU outside the partition");
+			return deny_outside(OUTSIDE_LOGICAL);
 	} else {
 		if (dest == 0xffffffff)
 			return deny("physical broadcast reaches every CPU");
@@ -176,7 +178,7 @@ struct icr_route icr_route_xapic(const struct icr_xapic_dest *dests, uint32_t n,
 			if (xapic_logical_match(&dests[i], mda))
 				r.targets |= 1ull << i;
 		if (mda & ~xapic_logical_covered(dests, n, dests[self].cluster, mda))
-			return deny_outside("logical destination names a CPU outside the partition");
+			return deny_outside(OUTSIDE_LOGICAL);
 	} else {
 		bool named = false;
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 enum icr_verdict {
-	ICR_DENY = 0,	/* stop the partition: it aimed outside itself or used a banned mode */
+	ICR_DENY = 0,	/* stop the partition: it aimed outside itself, or a banned mode */
 	ICR_SEND,	/* send the fixed IPI to each target's physical APIC id */
 	ICR_INIT,	/* emulate INIT for each target vCPU */
 	ICR_SIPI,	/* emulate SIPI (vector in icr_route.vector) for each target */

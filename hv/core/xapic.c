@@ -27,7 +27,8 @@ struct xapic_slot {
 	uint32_t wmask;		/* XH_MSR writes: the bits that are not reserved */
 };
 
-#define SLOTS		(0x400u / XAPIC_SLOT_SIZE)	/* 0x000-0x3f0; the rest is reserved */
+/* 0x000-0x3f0; the rest of the page is reserved */
+#define SLOTS		(0x400u / XAPIC_SLOT_SIZE)
 #define SLOT(off)	((off) / XAPIC_SLOT_SIZE)
 #define LVT(off, nm)	[SLOT(off)] = { nm, XH_MSR, XH_LVT, 0 }
 
@@ -47,7 +48,8 @@ static const struct xapic_slot slots[SLOTS] = {
 	[SLOT(XAPIC_ISR0) ... SLOT(XAPIC_ISR0) + 7] = { "ISR", XH_MSR, XH_NONE, 0 },
 	[SLOT(XAPIC_TMR0) ... SLOT(XAPIC_TMR0) + 7] = { "TMR", XH_MSR, XH_NONE, 0 },
 	[SLOT(XAPIC_IRR0) ... SLOT(XAPIC_IRR0) + 7] = { "IRR", XH_MSR, XH_NONE, 0 },
-	[SLOT(XAPIC_ESR)] = { "ESR", XH_MSR, XH_MSR_ZERO, 0 },	/* write before read (11.5.3) */
+	/* ESR: write before read (11.5.3) */
+	[SLOT(XAPIC_ESR)] = { "ESR", XH_MSR, XH_MSR_ZERO, 0 },
 	LVT(XAPIC_LVT_CMCI, "LVT CMCI"),
 	[SLOT(XAPIC_ICR_LOW)] = { "ICR low", XH_ICR_LOW, XH_ICR_LOW, 0 },
 	[SLOT(XAPIC_ICR_HIGH)] = { "ICR high", XH_ICR_HIGH, XH_ICR_HIGH, 0 },

@@ -70,7 +70,7 @@ enum xapic_op_kind {
 struct xapic_op {
 	enum xapic_op_kind kind;
 	uint32_t msr;		/* MSR_READ, MSR_WRITE: the x2APIC register */
-	uint64_t value;		/* DONE: the read's result; MSR_WRITE, SEND_IPI: the value */
+	uint64_t value;		/* DONE: the read's result; MSR_WRITE, SEND_IPI: to write */
 	uint8_t byte;		/* MSR_READ: the access's first byte in the register (0-3) */
 	uint8_t size_bytes;	/* MSR_READ: the access's width */
 };
@@ -78,7 +78,8 @@ struct xapic_op {
 /* One slot of the page, for the caller's logs and the tests. */
 struct xapic_reg_info {
 	const char *name;	/* NULL: reserved */
-	uint32_t msr;		/* the x2APIC MSR with the same function; 0 if none (DFR, ICR_HIGH, APR, RRD) */
+	/* the x2APIC MSR with the same function; 0 if none (APR, RRD, DFR, ICR_HIGH) */
+	uint32_t msr;
 	bool readable, writable;	/* in xAPIC mode */
 };
 

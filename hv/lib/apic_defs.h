@@ -13,7 +13,7 @@
 #define APIC_BASE_BSP		(1ull << 8)
 #define APIC_BASE_EXTD		(1ull << 10)	/* x2APIC mode */
 #define APIC_BASE_EN		(1ull << 11)
-#define APIC_BASE_ADDR_SHIFT	12		/* bits 12 .. MAXPHYADDR-1: the page's base */
+#define APIC_BASE_ADDR_SHIFT	12	/* bits 12 .. MAXPHYADDR-1: the page's base */
 #define APIC_BASE_DEFAULT	0xfee00000ull	/* the base after reset (SDM 11.4.4) */
 
 /* x2APIC MSRs: 0x800 + (xAPIC MMIO offset >> 4) */
@@ -91,7 +91,8 @@
 #define APIC_LVT_TIMER_ONE_SHOT	(0u << 17)
 #define APIC_LVT_TIMER_PERIODIC	(1u << 17)
 #define APIC_LVT_TIMER_TSC_DEADLINE (2u << 17)
-#define APIC_TDCR_MASK		0xbu	/* the divide configuration: bits 0, 1 and 3 (figure 11-10) */
+/* The divide configuration: bits 0, 1 and 3 (figure 11-10) */
+#define APIC_TDCR_MASK		0xbu
 
 /* ICR (low half) */
 #define ICR_VECTOR_MASK		0xffu

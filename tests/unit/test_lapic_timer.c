@@ -45,7 +45,8 @@ static void test_divisor_table(void **unused)
 	assert_int_equal(lapic_timer_mode_of(0x40), LAPIC_TIMER_ONE_SHOT);
 	assert_int_equal(lapic_timer_mode_of(APIC_LVT_TIMER_PERIODIC | APIC_LVT_MASKED),
 			 LAPIC_TIMER_PERIODIC);
-	assert_int_equal(lapic_timer_mode_of(APIC_LVT_TIMER_TSC_DEADLINE), LAPIC_TIMER_TSC_DEADLINE);
+	assert_int_equal(lapic_timer_mode_of(APIC_LVT_TIMER_TSC_DEADLINE),
+			 LAPIC_TIMER_TSC_DEADLINE);
 }
 
 static void test_reset_state(void **unused)

@@ -58,17 +58,19 @@ static void test_base_transitions(void **unused)
 		bool reset;
 	} rows[] = {
 		{ APIC_MODE_DISABLED, 0, APIC_BASE_OK, APIC_MODE_DISABLED, false },
-		{ APIC_MODE_DISABLED, APIC_BASE_EXTD, APIC_BASE_GP_INVALID, APIC_MODE_DISABLED, false },
+		{ APIC_MODE_DISABLED, APIC_BASE_EXTD, APIC_BASE_GP_INVALID, APIC_MODE_DISABLED,
+		  false },
 		{ APIC_MODE_DISABLED, APIC_BASE_EN, APIC_BASE_OK, APIC_MODE_XAPIC, false },
-		{ APIC_MODE_DISABLED, APIC_BASE_EN | APIC_BASE_EXTD, APIC_BASE_GP_DISABLED_TO_X2APIC,
-		  APIC_MODE_DISABLED, false },
+		{ APIC_MODE_DISABLED, APIC_BASE_EN | APIC_BASE_EXTD,
+		  APIC_BASE_GP_DISABLED_TO_X2APIC, APIC_MODE_DISABLED, false },
 		{ APIC_MODE_XAPIC, 0, APIC_BASE_OK, APIC_MODE_DISABLED, true },
 		{ APIC_MODE_XAPIC, APIC_BASE_EXTD, APIC_BASE_GP_INVALID, APIC_MODE_XAPIC, false },
 		{ APIC_MODE_XAPIC, APIC_BASE_EN, APIC_BASE_OK, APIC_MODE_XAPIC, false },
 		{ APIC_MODE_XAPIC, APIC_BASE_EN | APIC_BASE_EXTD, APIC_BASE_OK, APIC_MODE_X2APIC,
 		  false },
 		{ APIC_MODE_X2APIC, 0, APIC_BASE_OK, APIC_MODE_DISABLED, true },
-		{ APIC_MODE_X2APIC, APIC_BASE_EXTD, APIC_BASE_GP_INVALID, APIC_MODE_X2APIC, false },
+		{ APIC_MODE_X2APIC, APIC_BASE_EXTD, APIC_BASE_GP_INVALID, APIC_MODE_X2APIC,
+		  false },
 		{ APIC_MODE_X2APIC, APIC_BASE_EN, APIC_BASE_GP_X2APIC_TO_XAPIC, APIC_MODE_X2APIC,
 		  false },
 		{ APIC_MODE_X2APIC, APIC_BASE_EN | APIC_BASE_EXTD, APIC_BASE_OK, APIC_MODE_X2APIC,
@@ -79,8 +81,8 @@ static void test_base_transitions(void **unused)
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct apic_base_state s = state(rows[i].from);
 		uint64_t before = apic_base_value(&s);
-		struct apic_base_write w =
-			apic_base_write(&s, APIC_BASE_DEFAULT | APIC_BASE_BSP | rows[i].bits, &caps);
+		uint64_t value = APIC_BASE_DEFAULT | APIC_BASE_BSP | rows[i].bits;
+		struct apic_base_write w = apic_base_write(&s, value, &caps);
 
 		assert_int_equal(w.fault, rows[i].fault);
 		assert_int_equal(w.state.mode, rows[i].to);
@@ -197,7 +199,8 @@ static void test_base_kvm_unit_tests_sequence(void **unused)
 	struct apic_base_write w;
 
 	(void)unused;
-	w = apic_base_write(&s, base | APIC_BASE_EN | APIC_BASE_EXTD, &caps);	/* enable_x2apic */
+	/* enable_x2apic() */
+	w = apic_base_write(&s, base | APIC_BASE_EN | APIC_BASE_EXTD, &caps);
 	assert_int_equal(w.fault, APIC_BASE_OK);
 	s = w.state;
 	assert_int_equal(apic_base_write(&s, base | APIC_BASE_EXTD, &caps).fault,
@@ -635,9 +638,11 @@ static void test_route_shorthands(void **unused)
 	(void)unused;
 	flat_partition(d, ids, 3);
 	/* the destination field is ignored with a shorthand */
-	r = icr_route_xapic(d, 3, 1, LOW(ICR_DELIVERY_FIXED, 0x30) | ICR_SHORTHAND_SELF, HIGH(0xff));
+	r = icr_route_xapic(d, 3, 1, LOW(ICR_DELIVERY_FIXED, 0x30) | ICR_SHORTHAND_SELF,
+			    HIGH(0xff));
 	assert_int_equal(r.targets, 2);
-	r = icr_route_xapic(d, 3, 1, LOW(ICR_DELIVERY_FIXED, 0x30) | ICR_SHORTHAND_ALL, HIGH(0x77));
+	r = icr_route_xapic(d, 3, 1, LOW(ICR_DELIVERY_FIXED, 0x30) | ICR_SHORTHAND_ALL,
+			    HIGH(0x77));
 	assert_int_equal(r.verdict, ICR_SEND);
 	assert_int_equal(r.targets, 7);
 	r = icr_route_xapic(d, 3, 1, LOW(ICR_DELIVERY_INIT, 0) | ICR_SHORTHAND_OTHERS, 0);
