@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A guest's write to the x2APIC ICR, checked: it may reach only the CPUs of
- * its own partition, in physical and logical (cluster) destination mode and
- * through the shorthands. INIT and SIPI to its own vCPUs are emulated (the
- * hypervisor starts them); fixed IPIs are sent to the hardware; NMI, SMI,
- * lowest-priority to CPUs outside the partition and reserved modes are
- * refused. Pure and host-testable.
+ * A guest's IPI, checked: a write to the x2APIC ICR (icr_route) or to the
+ * xAPIC page's ICR_LOW with its ICR_HIGH (icr_route_xapic). It may reach
+ * only the CPUs of its own partition, in physical and logical destination
+ * mode and through the shorthands. INIT and SIPI to its own vCPUs are
+ * emulated (the hypervisor starts them); fixed IPIs are sent to the
+ * hardware; NMI, SMI, lowest-priority, broadcasts and reserved modes are
+ * refused. Both forms share one delivery-mode policy (icr.c, deliver()), so
+ * a rule means the same in xAPIC and x2APIC mode. Pure and host-testable.
  */
 #ifndef TEMPO_HV_ICR_H
 #define TEMPO_HV_ICR_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum icr_verdict {
-	ICR_DENY = 0,	/* stop the partition: it aimed outside itself or used a banned mode */
+	ICR_DENY = 0,	/* stop the partition: it aimed outside itself, or a banned mode */
 	ICR_SEND,	/* send the fixed IPI to each target's physical APIC id */
 	ICR_INIT,	/* emulate INIT for each target vCPU */
 	ICR_SIPI,	/* emulate SIPI (vector in icr_route.vector) for each target */
@@ -25,6 +28,12 @@ struct icr_route {
 	uint64_t targets;	/* bit i: the partition's vCPU i */
 	uint8_t vector;
 	const char *why;	/* for ICR_DENY */
+	/*
+	 * ICR_DENY because the destination names an APIC that is none of the
+	 * partition's vCPUs (a caller may drop such an IPI instead of stopping
+	 * the partition); false for every other refusal.
+	 */
+	bool outside;
 };
 
 /*
@@ -32,5 +41,34 @@ struct icr_route {
  * index of the writing vCPU; @icr: the 64-bit value written.
  */
 struct icr_route icr_route(const uint32_t *apic_ids, uint32_t n, uint32_t self, uint64_t icr);
+
+/*
+ * One vCPU as an xAPIC-mode sender's destination sees it (icr_xapic_dest_of
+ * in hv/core/xapic.h builds it from the vCPU's registers).
+ */
+struct icr_xapic_dest {
+	bool enabled;		/* its APIC is enabled (a disabled APIC receives nothing) */
+	bool x2apic;		/* it is in x2APIC mode */
+	uint32_t id;		/* xAPIC: the 8-bit ID register; x2APIC: the x2APIC id */
+	uint8_t logical_id;	/* xAPIC: LDR[31:24] */
+	bool cluster;		/* xAPIC: DFR[31:28] = 0000b, the cluster model */
+};
+
+/*
+ * The xAPIC form (SDM Vol. 3A 11.6.1, 11.6.2): ICR_LOW @low as written, its
+ * destination in ICR_HIGH @high bits 31:24. @dests: the partition's vCPUs
+ * (count @n <= 64); @self: the index of the writing vCPU.
+ *  - physical: the vCPU(s) whose id is the destination; 0xff is the
+ *    broadcast;
+ *  - logical: each xAPIC-mode vCPU by its own DFR: flat, the destination is
+ *    a mask ANDed with LDR[31:24]; cluster, bits 7:4 the cluster (LDR[31:28])
+ *    and 3:0 a mask ANDed with LDR[27:24]; 0xff is the broadcast. A vCPU in
+ *    x2APIC mode never matches an xAPIC logical destination (SDM 11.12.1:
+ *    one mode for every APIC of a system);
+ *  - a destination naming an id or a logical bit that no vCPU of the
+ *    partition holds is ICR_DENY with outside set, as in x2APIC mode.
+ */
+struct icr_route icr_route_xapic(const struct icr_xapic_dest *dests, uint32_t n, uint32_t self,
+				 uint32_t low, uint32_t high);
 
 #endif

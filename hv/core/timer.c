@@ -240,6 +240,7 @@ void vtimer_init(struct vtimer *t, enum timer_mode mode)
 	 */
 	t->lvt = LVT_MASKED;
 	vlapic_init(&t->vlapic);
+	lapic_timer_init(&t->countdown, 0);
 }
 
 /*
@@ -254,6 +255,7 @@ void vtimer_write_lvt(struct vtimer *t, uint32_t lvt)
 	if ((lvt ^ t->lvt) & LVT_TIMER_MODE)
 		t->deadline = 0;
 	t->lvt = lvt;
+	lapic_timer_set_mode(&t->countdown, lapic_timer_mode_of(lvt));
 }
 
 /* SDM 11.5.4.1: only in TSC-deadline mode does IA32_TSC_DEADLINE arm anything. */
@@ -349,10 +351,31 @@ uint64_t vtimer_read_deadline(const struct vtimer *t)
 	return vtimer_tsc_deadline_mode(t) ? t->deadline : 0;
 }
 
+/* In direct mode the count-down timer is the physical LAPIC's, not this one. */
+static bool countdown_virtual(const struct vtimer *t)
+{
+	return t->mode != TIMER_DIRECT;
+}
+
+/*
+ * The count-down timer's expiries up to @now: one interrupt, however many
+ * passed (lapic_timer.h), judged by the LVT in force (LVT writes check
+ * first).
+ */
+static bool countdown_check(struct vtimer *t, uint64_t now)
+{
+	if (!countdown_virtual(t) || !lapic_timer_expire(&t->countdown, now))
+		return false;
+	vtimer_fire(t, false);
+	return true;
+}
+
 bool vtimer_check(struct vtimer *t, uint64_t now)
 {
+	bool fired = countdown_check(t, now);
+
 	if (!t->deadline || now < t->deadline)
-		return false;
+		return fired;
 	t->deadline = 0;
 	vtimer_fire(t, !timer_mode_software(t->mode));
 	return true;
@@ -382,7 +405,38 @@ void vtimer_hw_fired(struct vtimer *t)
 
 uint64_t vtimer_next(const struct vtimer *t)
 {
-	return t->deadline ? t->deadline : TIMER_NO_EVENT;
+	uint64_t next = t->deadline ? t->deadline : TIMER_NO_EVENT;
+
+	if (countdown_virtual(t) && lapic_timer_next(&t->countdown) < next)
+		next = lapic_timer_next(&t->countdown);
+	return next;
+}
+
+void vtimer_write_tmict(struct vtimer *t, uint32_t count, uint64_t now)
+{
+	countdown_check(t, now);
+	lapic_timer_write_tmict(&t->countdown, count, now);
+}
+
+uint32_t vtimer_read_tmict(const struct vtimer *t)
+{
+	return lapic_timer_read_tmict(&t->countdown);
+}
+
+uint32_t vtimer_read_tmcct(const struct vtimer *t, uint64_t now)
+{
+	return lapic_timer_read_tmcct(&t->countdown, now);
+}
+
+void vtimer_write_tdcr(struct vtimer *t, uint32_t value, uint64_t now)
+{
+	countdown_check(t, now);
+	lapic_timer_write_tdcr(&t->countdown, value, now);
+}
+
+uint32_t vtimer_read_tdcr(const struct vtimer *t)
+{
+	return lapic_timer_read_tdcr(&t->countdown);
 }
 
 /*
@@ -475,7 +529,9 @@ uint64_t vtimer_restore(struct vtimer *t)
  * physical APIC, where the new mode would not look for it; after the next
  * entry it has arrived); and into direct mode while the vlapic holds a
  * pending vector (only the physical APIC could deliver it there, and it
- * cannot be moved into it). The caller's part: leaving direct mode, the
+ * cannot be moved into it) or while the count-down timer is armed, even
+ * expired and not yet checked (in direct mode the count-down is the physical
+ * LAPIC's, and this one would never fire). The caller's part: leaving direct mode, the
  * physical APIC holds none of the guest's vectors in its ISR or IRR (a guest
  * that never EOIs keeps its mode); entering it, the hypervisor's vector is not
  * pending in the physical IRR (root mode takes no interrupt: wait for the
@@ -491,6 +547,8 @@ bool vtimer_switch_mode(struct vtimer *t, enum timer_mode mode, uint64_t now)
 	if (vlapic_in_service(&t->vlapic) || t->in_hw || t->hw_firing)
 		return false;
 	if (mode == TIMER_DIRECT && vlapic_highest_irr(&t->vlapic) >= 0)
+		return false;
+	if (mode == TIMER_DIRECT && lapic_timer_next(&t->countdown) != LAPIC_TIMER_IDLE)
 		return false;
 	if (t->fired_pending) {
 		/* Judged (unmasked) when it fired; the guest has not run since. */

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hv/core/lapic_timer.h"
 #include "hv/core/timer_modes.h"
 #include "hv/core/vlapic.h"
 
@@ -159,6 +160,14 @@ struct vtimer {
 	bool hw_firing;
 	bool hw_refire;
 	struct vlapic vlapic;	/* inject and emulated modes */
+	/*
+	 * The count-down timer (one-shot and periodic LVT modes) in every
+	 * mode but direct, where it is the physical LAPIC's. Its fires go
+	 * through the vlapic as the deadline's do; vtimer_next includes its
+	 * due time and vtimer_check fires it. min_period_tsc is 0 after
+	 * vtimer_init: the caller sets the floor (LAPIC_TIMER_MIN_PERIOD_NS).
+	 */
+	struct lapic_timer countdown;
 	struct vtimer_stats stats;
 };
 
@@ -166,8 +175,10 @@ void vtimer_init(struct vtimer *t, enum timer_mode mode);
 
 /*
  * LVT timer write (always trapped; the caller filters it first). Emulated
- * mode: call vtimer_check first, so a deadline that expired before the write
- * is judged by the LVT it expired under.
+ * mode, and every mode but direct while the count-down timer counts: call
+ * vtimer_check first, so an expiry before the write is judged by the LVT it
+ * expired under (its mask, and for the count-down whether it reloads).
+ * Entering or leaving TSC-deadline mode disarms both timers.
  */
 void vtimer_write_lvt(struct vtimer *t, uint32_t lvt);
 bool vtimer_lvt_masked(const struct vtimer *t);
@@ -202,8 +213,23 @@ bool vtimer_check(struct vtimer *t, uint64_t now);
  */
 void vtimer_hw_fired(struct vtimer *t);
 
-/* The software deadline to arm the preemption timer for, or TIMER_NO_EVENT. */
+/*
+ * The software event to arm the preemption timer for: the deadline, or
+ * (every mode but direct) the count-down timer's next expiry; or
+ * TIMER_NO_EVENT.
+ */
 uint64_t vtimer_next(const struct vtimer *t);
+
+/*
+ * The count-down timer's registers (TMICT 0x838, TMCCT 0x839, TDCR 0x83e;
+ * xAPIC 0x380, 0x390, 0x3e0) in every mode but direct, at @now. A write
+ * first fires an expiry that came before it (as vtimer_check would).
+ */
+void vtimer_write_tmict(struct vtimer *t, uint32_t count, uint64_t now);
+uint32_t vtimer_read_tmict(const struct vtimer *t);
+uint32_t vtimer_read_tmcct(const struct vtimer *t, uint64_t now);
+void vtimer_write_tdcr(struct vtimer *t, uint32_t value, uint64_t now);
+uint32_t vtimer_read_tdcr(const struct vtimer *t);
 
 /*
  * Direct/inject mode, leaving the guest for a long stay (DESIGN.md): the
@@ -232,7 +258,8 @@ uint64_t vtimer_restore(struct vtimer *t);
 /*
  * Switch modes (only when no interrupt is in service: returns false and
  * changes nothing otherwise; also refused while in_hw or hw_firing, and into
- * direct mode while the vlapic holds a pending vector). The caller has saved
+ * direct mode while the vlapic holds a pending vector or the count-down
+ * timer counts: in direct mode it would be the physical one). The caller has saved
  * a hardware deadline with vtimer_save first; the deadline carries over.
  * Leaving direct mode the caller guarantees the physical APIC holds none of
  * the guest's vectors (ISR or IRR); entering it, that the hypervisor's vector

@@ -21,9 +21,10 @@ struct vlapic {
 	uint8_t tpr;
 	/*
 	 * Shadows only: nothing raises these interrupts for a partition, and
-	 * the count-down timer does not count (TMCCT reads 0; TSC-deadline
-	 * mode is the timer Tempo offers). Kept so reads give back what was
-	 * written, as on hardware.
+	 * the count-down timer does not count here (TMCCT reads 0). Kept so
+	 * reads give back what was written, as on hardware. The counting
+	 * one is struct vtimer's countdown (hv/core/lapic_timer.h), which
+	 * hv/ does not use yet (docs/xapic.md).
 	 */
 	uint32_t svr;
 	uint32_t lvt[VLAPIC_LVT_SHADOWS];

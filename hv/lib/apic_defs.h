@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The x2APIC's architectural registers and fields (SDM Vol. 3A 11.12),
+ * The local APIC's architectural registers and fields: the x2APIC MSRs
+ * (SDM Vol. 3A 11.12) and the xAPIC page (SDM Vol. 3A 11.4.1, table 11-1),
  * definitions only: the core's policy, arch's drivers and the tests share
  * them.
  */
@@ -12,6 +13,8 @@
 #define APIC_BASE_BSP		(1ull << 8)
 #define APIC_BASE_EXTD		(1ull << 10)	/* x2APIC mode */
 #define APIC_BASE_EN		(1ull << 11)
+#define APIC_BASE_ADDR_SHIFT	12	/* bits 12 .. MAXPHYADDR-1: the page's base */
+#define APIC_BASE_DEFAULT	0xfee00000ull	/* the base after reset (SDM 11.4.4) */
 
 /* x2APIC MSRs: 0x800 + (xAPIC MMIO offset >> 4) */
 #define X2APIC_MSR_FIRST	0x800
@@ -40,11 +43,56 @@
 #define X2APIC_TIMER_DCR	0x83e
 #define X2APIC_SELF_IPI		0x83f
 
+/*
+ * The xAPIC register page: one 32-bit register at the start of each 16-byte
+ * slot, at offset (x2APIC MSR - 0x800) << 4 where both forms exist (SDM
+ * table 11-1; table 11-6 for the x2APIC side).
+ */
+#define XAPIC_PAGE_SIZE		0x1000u
+#define XAPIC_SLOT_SIZE		16u
+#define XAPIC_ID		0x020u
+#define XAPIC_VERSION		0x030u
+#define XAPIC_TPR		0x080u
+#define XAPIC_APR		0x090u	/* arbitration priority: xAPIC only */
+#define XAPIC_PPR		0x0a0u
+#define XAPIC_EOI		0x0b0u
+#define XAPIC_RRD		0x0c0u	/* remote read: xAPIC only */
+#define XAPIC_LDR		0x0d0u
+#define XAPIC_DFR		0x0e0u	/* destination format: xAPIC only */
+#define XAPIC_SVR		0x0f0u
+#define XAPIC_ISR0		0x100u
+#define XAPIC_TMR0		0x180u
+#define XAPIC_IRR0		0x200u
+#define XAPIC_ESR		0x280u
+#define XAPIC_LVT_CMCI		0x2f0u
+#define XAPIC_ICR_LOW		0x300u
+#define XAPIC_ICR_HIGH		0x310u	/* xAPIC only: the ICR's bits 63:32 */
+#define XAPIC_LVT_TIMER		0x320u
+#define XAPIC_LVT_THERMAL	0x330u
+#define XAPIC_LVT_PMC		0x340u
+#define XAPIC_LVT_LINT0		0x350u
+#define XAPIC_LVT_LINT1		0x360u
+#define XAPIC_LVT_ERROR		0x370u
+#define XAPIC_TIMER_ICR		0x380u
+#define XAPIC_TIMER_CCR		0x390u
+#define XAPIC_TIMER_DCR		0x3e0u
+
+#define XAPIC_ID_SHIFT		24	/* ID and LDR: the 8-bit id in bits 31:24 */
+#define XAPIC_ICR_DEST_SHIFT	24	/* ICR_HIGH: the 8-bit destination in bits 31:24 */
+#define XAPIC_DFR_MODEL_MASK	0xf0000000u	/* bits 31:28: 1111b flat, 0000b cluster */
+#define XAPIC_DFR_FLAT		0xffffffffu
+#define XAPIC_DFR_CLUSTER	0x0fffffffu
+#define XAPIC_BROADCAST_ID	0xffu	/* physical and logical: every APIC (SDM 11.6.2) */
+
 #define APIC_SVR_ENABLE		(1u << 8)
 #define APIC_LVT_MASKED		(1u << 16)
 #define APIC_LVT_DELIVERY_MASK	(7u << 8)
 #define APIC_LVT_TIMER_MODE_MASK (3u << 17)
+#define APIC_LVT_TIMER_ONE_SHOT	(0u << 17)
+#define APIC_LVT_TIMER_PERIODIC	(1u << 17)
 #define APIC_LVT_TIMER_TSC_DEADLINE (2u << 17)
+/* The divide configuration: bits 0, 1 and 3 (figure 11-10) */
+#define APIC_TDCR_MASK		0xbu
 
 /* ICR (low half) */
 #define ICR_VECTOR_MASK		0xffu
@@ -56,6 +104,7 @@
 #define ICR_DELIVERY_INIT	(5u << 8)
 #define ICR_DELIVERY_SIPI	(6u << 8)
 #define ICR_DEST_LOGICAL	(1u << 11)
+#define ICR_DELIVERY_STATUS	(1u << 12)	/* read-only: 1 while the IPI is being sent */
 #define ICR_LEVEL_ASSERT	(1u << 14)
 #define ICR_TRIGGER_LEVEL	(1u << 15)
 #define ICR_SHORTHAND_MASK	(3u << 18)
