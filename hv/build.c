@@ -354,6 +354,8 @@ static void vcpu_reset(struct vcpu *v)
 		v->ipi_pending[i] = 0;
 	vtimer_init(&v->vt, pc->timer);
 	v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
+	vcpu_apic_reset(v);
+	apic_base_init(&v->apic_base, APIC_MODE_X2APIC, v->index == 0);	/* as Tempo hands over */
 	memset(v->msrs, 0, sizeof(v->msrs));
 	v->cr2 = 0;
 	memset(v->dr, 0, sizeof(v->dr));

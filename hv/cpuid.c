@@ -40,6 +40,7 @@ enum exit_action exit_cpuid(struct vcpu *v, struct exit_ctx *x)
 	cr4 = vmread(VMCS_GUEST_CR4);
 	f.guest_osxsave = cr4 & CR4_OSXSAVE;
 	f.guest_pke = cr4 & CR4_PKE;
+	f.guest_apic_on = v->apic_base.mode != APIC_MODE_DISABLED;
 	if (cpuid_policy_source(&f, leaf) == CPUID_SRC_HOST) {
 		struct cpuid_regs h = cpuid(leaf, sub);
 

@@ -59,7 +59,7 @@ static enum exit_action exit_ept_violation(struct vcpu *v, struct exit_ctx *x)
 	uint64_t gpa = vmread(VMCS_GUEST_PHYS_ADDR), q = vmread(VMCS_EXIT_QUALIFICATION);
 	enum exit_action a;
 
-	if (!(q & EPT_Q_MAPPED) && channel_mmio(v, x, gpa, &a))
+	if (!(q & EPT_Q_MAPPED) && (xapic_mmio(v, x, gpa, &a) || channel_mmio(v, x, gpa, &a)))
 		return a;
 	fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "gpa=0x%lx", gpa);
 	return exit_stop(x, "ept_violation", q, x->detail_buf);

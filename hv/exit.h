@@ -114,6 +114,13 @@ enum exit_action exit_cpuid(struct vcpu *v, struct exit_ctx *x);
 /* hv/msr.c */
 enum exit_action exit_rdmsr(struct vcpu *v, struct exit_ctx *x);
 enum exit_action exit_wrmsr(struct vcpu *v, struct exit_ctx *x);
+/*
+ * The MSR table's answer for @msr in @v's timer mode, as RDMSR and WRMSR
+ * exits take it (the xAPIC page runs its registers through these too).
+ * False means #GP; a write that stops the partition fills @x.
+ */
+bool msr_read(struct vcpu *v, uint32_t msr, uint64_t *value);
+bool msr_write(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value);
 
 /* hv/io.c */
 enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x);
@@ -174,6 +181,10 @@ bool soft_deadline_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint6
 void x2apic_move_state(struct vcpu *v, enum timer_mode old_mode);
 /* The physical LAPIC back to Tempo's settings (leaving direct mode, a restart). */
 void x2apic_give_back(void);
+/* An EPT violation on @v's xAPIC page: emulated (*@a what happens next), or false if not its page. */
+bool xapic_mmio(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, enum exit_action *a);
+/* @v's APIC registers at power-up (not IA32_APIC_BASE): at build and each restart. */
+void vcpu_apic_reset(struct vcpu *v);
 /* A fixed interrupt for @t from @from (an IPI, a doorbell); false: @t cannot take it now. */
 bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector);
 

@@ -99,8 +99,12 @@ void deliver_virtual(struct vcpu *v)
 	}
 	if (merge)
 		pending_take(v, raise_virtual);
-	/* a fired hardware deadline arrives as an interrupt (inject): nothing to check */
-	if (!timer_mode(v->vt.mode)->injects_fired)
+	/*
+	 * A fired hardware deadline arrives as an interrupt (inject): nothing
+	 * to check, unless the count-down timer runs (in software in every
+	 * mode but direct).
+	 */
+	if (!timer_mode(v->vt.mode)->injects_fired || v->vt.countdown.due != LAPIC_TIMER_IDLE)
 		vtimer_check(&v->vt, rdtsc());
 	if (v->pv)
 		pv_publish_armed(v);

@@ -8,6 +8,7 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/spec_ctl.h"
 #include "hv/core/msr_policy.h"
+#include "hv/lib/apic_defs.h"
 #include "hv/core/spec.h"
 #include "hv/exit.h"
 #include "hv/platform.h"
@@ -180,36 +181,63 @@ static bool pass_wrmsr(uint32_t msr, uint64_t value)
 
 /* ---- the exits ---- */
 
+/* In x2APIC mode only (SDM Vol. 3A 11.12.1.2): elsewhere the whole range is #GP. */
+static bool x2apic_msr_gone(const struct vcpu *v, uint32_t msr)
+{
+	return msr >= X2APIC_MSR_FIRST && msr <= X2APIC_MSR_LAST &&
+	       v->apic_base.mode != APIC_MODE_X2APIC;
+}
+
+bool msr_read(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	const struct msr_rule *rule = msr_rule_find(msr);
+
+	*value = 0;
+	switch (msr_action(rule, timer_mode(v->vt.mode), false)) {
+	case MSR_PASS:
+		return pass_rdmsr(msr, value);
+	case MSR_IGNORE:
+		return true;
+	case MSR_EMULATE:
+		return rule->handler < MSR_H_COUNT && emulation[rule->handler].rd &&
+		       emulation[rule->handler].rd(v, msr, value);
+	case MSR_VAPIC:
+		return vapic_rdmsr(v, msr, value);
+	case MSR_SOFT_DEADLINE:
+		return soft_deadline_rdmsr(v, msr, value);
+	default:
+		return false;
+	}
+}
+
+bool msr_write(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	const struct msr_rule *rule = msr_rule_find(msr);
+
+	switch (msr_action(rule, timer_mode(v->vt.mode), true)) {
+	case MSR_PASS:
+		return pass_wrmsr(msr, value);
+	case MSR_IGNORE:
+		return true;
+	case MSR_EMULATE:
+		return rule->handler < MSR_H_COUNT && emulation[rule->handler].wr &&
+		       emulation[rule->handler].wr(v, x, msr, value);
+	case MSR_VAPIC:
+		return vapic_wrmsr(v, x, msr, value);
+	case MSR_SOFT_DEADLINE:
+		return soft_deadline_wrmsr(v, x, msr, value);
+	default:
+		return false;
+	}
+}
+
 enum exit_action exit_rdmsr(struct vcpu *v, struct exit_ctx *x)
 {
 	uint32_t msr = (uint32_t)v->arch.regs.rcx;
-	const struct msr_rule *rule = msr_rule_find(msr);
-	uint64_t value = 0;
-	bool ok;
+	uint64_t value;
 
 	(void)x;
-	switch (msr_action(rule, timer_mode(v->vt.mode), false)) {
-	case MSR_PASS:
-		ok = pass_rdmsr(msr, &value);
-		break;
-	case MSR_IGNORE:
-		ok = true;
-		break;
-	case MSR_EMULATE:
-		ok = rule->handler < MSR_H_COUNT && emulation[rule->handler].rd &&
-		     emulation[rule->handler].rd(v, msr, &value);
-		break;
-	case MSR_VAPIC:
-		ok = vapic_rdmsr(v, msr, &value);
-		break;
-	case MSR_SOFT_DEADLINE:
-		ok = soft_deadline_rdmsr(v, msr, &value);
-		break;
-	default:
-		ok = false;
-		break;
-	}
-	if (!ok) {
+	if (x2apic_msr_gone(v, msr) || !msr_read(v, msr, &value)) {
 		inject_exception(VEC_GP, true, 0);
 		return EXIT_RESUME;
 	}
@@ -228,7 +256,6 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct exit_ctx *x)
 {
 	uint32_t msr = (uint32_t)v->arch.regs.rcx;
 	uint64_t value = guest_edx_eax(v);
-	const struct msr_rule *rule;
 	bool ok;
 
 	/*
@@ -244,28 +271,7 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct exit_ctx *x)
 		v->fast_exits++;
 		return EXIT_RESUME;
 	}
-	rule = msr_rule_find(msr);
-	switch (msr_action(rule, timer_mode(v->vt.mode), true)) {
-	case MSR_PASS:
-		ok = pass_wrmsr(msr, value);
-		break;
-	case MSR_IGNORE:
-		ok = true;
-		break;
-	case MSR_EMULATE:
-		ok = rule->handler < MSR_H_COUNT && emulation[rule->handler].wr &&
-		     emulation[rule->handler].wr(v, x, msr, value);
-		break;
-	case MSR_VAPIC:
-		ok = vapic_wrmsr(v, x, msr, value);
-		break;
-	case MSR_SOFT_DEADLINE:
-		ok = soft_deadline_wrmsr(v, x, msr, value);
-		break;
-	default:
-		ok = false;
-		break;
-	}
+	ok = !x2apic_msr_gone(v, msr) && msr_write(v, x, msr, value);
 	/* a handler that stopped the partition (a denied ICR) filled x */
 	if (x->stop_reason)
 		return EXIT_STOP;

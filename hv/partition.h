@@ -15,6 +15,7 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/vmx.h"
 #include "arch/x86/vmx_defs.h"
+#include "hv/core/apic_base.h"
 #include "hv/core/chan_regs.h"
 #include "hv/core/config.h"
 #include "hv/core/fw_cfg.h"
@@ -24,6 +25,7 @@
 #include "hv/core/timer.h"
 #include "hv/core/vpci.h"
 #include "hv/core/vuart.h"
+#include "hv/core/xapic.h"
 #include "hv/core/xcr0.h"
 
 #define MAX_CPUS		SMP_MAX_CPUS
@@ -100,6 +102,9 @@ struct vcpu {
 	uint64_t ipis_dropped;		/* fixed IPIs to a sibling not running yet */
 	uint64_t icr_last;		/* what the guest last wrote to its ICR */
 	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
+	/* IA32_APIC_BASE as the guest set it (x2APIC at entry), and its xAPIC page's own registers */
+	struct apic_base_state apic_base;
+	struct xapic_regs xapic;
 	/* what the VMCS does not switch, kept while another vCPU has the core */
 	uint64_t msrs[6];	/* STAR, LSTAR, CSTAR, FMASK, KERNEL_GS_BASE, TSC_AUX */
 	uint64_t cr2;

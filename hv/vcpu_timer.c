@@ -24,6 +24,8 @@ uint64_t host_tick_margin_tsc;
 uint64_t rearm_cost_ticks;	/* see vcpu_timer_measure_rearm() */
 
 static uint64_t msr_bitmaps[TIMER_MODE_COUNT];
+/* the same, for a guest whose APIC is not in x2APIC mode: 0x800-0x8ff all #GP (hv/msr.c) */
+static uint64_t msr_bitmaps_no_x2apic[TIMER_MODE_COUNT];
 
 /* arch/x86/isr.S routes this vector to hv_timer_vector_handler */
 _Static_assert(HV_TIMER_VECTOR == TRAP_HV_TIMER_VECTOR, "the IDT gate of the inject vector");
@@ -35,6 +37,10 @@ void vcpu_timer_boot(void)
 
 		msr_bitmap_build_mode(bm, &timer_modes[m]);
 		msr_bitmaps[m] = (uint64_t)bm;
+		bm = hv_pages_alloc(PAGE_SIZE, "MSR bitmap");
+		msr_bitmap_build_mode(bm, &timer_modes[m]);
+		msr_bitmap_trap(bm, X2APIC_MSR_FIRST, X2APIC_MSR_LAST);
+		msr_bitmaps_no_x2apic[m] = (uint64_t)bm;
 	}
 }
 
@@ -142,8 +148,13 @@ void vcpu_timer_arm(struct vcpu *v)
 		c->ht.last_exit = now;
 	due = host_timer_next(&c->ht);
 
-	/* the row itself, not timer_mode(): this runs on every entry, and the mode is valid */
-	if (timer_modes[v->vt.mode].soft_deadline) {
+	/*
+	 * The row itself, not timer_mode(): this runs on every entry, and the
+	 * mode is valid. The software deadline, and off direct mode a running
+	 * count-down timer (one-shot or periodic, hv/core/lapic_timer.c).
+	 */
+	if (timer_modes[v->vt.mode].soft_deadline ||
+	    (!timer_modes[v->vt.mode].owns_lapic && v->vt.countdown.due != LAPIC_TIMER_IDLE)) {
 		uint64_t guest = vtimer_next(&v->vt);
 
 		if (guest < due)
@@ -172,7 +183,9 @@ void vcpu_timer_arm(struct vcpu *v)
  */
 void vcpu_timer_apply_mode(struct vcpu *v)
 {
-	vmx_set_interrupt_model(!timer_mode(v->vt.mode)->owns_lapic, msr_bitmaps[v->vt.mode]);
+	vmx_set_interrupt_model(!timer_mode(v->vt.mode)->owns_lapic,
+				v->apic_base.mode == APIC_MODE_X2APIC ?
+					msr_bitmaps[v->vt.mode] : msr_bitmaps_no_x2apic[v->vt.mode]);
 }
 
 /*

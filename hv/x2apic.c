@@ -12,28 +12,90 @@
 #include "arch/x86/trap.h"
 #include "hv/core/icr.h"
 #include "hv/core/lapic_rules.h"
+#include "hv/channel.h"
+#include "hv/core/lapic_timer.h"
 #include "hv/exit.h"
+#include "hv/mmio.h"
+#include "hv/pages.h"
+#include "hv/platform.h"
 
 /* ---- registers checked in every mode ---- */
 
-static uint64_t apic_base_value(struct vcpu *v)
+/*
+ * The guest's APIC out of power-up: its vLAPIC, count-down timer and xAPIC
+ * registers, its LVT timer masked and deadline disarmed (SDM 11.4.7.1);
+ * with the LAPIC its own (direct), the physical one as Tempo sets it for
+ * a guest. At build, each restart, and when the guest disables its APIC
+ * through IA32_APIC_BASE.
+ */
+void vcpu_apic_reset(struct vcpu *v)
 {
-	return 0xfee00000ull | APIC_BASE_EN | APIC_BASE_EXTD | (v->index == 0 ? APIC_BASE_BSP : 0);
+	uint64_t min_period = platform.tsc_hz / 1000000 * LAPIC_TIMER_MIN_PERIOD_NS / 1000;
+
+	vlapic_init(&v->vt.vlapic);
+	lapic_timer_init(&v->vt.countdown, min_period);
+	xapic_regs_init(&v->xapic, (uint8_t)v->apic_id);
+}
+
+/* The same, while the vCPU runs (an APIC disabled through IA32_APIC_BASE). */
+static void vcpu_apic_reset_live(struct vcpu *v)
+{
+	uint64_t now = rdtsc();
+
+	vcpu_apic_reset(v);
+	vtimer_write_deadline(&v->vt, 0, now);
+	vtimer_write_lvt(&v->vt, APIC_LVT_MASKED);
+	if (timer_mode(v->vt.mode)->owns_lapic) {
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
+		x2apic_give_back();
+	}
+	timer_program_lvt(v);
 }
 
 bool apic_base_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 {
 	(void)msr;
-	*value = apic_base_value(v);
+	*value = apic_base_value(&v->apic_base);
 	return true;
 }
 
+/* A page of the partition's RAM or channels, which the APIC page may not cover here. */
+static bool apic_page_is_memory(const struct partition *p, uint64_t base)
+{
+	if (gpa_to_hva(p, base, PAGE_SIZE))
+		return true;
+	for (uint32_t i = 0; i < p->channel_count; i++) {
+		const struct channel_config *cc = channels[p->channel_of[i]].cfg;
+		uint64_t gpa = cc->peers[p->channel_self[i]].gpa;
+
+		if (base >= gpa && base - gpa < cc->size)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * SDM Vol. 3A 11.4.4, 11.12.5: the state machine of hv/core/apic_base.c
+ * (illegal transitions and reserved bits are #GP). A base moved onto the
+ * partition's RAM or a channel is refused too (#GP): the page is emulated
+ * where nothing is mapped, and Tempo never unmaps memory for it.
+ */
 bool apic_base_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 {
+	struct apic_base_caps caps = { (uint8_t)cpuid(0x80000008, 0).eax, true };
+	struct apic_base_write w = apic_base_write(&v->apic_base, value, &caps);
+
 	(void)x;
 	(void)msr;
-	/* Disabling, leaving x2APIC mode or moving the APIC is refused. */
-	return value == apic_base_value(v);
+	if (w.fault != APIC_BASE_OK ||
+	    (w.base_moved && apic_page_is_memory(v->part, w.state.base)))
+		return false;
+	v->apic_base = w.state;
+	if (w.reset)
+		vcpu_apic_reset_live(v);
+	if (w.mode_changed)
+		vcpu_timer_apply_mode(v);	/* the MSR bitmap of its APIC mode */
+	return true;
 }
 
 bool ldr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
@@ -95,8 +157,8 @@ bool lvt_timer_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t 
 	(void)x;
 	if (!lapic_lvt_write_ok(msr, value))
 		return false;
-	/* an expiry before this write is judged by the old LVT */
-	if (timer_mode(v->vt.mode)->soft_deadline)
+	/* an expiry before this write is judged by the old LVT (software deadline or count-down) */
+	if (!timer_mode(v->vt.mode)->owns_lapic)
 		vtimer_check(&v->vt, rdtsc());
 	vtimer_write_lvt(&v->vt, lapic_lvt_filter(msr, (uint32_t)value));
 	vcpu_trace(v, TRACE_LVT, v->vt.lvt, rdtsc());
@@ -180,31 +242,28 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 	return true;
 }
 
-static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t value)
+/* The IPI @r (from @v's ICR write of @value): each target, or the stop. */
+static enum exit_action icr_deliver(struct vcpu *v, struct exit_ctx *x, uint64_t value,
+				    const struct icr_route *r)
 {
 	struct partition *p = v->part;
-	uint32_t ids[MAX_VCPUS_PER_PART];
-	struct icr_route r;
 
-	for (uint32_t i = 0; i < p->vcpu_count; i++)
-		ids[i] = p->vcpus[i]->apic_id;
-	r = icr_route(ids, p->vcpu_count, v->index, value);
-	if (r.verdict == ICR_DENY)
-		return exit_stop(x, "icr_denied", value, r.why);
+	if (r->verdict == ICR_DENY)
+		return exit_stop(x, "icr_denied", value, r->why);
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		struct vcpu *t = p->vcpus[i];
 
-		if (!(r.targets & (1ull << i)))
+		if (!(r->targets & (1ull << i)))
 			continue;
-		switch (r.verdict) {
+		switch (r->verdict) {
 		case ICR_SEND:
-			if (!vcpu_send_fixed(v, t, r.vector))
+			if (!vcpu_send_fixed(v, t, r->vector))
 				v->ipis_dropped++;
 			break;
 		case ICR_SIPI:
 			/* only a vCPU waiting for SIPI starts, as on hardware */
 			if (t->state == VCPU_WAIT_SIPI && !t->sipi_pending) {
-				t->sipi_vector = r.vector;
+				t->sipi_vector = r->vector;
 				__atomic_store_n(&t->sipi_pending, true, __ATOMIC_RELEASE);
 			}
 			break;
@@ -218,12 +277,86 @@ static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t va
 	return EXIT_RESUME;
 }
 
+static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t value)
+{
+	struct partition *p = v->part;
+	uint32_t ids[MAX_VCPUS_PER_PART];
+	struct icr_route r;
+
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		ids[i] = p->vcpus[i]->apic_id;
+	r = icr_route(ids, p->vcpu_count, v->index, value);
+	return icr_deliver(v, x, value, &r);
+}
+
 /* A denied destination stops the partition (x), not #GP. */
 bool icr_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 {
 	(void)msr;
 	v->icr_last = value & ~(1ull << 12);
 	icr_send(v, x, value);
+	return true;
+}
+
+/* ---- the xAPIC register page (hv/core/xapic.h), trapped where nothing is mapped ---- */
+
+/* ICR_LOW written in xAPIC mode: the same checks and delivery as the x2APIC ICR. */
+static void xapic_send_ipi(struct vcpu *v, struct exit_ctx *x, uint32_t low)
+{
+	struct partition *p = v->part;
+	struct icr_xapic_dest dests[MAX_VCPUS_PER_PART];
+	struct icr_route r;
+
+	for (uint32_t i = 0; i < p->vcpu_count; i++) {
+		const struct vcpu *t = p->vcpus[i];
+
+		dests[i] = icr_xapic_dest_of(&t->xapic, t->apic_base.mode, t->apic_id);
+	}
+	r = icr_route_xapic(dests, p->vcpu_count, v->index, low, v->xapic.icr_high);
+	v->icr_last = (uint64_t)v->xapic.icr_high << 32 | low;
+	icr_deliver(v, x, v->icr_last, &r);
+}
+
+static uint64_t xapic_page_read(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size)
+{
+	struct xapic_op op;
+	uint64_t value = 0;
+
+	(void)ctx;
+	if (!apic_base_page_decoded(&v->apic_base))
+		return apic_base_undecoded_read(size);
+	op = xapic_access(&v->xapic, (uint32_t)(gpa & (PAGE_SIZE - 1)), size, false, 0);
+	if (op.kind == XAPIC_OP_DONE)
+		return op.value;
+	if (op.kind == XAPIC_OP_MSR_READ && msr_read(v, op.msr, &value))
+		return xapic_read_finish(&op, value);
+	return 0;
+}
+
+static void xapic_page_write(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size,
+			     uint64_t value)
+{
+	struct exit_ctx *x = ctx;
+	struct xapic_op op;
+
+	if (!apic_base_page_decoded(&v->apic_base))
+		return;		/* the write goes nowhere, as on a bus with no APIC there */
+	op = xapic_access(&v->xapic, (uint32_t)(gpa & (PAGE_SIZE - 1)), size, true, value);
+	if (op.kind == XAPIC_OP_MSR_WRITE)
+		msr_write(v, x, op.msr, op.value);	/* a refused value is dropped: no #GP on MMIO */
+	else if (op.kind == XAPIC_OP_SEND_IPI)
+		xapic_send_ipi(v, x, (uint32_t)op.value);
+}
+
+bool xapic_mmio(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, enum exit_action *a)
+{
+	struct mmio_device dev = { xapic_page_read, xapic_page_write, x };
+
+	if ((gpa & ~(uint64_t)(PAGE_SIZE - 1)) != v->apic_base.base)
+		return false;
+	*a = mmio_emulate(v, x, gpa, &dev);
+	if (*a == EXIT_RESUME && x->stop_reason)
+		*a = EXIT_STOP;		/* an IPI aimed outside the partition */
 	return true;
 }
 
@@ -257,11 +390,11 @@ bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 	else if (msr == X2APIC_ESR)
 		*value = l->esr;
 	else if (msr == X2APIC_TIMER_ICR)
-		*value = l->timer_initial_count;
+		*value = vtimer_read_tmict(&v->vt);
 	else if (msr == X2APIC_TIMER_CCR)
-		*value = 0;	/* the count-down timer never counts (vlapic.h) */
+		*value = vtimer_read_tmcct(&v->vt, rdtsc());	/* counts at the TSC rate */
 	else if (msr == X2APIC_TIMER_DCR)
-		*value = l->timer_divide;
+		*value = vtimer_read_tdcr(&v->vt);
 	else
 		return false;	/* EOI and SELF_IPI are write-only: #GP */
 	return true;
@@ -301,12 +434,14 @@ bool vapic_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t valu
 	case X2APIC_TIMER_ICR:
 		if (value >> 32)
 			return false;
-		v->vt.vlapic.timer_initial_count = (uint32_t)value;
+		/* the count-down timer in software (hv/core/lapic_timer.c), armed on the preemption timer */
+		vtimer_check(&v->vt, rdtsc());
+		vtimer_write_tmict(&v->vt, (uint32_t)value, rdtsc());
 		return true;
 	case X2APIC_TIMER_DCR:
 		if (value & ~0xbull)	/* bits 0, 1, 3 (SDM figure 11-10) */
 			return false;
-		v->vt.vlapic.timer_divide = (uint32_t)value;
+		vtimer_write_tdcr(&v->vt, (uint32_t)value, rdtsc());
 		return true;
 	case X2APIC_SELF_IPI:
 		/*

@@ -125,6 +125,7 @@ static const char *const attack_names[ATK_COUNT] = {
 static const char *const known_keys[] = {
 	"exit", "workload", "wait", "count", "interval_us", "seed", "vector", "label",
 	"attack", "attack_ms", "timeout_us", "tsc_khz", "mask_every", "backstop", "rewrites",
+	"apic",
 };
 
 struct rt_options {
@@ -141,6 +142,7 @@ struct rt_options {
 	uint32_t tsc_khz;	/* 0: ask Tempo or calibrate */
 	uint32_t mask_every;	/* self-test: every Nth event is armed with the LVT masked */
 	bool no_backstop;	/* backstop=off: HLT waits rely on the timer alone */
+	bool xapic;		/* apic=xapic: the APIC through its xAPIC page, not the x2APIC MSRs */
 	char label[LABEL_MAX];
 	bool exit_emu;
 };
@@ -189,6 +191,27 @@ volatile uint32_t rt_spurious_count;	/* irq.S increments it */
 void rt_timer_stub(void);
 void rt_spurious_stub(void);
 extern const uint8_t rt_stray_stubs[];
+/*
+ * apic=xapic: the guest leaves x2APIC mode (through disabled, as the SDM
+ * allows) and uses the xAPIC register page, an x2APIC register's MSR
+ * 0x800 + n being the page's offset n * 16; IA32_TSC_DEADLINE stays an MSR.
+ */
+#define XAPIC_BASE		0xfee00000u
+static volatile uint32_t *xapic_page;
+
+static void apic_wr(uint32_t msr, uint32_t value)
+{
+	if (xapic_page)
+		xapic_page[(msr - 0x800) * 4] = value;
+	else
+		wrmsr(msr, value);
+}
+
+static uint32_t apic_rd(uint32_t msr)
+{
+	return xapic_page ? xapic_page[(msr - 0x800) * 4] : (uint32_t)rdmsr(msr);
+}
+
 void rt_timer_irq(uint64_t tsc);
 void rt_stray_irq(uint32_t vector);
 
@@ -280,12 +303,12 @@ void rt_timer_irq(uint64_t tsc)
 		rt_attack_irqs++;
 	}
 	if (!rt_skip_eoi)
-		wrmsr(MSR_X2APIC_EOI, 0);
+		apic_wr(MSR_X2APIC_EOI, 0);
 }
 
 static bool apic_in_service(uint32_t vector)
 {
-	return rdmsr(MSR_X2APIC_ISR0 + vector / 32) & (1u << (vector % 32));
+	return apic_rd(MSR_X2APIC_ISR0 + vector / 32) & (1u << (vector % 32));
 }
 
 void rt_stray_irq(uint32_t vector)
@@ -296,7 +319,7 @@ void rt_stray_irq(uint32_t vector)
 	if (apic_in_service(vector)) {
 		rt_stray_count++;
 		rt_stray_last = vector;
-		wrmsr(MSR_X2APIC_EOI, 0);
+		apic_wr(MSR_X2APIC_EOI, 0);
 		return;
 	}
 	/* From the 8259 (ExtINT: nothing in service in the local APIC). */
@@ -434,11 +457,23 @@ static void apic_init(void)
 	/* Under Tempo x2APIC is on already and this only checks it. */
 	if (!x2apic_enable())
 		guest_panic("no x2APIC");
+	if (opt.xapic) {
+		uint64_t base = rdmsr(MSR_IA32_APIC_BASE) & ~0xfffull;
+
+		wrmsr(MSR_IA32_APIC_BASE, base);			/* x2APIC -> disabled */
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_GLOBAL_EN);	/* -> xAPIC */
+		if ((rdmsr(MSR_IA32_APIC_BASE) & (APIC_BASE_GLOBAL_EN | APIC_BASE_X2APIC_EN)) !=
+		    APIC_BASE_GLOBAL_EN || (base & 0xffffffff00000000ull))
+			guest_panic("no xAPIC mode");
+		xapic_page = phys_ptr((uint32_t)base);
+		con_printf("rtbench: xAPIC mode, registers at 0x%x, version 0x%x\n",
+			   (uint32_t)base, apic_rd(0x803));
+	}
 	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
-	wrmsr(MSR_X2APIC_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
-	wrmsr(MSR_X2APIC_TPR, 0);
+	apic_wr(MSR_X2APIC_SVR, APIC_SVR_ENABLE | APIC_SPURIOUS_VECTOR);
+	apic_wr(MSR_X2APIC_TPR, 0);
 	lvt_timer = opt.vector | APIC_LVT_TSC_DEADLINE;
-	wrmsr(MSR_X2APIC_LVT_TIMER, lvt_timer);
+	apic_wr(MSR_X2APIC_LVT_TIMER, lvt_timer);
 }
 
 /* ---- the command line ---- */
@@ -582,6 +617,11 @@ static void parse_options(void)
 	opt_u64("seed", 0, UINT64_MAX, &opt.seed);
 	/* Above the 8259's 0x20-0x2f, below the spurious vector. */
 	opt_u32("vector", 0x30, 0xfe, &opt.vector);
+	if (cmdline_value(boot.cmdline, "apic", value, sizeof(value))) {
+		if (strcmp(value, "xapic") && strcmp(value, "x2apic"))
+			bad_option("apic", value, "x2apic|xapic");
+		opt.xapic = !strcmp(value, "xapic");
+	}
 	opt_u32("attack_ms", 0, 60000, &opt.attack_ms);
 	opt_u32("timeout_us", 0, 60000000, &opt.timeout_us);
 	opt_u32("tsc_khz", 0, UINT32_MAX, &opt.tsc_khz);
@@ -808,7 +848,7 @@ static void run_event(uint32_t index)
 	}
 	asm volatile("cli" ::: "memory");
 	if (mask) {
-		wrmsr(MSR_X2APIC_LVT_TIMER, lvt_timer | APIC_LVT_MASKED);
+		apic_wr(MSR_X2APIC_LVT_TIMER, lvt_timer | APIC_LVT_MASKED);
 		res.masked++;
 	}
 	if (got_later) {
@@ -835,7 +875,7 @@ static void run_event(uint32_t index)
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 	}
 	if (mask)
-		wrmsr(MSR_X2APIC_LVT_TIMER, lvt_timer);
+		apic_wr(MSR_X2APIC_LVT_TIMER, lvt_timer);
 	/* a postponed deadline's interrupt came before the awaited one, or not at all */
 	rt_postponed = 0;
 	res.events++;
@@ -1038,11 +1078,11 @@ static void run_attack(enum attack a)
 		loops = arm_repeatedly(end);
 		break;
 	case ATK_TPR15:
-		wrmsr(MSR_X2APIC_TPR, APIC_TPR_BLOCK_ALL);
+		apic_wr(MSR_X2APIC_TPR, APIC_TPR_BLOCK_ALL);
 		loops = arm_repeatedly(end);
 		break;
 	case ATK_MASK_LVT:
-		wrmsr(MSR_X2APIC_LVT_TIMER, lvt_timer | APIC_LVT_MASKED);
+		apic_wr(MSR_X2APIC_LVT_TIMER, lvt_timer | APIC_LVT_MASKED);
 		loops = arm_repeatedly(end);
 		break;
 	case ATK_DEADLINE_ZERO:
@@ -1067,11 +1107,11 @@ static void run_attack(enum attack a)
 	/* Back to a sane state; whatever was held back is delivered after STI. */
 	asm volatile("cli" ::: "memory");
 	wrmsr(MSR_IA32_TSC_DEADLINE, 0);
-	wrmsr(MSR_X2APIC_LVT_TIMER, lvt_timer);
-	wrmsr(MSR_X2APIC_TPR, 0);
+	apic_wr(MSR_X2APIC_LVT_TIMER, lvt_timer);
+	apic_wr(MSR_X2APIC_TPR, 0);
 	rt_skip_eoi = false;
 	for (int i = 0; i < RESTORE_EOIS; i++)
-		wrmsr(MSR_X2APIC_EOI, 0);
+		apic_wr(MSR_X2APIC_EOI, 0);
 	asm volatile("sti" ::: "memory");
 	tsc_delay(STORM_AHEAD_TICKS);
 	irqs = rt_attack_irqs;
@@ -1112,7 +1152,7 @@ void guest_main(uint32_t magic, uint32_t info)
 	 * hang them. The 8259 is there when its mask register reads back.
 	 */
 	if (!tempo.present && opt.wait == WAIT_HLT && !opt.no_backstop && inb(PIC1_DATA) == 0xff) {
-		wrmsr(MSR_X2APIC_LVT_LINT0, APIC_LVT_EXTINT);
+		apic_wr(MSR_X2APIC_LVT_LINT0, APIC_LVT_EXTINT);
 		backstop_on = true;
 	}
 	if (opt.mask_every && opt.wait == WAIT_HLT && !backstop_on) {

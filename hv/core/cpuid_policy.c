@@ -40,6 +40,8 @@ static const struct cpuid_rule rules[] = {
 	ROW(1, ANY, ECX, SET, ALWAYS, B(31), "hypervisor present"),
 	ROW(1, ANY, ECX, MIRROR, GUEST_OSXSAVE, B(27),
 	    "OSXSAVE mirrors CR4.OSXSAVE: the guest's, not root mode's"),
+	ROW(1, ANY, EDX, MIRROR, GUEST_APIC_ON, B(9),
+	    "APIC follows IA32_APIC_BASE's enable bit, as on hardware (SDM 11.4.3)"),
 
 	ROW(5, ANY, EAX, CLEAR, ALWAYS, ALL, "MONITOR/MWAIT leaf: MWAIT is hidden"),
 	ROW(5, ANY, EBX, CLEAR, ALWAYS, ALL, "MONITOR/MWAIT leaf"),
@@ -130,6 +132,8 @@ static bool cpuid_fact(const struct cpuid_facts *f, uint32_t leaf, enum cpuid_fa
 		return f->guest_osxsave;
 	case CPUID_GUEST_PKE:
 		return f->guest_pke;
+	case CPUID_GUEST_APIC_ON:
+		return f->guest_apic_on;
 	}
 	return false;
 }

@@ -33,6 +33,7 @@ struct cpuid_facts {
 	uint32_t xsave_area_bytes;
 	bool has_invpcid, has_xsaves, has_rdtscp;	/* VMX can enable them */
 	bool guest_osxsave, guest_pke;	/* the guest's CR4.OSXSAVE, CR4.PKE */
+	bool guest_apic_on;	/* its IA32_APIC_BASE enable bit (EN) */
 	/* TEMPO_CPUID_STATS: take a snapshot, 1 if it was (hv/hypercall_exit.c) */
 	uint32_t (*stats)(void *ctx);
 	void *stats_ctx;
@@ -57,6 +58,7 @@ enum cpuid_fact {
 	CPUID_TSC_OURS,		/* the TSC leaves 0x15/0x16 are Tempo's: known or absent */
 	CPUID_GUEST_OSXSAVE,
 	CPUID_GUEST_PKE,
+	CPUID_GUEST_APIC_ON,
 };
 
 enum cpuid_synth {

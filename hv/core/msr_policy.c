@@ -27,7 +27,7 @@ static const struct msr_rule rules[] = {
 	R(0x0010, 0x0010, PASS, IGNORE, NONE, NONE, NONE,
 	  "IA32_TIME_STAMP_COUNTER: the host's TSC, not settable"),
 	R(0x001b, 0x001b, EMULATE, EMULATE, APIC_BASE, NONE, NONE,
-	  "IA32_APIC_BASE: x2APIC stays on, base fixed"),
+	  "IA32_APIC_BASE: the SDM's states (x2APIC, xAPIC, disabled); the page never on memory"),
 	R(0x003a, 0x003a, EMULATE, GP, FEATURE_CONTROL, NONE, NONE,
 	  "IA32_FEATURE_CONTROL: locked, VMX off"),
 	R(0x003b, 0x003b, IGNORE, IGNORE, NONE, NONE, NONE,
@@ -176,6 +176,18 @@ void msr_bitmap_build_mode(uint8_t bitmap[4096], const struct timer_mode_desc *m
 				clear_bit(bitmap, m, 0);
 			if (msr_action(r, mode, true) == MSR_PASS)
 				clear_bit(bitmap, m, 1);
+		}
+	}
+}
+
+void msr_bitmap_trap(uint8_t bitmap[4096], uint32_t first, uint32_t last)
+{
+	for (uint32_t m = first; m <= last && m >= first; m++) {
+		if (m <= 0x1fff || (m >= 0xc0000000 && m <= 0xc0001fff)) {
+			uint32_t bit = m & 0x1fff, base = m <= 0x1fff ? 0 : 1024;
+
+			bitmap[base + bit / 8] |= (uint8_t)(1u << (bit % 8));		/* read */
+			bitmap[base + 2048 + bit / 8] |= (uint8_t)(1u << (bit % 8));	/* write */
 		}
 	}
 }

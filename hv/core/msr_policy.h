@@ -86,6 +86,8 @@ enum msr_action msr_action(const struct msr_rule *r, const struct timer_mode_des
 
 /* Fill a 4 KiB VMX MSR bitmap (SDM Vol. 3C 25.6.9) for @mode: only PASS is clear. */
 void msr_bitmap_build_mode(uint8_t bitmap[4096], const struct timer_mode_desc *mode);
+/* Make every read and write of MSRs @first..@last exit (x2APIC MSRs outside x2APIC mode). */
+void msr_bitmap_trap(uint8_t bitmap[4096], uint32_t first, uint32_t last);
 
 /*
  * The same for a mode that owns the LAPIC (msr_bitmap_build) and for one

@@ -29,7 +29,7 @@ static struct cpuid_facts facts(void)
 		.max_basic = 0x20, .tsc_hz = 2400000000ull,
 		.xcr0_allowed = XCR0_X87 | XCR0_SSE | XCR0_AVX | XCR0_PKRU,
 		.xsave_area_bytes = 1000,
-		.has_invpcid = true, .has_xsaves = true, .has_rdtscp = true,
+		.has_invpcid = true, .has_xsaves = true, .has_rdtscp = true, .guest_apic_on = true,
 		.stats = stats_stub,
 	};
 
@@ -59,7 +59,7 @@ static void test_rows_sorted_explained(void **state)
 		assert_true(strlen(r[i].why) > 3);
 		assert_true(r[i].reg <= CPUID_EDX);
 		assert_true(r[i].op <= CPUID_SYNTH);
-		assert_true(r[i].when <= CPUID_GUEST_PKE);
+		assert_true(r[i].when <= CPUID_GUEST_APIC_ON);
 		if (i)
 			assert_true(r[i - 1].leaf <= r[i].leaf);
 		/* a mirror needs a fact to mirror */
@@ -83,7 +83,11 @@ static void test_leaf1(void **state)
 	assert_true(r.reg[CPUID_ECX] & B(31));		/* hypervisor */
 	assert_false(r.reg[CPUID_EDX] & B(7));		/* MCE */
 	assert_false(r.reg[CPUID_EDX] & B(14));		/* MCA */
-	assert_true(r.reg[CPUID_EDX] & B(9));		/* APIC */
+	assert_true(r.reg[CPUID_EDX] & B(9));		/* APIC: enabled */
+	/* APIC is IA32_APIC_BASE's enable bit (kvm-unit-tests' apic test checks it) */
+	f.guest_apic_on = false;
+	assert_false(ask(&f, 1, 0, 0xffffffff).reg[CPUID_EDX] & B(9));
+	f.guest_apic_on = true;
 	/* OSXSAVE is the guest's CR4 bit, whatever the host's */
 	assert_false(r.reg[CPUID_ECX] & B(27));
 	f.guest_osxsave = true;
