@@ -194,8 +194,147 @@ static const char *a_rdmsr_unknown(void) { return try_rdmsr(0x611, NULL); }	/* R
 static const char *a_wrmsr_unknown(void) { return try_wrmsr(0x199, 0xffff); }	/* PERF_CTL */
 static const char *a_rdmsr_vmx_basic(void) { return try_rdmsr(0x480, NULL); }
 static const char *a_wrmsr_feature_control(void) { return try_wrmsr(0x3a, 5); }
-static const char *a_wrmsr_apic_disable(void) { return try_wrmsr(0x1b, 0xfee00000); }
-static const char *a_wrmsr_apic_move(void) { return try_wrmsr(0x1b, 0xfed00c00); }
+/* ---- IA32_APIC_BASE and xAPIC mode (docs/xapic.md) ---- */
+
+#define XAPIC_PAGE	0xfee00000u
+#define APIC_EN		(1u << 11)
+#define APIC_EXTD	(1u << 10)
+
+static volatile uint32_t *xapic_reg(uint32_t offset)
+{
+	return phys_ptr(XAPIC_PAGE + offset);
+}
+
+/* Back to x2APIC mode from wherever the APIC is (disabled, xAPIC): false if refused. */
+static bool back_to_x2apic(void)
+{
+	try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN);		/* disabled -> xAPIC (xAPIC: no change) */
+	return try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN | APIC_EXTD)[0] == 'o';
+}
+
+/*
+ * Disable the APIC from x2APIC mode (legal, SDM 11.12.5): CPUID loses the
+ * APIC bit, the x2APIC MSRs #GP and the page reads all ones; enabled again
+ * in xAPIC mode, the page answers (its version); then back to x2APIC.
+ */
+static const char *a_wrmsr_apic_disable(void)
+{
+	uint32_t a, b, c, d, version;
+	uint64_t id;
+
+	if (try_wrmsr(0x1b, XAPIC_PAGE)[0] != 'o')
+		return "disable_refused";
+	cpuid(1, 0, &a, &b, &c, &d);
+	if (d & (1u << 9))
+		return "cpuid_apic_still_on";
+	if (try_rdmsr(0x802, &id)[0] != 'g')
+		return "x2apic_msr_while_disabled";
+	if (*xapic_reg(0x30) != 0xffffffffu)
+		return "page_decoded_while_disabled";
+	if (try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN)[0] != 'o')
+		return "xapic_refused";
+	version = *xapic_reg(0x30);
+	if (version == 0xffffffffu || !(version & 0xff))
+		return "no_xapic_version";
+	if (try_rdmsr(0x808, &id)[0] != 'g')
+		return "x2apic_msr_in_xapic_mode";
+	return back_to_x2apic() ? "cycle" : "x2apic_refused";
+}
+
+/* Move the APIC's base: onto its own RAM #GP (Tempo never unmaps RAM for it); elsewhere, and back. */
+static const char *a_wrmsr_apic_move(void)
+{
+	if (try_wrmsr(0x1b, 0x200000 | APIC_EN | APIC_EXTD)[0] != 'g')
+		return "moved_onto_ram";
+	if (try_wrmsr(0x1b, 0xfed00000 | APIC_EN | APIC_EXTD)[0] != 'o')
+		return "move_refused";
+	return try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN | APIC_EXTD)[0] == 'o' ? "ram_gp" : "stuck";
+}
+
+/* The transitions the SDM forbids, and reserved bits: each #GP, nothing changes. */
+static const char *a_apic_base_illegal(void)
+{
+	uint64_t before, after;
+
+	try_rdmsr(0x1b, &before);
+	if (try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN)[0] != 'g')
+		return "x2apic_to_xapic";
+	if (try_wrmsr(0x1b, XAPIC_PAGE | APIC_EXTD)[0] != 'g')
+		return "extd_without_en";
+	if (try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN | APIC_EXTD | (1u << 9))[0] != 'g')
+		return "reserved_bit_9";
+	if (try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN | APIC_EXTD | (1ull << 62))[0] != 'g')
+		return "above_maxphyaddr";
+	if (try_wrmsr(0x1b, XAPIC_PAGE)[0] != 'o' ||
+	    try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN | APIC_EXTD)[0] != 'g')
+		return "disabled_to_x2apic";
+	if (!back_to_x2apic())
+		return "no_way_back";
+	try_rdmsr(0x1b, &after);
+	return after == before ? "gp_all" : "state_changed";
+}
+
+/* In x2APIC mode the xAPIC page is not decoded: a read finds all ones (and no stop). */
+static const char *a_xapic_page_in_x2apic(void)
+{
+	return *xapic_reg(0x30) == 0xffffffffu ? "ones" : "decoded";
+}
+
+/*
+ * xAPIC registers through the page: the ID is the x2APIC id's low byte,
+ * TPR and LDR keep what is written, the version takes no write, widths and
+ * places that are no register read 0.
+ */
+static const char *a_xapic_regs(void)
+{
+	uint64_t x2id;
+	const char *r = "ok";
+
+	try_rdmsr(0x802, &x2id);
+	if (try_wrmsr(0x1b, XAPIC_PAGE)[0] != 'o' || try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN)[0] != 'o')
+		return "no_xapic";
+	if (*xapic_reg(0x20) >> 24 != (x2id & 0xff))
+		r = "id";
+	*xapic_reg(0x80) = 0x20;
+	if ((*xapic_reg(0x80) & 0xff) != 0x20)
+		r = "tpr";
+	*xapic_reg(0x80) = 0;
+	*xapic_reg(0xd0) = 0x5a000000u;
+	if (*xapic_reg(0xd0) != 0x5a000000u)
+		r = "ldr";
+	*xapic_reg(0x30) = 0;
+	if (!(*xapic_reg(0x30) & 0xff))
+		r = "version_written";
+	if (*(volatile uint8_t *)phys_ptr(XAPIC_PAGE + 0x34) || *xapic_reg(0x3f0 + 4))
+		r = "phantom";
+	return back_to_x2apic() ? r : "x2apic_refused";
+}
+
+/* The xAPIC page moved onto the channel function's BAR0: the APIC answers there, as on a bus. */
+static const char *a_xapic_on_bar0(void)
+{
+	uint32_t version;
+
+	if (try_wrmsr(0x1b, XAPIC_PAGE)[0] != 'o' ||
+	    try_wrmsr(0x1b, TEMPO_PCI_BAR0_BASE | APIC_EN)[0] != 'o')
+		return "move_refused";
+	version = *(volatile uint32_t *)phys_ptr(TEMPO_PCI_BAR0_BASE + 0x30);
+	try_wrmsr(0x1b, TEMPO_PCI_BAR0_BASE);
+	try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN);
+	if (!back_to_x2apic())
+		return "x2apic_refused";
+	return version != TEMPO_CHAN_MAGIC_VALUE && (version & 0xff) ? "apic_first" : "bar_first";
+}
+
+/* An IPI through the xAPIC ICR to an APIC id outside the partition: stopped, as in x2APIC mode. */
+static const char *s_xapic_icr_foreign(void)
+{
+	if (try_wrmsr(0x1b, XAPIC_PAGE)[0] != 'o' || try_wrmsr(0x1b, XAPIC_PAGE | APIC_EN)[0] != 'o')
+		return "no_xapic";
+	*xapic_reg(0x310) = 1u << 24;		/* ICR_HIGH: APIC id 1, the victim's CPU */
+	*xapic_reg(0x300) = IRQ_VECTOR;		/* ICR_LOW: fixed, physical */
+	return "sent";
+}
 static const char *a_wrmsr_vmx_cap(void) { return try_wrmsr(0x481, 0); }
 static const char *a_wrmsr_x2apic_id(void) { return try_wrmsr(0x802, 7); }
 static const char *a_rdmsr_eoi(void) { return try_rdmsr(0x80b, NULL); }
@@ -1152,11 +1291,6 @@ static const char *s_ept_beyond_ram(void)
 	return "wrote";
 }
 
-static const char *s_xapic_mmio(void)
-{
-	return *(volatile uint32_t *)phys_ptr(0xfee00030) ? "read" : "read0";
-}
-
 static const char *s_hpet_mmio(void)
 {
 	return *(volatile uint32_t *)phys_ptr(0xfed00000) ? "read" : "read0";
@@ -1668,6 +1802,10 @@ static const struct attack attacks[] = {
 	{ "wrmsr_feature_control", a_wrmsr_feature_control },
 	{ "wrmsr_apic_disable", a_wrmsr_apic_disable },
 	{ "wrmsr_apic_move", a_wrmsr_apic_move },
+	{ "apic_base_illegal", a_apic_base_illegal },
+	{ "xapic_page_in_x2apic", a_xapic_page_in_x2apic },
+	{ "xapic_regs", a_xapic_regs },
+	{ "xapic_on_bar0", a_xapic_on_bar0 },
 	{ "wrmsr_x2apic_id", a_wrmsr_x2apic_id },
 	{ "rdmsr_eoi", a_rdmsr_eoi },
 	{ "wrmsr_isr", a_wrmsr_isr },
@@ -1736,7 +1874,7 @@ static const struct attack attacks[] = {
 	{ "mmio_rep_movs", s_mmio_rep_movs },
 	{ "mmio_exec", s_mmio_exec },
 	{ "ept_beyond_ram", s_ept_beyond_ram },
-	{ "xapic_mmio", s_xapic_mmio },
+	{ "xapic_icr_foreign", s_xapic_icr_foreign },
 	{ "hpet_mmio", s_hpet_mmio },
 	{ "vmxon", s_vmxon },
 	{ "vmread", s_vmread },
