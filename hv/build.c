@@ -336,8 +336,8 @@ static int load_partition(struct partition *p, const struct boot_info *bi, char 
  */
 static const struct boot_info *boot_modules;
 
-/* How a vCPU comes out of reset, at boot and at each restart of its partition. */
-static void vcpu_reset(struct vcpu *v)
+/* How a vCPU comes out of reset: at boot, at each restart of its partition, at an INIT. */
+void vcpu_reset(struct vcpu *v)
 {
 	const struct partition_config *pc = v->part->cfg;
 
@@ -390,8 +390,12 @@ int partition_rebuild(struct partition *p, char *err, size_t errlen)
 	}
 	console_reset(p);
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
-		vcpu_reset(p->vcpus[i]);
-		p->vcpus[i]->restarted = true;
+		struct vcpu *v = p->vcpus[i];
+
+		vcpu_reset(v);
+		v->restarted = true;
+		/* the old instance's INIT, NMI and SIPI in flight go with it */
+		v->init_pending = v->nmi_pending = v->sipi_after_init = 0;
 	}
 	p->linux_boot = false;
 	p->exit_code = 0;

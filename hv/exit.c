@@ -101,6 +101,15 @@ static enum exit_action exit_init_signal(struct vcpu *v, struct exit_ctx *x)
 	return exit_stop(x, "init_signal", 0, "unexpected INIT");
 }
 
+/* The guest can take the NMI it waits for: exit_tail injects it. */
+static enum exit_action exit_nmi_window(struct vcpu *v, struct exit_ctx *x)
+{
+	(void)v;
+	(void)x;
+	vmwrite(VMCS_PROC_CONTROLS, vmread(VMCS_PROC_CONTROLS) & ~PROC_NMI_WINDOW_EXITING);
+	return EXIT_RESUME;
+}
+
 static enum exit_action exit_invalid_state(struct vcpu *v, struct exit_ctx *x)
 {
 	(void)v;
@@ -152,6 +161,7 @@ static const struct exit_row exit_rows[EXIT_REASON_COUNT] = {
 	[EXIT_REASON_PREEMPTION_TIMER] = { exit_preemption_timer, .fast = true },
 	[EXIT_REASON_EXTERNAL_INTR] = { exit_external_interrupt },
 	[EXIT_REASON_INTR_WINDOW] = { exit_interrupt_window },
+	[EXIT_REASON_NMI_WINDOW] = { exit_nmi_window },
 	[EXIT_REASON_HLT] = { exit_hlt },
 };
 
@@ -172,6 +182,8 @@ static __attribute__((noreturn)) void exit_leave(struct vcpu *v, enum exit_actio
 		partition_poweroff(v);
 	case EXIT_RESET:
 		partition_reset(v, x->stop_detail);
+	case EXIT_INIT:
+		vcpu_init_reset(v);
 	case EXIT_HALT:
 		halt_forever();
 	case EXIT_STOP:
@@ -217,11 +229,19 @@ static enum exit_action exit_tail(struct vcpu *v)
 {
 	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
 
-	if (mail & (MAILBOX_STOP_VCPU | MAILBOX_MODE)) {
+	if (mail & (MAILBOX_STOP_VCPU | MAILBOX_MODE | MAILBOX_EVENT)) {
 		if ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)
 			return EXIT_LEAVE;
 		if (mail & MAILBOX_MODE)
 			vcpu_mode_request_take(v);
+		if (mail & MAILBOX_EVENT)	/* the flags below say whose (a shared core's too) */
+			__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_EVENT, __ATOMIC_ACQ_REL);
+	}
+	/* an INIT or NMI from the partition (hv/x2apic.c, vcpu_send_event) */
+	if (__builtin_expect(v->init_pending | v->nmi_pending, 0)) {
+		if (v->init_pending)
+			return EXIT_INIT;
+		deliver_nmi(v);
 	}
 	if (v->pcpu->shared && rdtsc() >= sched_window_end(&v->pcpu->sched))
 		return EXIT_SWITCH;

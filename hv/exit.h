@@ -25,6 +25,7 @@ enum exit_action {
 	EXIT_SHUTDOWN,		/* the guest asked to end: ctx.code */
 	EXIT_POWEROFF,		/* the guest powered off (ACPI S5) */
 	EXIT_RESET,		/* the guest reset its machine: ctx.stop_detail says how */
+	EXIT_INIT,		/* an INIT IPI reached the vCPU: it resets and waits for SIPI */
 	EXIT_HALT,		/* the hypervisor is stopping: this core halts */
 	/* only from a fast row's handler on the fast path: not finished, take the full path */
 	EXIT_SLOW,
@@ -150,6 +151,8 @@ void count_tick_hit(struct vcpu *v);
 void inject_exception(uint32_t vector, bool has_error, uint32_t error);
 void reinject_vectoring(void);
 void deliver_virtual(struct vcpu *v);
+/* An NMI IPI from @v's partition: injected, or at the NMI window. */
+void deliver_nmi(struct vcpu *v);
 /* A LAPIC-owning vCPU: the IPIs that waited in its bitmap go to its own APIC. */
 void deliver_pending_to_apic(struct vcpu *v);
 

@@ -141,3 +141,35 @@ void deliver_pending_to_apic(struct vcpu *v)
 	__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
 	pending_take(v, raise_physical);
 }
+
+/* Guest interruptibility (SDM Vol. 3C 25.4.2): blocking by MOV SS, by NMI */
+#define INTERRUPTIBILITY_MOVSS	(1u << 1)
+#define INTERRUPTIBILITY_NMI	(1u << 3)
+#define NMI_VECTOR		2
+
+/*
+ * An NMI IPI from the partition (nmi_pending): injected now if the guest
+ * can take one (no event on its way in, no NMI or MOV-SS blocking), else
+ * at the NMI window (exit_nmi_window). With virtual NMIs the CPU tracks
+ * the guest's NMI blocking until its IRET, as for a real NMI.
+ */
+void deliver_nmi(struct vcpu *v)
+{
+	uint32_t intr = (uint32_t)vmread(VMCS_GUEST_INTERRUPTIBILITY);
+	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+
+	if ((vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) ||
+	    (intr & (INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_NMI))) {
+		if (vmx_ctl.pin & PIN_VIRTUAL_NMIS)
+			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
+		return;		/* the window, or without virtual NMIs the next exit */
+	}
+	__atomic_store_n(&v->nmi_pending, 0, __ATOMIC_RELEASE);
+	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | NMI_VECTOR);
+	if (proc & PROC_NMI_WINDOW_EXITING)
+		vmwrite(VMCS_PROC_CONTROLS, proc & ~PROC_NMI_WINDOW_EXITING);
+	/* an NMI ends HLT (SDM 26.6.3) */
+	if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
+		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+}
+

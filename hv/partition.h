@@ -119,6 +119,12 @@ struct vcpu {
 	volatile uint32_t mode_request;	/* the monitor's timer mode + 1; 0: none */
 	volatile bool mode_busy;	/* that switch was refused: the console core says so */
 	volatile uint32_t ipi_pending[8];	/* fixed IPIs for it while it may be out */
+	/* an NMI IPI from its partition, injected at its next entry (a virtual NMI) */
+	volatile uint32_t nmi_pending;
+	/* an INIT IPI: at its next exit it resets and waits for SIPI, as hardware does */
+	volatile uint32_t init_pending;
+	/* a SIPI sent while that reset was pending: 0x100 | its vector, taken by the reset */
+	volatile uint32_t sipi_after_init;
 	struct tempo_pv_timer *pv;	/* pv-lazy: the shared page, NULL until registered */
 	uint64_t pv_seen;		/* the last `next` the hypervisor took */
 	uint64_t pv_updates;		/* deadlines taken from the page without a trap */
@@ -204,6 +210,7 @@ static inline bool partition_final(const struct partition *p)
 #define MAILBOX_SIPI		(1u << 1)
 #define MAILBOX_IPI		(1u << 2)	/* a vCPU's ipi_pending grew (hv/x2apic.c) */
 #define MAILBOX_MODE		(1u << 3)	/* a vCPU's mode_request is set (hv/monitor.c) */
+#define MAILBOX_EVENT		(1u << 4)	/* a vCPU's nmi_pending or init_pending is set */
 
 /* Its state, stack and VMXON region are arch's: smp_cpus[index] (arch/x86/smp.h). */
 struct pcpu {
@@ -263,6 +270,10 @@ __attribute__((noreturn)) void partition_poweroff(struct vcpu *v);
 bool vcpu_note_end(struct vcpu *v);
 /* @v leaves its core for good (its partition ended); the core goes idle. */
 __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
+/* An INIT IPI reached @v (at an exit on its core): it resets and waits for SIPI. */
+__attribute__((noreturn)) void vcpu_init_reset(struct vcpu *v);
+/* @v's registers, timer, APIC and SIPI state at reset (hv/build.c). */
+void vcpu_reset(struct vcpu *v);
 /* Ask every vCPU of @p but @self to leave: mailbox first, then the NMI. */
 void kick_partition(struct partition *p, struct vcpu *self);
 /* The guest asked for a reset (@how: which register): a restart, or its end. */

@@ -231,6 +231,34 @@ bool vcpu_note_end(struct vcpu *v)
 	return true;
 }
 
+/*
+ * As hardware does at INIT (SDM 9.1, 9.4.4): the vCPU out of reset, waiting
+ * for SIPI, while its partition runs on. A SIPI its sibling sent after the
+ * INIT, before this core took it, is kept. The next start reloads the
+ * core's state and a fresh VMCS (restarted), as after a partition restart.
+ */
+void vcpu_init_reset(struct vcpu *v)
+{
+	struct pcpu *c = v->pcpu;
+	uint32_t sipi;
+
+	c->exit_vcpu = NULL;
+	apic_quiesce();
+	if (c->shared)
+		asm volatile("sti; nop; nop; cli" ::: "memory");	/* as vcpu_leave */
+	vcpu_reset(v);
+	v->restarted = true;
+	__atomic_store_n(&v->state, VCPU_WAIT_SIPI, __ATOMIC_SEQ_CST);
+	/* then the INIT is done: a SIPI from here on starts it the usual way */
+	__atomic_store_n(&v->init_pending, 0, __ATOMIC_SEQ_CST);
+	sipi = __atomic_exchange_n(&v->sipi_after_init, 0, __ATOMIC_SEQ_CST);
+	if (sipi) {
+		v->sipi_vector = sipi & 0xff;
+		__atomic_store_n(&v->sipi_pending, true, __ATOMIC_RELEASE);
+	}
+	hv_pcpu_loop();
+}
+
 void vcpu_leave(struct vcpu *v)
 {
 	struct partition *p = v->part;

@@ -174,6 +174,8 @@ void hv_pcpu_loop(void)
 			} else if (v->state == VCPU_WAIT_SIPI &&
 				   __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE)) {
 				v->state = VCPU_RUNNING;
+				/* consumed: a later INIT waits for a SIPI of its own */
+				__atomic_store_n(&v->sipi_pending, false, __ATOMIC_RELEASE);
 				start_vcpu(c, v);
 			}
 		}

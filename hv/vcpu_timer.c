@@ -172,7 +172,8 @@ void vcpu_timer_arm(struct vcpu *v)
 	uint32_t mail = __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE);
 
 	if (__builtin_expect(mail != 0, 0) &&
-	    ((mail & MAILBOX_IPI) || ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
+	    ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
+	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
 		vmx_set_preemption_timer(0);
 }
 

@@ -242,6 +242,27 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 	return true;
 }
 
+/*
+ * An NMI or INIT for @t (*@flag set): taken at @t's next exit (hv/exit.c,
+ * exit_tail), which a kick makes now; a shared core's vCPU out of its
+ * window takes it in its next window.
+ */
+static void vcpu_send_event(struct vcpu *from, struct vcpu *t, volatile uint32_t *flag)
+{
+	if (t->state != VCPU_RUNNING)
+		return;		/* waiting for SIPI: INIT and NMI are held off (SDM 9.4.4) */
+	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+	if (t == from)
+		return;		/* this exit's tail takes it */
+	if (t->pcpu->shared) {
+		if (__atomic_load_n(&t->pcpu->window_vcpu, __ATOMIC_SEQ_CST) == t)
+			x2apic_send_nmi(t->pcpu->apic_id);
+		return;
+	}
+	__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_EVENT, __ATOMIC_RELEASE);
+	x2apic_send_nmi(t->pcpu->apic_id);
+}
+
 /* The IPI @r (from @v's ICR write of @value): each target, or the stop. */
 static enum exit_action icr_deliver(struct vcpu *v, struct exit_ctx *x, uint64_t value,
 				    const struct icr_route *r)
@@ -261,14 +282,35 @@ static enum exit_action icr_deliver(struct vcpu *v, struct exit_ctx *x, uint64_t
 				v->ipis_dropped++;
 			break;
 		case ICR_SIPI:
-			/* only a vCPU waiting for SIPI starts, as on hardware */
+			/*
+			 * Only a vCPU waiting for SIPI starts, as on hardware. One
+			 * an INIT has reached but that has not reset yet takes the
+			 * SIPI at its reset (vcpu_init_reset); if the reset ended
+			 * meanwhile, it may have missed it: then as usual.
+			 */
+			if (__atomic_load_n(&t->init_pending, __ATOMIC_SEQ_CST)) {
+				__atomic_store_n(&t->sipi_after_init, 0x100u | r->vector,
+						 __ATOMIC_SEQ_CST);
+				if (__atomic_load_n(&t->init_pending, __ATOMIC_SEQ_CST))
+					break;
+			}
 			if (t->state == VCPU_WAIT_SIPI && !t->sipi_pending) {
 				t->sipi_vector = r->vector;
 				__atomic_store_n(&t->sipi_pending, true, __ATOMIC_RELEASE);
+				/*
+				 * A dedicated core that ran it sleeps until an NMI
+				 * (idle_wait): wake it. A shared core finds it at
+				 * its window, and another's window is not disturbed.
+				 */
+				if (t != v && !t->pcpu->shared)
+					x2apic_send_nmi(t->pcpu->apic_id);
 			}
 			break;
 		case ICR_INIT:
-			/* a vCPU already running is not reset (documented limitation) */
+			vcpu_send_event(v, t, &t->init_pending);
+			break;
+		case ICR_NMI:
+			vcpu_send_event(v, t, &t->nmi_pending);
 			break;
 		default:
 			break;

@@ -946,7 +946,16 @@ static void run_msr(struct op *o)
 		if (dm == 2 || dm == 4 || dm == 5 || dm == 7)
 			anomaly(o->name, msr, "lvt_delivery_%u_unmasked", dm);
 	}
-	/* Put back what was there, where it read and the write took. */
+	/*
+	 * Put back what was there, where it read and the write took. An APIC
+	 * left disabled or in xAPIC mode (both legal from x2APIC mode) goes
+	 * back the way the SDM allows: through disabled and xAPIC.
+	 */
+	if (r == NO_FAULT && w == NO_FAULT && msr == 0x1b &&
+	    try_rdmsr(msr, &back) == NO_FAULT && !(back & 0x400)) {
+		try_wrmsr(msr, old & ~0xc00ull);
+		try_wrmsr(msr, old & ~0x400ull);
+	}
 	if (r == NO_FAULT && w == NO_FAULT && msr != X2APIC_ICR && msr != X2APIC_SELF_IPI &&
 	    msr != X2APIC_EOI)
 		try_wrmsr(msr, old);

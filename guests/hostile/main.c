@@ -51,6 +51,8 @@ static const char *vector_name(void)
 		return "ud";
 	case 13:
 		return "gp";
+	case 2:
+		return "nmi";	/* a virtual NMI from its own ICR */
 	default:
 		return "other_exception";
 	}
@@ -1613,6 +1615,63 @@ static const char *a_real_mode_gp(void)
 	return *flag == 1 ? "gp" : *flag == 2 ? "no_fault" : "not_started";
 }
 
+/*
+ * INIT to a running sibling resets it, as hardware does (SDM 9.4.4): started
+ * at 0700:0000 it counts at 0x7f10 for ever; after an INIT the count stands
+ * still, and a SIPI starts it again, at 0600:0000 this time, which sets the
+ * flag at 0x7f00 to 3.
+ */
+#define RM_COUNT	0x7f10u
+#define RM_CODE2	0x6000u
+
+static const uint8_t real_mode_count[] = {
+	0xfa, 0x31, 0xc0, 0x8e, 0xd8,	/* cli; xor ax, ax; mov ds, ax */
+	0xff, 0x06, 0x10, 0x7f,		/* 5: inc word [0x7f10] */
+	0xeb, 0xfa,			/* jmp 5 */
+};
+
+static const uint8_t real_mode_flag3[] = {
+	0xfa, 0x31, 0xc0, 0x8e, 0xd8,	/* cli; xor ax, ax; mov ds, ax */
+	0xc6, 0x06, 0x00, 0x7f, 0x03,	/* mov byte [0x7f00], 3 */
+	0xf4, 0xeb, 0xfd,		/* hlt; jmp hlt */
+};
+
+static void spin_ms(uint32_t ms);
+
+static const char *a_init_running_sibling(void)
+{
+	uint32_t id = sibling_apic_id();
+	volatile uint16_t *count = phys_ptr(RM_COUNT);
+	volatile uint8_t *flag = phys_ptr(RM_FLAG);
+	uint64_t init = ((uint64_t)id << 32) | (5u << 8) | (1u << 14), end;
+	uint16_t c1;
+
+	if (id == ~0u)
+		return "no_sibling";
+	memcpy(phys_ptr(RM_CODE), real_mode_count, sizeof(real_mode_count));
+	memcpy(phys_ptr(RM_CODE2), real_mode_flag3, sizeof(real_mode_flag3));
+	*count = 0;
+	*flag = 0;
+	try_wrmsr(0x830, init);
+	try_wrmsr(0x830, ((uint64_t)id << 32) | (6u << 8) | (1u << 14) | (RM_CODE >> 12));
+	end = rdtsc() + MS(50);
+	while (!*count && rdtsc() < end)
+		cpu_relax();
+	if (!*count)
+		return "not_started";
+	try_wrmsr(0x830, init);			/* it is running: INIT resets it */
+	spin_ms(5);
+	c1 = *count;
+	spin_ms(5);
+	if (*count != c1)
+		return "still_running";
+	try_wrmsr(0x830, ((uint64_t)id << 32) | (6u << 8) | (1u << 14) | (RM_CODE2 >> 12));
+	end = rdtsc() + MS(50);
+	while (*flag != 3 && rdtsc() < end)
+		cpu_relax();
+	return *flag == 3 ? "reset_restarted" : "not_restarted";
+}
+
 /* With test=exit_fault on Tempo's command line: its exit handler faults, this partition stops. */
 static const char *a_hv_fault_selftest(void)
 {
@@ -1859,6 +1918,7 @@ static const struct attack attacks[] = {
 	{ "ipi_hv_vectors", a_ipi_hv_vectors },
 	{ "ipi_waiting_ap", a_ipi_waiting_ap },
 	{ "real_mode_gp", a_real_mode_gp },
+	{ "init_running_sibling", a_init_running_sibling },
 	{ "chan_info_bad", a_chan_info_bad },
 	{ "chan_bind_bad", a_chan_bind_bad },
 	{ "chan_ring_bad", a_chan_ring_bad },

@@ -72,13 +72,19 @@ static struct icr_route deliver(struct icr_route r, uint32_t low)
 		return r;
 	case ICR_DELIVERY_LOWEST:
 		/*
-		 * Were it allowed, one target would take it: the lowest index
-		 * (r.targets & -r.targets), as Tempo has no priorities to
-		 * arbitrate by (SDM 11.6.2.4 leaves the choice to the chipset).
+		 * One target takes it: the lowest index, as Tempo has no
+		 * priorities to arbitrate by (SDM 11.6.2.4 leaves the choice to
+		 * the chipset). A fixed interrupt from there on.
 		 */
-		return deny("lowest-priority delivery is not supported");
+		if (r.vector < 16)
+			return deny("lowest-priority IPI with an illegal vector (0-15)");
+		r.targets &= -r.targets;
+		r.verdict = ICR_SEND;
+		return r;
 	case ICR_DELIVERY_NMI:
-		return deny("NMI delivery is reserved for the hypervisor");
+		/* a virtual NMI for each target, its vector ignored (SDM 11.6.1) */
+		r.verdict = ICR_NMI;
+		return r;
 	case ICR_DELIVERY_SMI:
 		return deny("SMI delivery is refused");
 	default:
@@ -97,8 +103,11 @@ struct icr_route icr_route(const uint32_t *apic_ids, uint32_t n, uint32_t self, 
 		/* cluster in bits 31:16, one bit per APIC in 15:0 */
 		uint32_t wanted = dest & 0xffff, covered = 0;
 
-		if (dest == 0xffffffff)
-			return deny("logical broadcast reaches every CPU");
+		/* the broadcast: every vCPU of the partition, which is all its world */
+		if (dest == 0xffffffff) {
+			r.targets = all_vcpus(n);
+			return deliver(r, low);
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t l = x2apic_logical_id(apic_ids[i]);
 
@@ -110,8 +119,10 @@ struct icr_route icr_route(const uint32_t *apic_ids, uint32_t n, uint32_t self, 
 		if (wanted & ~covered)
 			return deny_outside(OUTSIDE_LOGICAL);
 	} else {
-		if (dest == 0xffffffff)
-			return deny("physical broadcast reaches every CPU");
+		if (dest == 0xffffffff) {
+			r.targets = all_vcpus(n);
+			return deliver(r, low);
+		}
 		for (uint32_t i = 0; i < n; i++)
 			if (apic_ids[i] == dest)
 				r.targets |= 1ull << i;
@@ -158,6 +169,18 @@ static uint8_t xapic_logical_covered(const struct icr_xapic_dest *dests, uint32_
 	return cluster ? (uint8_t)(covered | (mda & 0xf0)) : covered;
 }
 
+/* 0xff, physical or logical: the partition's vCPUs whose APIC is on. */
+static struct icr_route xapic_broadcast(const struct icr_xapic_dest *dests, uint32_t n,
+					uint32_t low)
+{
+	struct icr_route r = { 0 };
+
+	for (uint32_t i = 0; i < n; i++)
+		if (dests[i].enabled)
+			r.targets |= 1ull << i;
+	return deliver(r, low);
+}
+
 struct icr_route icr_route_xapic(const struct icr_xapic_dest *dests, uint32_t n, uint32_t self,
 				 uint32_t low, uint32_t high)
 {
@@ -173,7 +196,7 @@ struct icr_route icr_route_xapic(const struct icr_xapic_dest *dests, uint32_t n,
 	}
 	if (low & ICR_DEST_LOGICAL) {
 		if (mda == XAPIC_BROADCAST_ID)
-			return deny("logical broadcast reaches every CPU");
+			return xapic_broadcast(dests, n, low);
 		for (uint32_t i = 0; i < n; i++)
 			if (xapic_logical_match(&dests[i], mda))
 				r.targets |= 1ull << i;
@@ -183,7 +206,7 @@ struct icr_route icr_route_xapic(const struct icr_xapic_dest *dests, uint32_t n,
 		bool named = false;
 
 		if (mda == XAPIC_BROADCAST_ID)
-			return deny("physical broadcast reaches every CPU");
+			return xapic_broadcast(dests, n, low);
 		for (uint32_t i = 0; i < n; i++) {
 			if (dests[i].id != mda)
 				continue;

@@ -3,11 +3,13 @@
  * A guest's IPI, checked: a write to the x2APIC ICR (icr_route) or to the
  * xAPIC page's ICR_LOW with its ICR_HIGH (icr_route_xapic). It may reach
  * only the CPUs of its own partition, in physical and logical destination
- * mode and through the shorthands. INIT and SIPI to its own vCPUs are
- * emulated (the hypervisor starts them); fixed IPIs are sent to the
- * hardware; NMI, SMI, lowest-priority, broadcasts and reserved modes are
- * refused. Both forms share one delivery-mode policy (icr.c, deliver()), so
- * a rule means the same in xAPIC and x2APIC mode. Pure and host-testable.
+ * mode and through the shorthands; a broadcast means the partition's
+ * vCPUs. Fixed IPIs are sent to the hardware; lowest priority goes to one
+ * target (the lowest index); NMIs are virtual NMIs for the targets; INIT
+ * and SIPI to its own vCPUs are emulated (the hypervisor resets and starts
+ * them); SMI and reserved modes are refused. Both forms share one
+ * delivery-mode policy (icr.c, deliver()), so a rule means the same in
+ * xAPIC and x2APIC mode. Pure and host-testable.
  */
 #ifndef TEMPO_HV_ICR_H
 #define TEMPO_HV_ICR_H
@@ -21,6 +23,7 @@ enum icr_verdict {
 	ICR_INIT,	/* emulate INIT for each target vCPU */
 	ICR_SIPI,	/* emulate SIPI (vector in icr_route.vector) for each target */
 	ICR_IGNORE,	/* harmless no-op (INIT level de-assert) */
+	ICR_NMI,	/* a virtual NMI for each target vCPU */
 };
 
 struct icr_route {

@@ -89,8 +89,10 @@ static void test_icr_physical(void **state)
 	r = icr_route(ids, 3, 0, ((uint64_t)0 << 32) | 0x40);
 	assert_int_equal(r.verdict, ICR_DENY);
 	assert_non_null(r.why);
+	/* the physical broadcast: every vCPU of the partition, none beyond it */
 	r = icr_route(ids, 3, 0, ((uint64_t)0xffffffff << 32) | 0x40);
-	assert_int_equal(r.verdict, ICR_DENY);
+	assert_int_equal(r.verdict, ICR_SEND);
+	assert_int_equal(r.targets, 7);
 	/* illegal vector */
 	r = icr_route(ids, 3, 0, ((uint64_t)2 << 32) | 0x05);
 	assert_int_equal(r.verdict, ICR_DENY);
@@ -109,10 +111,20 @@ static void test_icr_modes(void **state)
 	r = icr_route(ids, 3, 0, to2 | ICR_DELIVERY_SIPI | 0x08);
 	assert_int_equal(r.verdict, ICR_SIPI);
 	assert_int_equal(r.vector, 8);
-	assert_int_equal(icr_route(ids, 3, 0, to2 | ICR_DELIVERY_NMI).verdict, ICR_DENY);
+	/* NMIs inside the partition are virtual NMIs; lowest priority reaches one */
+	r = icr_route(ids, 3, 0, to2 | ICR_DELIVERY_NMI);
+	assert_int_equal(r.verdict, ICR_NMI);
+	assert_int_equal(r.targets, 2);
 	assert_int_equal(icr_route(ids, 3, 0, to2 | ICR_DELIVERY_SMI).verdict, ICR_DENY);
-	assert_int_equal(icr_route(ids, 3, 0, to2 | ICR_DELIVERY_LOWEST | 0x40).verdict,
+	r = icr_route(ids, 3, 0, ICR_SHORTHAND_ALL | ICR_DELIVERY_LOWEST | 0x40);
+	assert_int_equal(r.verdict, ICR_SEND);
+	assert_int_equal(r.targets, 1);
+	assert_int_equal(icr_route(ids, 3, 0, to2 | ICR_DELIVERY_LOWEST | 0x05).verdict,
 			 ICR_DENY);
+	/* an NMI outside the partition is still outside */
+	r = icr_route(ids, 3, 0, ((uint64_t)9 << 32) | ICR_DELIVERY_NMI);
+	assert_int_equal(r.verdict, ICR_DENY);
+	assert_true(r.outside);
 	assert_int_equal(icr_route(ids, 3, 0, to2 | (3u << 8)).verdict, ICR_DENY);
 	assert_int_equal(icr_route(ids, 3, 0, to2 | (7u << 8)).verdict, ICR_DENY);
 }
@@ -140,7 +152,8 @@ static void test_icr_shorthands_and_logical(void **state)
 	r = icr_route(ids, 3, 0, ((uint64_t)0x00000007 << 32) | ICR_DEST_LOGICAL | 0x30);
 	assert_int_equal(r.verdict, ICR_DENY);
 	r = icr_route(ids, 3, 0, ((uint64_t)0xffffffff << 32) | ICR_DEST_LOGICAL | 0x30);
-	assert_int_equal(r.verdict, ICR_DENY);
+	assert_int_equal(r.verdict, ICR_SEND);
+	assert_int_equal(r.targets, 7);
 	assert_int_equal(x2apic_logical_id(17), 0x00010002);
 	/* nothing addressed goes nowhere, as on a CPU: ignored, not refused */
 	r = icr_route(ids, 1, 0, ICR_SHORTHAND_OTHERS | 0x30);

@@ -540,8 +540,8 @@ static void test_route_physical(void **unused)
 	assert_true(r.outside);
 	assert_non_null(r.why);
 	r = icr_route_xapic(d, 3, 0, LOW(ICR_DELIVERY_FIXED, 0x40), HIGH(0xff));
-	assert_int_equal(r.verdict, ICR_DENY);	/* as x2APIC's 0xffffffff */
-	assert_false(r.outside);
+	assert_int_equal(r.verdict, ICR_SEND);	/* as x2APIC's 0xffffffff: the partition's vCPUs */
+	assert_int_equal(r.targets, 7);
 	/* ICR_HIGH's low bits are not the destination */
 	r = icr_route_xapic(d, 3, 0, LOW(ICR_DELIVERY_FIXED, 0x40), HIGH(2) | 0x00ffffff);
 	assert_int_equal(r.targets, 1u << 1);
@@ -581,8 +581,8 @@ static void test_route_logical_flat(void **unused)
 	assert_int_equal(r.verdict, ICR_DENY);
 	assert_true(r.outside);
 	r = icr_route_xapic(d, 3, 0, low, HIGH(0xff));
-	assert_int_equal(r.verdict, ICR_DENY);
-	assert_false(r.outside);
+	assert_int_equal(r.verdict, ICR_SEND);
+	assert_int_equal(r.targets, 7);
 	r = icr_route_xapic(d, 3, 0, low, HIGH(0));
 	assert_int_equal(r.verdict, ICR_IGNORE);
 	/* two vCPUs in one logical group */
@@ -622,8 +622,8 @@ static void test_route_logical_cluster(void **unused)
 	assert_true(r.verdict == ICR_DENY && r.outside);
 	r = icr_route_xapic(d, 3, 0, low, HIGH(0x10));	/* empty mask */
 	assert_int_equal(r.verdict, ICR_IGNORE);
-	r = icr_route_xapic(d, 3, 0, low, HIGH(0xff));
-	assert_true(r.verdict == ICR_DENY && !r.outside);
+	r = icr_route_xapic(d, 3, 0, low, HIGH(0xff));	/* the broadcast: all three */
+	assert_true(r.verdict == ICR_SEND && r.targets == 7);
 	/* the flat reading of 0x13 would name bit 4 too: the cluster model does not */
 	r = icr_route_xapic(d, 3, 0, low, HIGH(0x12));
 	assert_int_equal(r.targets, 2);
@@ -677,11 +677,11 @@ static void test_route_delivery_modes(void **unused)
 	assert_int_equal(r.targets, 2);
 	r = icr_route_xapic(d, 2, 0, LOW(ICR_DELIVERY_FIXED, 0x0f), HIGH(1));
 	assert_true(r.verdict == ICR_DENY && !r.outside);
-	/* the x2APIC path's refusals, unchanged in xAPIC mode */
+	/* the x2APIC path's delivery rules, the same in xAPIC mode */
 	assert_int_equal(icr_route_xapic(d, 2, 0, LOW(ICR_DELIVERY_LOWEST, 0x40), HIGH(1)).verdict,
-			 ICR_DENY);
+			 ICR_SEND);
 	assert_int_equal(icr_route_xapic(d, 2, 0, LOW(ICR_DELIVERY_NMI, 0), HIGH(1)).verdict,
-			 ICR_DENY);
+			 ICR_NMI);
 	assert_int_equal(icr_route_xapic(d, 2, 0, LOW(ICR_DELIVERY_SMI, 0), HIGH(1)).verdict,
 			 ICR_DENY);
 	assert_int_equal(icr_route_xapic(d, 2, 0, LOW(3u << 8, 0), HIGH(1)).verdict, ICR_DENY);
@@ -771,7 +771,7 @@ static void test_x2apic_outside_flag(void **unused)
 	(void)unused;
 	assert_true(icr_route(ids, 3, 0, (5ull << 32) | 0x40).outside);
 	assert_false(icr_route(ids, 3, 0, (0xffffffffull << 32) | 0x40).outside);
-	assert_false(icr_route(ids, 3, 0, (2ull << 32) | ICR_DELIVERY_NMI).outside);
+	assert_false(icr_route(ids, 3, 0, (2ull << 32) | ICR_DELIVERY_SMI).outside);
 	assert_true(icr_route(ids, 3, 0, (0x00000008ull << 32) | ICR_DEST_LOGICAL | 0x40).outside);
 }
 
