@@ -312,10 +312,14 @@ test_bochs_restart() {
 		need "$1" '^PARTITION_END name=sgood state=shutdown exit_code=0$' "sgood shut down" &&
 		rtbench_clean "$1" 10000 && rtbench_clean "$1/quiet" 10000 && ends_whole "$1" || return 1
 	q=$(rtbench_line "$1/quiet" rt) l=$(rtbench_line "$1" rt)
-	for k in lat_p99_ticks lat_max_ticks; do
-		[ $(($(kv "$l" $k) - $(kv "$q" $k))) -le 10 ] ||
-			{ echo "rt's $k $(kv "$l" $k) beside the restarts, $(kv "$q" $k) quiet"; return 1; }
-	done
+	# p99 within 10 ticks; the max within 40: its event meets a host-tick
+	# exit, and where in that exit depends on how Bochs interleaves the
+	# busy CPUs (measured: 513 quiet / 519 beside, then 511 / 529 after
+	# the exit tail grew by a few instructions). Anything Tempo sent to
+	# CPU 1 (a kick, a flush) would cost hundreds.
+	[ $(($(kv "$l" lat_p99_ticks) - $(kv "$q" lat_p99_ticks))) -le 10 ] &&
+		[ $(($(kv "$l" lat_max_ticks) - $(kv "$q" lat_max_ticks))) -le 40 ] ||
+		{ echo "rt beside the restarts: $l; quiet: $q"; return 1; }
 	echo "rt beside 6 restarts: p99 $(kv "$l" lat_p99_ticks) max $(kv "$l" lat_max_ticks) avg $(kv "$l" lat_avg_ticks) ticks; quiet p99 $(kv "$q" lat_p99_ticks) max $(kv "$q" lat_max_ticks) avg $(kv "$q" lat_avg_ticks)"
 }
 
@@ -788,7 +792,7 @@ survived() {
 # A hostile guest on a shared core (inject) beside a latency guest (inject)
 # and a probe (emulated): CR0.CD and DR0-3 it sets stay its own, its
 # SELF_IPIs sent with IF=0 across window ends reach only itself, the LAPIC
-# count-down timer it starts never fires; the latency guest gets every
+# count-down timer it starts fires in its own vLAPIC only; the latency guest gets every
 # event and no stray vector, the probe never sees CD or the DRs.
 test_bochs_shared_attacks() {
 	local line
@@ -797,7 +801,7 @@ test_bochs_shared_attacks() {
 	survived "$1" attacker leave_msrs ok && survived "$1" late probe_late_sibling clean &&
 		survived "$1" attacker cr0_cd_spin shadowed && survived "$1" attacker dr_spin kept &&
 		survived "$1" attacker self_ipi_windows own &&
-		survived "$1" attacker lvt_periodic_tmict virtual &&
+		survived "$1" attacker lvt_periodic_tmict fired_virtual &&
 		survived "$1" probe probe_neighbour clean && rtbench_clean "$1" 400 victim || return 1
 	line=$(rtbench_line "$1" victim)
 	[ "$(kv "$line" stray)" = 0 ] || { echo "stray vectors reached the victim: $line"; return 1; }
