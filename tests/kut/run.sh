@@ -18,7 +18,7 @@
 # Prints the test's output (its lines as Tempo prefixes them, "[TEST] ..."),
 # Tempo's lines about the partition, a KUT_FIGURES line where the test prints
 # figures, and last one line
-#   KUT test= mode= result=pass|fail|stopped|timeout passes= fails= skips=
+#   KUT test= mode= result=pass|fail|skip|stopped|timeout passes= fails= skips=
 #       summary="..." exit_code= reason=
 # (na where a value is absent). Exit status 0 for pass, 1 for any other
 # result, 2 for bad usage or a harness error (no KUT line then). Where the
@@ -202,7 +202,8 @@ echo "$serial" | grep -F "[$name] " || true
 echo "$serial" | grep -E "^(PARTITION_STOP|PARTITION_END) name=$name |^TEMPO_EXIT |^(ERROR|WARNING|FATAL)" || true
 
 passes=$(grep -c '^PASS: ' "$out/test.txt")
-fails=$(grep -c '^FAIL: ' "$out/test.txt")
+# unexpected failures, as its SUMMARY counts them: FAIL and XPASS
+fails=$(grep -cE '^(FAIL|XPASS): ' "$out/test.txt")
 skips=$(grep -c '^SKIP: ' "$out/test.txt")
 summary=$(sed -n 's/^SUMMARY: //p' "$out/test.txt" | tail -n 1 | tr -d '"')
 end_line=$(echo "$serial" | grep -E "^PARTITION_END name=$name " | tail -n 1)
@@ -218,6 +219,10 @@ elif [ "$state" = stopped ]; then
 elif [ "$exit_code" = 1 ] && [ "$fails" -eq 0 ]; then
 	# kvm-unit-tests' exit(0) through port 0xF4: (0 << 1) | 1
 	result=pass
+elif [ "$exit_code" = 77 ]; then
+	# report_summary() when every test skipped: 77 >> 1, which QEMU's
+	# (status << 1) | 1 turns into automake's 77
+	result=skip
 else
 	result=fail
 fi
@@ -241,7 +246,8 @@ esac
 
 # Why a test ended early, in its own words: an exception it did not expect
 # (then abort(): exit status 63, exit code 127) or a failed assertion.
-why=$(grep -E '^Unhandled (cpu )?exception|^.*[Aa]ssert(ion)? .*failed' "$out/test.txt" | head -n 1)
+why=$(grep -E '^Unhandled (cpu )?exception|^ABORT: |^.*[Aa]ssert(ion)? .*failed' "$out/test.txt" |
+	head -n 1)
 [ -z "$why" ] || echo "kut: [$test] $mode: the test says: $why"
 [ "$exit_code" != 127 ] || echo "kut: [$test] $mode: exit code 127 is the test's abort() (status 63)"
 [ -z "$stop_line" ] || echo "kut: [$test] $mode: Tempo stopped it: $stop_line"
