@@ -17,7 +17,8 @@
 #
 # Prints the test's output (its lines as Tempo prefixes them, "[TEST] ..."),
 # Tempo's lines about the partition, a KUT_FIGURES line where the test prints
-# figures, and last one line
+# figures (lat_*_ticks for tscdeadline_latency, NAME_ticks for vmexit), and
+# last one line
 #   KUT test= mode= result=pass|fail|skip|stopped|timeout passes= fails= skips=
 #       summary="..." exit_code= reason=
 # (na where a value is absent). Exit status 0 for pass, 1 for any other
@@ -29,6 +30,8 @@ cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
 timeout_s=${KUT_TIMEOUT:-300}
 headroom_mib=${KUT_HEADROOM_MIB:-32}
+model=corei7_ivy_bridge_3770k	# ../shared/EMULATORS.md: the model with everything Tempo needs
+ips=50000000			# Bochs instructions (TSC ticks) per emulated second
 args_override="" have_override=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -189,7 +192,7 @@ fi
 
 start=$SECONDS
 emu_msg=$(tests/emu/run.sh --emu bochs --cpus $((smp + 1)) --mem "$bochs_mib" \
-	--model corei7_ivy_bridge_3770k --timeout "$timeout_s" --expect ok \
+	--model "$model" --ips "$ips" --timeout "$timeout_s" --expect ok \
 	--iso "$out/kut.iso" --out "$out" 2>&1)
 wall=$((SECONDS - start))
 echo "$emu_msg"
@@ -227,19 +230,21 @@ else
 	result=fail
 fi
 
-# The figures: the latencies tscdeadline_latency prints, and vmexit's
-# "NAME CYCLES" per test (and its ipi/eoi lines).
+# The figures, in TSC ticks (../shared/LINES.md): the latencies
+# tscdeadline_latency prints, and vmexit's "NAME CYCLES" per test, with the
+# run's context (Tempo's default host tick: the config sets none).
+context="cpu_model=$model ips=$ips tick_us=1000"
 case $file in
 tscdeadline_latency.flat)
-	awk -v t="$test" -v m="$mode" '/^latency: [0-9]+$/ { v = $2; n++; s += v
+	awk -v t="$test" -v m="$mode" -v c="$context" '/^latency: [0-9]+$/ { v = $2; n++; s += v
 			if (n == 1 || v < lo) lo = v; if (v > hi) hi = v }
-		END { if (n) printf "KUT_FIGURES test=%s mode=%s latency_n=%d latency_min=%d latency_avg=%d latency_max=%d\n", t, m, n, lo, s / n, hi }' \
+		END { if (n) printf "KUT_FIGURES test=%s mode=%s lat_n=%d lat_min_ticks=%d lat_avg_ticks=%d lat_max_ticks=%d %s\n", t, m, n, lo, s / n, hi, c }' \
 		"$out/test.txt"
 	;;
 vmexit.flat)
 	for t in $test_args; do
 		c=$(sed -n "s/^$t \\([0-9][0-9]*\\)\$/\\1/p" "$out/test.txt" | tail -n 1)
-		[ -z "$c" ] || echo "KUT_FIGURES test=$test mode=$mode $t=$c"
+		[ -z "$c" ] || echo "KUT_FIGURES test=$test mode=$mode ${t}_ticks=$c $context"
 	done
 	;;
 esac
