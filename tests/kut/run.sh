@@ -28,7 +28,7 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 
 BUILD=${BUILD:-build}
-timeout_s=${KUT_TIMEOUT:-300}
+timeout_s=${KUT_TIMEOUT:-900}	# vmexit_tscdeadline_immed: 183-256 s alone
 headroom_mib=${KUT_HEADROOM_MIB:-32}
 model=corei7_ivy_bridge_3770k	# ../shared/EMULATORS.md: the model with everything Tempo needs
 ips=50000000			# Bochs instructions (TSC ticks) per emulated second
