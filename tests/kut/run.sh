@@ -213,6 +213,8 @@ end_line=$(echo "$serial" | grep -E "^PARTITION_END name=$name " | tail -n 1)
 stop_line=$(echo "$serial" | grep -E "^PARTITION_STOP name=$name " | tail -n 1)
 state=$(echo "$end_line" | sed -n 's/.* state=\([a-z]*\).*/\1/p')
 exit_code=$(echo "$end_line" | sed -n 's/.* exit_code=\(-*[0-9]*\).*/\1/p')
+# a stopped partition's exit code means nothing (PARTITION_END prints 0)
+[ "$state" != stopped ] || exit_code=na
 reason=$(echo "$stop_line" | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
 
 if echo "$emu_msg" | grep 'timeout after' > /dev/null || [ -z "$end_line" ]; then
