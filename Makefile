@@ -47,7 +47,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
-.PHONY: tempo-config deb run-hello channel-demo
+.PHONY: tempo-config deb run-hello channel-demo kut kut-images
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -262,6 +262,14 @@ soak: deps all	## 10^6 guest timer events on two partitions in Bochs; ends with 
 
 attack: deps all	## Every hostile-guest attack in Bochs against docs/attacks.md (ATTACK lines)
 	@tests/run_tests.sh attack
+
+# kvm-unit-tests (docs/kvm-unit-tests.md): built in build/kut/src from a copy of
+# ../shared/third_party/kvm-unit-tests or KUT_SRC; both skip where it is absent.
+kut-images:	## Build kvm-unit-tests' x86 tests in build/kut/src (KUT_SRC=PATH, else ../shared/third_party)
+	@BUILD=$(BUILD) tests/kut/build.sh
+
+kut: deps all	## kvm-unit-tests as partitions in Bochs, every timer mode, against tests/kut/expected.txt (KUT lines)
+	@BUILD=$(BUILD) tests/run_tests.sh kut
 
 FUZZ_MINUTES	?= 10
 guest-fuzz: deps all	## Guest-side fuzzer (guests/fuzz) beside rtbench victims, FUZZ_MINUTES (10) per timer mode

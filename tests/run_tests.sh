@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [layering|unit|fuzz|emu|attack|guestfuzz|linux|grub|tools] [NAME_FILTER]
+#   tests/run_tests.sh [layering|unit|fuzz|emu|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
+# (kut, kvm-unit-tests as partitions, runs only when named: not part of all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -218,6 +219,23 @@ if [ "$what" = all ] || [ "$what" = tools ]; then
 		[ "$rc" -ne 0 ] && echo "$out" | grep -vE '^(PASS|FAIL|SKIP) ' | tail -n 10
 		echo "  $t: $ok passed, $bad failed ($((SECONDS - start))s)"
 	done
+fi
+
+# Not in "all" yet: its expectations are those observed before xAPIC support
+# (tests/kut/expected.txt), and whoever lands that decides when it joins.
+if [ "$what" = kut ]; then
+	# kvm-unit-tests' x86 tests, unmodified, as partitions in every timer mode
+	# (docs/kvm-unit-tests.md); skipped where the tree is absent.
+	echo "== kvm-unit-tests (tests/kut/suite.sh, tests/kut/expected.txt)"
+	start=$SECONDS
+	log=$logdir/kut.log
+	BUILD="$BUILD" tests/kut/suite.sh "$filter" > "$log" 2>&1
+	kut_rc=$?
+	ok=$(grep -c '^PASS ' "$log")
+	bad=$(grep -c '^FAIL ' "$log")
+	grep -E '^(  KUT|  kut:|PASS|FAIL|SKIP|KUTS) ' "$log" | sed 's/^/  /'
+	tally kut "$kut_rc" "$ok" "$bad" "$log" "kvm-unit-tests runs"
+	echo "  kut: $ok passed, $bad failed ($((SECONDS - start))s)"
 fi
 
 echo

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Every run tests/kut/expected.txt lists, one Bochs at a time, each checked
+# against its expectation (docs/kvm-unit-tests.md). Prints per run the KUT
+# line (and any KUT_FIGURES line), then "PASS kut_TEST_MODE" or "FAIL
+# kut_TEST_MODE: ...", and last "KUTS passed=N failed=N skipped=N".
+#   tests/kut/suite.sh [FILTER]     FILTER: a part of "TEST MODE" to run only those
+# Exits 1 if a run differed from its expectation; where the kvm-unit-tests
+# tree is absent, prints "SKIP kut: ..." and exits 0.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+
+BUILD=${BUILD:-build}
+filter=${1:-}
+expected_file=${KUT_EXPECTED:-tests/kut/expected.txt}
+outdir=$BUILD/kut/run
+
+if ! build_out=$(BUILD="$BUILD" tests/kut/build.sh 2>&1); then
+	echo "$build_out" | tail -n 20
+	echo "FAIL kut_build: tests/kut/build.sh failed"
+	echo "KUTS passed=0 failed=1 skipped=0"
+	exit 1
+fi
+if skip=$(echo "$build_out" | grep '^skipped: '); then
+	echo "SKIP kut: ${skip#skipped: }"
+	echo "KUTS passed=0 failed=0 skipped=1"
+	exit 0
+fi
+
+passed=0 failed=0
+while read -r test mode want rest; do
+	[ -z "$test" ] || [[ $test == \#* ]] && continue
+	[ -n "$filter" ] && [[ "$test $mode" != *$filter* ]] && continue
+	id=kut_${test}_$mode
+	log=$outdir/$test-$mode.log
+	mkdir -p "$outdir"
+	BUILD="$BUILD" tests/kut/run.sh "$test" "$mode" "$outdir/$test-$mode" > "$log" 2>&1
+	line=$(grep '^KUT ' "$log" | tail -n 1)
+	grep -E '^KUT(_FIGURES)? |^kut: .*the test says' "$log" | sed 's/^/  /'
+	if [ -z "$line" ]; then
+		failed=$((failed + 1))
+		echo "FAIL $id: no KUT line ($(tail -n 2 "$log" | tr '\n' ' ')) [log: $log]"
+		continue
+	fi
+	why=""
+	[[ $line == *" result=$want "* ]] || why="result ${line#* result=}"
+	why=${why%% passes=*}
+	for kv in $rest; do
+		[[ $kv == \#* ]] && break
+		[[ " $line " == *" $kv "* ]] || why+="${why:+, }no $kv"
+	done
+	if [ -z "$why" ]; then
+		passed=$((passed + 1))
+		echo "PASS $id (expected $want${rest:+ $rest})"
+	else
+		failed=$((failed + 1))
+		echo "FAIL $id: expected $want${rest:+ $rest}; got $why [log: $log]"
+	fi
+done < "$expected_file"
+echo "KUTS passed=$passed failed=$failed skipped=0"
+[ "$failed" -eq 0 ]
