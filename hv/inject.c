@@ -160,13 +160,18 @@ void deliver_nmi(struct vcpu *v)
 
 	if ((vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) ||
 	    (intr & (INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_NMI))) {
+		/* NMIs that come while one is being handled latch as one (SDM 6.7.1) */
+		if (intr & INTERRUPTIBILITY_NMI)
+			__atomic_store_n(&v->nmi_pending, 1, __ATOMIC_RELEASE);
 		if (vmx_ctl.pin & PIN_VIRTUAL_NMIS)
 			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
 		return;		/* the window, or without virtual NMIs the next exit */
 	}
-	__atomic_store_n(&v->nmi_pending, 0, __ATOMIC_RELEASE);
 	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | NMI_VECTOR);
-	if (proc & PROC_NMI_WINDOW_EXITING)
+	/* one more waits: the window after this one's IRET (virtual NMIs) */
+	if (__atomic_sub_fetch(&v->nmi_pending, 1, __ATOMIC_ACQ_REL) && (vmx_ctl.pin & PIN_VIRTUAL_NMIS))
+		vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
+	else if (proc & PROC_NMI_WINDOW_EXITING)
 		vmwrite(VMCS_PROC_CONTROLS, proc & ~PROC_NMI_WINDOW_EXITING);
 	/* an NMI ends HLT (SDM 26.6.3) */
 	if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)

@@ -243,7 +243,7 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 }
 
 /*
- * An NMI or INIT for @t (*@flag set): taken at @t's next exit (hv/exit.c,
+ * An NMI or INIT for @t (*@flag set, if any): taken at @t's next exit (hv/exit.c,
  * exit_tail), which a kick makes now; a shared core's vCPU out of its
  * window takes it in its next window.
  */
@@ -251,7 +251,8 @@ static void vcpu_send_event(struct vcpu *from, struct vcpu *t, volatile uint32_t
 {
 	if (t->state != VCPU_RUNNING)
 		return;		/* waiting for SIPI: INIT and NMI are held off (SDM 9.4.4) */
-	__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
+	if (flag)
+		__atomic_store_n(flag, 1, __ATOMIC_RELEASE);
 	if (t == from)
 		return;		/* this exit's tail takes it */
 	if (t->pcpu->shared) {
@@ -261,6 +262,21 @@ static void vcpu_send_event(struct vcpu *from, struct vcpu *t, volatile uint32_t
 	}
 	__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_EVENT, __ATOMIC_RELEASE);
 	x2apic_send_nmi(t->pcpu->apic_id);
+}
+
+/*
+ * NMIs are counted, at most two: two that arrive together are one taken
+ * and one latched on hardware. Once the guest is in its NMI handler,
+ * deliver_nmi folds what waits into the one latch (SDM 6.7.1).
+ */
+static void vcpu_send_nmi(struct vcpu *from, struct vcpu *t)
+{
+	uint32_t n = __atomic_load_n(&t->nmi_pending, __ATOMIC_ACQUIRE);
+
+	while (n < 2 && !__atomic_compare_exchange_n(&t->nmi_pending, &n, n + 1, false,
+						     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	vcpu_send_event(from, t, NULL);
 }
 
 /* The IPI @r (from @v's ICR write of @value): each target, or the stop. */
@@ -310,7 +326,7 @@ static enum exit_action icr_deliver(struct vcpu *v, struct exit_ctx *x, uint64_t
 			vcpu_send_event(v, t, &t->init_pending);
 			break;
 		case ICR_NMI:
-			vcpu_send_event(v, t, &t->nmi_pending);
+			vcpu_send_nmi(v, t);
 			break;
 		default:
 			break;

@@ -8,9 +8,9 @@
 # OUTDIR (default $BUILD/kut/run/TEST-MODE) gets kut.cfg, kut.iso, the
 # emulator's files (serial.txt, ...) and test.txt, the test's own output.
 #
-# The partition: the test's image (module kut-FILE), CPUs 1..smp (CPU 0 stays
+# The partition: the test's image (module kut-FILE), CPUs 0..smp-1 (CPU smp stays
 # Tempo's console core), memory = the ELF's highest PT_LOAD end rounded up to
-# 2 MiB plus --headroom (default 32 MiB: the tests allocate from the RAM
+# 2 MiB plus --headroom, at least 128 MiB (default headroom 32 MiB: the tests allocate from the RAM
 # above their image), timer = MODE, debug_exit = on, fw_cfg = on, and the
 # command line QEMU's multiboot loader would give it: the image's name, then
 # the -append arguments (kvm-unit-tests reads argv[1..]).
@@ -20,7 +20,7 @@
 # figures (lat_*_ticks for tscdeadline_latency, NAME_ticks for vmexit), and
 # last one line
 #   KUT test= mode= result=pass|fail|skip|stopped|timeout passes= fails= skips=
-#       summary="..." exit_code= reason=
+#       failed=NAME,NAME summary="..." exit_code= reason=
 # (na where a value is absent). Exit status 0 for pass, 1 for any other
 # result, 2 for bad usage or a harness error (no KUT line then). Where the
 # kvm-unit-tests tree is absent it prints "skipped: ..." and exits 0.
@@ -138,6 +138,10 @@ done < <(readelf -lW "$image")
 [ "$load_end" -gt 0 ] || { echo "kut/run.sh: $image: no PT_LOAD segment" >&2; exit 2; }
 image_2m=$(((load_end + (2 << 20) - 1) >> 21))
 mib=$((image_2m * 2 + (headroom_mib + 1) / 2 * 2))
+# At least QEMU's default 128 MiB: the tests assume it (apic's sti_loop
+# touches every page below 128 MiB, an access outside RAM that stops the
+# partition on Tempo).
+[ "$mib" -ge 128 ] || mib=128
 bochs_mib=$((mib + 128 > 256 ? mib + 128 : 256))
 
 # Partition names are 1-31 of [A-Za-z0-9_.-]; Tempo prefixes its lines with it.
@@ -146,7 +150,10 @@ mod=kut-$(basename "$file" .flat | tr -c 'A-Za-z0-9_.\n-' '_' | cut -c 1-27)
 cmdline="$file${test_args:+ $test_args}"
 cmdline=${cmdline//\\/\\\\}
 cmdline=${cmdline//\"/\\\"}
-if [ "$smp" -eq 1 ]; then cpus=1; else cpus=1-$smp; fi
+# CPUs 0..smp-1, the boot CPU included: the tests take APIC id 0 for the
+# BSP, as under QEMU (apic's pending-NMI test sends its NMI to id 0), and
+# the guest sees the physical ids. The last CPU stays Tempo's console core.
+if [ "$smp" -eq 1 ]; then cpus=0; else cpus=0-$((smp - 1)); fi
 
 rm -rf "$out"
 mkdir -p "$out"
@@ -208,6 +215,8 @@ passes=$(grep -c '^PASS: ' "$out/test.txt")
 # unexpected failures, as its SUMMARY counts them: FAIL and XPASS
 fails=$(grep -cE '^(FAIL|XPASS): ' "$out/test.txt")
 skips=$(grep -c '^SKIP: ' "$out/test.txt")
+# which ones: their names, spaces as underscores, in order ("na" for none)
+failed=$(sed -nE 's/^(FAIL|XPASS): (.*)$/\2/p' "$out/test.txt" | tr ' ,=' '___' | paste -sd, -)
 summary=$(sed -n 's/^SUMMARY: //p' "$out/test.txt" | tail -n 1 | tr -d '"')
 end_line=$(echo "$serial" | grep -E "^PARTITION_END name=$name " | tail -n 1)
 stop_line=$(echo "$serial" | grep -E "^PARTITION_STOP name=$name " | tail -n 1)
@@ -259,7 +268,7 @@ why=$(grep -E '^Unhandled (cpu )?exception|^ABORT: |^.*[Aa]ssert(ion)? .*failed'
 [ "$exit_code" != 127 ] || echo "kut: [$test] $mode: exit code 127 is the test's abort() (status 63)"
 [ -z "$stop_line" ] || echo "kut: [$test] $mode: Tempo stopped it: $stop_line"
 echo "kut: [$test] $mode: ${wall}s of wall time; output in $out"
-printf 'KUT test=%s mode=%s result=%s passes=%s fails=%s skips=%s summary="%s" exit_code=%s reason=%s\n' \
-	"$test" "$mode" "$result" "$passes" "$fails" "$skips" "$summary" "${exit_code:-na}" \
-	"${reason:-na}"
+printf 'KUT test=%s mode=%s result=%s passes=%s fails=%s skips=%s failed=%s summary="%s" exit_code=%s reason=%s\n' \
+	"$test" "$mode" "$result" "$passes" "$fails" "$skips" "${failed:-na}" "$summary" \
+	"${exit_code:-na}" "${reason:-na}"
 [ "$result" = pass ]
