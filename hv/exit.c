@@ -183,6 +183,9 @@ static __attribute__((noreturn)) void exit_leave(struct vcpu *v, enum exit_actio
 	case EXIT_RESET:
 		partition_reset(v, x->stop_detail);
 	case EXIT_INIT:
+		/* the BSP at INIT starts over at the reset vector: the partition's reset */
+		if (!v->index)
+			partition_reset(v, "INIT IPI to the boot vCPU");
 		vcpu_init_reset(v);
 	case EXIT_HALT:
 		halt_forever();

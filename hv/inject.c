@@ -122,8 +122,11 @@ void deliver_virtual(struct vcpu *v)
 			vector = vlapic_pending(&v->vt.vlapic);
 		}
 	}
-	/* and HLT exiting, so a `sti; hlt` wakes on it (exit_hlt) */
-	if (vector >= 0)
+	/*
+	 * and HLT exiting, so a `sti; hlt` wakes on it (exit_hlt); the window
+	 * also serves an NMI that waits for an STI shadow to end (deliver_nmi)
+	 */
+	if (vector >= 0 || v->nmi_pending)
 		proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
 	else
 		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
@@ -142,7 +145,8 @@ void deliver_pending_to_apic(struct vcpu *v)
 	pending_take(v, raise_physical);
 }
 
-/* Guest interruptibility (SDM Vol. 3C 25.4.2): blocking by MOV SS, by NMI */
+/* Guest interruptibility (SDM Vol. 3C 25.4.2): blocking by STI, by MOV SS, by NMI */
+#define INTERRUPTIBILITY_STI	(1u << 0)
 #define INTERRUPTIBILITY_MOVSS	(1u << 1)
 #define INTERRUPTIBILITY_NMI	(1u << 3)
 #define NMI_VECTOR		2
@@ -159,11 +163,18 @@ void deliver_nmi(struct vcpu *v)
 	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
 
 	if ((vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) ||
-	    (intr & (INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_NMI))) {
+	    (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_NMI))) {
 		/* NMIs that come while one is being handled latch as one (SDM 6.7.1) */
 		if (intr & INTERRUPTIBILITY_NMI)
 			__atomic_store_n(&v->nmi_pending, 1, __ATOMIC_RELEASE);
-		if (vmx_ctl.pin & PIN_VIRTUAL_NMIS)
+		/*
+		 * In an STI shadow some CPUs fail the entry of an NMI (SDM 26.3.1.5)
+		 * and the NMI window may open inside it: the interrupt window
+		 * (IF is 1 there) ends after the shadow's instruction instead.
+		 */
+		if (intr & INTERRUPTIBILITY_STI)
+			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_INTR_WINDOW_EXITING);
+		else if (vmx_ctl.pin & PIN_VIRTUAL_NMIS)
 			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
 		return;		/* the window, or without virtual NMIs the next exit */
 	}
@@ -173,8 +184,9 @@ void deliver_nmi(struct vcpu *v)
 		vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
 	else if (proc & PROC_NMI_WINDOW_EXITING)
 		vmwrite(VMCS_PROC_CONTROLS, proc & ~PROC_NMI_WINDOW_EXITING);
-	/* an NMI ends HLT (SDM 26.6.3) */
+	/* an NMI ends HLT (SDM 26.6.3), even with IF = 0: not halted for ever */
 	if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
 		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+	__atomic_store_n(&v->halted_forever, false, __ATOMIC_RELEASE);
 }
 

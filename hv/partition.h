@@ -272,6 +272,11 @@ bool vcpu_note_end(struct vcpu *v);
 __attribute__((noreturn)) void vcpu_leave(struct vcpu *v);
 /* An INIT IPI reached @v (at an exit on its core): it resets and waits for SIPI. */
 __attribute__((noreturn)) void vcpu_init_reset(struct vcpu *v);
+/*
+ * @v waits for SIPI: drop INIT and NMI that reached it, take a SIPI parked
+ * for a reset that has ended. True if a SIPI is there to start it.
+ */
+bool vcpu_sipi_poll(struct vcpu *v);
 /* @v's registers, timer, APIC and SIPI state at reset (hv/build.c). */
 void vcpu_reset(struct vcpu *v);
 /* Ask every vCPU of @p but @self to leave: mailbox first, then the NMI. */

@@ -240,23 +240,39 @@ bool vcpu_note_end(struct vcpu *v)
 void vcpu_init_reset(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
-	uint32_t sipi;
+	struct apic_base_state base = v->apic_base;
+	uint8_t xapic_id = v->xapic.id;
 
 	c->exit_vcpu = NULL;
 	apic_quiesce();
 	if (c->shared)
 		asm volatile("sti; nop; nop; cli" ::: "memory");	/* as vcpu_leave */
 	vcpu_reset(v);
+	/* INIT keeps IA32_APIC_BASE and the xAPIC id (SDM 11.4.7.3) */
+	v->apic_base = base;
+	v->xapic.id = xapic_id;
 	v->restarted = true;
 	__atomic_store_n(&v->state, VCPU_WAIT_SIPI, __ATOMIC_SEQ_CST);
-	/* then the INIT is done: a SIPI from here on starts it the usual way */
-	__atomic_store_n(&v->init_pending, 0, __ATOMIC_SEQ_CST);
+	vcpu_sipi_poll(v);
+	hv_pcpu_loop();
+}
+
+bool vcpu_sipi_poll(struct vcpu *v)
+{
+	uint32_t sipi;
+
+	/* INIT and NMI mean nothing to a vCPU waiting for SIPI (SDM 9.4.4) */
+	if (__atomic_load_n(&v->init_pending, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&v->init_pending, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&v->nmi_pending, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&v->nmi_pending, 0, __ATOMIC_RELEASE);
+	/* a SIPI parked for a reset that has ended is this vCPU's SIPI */
 	sipi = __atomic_exchange_n(&v->sipi_after_init, 0, __ATOMIC_SEQ_CST);
-	if (sipi) {
+	if (sipi && !__atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE)) {
 		v->sipi_vector = sipi & 0xff;
 		__atomic_store_n(&v->sipi_pending, true, __ATOMIC_RELEASE);
 	}
-	hv_pcpu_loop();
+	return __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE);
 }
 
 void vcpu_leave(struct vcpu *v)

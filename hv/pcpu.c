@@ -171,8 +171,7 @@ void hv_pcpu_loop(void)
 					c->vcpu = NULL;
 			} else if (v->state == VCPU_RUNNING) {
 				start_vcpu(c, v);
-			} else if (v->state == VCPU_WAIT_SIPI &&
-				   __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE)) {
+			} else if (v->state == VCPU_WAIT_SIPI && vcpu_sipi_poll(v)) {
 				v->state = VCPU_RUNNING;
 				/* consumed: a later INIT waits for a SIPI of its own */
 				__atomic_store_n(&v->sipi_pending, false, __ATOMIC_RELEASE);

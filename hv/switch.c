@@ -133,7 +133,7 @@ static bool slot_runnable(struct vcpu *v)
 	if (!v || vcpu_note_end(v) || v->state == VCPU_STOPPED ||
 	    __atomic_load_n(&v->part->state, __ATOMIC_ACQUIRE) != PART_RUNNING)
 		return false;
-	if (v->state == VCPU_WAIT_SIPI && __atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE)) {
+	if (v->state == VCPU_WAIT_SIPI && vcpu_sipi_poll(v)) {
 		v->state = VCPU_RUNNING;
 		__atomic_store_n(&v->sipi_pending, false, __ATOMIC_RELEASE);
 	}

@@ -22,16 +22,25 @@ static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x)
 	enum halt_view views[MAX_VCPUS_PER_PART];
 	uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
 
-	if (activity != HALT_ACTIVITY_HLT ||
+	/*
+	 * Only until something wakes it: a sibling's NMI or INIT does now
+	 * (hv/x2apic.c), so the flag is cleared when it is not halted and an
+	 * event on its way counts as live.
+	 */
+	if (activity != HALT_ACTIVITY_HLT || v->nmi_pending || v->init_pending ||
 	    !halt_vcpu_forever(activity, vmread(VMCS_GUEST_RFLAGS),
-			       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO)))
+			       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO))) {
+		if (v->halted_forever)
+			__atomic_store_n(&v->halted_forever, false, __ATOMIC_RELEASE);
 		return EXIT_RESUME;
+	}
 	__atomic_store_n(&v->halted_forever, true, __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		struct vcpu *t = p->vcpus[i];
 
 		if (t->state == VCPU_RUNNING)
-			views[i] = __atomic_load_n(&t->halted_forever, __ATOMIC_ACQUIRE) ?
+			views[i] = __atomic_load_n(&t->halted_forever, __ATOMIC_ACQUIRE) &&
+						   !t->nmi_pending && !t->init_pending ?
 					   HALT_FOREVER : HALT_LIVE;
 		else if (t->state == VCPU_WAIT_SIPI)
 			views[i] = __atomic_load_n(&t->sipi_pending, __ATOMIC_ACQUIRE) ?

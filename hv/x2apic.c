@@ -16,6 +16,7 @@
 #include "hv/core/lapic_timer.h"
 #include "hv/exit.h"
 #include "hv/mmio.h"
+#include "hv/lib/lib.h"
 #include "hv/pages.h"
 #include "hv/platform.h"
 
@@ -42,13 +43,18 @@ static void vcpu_apic_reset_live(struct vcpu *v)
 {
 	uint64_t now = rdtsc();
 
-	vcpu_apic_reset(v);
-	vtimer_write_deadline(&v->vt, 0, now);
+	/* the timer first: masked and disarmed, nothing due fires into the new state */
 	vtimer_write_lvt(&v->vt, APIC_LVT_MASKED);
+	vtimer_write_deadline(&v->vt, 0, now);
+	if (!timer_mode_software(v->vt.mode))
+		wrmsr(MSR_IA32_TSC_DEADLINE, 0);	/* direct, inject: the hardware's */
 	if (timer_mode(v->vt.mode)->owns_lapic) {
-		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 		x2apic_give_back();
+		x2apic_eoi_all();	/* nothing left in service (power-up state) */
 	}
+	for (uint32_t i = 0; i < ARRAY_SIZE(v->ipi_pending); i++)
+		__atomic_store_n(&v->ipi_pending[i], 0, __ATOMIC_RELEASE);
+	vcpu_apic_reset(v);
 	timer_program_lvt(v);
 }
 
@@ -273,6 +279,8 @@ static void vcpu_send_nmi(struct vcpu *from, struct vcpu *t)
 {
 	uint32_t n = __atomic_load_n(&t->nmi_pending, __ATOMIC_ACQUIRE);
 
+	if (t->state != VCPU_RUNNING)
+		return;		/* held off while waiting for SIPI (SDM 9.4.4) */
 	while (n < 2 && !__atomic_compare_exchange_n(&t->nmi_pending, &n, n + 1, false,
 						     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		;
@@ -291,6 +299,10 @@ static enum exit_action icr_deliver(struct vcpu *v, struct exit_ctx *x, uint64_t
 		struct vcpu *t = p->vcpus[i];
 
 		if (!(r->targets & (1ull << i)))
+			continue;
+		/* a globally disabled APIC takes no fixed interrupt or NMI (SDM 11.4.3) */
+		if (t->apic_base.mode == APIC_MODE_DISABLED &&
+		    (r->verdict == ICR_SEND || r->verdict == ICR_NMI))
 			continue;
 		switch (r->verdict) {
 		case ICR_SEND:
@@ -314,8 +326,9 @@ static enum exit_action icr_deliver(struct vcpu *v, struct exit_ctx *x, uint64_t
 				t->sipi_vector = r->vector;
 				__atomic_store_n(&t->sipi_pending, true, __ATOMIC_RELEASE);
 				/*
-				 * A dedicated core that ran it sleeps until an NMI
-				 * (idle_wait): wake it. A shared core finds it at
+				 * A dedicated core polls for it; one whose vCPU has
+				 * never run idles on its deadline timer (idle_wait):
+				 * the NMI wakes it at once. A shared core finds it at
 				 * its window, and another's window is not disturbed.
 				 */
 				if (t != v && !t->pcpu->shared)

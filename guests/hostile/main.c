@@ -1672,6 +1672,94 @@ static const char *a_init_running_sibling(void)
 	return *flag == 3 ? "reset_restarted" : "not_restarted";
 }
 
+/*
+ * NMIs inside the partition (docs/xapic.md). The sibling runs real-mode code
+ * assembled from this source (as --32, .code16; 0x7f00 its state, 0x7f01
+ * set by its NMI handler, IVT entry 2):
+ *   rm_nmi_wake, at 0700:0000: cli; NMI handler in the IVT; [0x7f00] = 1;
+ *     hlt until the handler ran; spin ~10 ms; NMI to the APIC id at
+ *     [0x7f04] (WRMSR 0x830); [0x7f00] = 3; spin for ever
+ *   rm_sti_loop, at 0600:0000: NMI handler (inc word [0x7f02]);
+ *     [0x7f00] = 1; then sti; nop; cli for ever
+ */
+static const uint8_t rm_nmi_wake[] = {
+	0xfa, 0x31, 0xc0, 0x8e, 0xd8, 0x8e, 0xd0, 0xbc, 0x00, 0x7e, 0xc7, 0x06,
+	0x08, 0x00, 0x48, 0x00, 0xc7, 0x06, 0x0a, 0x00, 0x00, 0x07, 0xc6, 0x06,
+	0x00, 0x7f, 0x01, 0xf4, 0x80, 0x3e, 0x01, 0x7f, 0x00, 0x74, 0xf8, 0xbb,
+	0x08, 0x00, 0xb9, 0xff, 0xff, 0xe2, 0xfe, 0x4b, 0x75, 0xf8, 0x66, 0xb9,
+	0x30, 0x08, 0x00, 0x00, 0x66, 0xb8, 0x00, 0x04, 0x00, 0x00, 0x66, 0x8b,
+	0x16, 0x04, 0x7f, 0x0f, 0x30, 0xc6, 0x06, 0x00, 0x7f, 0x03, 0xeb, 0xfe,
+	0xc6, 0x06, 0x01, 0x7f, 0x01, 0xcf,
+};
+
+static const uint8_t rm_sti_loop[] = {
+	0xfa, 0x31, 0xc0, 0x8e, 0xd8, 0x8e, 0xd0, 0xbc, 0x00, 0x7e, 0xc7, 0x06,
+	0x08, 0x00, 0x20, 0x00, 0xc7, 0x06, 0x0a, 0x00, 0x00, 0x06, 0xc6, 0x06,
+	0x00, 0x7f, 0x01, 0xfb, 0x90, 0xfa, 0xeb, 0xfb, 0xff, 0x06, 0x02, 0x7f,
+	0xcf,
+};
+
+/* INIT, then SIPI to @page >> 12 with @code copied there; false if it did not start. */
+static bool start_sibling_rm(uint32_t id, uint32_t page, const uint8_t *code, uint32_t len)
+{
+	volatile uint8_t *state = phys_ptr(RM_FLAG);
+	uint64_t end;
+
+	memcpy(phys_ptr(page), code, len);
+	*state = 0;
+	try_wrmsr(0x830, ((uint64_t)id << 32) | (5u << 8) | (1u << 14));
+	try_wrmsr(0x830, ((uint64_t)id << 32) | (6u << 8) | (1u << 14) | (page >> 12));
+	end = rdtsc() + MS(50);
+	while (*state != 1 && rdtsc() < end)
+		cpu_relax();
+	return *state == 1;
+}
+
+/*
+ * A sibling halted with IF = 0 (so marked halted for ever at its ticks) is
+ * woken by an NMI and runs on; this vCPU then halts with IF = 0 until the
+ * sibling's NMI comes back. Meanwhile the partition is live and must not be
+ * stopped as halted for ever (the sibling's old mark would have done it).
+ */
+static const char *a_nmi_wakes_halted(void)
+{
+	uint32_t id = sibling_apic_id();
+	volatile uint8_t *state = phys_ptr(RM_FLAG);
+
+	if (id == ~0u)
+		return "no_sibling";
+	*(volatile uint8_t *)phys_ptr(RM_FLAG + 1) = 0;
+	*(volatile uint32_t *)phys_ptr(RM_FLAG + 4) = (uint32_t)rdmsr(0x802);
+	if (!start_sibling_rm(id, RM_CODE, rm_nmi_wake, sizeof(rm_nmi_wake)))
+		return "not_started";
+	spin_ms(3);				/* halted, marked at a host tick */
+	try_wrmsr(0x830, ((uint64_t)id << 32) | (4u << 8));	/* NMI: wake up */
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\tcli\n\thlt\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip) : : "memory");
+	return exc_caught_vector == 2 && *state == 3 ? "woken" : "not_woken";
+}
+
+/* NMIs at a sibling that spends its time in STI shadows (sti; nop; cli): each arrives. */
+static const char *a_nmi_sti_shadow(void)
+{
+	uint32_t id = sibling_apic_id();
+	volatile uint16_t *count = phys_ptr(RM_FLAG + 2);
+
+	if (id == ~0u)
+		return "no_sibling";
+	*count = 0;
+	if (!start_sibling_rm(id, RM_CODE2, rm_sti_loop, sizeof(rm_sti_loop)))
+		return "not_started";
+	for (uint32_t i = 0; i < 2000; i++) {
+		try_wrmsr(0x830, ((uint64_t)id << 32) | (4u << 8));
+		for (volatile uint32_t k = 0; k < 200; k++)
+			;
+	}
+	spin_ms(2);
+	return *count > 0 ? "taken" : "none_arrived";
+}
+
 /* With test=exit_fault on Tempo's command line: its exit handler faults, this partition stops. */
 static const char *a_hv_fault_selftest(void)
 {
@@ -1920,6 +2008,8 @@ static const struct attack attacks[] = {
 	{ "ipi_waiting_ap", a_ipi_waiting_ap },
 	{ "real_mode_gp", a_real_mode_gp },
 	{ "init_running_sibling", a_init_running_sibling },
+	{ "nmi_sti_shadow", a_nmi_sti_shadow },
+	{ "nmi_wakes_halted", a_nmi_wakes_halted },
 	{ "chan_info_bad", a_chan_info_bad },
 	{ "chan_bind_bad", a_chan_bind_bad },
 	{ "chan_ring_bad", a_chan_ring_bad },

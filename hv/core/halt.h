@@ -3,10 +3,12 @@
  * "halted_forever": a partition none of whose vCPUs can ever run again.
  *
  * A vCPU in the HLT activity state with RFLAGS.IF = 0 and no event queued
- * for injection waits for an event that cannot come: interrupts are blocked
- * by IF, guests cannot send NMIs, SMIs or INITs (hv/core/icr.c), and Tempo
- * injects none into it (an NMI kick from Tempo exits first). Only a host tick
- * (the preemption timer runs in HLT) still brings it to an exit.
+ * for injection waits for an event that only a sibling can send: an NMI or
+ * INIT of its partition (hv/core/icr.c). The hypervisor's side
+ * (hv/timer_exit.c) therefore looks again at every tick: a vCPU that is
+ * not halted, or has an NMI or INIT on its way, is live, and a vCPU woken
+ * by an NMI is live again. Only a host tick (the preemption timer runs in
+ * HLT) still brings a halted one to an exit.
  *
  * One such vCPU is legal: Linux parks its APs with cli; hlt on power-off
  * and panic while the boot CPU goes on. So the partition is stopped only

@@ -761,14 +761,19 @@ test_bochs_shared() {
 	# depends on the phase of c's start, which moves with the boot's work
 	local with alone k
 	with=$(rtbench_line "$1" c) alone=$(rtbench_line "$solo" c)
-	# The p99 (the 1,485th of 1,500) sits near the share of c's events a
-	# host tick hits (random deadlines, ticks on the grid): a change of a few
-	# instructions on the direct exit path moves the ticks' phase and can
-	# tip one run over that edge (seen with 9ee0460, undone in 37974a0).
-	for k in events lost early dup lat_min_ticks lat_p99_ticks; do
+	for k in events lost early dup lat_min_ticks; do
 		[ "$(kv "$with" $k)" = "$(kv "$alone" $k)" ] ||
 			{ echo "c's $k differs with neighbours: $with / alone: $alone"; return 1; }
 	done
+	# The p99 (the 1,485th of 1,500) sits near the share of c's events a
+	# host tick hits (random deadlines, ticks on the grid): a change of a few
+	# instructions on the direct exit path moves the ticks' phase and tips
+	# one run or the other over that edge (seen with 9ee0460, undone in
+	# 37974a0; again when the exit tail learnt NMIs and INITs: 4 beside the
+	# neighbours, 14 alone). No worse than alone by more than 10 ticks:
+	# a neighbour's interference would cost hundreds.
+	[ $(($(kv "$with" lat_p99_ticks) - $(kv "$alone" lat_p99_ticks))) -le 10 ] ||
+		{ echo "c's p99 is worse with neighbours: $with / alone: $alone"; return 1; }
 	# the average within 4 ticks: c waits in HLT, and Bochs wakes a halted CPU
 	# at once when every CPU is halted (alone: idle cores sleep) but at its
 	# next time slice when another CPU runs (the shared core's guests)
