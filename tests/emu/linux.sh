@@ -112,9 +112,14 @@ test_linux_chan() {
 		[ "$(kv "$info" size)" = 65536 ] && [ "$(kv "$info" tempo)" = 1 ] &&
 		[ "$(kv "$info" doorbell)" = 1 ] && [ "$(kv "$info" doorbells)" -ge 1 ] ||
 		{ echo "the module's view: '$info'"; return 1; }
+	# Tempo delivers all 4,000 (the CHANNEL line below); the client counts
+	# interrupts taken, and a doorbell that comes while the previous one is
+	# still pending with interrupts off merges into it, as on hardware (seen:
+	# 3,999 once, when the loop saw an answer before its doorbell)
 	c=$(chan_line "$1" client client)
 	[ "$(kv "$c" requests)" = 4000 ] && [ "$(kv "$c" answered)" = 4000 ] && [ "$(kv "$c" lost)" = 0 ] &&
-		[ "$(kv "$c" bad)" = 0 ] && [ "$(kv "$c" doorbells)" = 4000 ] && [ "$(kv "$c" strays)" = 0 ] ||
+		[ "$(kv "$c" bad)" = 0 ] && [ "$(kv "$c" doorbells)" -le 4000 ] &&
+		[ "$(kv "$c" doorbells)" -ge 3900 ] && [ "$(kv "$c" strays)" = 0 ] ||
 		{ echo "the client's count: $c"; return 1; }
 	# Linux's rings reached the client, the client's the module's MSI; with
 	# the module gone they were dropped (the sysfs server polls)
