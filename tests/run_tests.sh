@@ -222,7 +222,7 @@ if [ "$what" = all ] || [ "$what" = tools ]; then
 fi
 
 # kvm-unit-tests' x86 tests, unmodified, as partitions (docs/kvm-unit-tests.md):
-# "all" runs tests/kut/expected-quick.txt (about 3 minutes), "kut" every run
+# "all" runs tests/kut/expected-quick.txt (about 5 minutes), "kut" every run
 # of tests/kut/expected.txt; skipped where the tree is absent.
 if [ "$what" = all ] || [ "$what" = kut ]; then
 	kut_expected=tests/kut/expected.txt
