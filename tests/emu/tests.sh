@@ -336,6 +336,30 @@ chan_line() {
 	fi
 }
 
+# ping_pong_clean LOG N RTT: ping's N one-way doorbells and pong's RTT
+# answers all arrived, once each, the receiver took no exit for them and the
+# sender one a ring, and the channel's counts agree; the run ended whole
+ping_pong_clean() {
+	local r s ex tick n=$2 rtt=$3
+	r=$(chan_line "$1" pong recv) s=$(chan_line "$1" ping send)
+	[ -n "$r" ] && [ -n "$s" ] || { echo "no CHANTEST lines"; return 1; }
+	[ "$(kv "$r" received)" = "$n" ] && [ "$(kv "$r" doorbells)" = "$n" ] &&
+		[ "$(kv "$r" lost)" = 0 ] && [ "$(kv "$r" doubled)" = 0 ] &&
+		[ "$(kv "$r" checksum_ok)" = 1 ] && [ "$(kv "$r" strays)" = 0 ] &&
+		[ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" dropped)" = 0 ] ||
+		{ echo "one-way doorbells not clean: $r / $s"; return 1; }
+	r=$(chan_line "$1" pong recv rtt) s=$(chan_line "$1" ping send rtt)
+	[ "$(kv "$r" answered)" = "$rtt" ] && [ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" strays)" = 0 ] ||
+		{ echo "round trips not clean: $r / $s"; return 1; }
+	ex=$(stats_delta "$1" pong exits) tick=$(stats_delta "$1" pong tick_exits) || return 1
+	[ $((ex - tick)) -eq 1 ] || { echo "the receiver took $((ex - tick - 1)) exits besides host ticks for $n doorbells"; return 1; }
+	ex=$(stats_delta "$1" ping exits) tick=$(stats_delta "$1" ping tick_exits) || return 1
+	[ $((ex - tick)) -eq $((n + 1)) ] || { echo "the sender took $((ex - tick - 1)) exits for $n rings"; return 1; }
+	need "$1" "^CHANNEL name=link peer=ping access=rw rings=$((n + rtt)) throttled=0 delivered=$rtt dropped=0\$" "ping's counts" &&
+		need "$1" "^CHANNEL name=link peer=pong access=rw rings=$rtt throttled=0 delivered=$((n + rtt)) dropped=0\$" "pong's counts" &&
+		ends_whole "$1"
+}
+
 # stats_delta OUT PARTITION KEY: KEY's growth between the partition's two VCPU_STATS lines
 stats_delta() { window "$1" "$3" "$2"; }
 
@@ -356,23 +380,7 @@ test_bochs_channel() {
 		need "$1" '^PARTITION_STOP name=other reason=ept_violation .*detail="gpa=0x1000000"$' \
 			"a non-peer's read of the channel's address stopped" &&
 		! serial "$1" | grep '^\[other\] chan: read 0x' > /dev/null || { echo "other read the channel"; return 1; }
-	r=$(chan_line "$1" pong recv) s=$(chan_line "$1" ping send)
-	[ -n "$r" ] && [ -n "$s" ] || { echo "no CHANTEST lines"; return 1; }
-	[ "$(kv "$r" received)" = 100000 ] && [ "$(kv "$r" doorbells)" = 100000 ] &&
-		[ "$(kv "$r" lost)" = 0 ] && [ "$(kv "$r" doubled)" = 0 ] &&
-		[ "$(kv "$r" checksum_ok)" = 1 ] && [ "$(kv "$r" strays)" = 0 ] &&
-		[ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" dropped)" = 0 ] ||
-		{ echo "one-way doorbells not clean: $r / $s"; return 1; }
-	r=$(chan_line "$1" pong recv rtt) s=$(chan_line "$1" ping send rtt)
-	[ "$(kv "$r" answered)" = 2000 ] && [ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" strays)" = 0 ] ||
-		{ echo "round trips not clean: $r / $s"; return 1; }
-	ex=$(stats_delta "$1" pong exits) tick=$(stats_delta "$1" pong tick_exits) || return 1
-	[ $((ex - tick)) -eq 1 ] || { echo "the receiver took $((ex - tick - 1)) exits besides host ticks for 100,000 doorbells"; return 1; }
-	ex=$(stats_delta "$1" ping exits) tick=$(stats_delta "$1" ping tick_exits) || return 1
-	[ $((ex - tick)) -eq 100001 ] || { echo "the sender took $((ex - tick - 1)) exits for 100,000 rings"; return 1; }
-	need "$1" '^CHANNEL name=link peer=ping access=rw rings=102000 throttled=0 delivered=2000 dropped=0$' "ping's counts" &&
-		need "$1" '^CHANNEL name=link peer=pong access=rw rings=2000 throttled=0 delivered=102000 dropped=0$' "pong's counts" &&
-		ends_whole "$1" || return 1
+	ping_pong_clean "$1" 100000 2000 || return 1
 	lat=$(serial "$1" | grep -E '^\[pong\] CHANTEST_LAT ' | sed 's/^\[pong\] //')
 	[ "$(kv "$lat" lat_max_ticks)" -le 2000 ] && [ "$(kv "$lat" lat_avg_ticks)" -le 1000 ] ||
 		{ echo "one-way latency over budget: $lat"; return 1; }
@@ -477,22 +485,7 @@ test_bochs_channel_pci() {
 		"ping's function: IDs, BARs, registers" &&
 		need "$1" '^\[pong\] CHANTEST_PCI .* self=1 peers=2 size=65536 msi_vector=0x51$' "pong's function" ||
 		return 1
-	r=$(chan_line "$1" pong recv) s=$(chan_line "$1" ping send)
-	[ "$(kv "$r" received)" = 20000 ] && [ "$(kv "$r" doorbells)" = 20000 ] &&
-		[ "$(kv "$r" lost)" = 0 ] && [ "$(kv "$r" doubled)" = 0 ] &&
-		[ "$(kv "$r" checksum_ok)" = 1 ] && [ "$(kv "$r" strays)" = 0 ] &&
-		[ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" dropped)" = 0 ] ||
-		{ echo "one-way doorbells not clean: $r / $s"; return 1; }
-	r=$(chan_line "$1" pong recv rtt) s=$(chan_line "$1" ping send rtt)
-	[ "$(kv "$r" answered)" = 1000 ] && [ "$(kv "$s" lost)" = 0 ] && [ "$(kv "$s" strays)" = 0 ] ||
-		{ echo "round trips not clean: $r / $s"; return 1; }
-	ex=$(stats_delta "$1" pong exits) tick=$(stats_delta "$1" pong tick_exits) || return 1
-	[ $((ex - tick)) -eq 1 ] || { echo "the receiver took $((ex - tick - 1)) exits besides host ticks for 20,000 doorbells"; return 1; }
-	ex=$(stats_delta "$1" ping exits) tick=$(stats_delta "$1" ping tick_exits) || return 1
-	[ $((ex - tick)) -eq 20001 ] || { echo "the sender took $((ex - tick - 1)) exits for 20,000 rings"; return 1; }
-	need "$1" '^CHANNEL name=link peer=ping access=rw rings=21000 throttled=0 delivered=1000 dropped=0$' "ping's counts" &&
-		need "$1" '^CHANNEL name=link peer=pong access=rw rings=1000 throttled=0 delivered=21000 dropped=0$' "pong's counts" &&
-		ends_whole "$1" || return 1
+	ping_pong_clean "$1" 20000 1000 || return 1
 	echo "20,000 doorbells through BAR0: one-way $(serial "$1" | grep -E '^\[pong\] CHANTEST_LAT ' | sed 's/^\[pong\] //')"
 }
 
