@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "drivers/acpi.h"
+#include "xorshift.h"
 
 /* ---- fake physical memory ---- */
 
@@ -1126,10 +1127,7 @@ static uint64_t rng_state;
 
 static uint32_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
+	return (uint32_t)(xorshift64(&rng_state) >> 16);
 }
 
 /*

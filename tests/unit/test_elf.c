@@ -12,6 +12,7 @@
 
 #include "hv/core/elf.h"
 #include "hv/core/mb_header.h"
+#include "xorshift.h"
 
 #define MIB (1ull << 20)
 #define MEM (64 * MIB)
@@ -698,10 +699,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 static void check_plan_sane(int ret, uint64_t min_addr, uint64_t mem, size_t len)

@@ -16,6 +16,7 @@
 #include "hv/core/guest_walk.h"
 #include "hv/core/mmio_decode.h"
 #include "hv/lib/lib.h"
+#include "xorshift.h"
 
 #define RAM_BYTES	0x100000ull
 
@@ -463,10 +464,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 /* Random tables and addresses in every mode: bounded reads, sane outcomes. */

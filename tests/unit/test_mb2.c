@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "hv/core/mb2.h"
+#include "xorshift.h"
 
 /* ---- building information blocks ---- */
 
@@ -943,10 +944,7 @@ static uint64_t rng_state;
 
 static uint32_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
+	return (uint32_t)(xorshift64(&rng_state) >> 16);
 }
 
 /* A success must leave every string terminated and every count in range. */

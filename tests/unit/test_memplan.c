@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "hv/core/memplan.h"
+#include "xorshift.h"
 
 #define KIB 1024ull
 #define MIB (1024 * KIB)
@@ -409,10 +410,7 @@ static uint64_t rng_state;
 
 static uint64_t rng(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 struct stats {
