@@ -398,8 +398,10 @@ test_bochs_channel_edge() {
 		bochs "$1" --cpus 5 --iso "$TEST_ISO_DIR/channel-edge.iso" --expect ok --timeout 300 || return 1
 	f=$(chan_line "$1" flood flood) k=$(chan_line "$1" sink sink)
 	[ -n "$f" ] && [ -n "$k" ] || { echo "no flood/sink lines"; return 1; }
-	# at most 10 a millisecond: 50 ms, and the one it began in
-	[ "$(kv "$f" rings)" -ge 400 ] && [ "$(kv "$f" rings)" -le 510 ] &&
+	# at most 10 a millisecond: 50 ms, the one it began in, and the one
+	# its last ring (sent before the 50 ms were up) reached Tempo in
+	# (measured: 508)
+	[ "$(kv "$f" rings)" -ge 400 ] && [ "$(kv "$f" rings)" -le 520 ] &&
 		[ "$(kv "$f" throttled)" -gt "$(kv "$f" rings)" ] && [ "$(kv "$f" errors)" = 0 ] ||
 		{ echo "the flood was not held to 10/ms: $f"; return 1; }
 	d=$(serial "$1" | sed -n 's/^CHANNEL name=bell peer=sink access=rw rings=0 throttled=0 delivered=\([0-9]*\) dropped=0$/\1/p')
@@ -420,9 +422,14 @@ test_bochs_channel_edge() {
 		! serial "$1" | grep '^\[reader\] chan: write done' > /dev/null || { echo "the ro write went through"; return 1; }
 	rtbench_clean "$1" 10000 && rtbench_clean "$1/quiet" 10000 && ends_whole "$1" || return 1
 	q=$(rtbench_line "$1/quiet" rt) l=$(rtbench_line "$1" rt)
-	for k in lat_p99_ticks lat_max_ticks; do
-		[ $(($(kv "$l" $k) - $(kv "$q" $k))) -le 10 ] ||
-			{ echo "rt's $k $(kv "$l" $k) beside the flood, $(kv "$q" $k) quiet"; return 1; }
+	# p99 within 10 ticks, the max within 40, as in bochs_restart: rt's
+	# worst event meets a host-tick exit, and where in that exit depends on
+	# how Bochs interleaves the busy CPUs (measured: 527 beside / 520 quiet
+	# here, 537 / 519 on CI). A kick or a flush the flood caused on rt's
+	# core would cost hundreds.
+	for k in lat_p99_ticks:10 lat_max_ticks:40; do
+		[ $(($(kv "$l" ${k%:*}) - $(kv "$q" ${k%:*}))) -le ${k#*:} ] ||
+			{ echo "rt's ${k%:*} $(kv "$l" ${k%:*}) beside the flood, $(kv "$q" ${k%:*}) quiet"; return 1; }
 	done
 	echo "flood held to $(kv "$f" rings) rings in 50 ms ($(kv "$f" throttled) refused); rt p99 $(kv "$l" lat_p99_ticks) max $(kv "$l" lat_max_ticks), quiet $(kv "$q" lat_p99_ticks)/$(kv "$q" lat_max_ticks)"
 }
