@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [layering|unit|fuzz|emu|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
+#   tests/run_tests.sh [layering|unit|fuzz|emu|matrix|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
 # (all runs kut's quick part; kut alone runs every kvm-unit-tests run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -34,21 +34,31 @@ tally() {
 	fi
 }
 
-# run_emu_tests NAME...: each test_NAME with its own output directory
+# run_emu_tests NAME...: each test_NAME with its own output directory; with
+# EMU_MODEL set (the CPU-model matrix), on that Bochs model, named NAME@MODEL
 run_emu_tests() {
-	local t out start msg
+	local t name out start msg
 	for t in "$@"; do
 		[ -n "$filter" ] && [[ $t != *$filter* ]] && continue
-		out="$logdir/$t"
+		name=$t${EMU_MODEL:+@$EMU_MODEL}
+		out="$logdir/$name"
 		rm -rf "$out"
 		mkdir -p "$out"
 		start=$SECONDS
 		if msg=$("test_$t" "$out" 2>&1); then
-			pass "$t ($((SECONDS - start))s)"
+			pass "$name ($((SECONDS - start))s)"
 		else
-			fail "$t" "$(echo "$msg" | tail -n 5 | tr '\n' ' ') [log: $out]"
+			fail "$name" "$(echo "$msg" | tail -n 5 | tr '\n' ' ') [log: $out]"
 		fi
 	done
+}
+
+# One line per CPU model and part for the summary:
+# MODEL model=NAME part=emu|matrix|attack passed=N failed=N wall_s=N
+model_lines=()
+model_line() {
+	model_lines+=("MODEL model=$1 part=$2 passed=$3 failed=$4 wall_s=$5")
+	echo "  ${model_lines[-1]}"
 }
 
 if [ "$what" = all ] || [ "$what" = layering ]; then
@@ -125,7 +135,29 @@ if [ "$what" = all ] || [ "$what" = emu ]; then
 	else
 		# shellcheck source=tests/emu/tests.sh
 		. tests/emu/tests.sh
+		p0=$passed f0=$failed start=$SECONDS
 		run_emu_tests $EMU_TESTS
+		model_line "${EMU_MODEL:-corei7_ivy_bridge_3770k}" emu $((passed - p0)) $((failed - f0)) $((SECONDS - start))
+	fi
+fi
+
+if [ "$what" = all ] || [ "$what" = matrix ]; then
+	# The CPU-model matrix: a fast subset of the emulator tests (several
+	# partitions, each timer mode) on every other Bochs model with VMX and
+	# x2APIC; the attack suite below adds skylake_x and tigerlake. Sandy
+	# Bridge's refusal is bochs_no_x2apic above. About 2 minutes.
+	echo "== CPU-model matrix (MATRIX_MODELS x MATRIX_TESTS)"
+	if ! make -s test-images > "$logdir/build.log" 2>&1; then
+		fail build "make test-images failed (see $logdir/build.log)"
+		tail -n 30 "$logdir/build.log"
+	else
+		# shellcheck source=tests/emu/tests.sh
+		. tests/emu/tests.sh
+		for model in ${MATRIX_MODELS:-corei7_haswell_4770 broadwell_ult corei7_skylake_x corei3_cnl corei7_icelake_u tigerlake}; do
+			p0=$passed f0=$failed start=$SECONDS
+			EMU_MODEL=$model run_emu_tests ${MATRIX_TESTS:-bochs_partitions bochs_timer_direct bochs_timer_inject bochs_timer_emulated}
+			model_line "$model" matrix $((passed - p0)) $((failed - f0)) $((SECONDS - start))
+		done
 	fi
 fi
 
@@ -147,6 +179,7 @@ if [ "$what" = all ] || [ "$what" = attack ]; then
 		grep '^ATTACK .* ok=0$' "$log" | sed "s/^/  $model: /"
 		tally "attack-$model" "$attack_rc" "$ok" "$bad" "$log" attacks
 		echo "  attack $model: $ok passed, $bad failed ($((SECONDS - start))s)"
+		model_line "$model" attack "$ok" "$bad" $((SECONDS - start))
 	done
 fi
 
@@ -240,6 +273,7 @@ if [ "$what" = all ] || [ "$what" = kut ]; then
 fi
 
 echo
+for l in "${model_lines[@]}"; do echo "$l"; done
 for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

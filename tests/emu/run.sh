@@ -10,7 +10,8 @@
 #     (qemu-uefi-esp: IMAGE is a FAT ESP disk image, boot/mkesp.sh, booted by
 #     OVMF through \EFI\BOOT\BOOTX64.EFI; the image itself is never written)
 #     --cpus N          CPUs (default 1)
-#     --model NAME      Bochs CPU model (default corei7_ivy_bridge_3770k)
+#     --model NAME      Bochs CPU model (default $EMU_MODEL, else corei7_ivy_bridge_3770k:
+#                       tests/run_tests.sh sets EMU_MODEL for its CPU-model matrix)
 #     --ips N           Bochs instructions per emulated second (default 50000000)
 #     --ignore-bad-msrs Bochs: unknown MSRs read 0 and ignore writes instead of #GP
 #                       (bare-metal Linux reads IA32_MISC_ENABLE, 0x1A0, which the
@@ -27,7 +28,7 @@
 # Exit status 0 when the run ended as expected, 1 otherwise, 2 on bad usage.
 set -uo pipefail
 
-emu="" iso="" cpus=1 model=corei7_ivy_bridge_3770k ips=50000000 mem=256 timeout_s=120
+emu="" iso="" cpus=1 model=${EMU_MODEL:-corei7_ivy_bridge_3770k} ips=50000000 mem=256 timeout_s=120
 expect=ok out="" show=0 bad_msrs=0 com1_port=""
 while [ $# -gt 0 ]; do
 	case $1 in

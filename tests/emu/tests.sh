@@ -4,7 +4,7 @@
 # status and the TEMPO_EXIT marker) and then checks what the hypervisor
 # printed. A test prints why it failed and returns non-zero.
 
-EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_fault
+EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_no_x2apic bochs_fault
 	qemu_bios qemu_uefi qemu_ud
 	bochs_partitions bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
 	bochs_bad_cpu bochs_all_cpus bochs_console_cut
@@ -106,6 +106,14 @@ test_bochs_cpuid15_mismatch() {
 	need "$1" '^WARNING: TSC: CPUID 0x15 says [0-9]+ Hz but hpet measures [0-9]+ Hz' \
 		"the mismatch warning" && tsc_close "$1" 50000 &&
 		need "$1" '^TSC: [0-9]+ kHz \(source hpet; cpuid_hz=[1-9][0-9]* ' "CPUID figure shown"
+}
+
+# Sandy Bridge has VMX but no x2APIC: refused before anything starts, with
+# the feature named.
+test_bochs_no_x2apic() {
+	bochs "$1" --cpus 2 --model corei7_sandy_bridge_2600k --iso "$ISO" --expect no-vmx || return 1
+	banner "$1" && need "$1" '^CPU: vmx=yes x2apic=no ' "the CPU line" &&
+		need "$1" '^FATAL: this CPU lacks x2apic; ' "the refusal naming x2APIC"
 }
 
 test_bochs_fault() {
