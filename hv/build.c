@@ -418,6 +418,21 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		struct partition *p = &partitions[i];
 		char kind[16];
 
+		/*
+		 * A partition's RAM is one guest-physical range from 0 (EPT, the
+		 * memory maps it is given): it must end below the window of its
+		 * LAPIC, PCI registers and firmware. RAM above 4 GiB on the host
+		 * serves partitions; one partition's RAM does not yet continue
+		 * above that window.
+		 */
+		if (pc->memory_bytes > CONFIG_GUEST_MMIO_START) {
+			fmt_snprintf(err, errlen, "partition '%s' (line %u): %lu MiB of RAM would "
+				     "cover its MMIO window at 0x%lx (at most %lu MiB per partition)",
+				     pc->name, pc->line, pc->memory_bytes >> 20,
+				     (uint64_t)CONFIG_GUEST_MMIO_START,
+				     (uint64_t)(CONFIG_GUEST_MMIO_START & ~(MIB2 - 1)) >> 20);
+			return -1;
+		}
 		memset(p, 0, sizeof(*p));
 		p->cfg = pc;
 		p->id = i;
@@ -436,7 +451,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			p->mem_hpa = memplan_alloc(mp, pc->memory_bytes, MIB2);
 			if (!p->mem_hpa) {
 				fmt_snprintf(err, errlen, "partition '%s' (line %u): no %lu MiB of "
-					     "free RAM below 4 GiB (%lu MiB left)", pc->name,
+					     "free RAM (%lu MiB left)", pc->name,
 					     pc->line, pc->memory_bytes >> 20,
 					     memplan_free_bytes(mp) >> 20);
 				return -1;

@@ -44,7 +44,7 @@ int channels_build(const struct hv_config *cfg, struct memplan *mp, char *err, s
 		ch->hpa = memplan_alloc(mp, bytes, MIB2);
 		if (!ch->hpa) {
 			fmt_snprintf(err, errlen, "channel '%s' (line %u): no %lu KiB of free RAM "
-				     "below 4 GiB (%lu MiB left)", cc->name, cc->line, cc->size >> 10,
+				     "(%lu MiB left)", cc->name, cc->line, cc->size >> 10,
 				     memplan_free_bytes(mp) >> 20);
 			return -1;
 		}

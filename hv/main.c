@@ -5,6 +5,7 @@
  * and the VMX capabilities. Any error stops the run with its cause.
  */
 #include "arch/x86/boot_layout.h"
+#include "arch/x86/highmap.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/cpu_report.h"
 #include "arch/x86/trap.h"
@@ -283,6 +284,66 @@ static void warn_smt_split(void)
 					 pcpus[a].apic_id, pcpus[b].apic_id);
 }
 
+extern uint64_t boot_pml4[512];	/* boot/entry.S: every CPU's page tables */
+
+static uint64_t *page_table_page(void *ctx)
+{
+	(void)ctx;
+	return hv_pages_alloc(PAGE_SIZE, "page tables above 4 GiB");
+}
+
+/*
+ * Usable RAM above 4 GiB (issue 15): mapped one to one into the boot tables
+ * that every CPU runs on (the APs start later, on the same PML4), in 1 GiB
+ * pages where the CPU has them, each range trimmed to whole 2 MiB, then
+ * handed to the planner, whose top-down carving puts partitions and channels
+ * there first. Tempo's own pool and everything that must be low (the AP
+ * trampoline, modules, the boot info) stay below 4 GiB. Nothing but usable
+ * RAM is mapped; reserved ranges and holes above 4 GiB stay unmapped.
+ */
+static void map_high_ram(const struct boot_info *bi)
+{
+	bool gib_pages = cpuid(0x80000000, 0).eax >= 0x80000001 &&
+			 (cpuid(0x80000001, 0).edx & (1u << 26));	/* Page1GB */
+	uint64_t top = IDENTITY_MAP_LIMIT, mapped = 0;
+
+	for (uint32_t i = 0; i < bi->mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
+		uint64_t base = MAX(e->base, IDENTITY_MAP_LIMIT), end;
+		int64_t n;
+
+		if (e->type != BOOT_MEM_USABLE || e->length > UINT64_MAX - e->base)
+			continue;
+		end = MIN(e->base + e->length, HIGHMAP_LIMIT) & ~(HIGHMAP_GRAIN - 1);
+		base = ALIGN_UP(base, HIGHMAP_GRAIN);
+		if (base >= end)
+			continue;
+		n = highmap_map(boot_pml4, base, end, gib_pages, page_table_page, NULL);
+		if (n < 0) {
+			log_err("memory: could not map [0x%lx-0x%lx)\n", base, end);
+			hv_stop(STOP_FAILURE, "out of memory");
+		}
+		mapped += (uint64_t)n;
+		top = MAX(top, end);
+	}
+	if (!mapped)
+		return;
+	write_cr3(read_cr3());	/* new entries only; the reload is for certainty */
+	memplan_raise_limit(&memplan, top);
+	for (uint32_t i = 0; i < bi->mmap_count; i++) {
+		const struct boot_mmap_entry *e = &bi->mmap[i];
+		uint64_t base = ALIGN_UP(MAX(e->base, IDENTITY_MAP_LIMIT), HIGHMAP_GRAIN), end;
+
+		if (e->type != BOOT_MEM_USABLE || e->length > UINT64_MAX - e->base)
+			continue;
+		end = MIN(e->base + e->length, HIGHMAP_LIMIT) & ~(HIGHMAP_GRAIN - 1);
+		if (base < end)
+			memplan_add(&memplan, base, end - base);
+	}
+	log_info("Memory: %lu MiB above 4 GiB mapped (%s pages), up to 0x%lx\n", mapped >> 20,
+		 gib_pages ? "1 GiB" : "2 MiB", top);
+}
+
 /* Usable RAM minus the low 1 MiB, this image, the loader's info and modules. */
 static void plan_memory(const struct boot_info *bi)
 {
@@ -302,6 +363,7 @@ static void plan_memory(const struct boot_info *bi)
 			HV_POOL_BYTES >> 20);
 		hv_stop(STOP_FAILURE, "out of memory");
 	}
+	map_high_ram(bi);
 }
 
 static const char *const spec_entry_names[] = {

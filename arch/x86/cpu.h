@@ -53,6 +53,11 @@ static inline uint64_t read_cr3(void)
 	return v;
 }
 
+static inline void write_cr3(uint64_t v)
+{
+	asm volatile("mov %0, %%cr3" : : "r"(v) : "memory");
+}
+
 static inline uint64_t read_cr4(void)
 {
 	uint64_t v;

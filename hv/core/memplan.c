@@ -41,6 +41,12 @@ void memplan_init(struct memplan *mp, uint64_t limit)
 	mp->limit = limit;
 }
 
+void memplan_raise_limit(struct memplan *mp, uint64_t limit)
+{
+	if (limit > mp->limit)
+		mp->limit = limit;
+}
+
 bool memplan_add(struct memplan *mp, uint64_t base, uint64_t length)
 {
 	uint64_t end = MIN(clip_end(base, length), mp->limit);

@@ -27,6 +27,13 @@ struct memplan {
 void memplan_init(struct memplan *mp, uint64_t limit);
 
 /*
+ * Widen the limit to @limit (the identity map grew): ranges added from then
+ * on may reach it; free ranges already there are kept. A lower @limit is
+ * ignored, so nothing handed out is ever outside the map.
+ */
+void memplan_raise_limit(struct memplan *mp, uint64_t limit);
+
+/*
  * Add a usable range (clipped to the limit; merged with neighbours). Returns
  * false if the table is full (the range is then dropped).
  */

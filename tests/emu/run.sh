@@ -16,7 +16,8 @@
 #     --ignore-bad-msrs Bochs: unknown MSRs read 0 and ignore writes instead of #GP
 #                       (bare-metal Linux reads IA32_MISC_ENABLE, 0x1A0, which the
 #                       Ivy Bridge model lacks; never for Tempo's own tests)
-#     --mem MiB         guest RAM (default 256)
+#     --mem MiB         guest RAM (default 256; Bochs backs at most 2048 MiB of it
+#                       with host memory and swaps the rest: 6144 works)
 #     --timeout S       wall-clock limit (default 120)
 #     --expect STATUS   ok | failure | no-vmx (default ok), or poweroff: Tempo never
 #                       ran (no TEMPO_EXIT line) and the machine powered off (exit 0)
@@ -82,7 +83,7 @@ case $emu in
 bochs)
 	want_status=$([ "$expect" = ok ] && echo 0 || echo 1)
 	cat > "$out/bochsrc" <<RC
-memory: guest=$mem, host=$mem
+memory: guest=$mem, host=$((mem > 2048 ? 2048 : mem))
 romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
 cpu: model=$model, count=$cpus, ips=$ips, reset_on_triple_fault=0, ignore_bad_msrs=$bad_msrs

@@ -134,6 +134,23 @@ static void test_add_limit_and_wrap(void **state)
 	expect_empty();
 }
 
+/* RAM above 4 GiB comes in once it is mapped (hv/main.c: map_high_ram). */
+static void test_raise_limit(void **state)
+{
+	(void)state;
+	memplan_init(&mp, 4 * GIB);
+	assert_true(memplan_add(&mp, 3 * GIB, 3 * GIB));
+	EXPECT(3 * GIB, 4 * GIB);
+	memplan_raise_limit(&mp, 2 * GIB);	/* never lower */
+	EXPECT(3 * GIB, 4 * GIB);
+	memplan_raise_limit(&mp, 6 * GIB);
+	EXPECT(3 * GIB, 4 * GIB);		/* what was there stays */
+	assert_true(memplan_add(&mp, 4 * GIB, 3 * GIB));	/* clipped at the new limit, merged */
+	EXPECT(3 * GIB, 6 * GIB);
+	assert_int_equal(memplan_alloc(&mp, GIB, 2 * MIB), 5 * GIB);	/* top down: above 4 GiB */
+	EXPECT(3 * GIB, 5 * GIB);
+}
+
 static void fill_table(void)
 {
 	memplan_init(&mp, 4 * GIB);
@@ -557,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_add_merge),
 		cmocka_unit_test(test_add_bridges_many),
 		cmocka_unit_test(test_add_limit_and_wrap),
+		cmocka_unit_test(test_raise_limit),
 		cmocka_unit_test(test_add_full_table),
 		cmocka_unit_test(test_reserve),
 		cmocka_unit_test(test_reserve_many),
