@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "arch/x86/vmx.h"
+#include "hv/core/single_step.h"
 #include "hv/partition.h"
 
 enum exit_action {
@@ -65,6 +66,29 @@ static inline enum exit_action exit_stop(struct exit_ctx *x, const char *reason,
 
 /* ---- the guest's instruction and registers ---- */
 
+#define VEC_DB		1
+
+/*
+ * The single-step #DB an instruction Tempo completed for the guest owes it
+ * (hv/core/single_step.h), injected with DR6.BS set (DR6 is the guest's
+ * while it exits: MOV DR does not exit, hv/switch.c). Injected as an
+ * exception, not as a pending debug exception, so an interrupt or NMI Tempo
+ * wants to deliver waits for its window behind it, as it would behind the
+ * real trap (SDM Vol. 3A 6.9: traps of the previous instruction come before
+ * NMIs and interrupts).
+ */
+static inline void single_step_trap(void)
+{
+	uint64_t dr6;
+
+	if (!single_step_due(vmread(VMCS_GUEST_RFLAGS), vmread(VMCS_GUEST_DEBUGCTL),
+			     (uint32_t)vmread(VMCS_ENTRY_INTR_INFO)))
+		return;
+	asm volatile("mov %%dr6, %0" : "=r"(dr6));
+	asm volatile("mov %0, %%dr6" : : "r"(single_step_dr6(dr6)));
+	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | VEC_DB);
+}
+
 static inline void skip_instruction(void)
 {
 	uint64_t rip = vmread(VMCS_GUEST_RIP) + vmread(VMCS_EXIT_INSTR_LEN);
@@ -74,6 +98,7 @@ static inline void skip_instruction(void)
 	/* the emulated instruction ends STI / MOV SS blocking (SDM 25.4.2) */
 	if (intr & 3)
 		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
+	single_step_trap();
 }
 
 static inline bool guest_long_mode(void)
