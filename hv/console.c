@@ -88,6 +88,20 @@ static bool drain_lock_take(bool wait)
  */
 #define PROMPT_IDLE_MS	50
 
+/*
+ * Output a partition wrote faster than the console drains is dropped when
+ * its 8 KiB ring is full (vuart_put): said where it happened, once per
+ * drain that finds new drops, with the partition's total so far.
+ */
+static void console_report_drops(struct partition *p)
+{
+	uint64_t n = vuart_dropped_since(&p->uart);
+
+	if (n)
+		log_printf(LOG_EMERG, "CONSOLE_DROP partition=%s bytes=%lu total_bytes=%lu\n",
+			   p->cfg->name, n, p->uart.dropped_shown);
+}
+
 static bool prompt_due(uint32_t i)
 {
 	static uint32_t len[CONFIG_MAX_PARTITIONS];
@@ -127,6 +141,7 @@ void console_drain_all(bool flush)
 		vuart_drain(&partitions[i].uart, flush && ended, emit_line, &ctx);
 		if (prompt_due(i))
 			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);
+		console_report_drops(&partitions[i]);
 		print_snapshots(&partitions[i]);
 		if (__atomic_load_n(&partitions[i].end_report_pending, __ATOMIC_ACQUIRE)) {
 			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);

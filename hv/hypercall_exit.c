@@ -16,7 +16,9 @@
 
 static int64_t hc_console_write(struct vcpu *v, uint64_t gpa, uint64_t len)
 {
-	vuart_put(&v->part->uart, gpa_to_hva(v->part, gpa, len), (uint32_t)len);
+	/* whole or not at all: 0 when the console ring had no room (dropped, counted) */
+	if (!vuart_put(&v->part->uart, gpa_to_hva(v->part, gpa, len), (uint32_t)len))
+		return 0;
 	return (int64_t)len;
 }
 

@@ -220,6 +220,46 @@ static void slow_line(const char *value)
 	}
 }
 
+/*
+ * burst=N (1-99999): N lines of exactly 64 bytes through the console
+ * hypercall, as fast as it takes them: far faster than a UART drains, so
+ * the 8 KiB console ring fills and Tempo drops whole lines (the hypercall
+ * returns 0 for one it dropped) and says so (CONSOLE_DROP). Then, once a
+ * line fits again, the guest's own count (bochs_console_drop checks Tempo's
+ * against it): every byte it offered that was refused.
+ */
+static void wait_ms(const char *value);
+
+static void burst(const char *value)
+{
+	static char line[65];
+	uint64_t n = 0, taken = 0, refused_bytes = 0;
+	int len;
+
+	parse_number(value, &n);
+	if (n < 1 || n > 99999)
+		return;
+	for (uint64_t i = 0; i < n; i++) {
+		len = fmt_scnprintf(line, sizeof(line), "hello: burst %05llu %s\n",
+				    (unsigned long long)i, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGH");
+		if (tempo_hypercall(TEMPO_HC_CONSOLE_WRITE, (uint32_t)(uintptr_t)line, (uint64_t)len, 0) > 0)
+			taken++;
+		else
+			refused_bytes += (uint64_t)len;
+	}
+	/* the summary, whole, once the ring has room (each refusal counted too) */
+	for (;;) {
+		len = fmt_scnprintf(line, sizeof(line), "hello: burst done lines=%llu taken=%llu\n",
+				    (unsigned long long)n, (unsigned long long)taken);
+		if (tempo_hypercall(TEMPO_HC_CONSOLE_WRITE, (uint32_t)(uintptr_t)line, (uint64_t)len, 0) > 0)
+			break;
+		refused_bytes += (uint64_t)len;
+		wait_ms("5");
+	}
+	wait_ms("200");	/* the ring drains before the next line goes out byte by byte */
+	con_printf("hello: burst refused_bytes=%llu\n", (unsigned long long)refused_bytes);
+}
+
 /* wait_ms=N (1-9999): spin N ms before going on, to end later than others. */
 static void wait_ms(const char *value)
 {
@@ -418,6 +458,8 @@ void guest_main(uint32_t magic, uint32_t info)
 		slow_line(value);
 	if (cmdline_value(boot.cmdline, "wait_ms", value, sizeof(value)))
 		wait_ms(value);
+	if (tempo.present && cmdline_value(boot.cmdline, "burst", value, sizeof(value)))
+		burst(value);
 
 	if (find_cpus(&cpus))
 		start_aps(&cpus);

@@ -27,7 +27,12 @@
 #define TEMPO_CPUID_SIG_EDX		0x2056482du	/* "-HV " */
 
 enum tempo_hypercall {
-	/* RDI = guest-physical address of text, RSI = length (at most 4096). */
+	/*
+	 * RDI = guest-physical address of text, RSI = length (at most 4096).
+	 * Returns the length, or 0 when the partition's console ring had no
+	 * room for all of it: the text is then dropped whole (never cut) and
+	 * counted, and the log gets a CONSOLE_DROP line.
+	 */
 	TEMPO_HC_CONSOLE_WRITE = 0,
 	/*
 	 * RDI = guest-physical address of a struct tempo_partition_info to fill.

@@ -37,19 +37,28 @@ void vuart_init(struct vuart *u)
 	u->dll = 1;	/* 115200 baud */
 }
 
-void vuart_put(struct vuart *u, const char *s, uint32_t n)
+bool vuart_put(struct vuart *u, const char *s, uint32_t n)
 {
 	uint32_t head = u->head;
+	uint32_t used = head - __atomic_load_n(&u->tail, __ATOMIC_ACQUIRE);
 
-	for (uint32_t i = 0; i < n; i++) {
-		if (head - u->tail >= VUART_RING_SIZE) {
-			u->dropped += n - i;
-			break;
-		}
-		u->ring[head & (VUART_RING_SIZE - 1)] = (uint8_t)s[i];
-		head++;
+	if (n > VUART_RING_SIZE - used) {
+		/* one producer (the vCPU's core): a plain sum, stored whole for the drainer */
+		__atomic_store_n(&u->dropped, u->dropped + n, __ATOMIC_RELAXED);
+		return false;
 	}
+	for (uint32_t i = 0; i < n; i++, head++)
+		u->ring[head & (VUART_RING_SIZE - 1)] = (uint8_t)s[i];
 	__atomic_store_n(&u->head, head, __ATOMIC_RELEASE);
+	return true;
+}
+
+uint64_t vuart_dropped_since(struct vuart *u)
+{
+	uint64_t d = __atomic_load_n(&u->dropped, __ATOMIC_RELAXED), n = d - u->dropped_shown;
+
+	u->dropped_shown = d;
+	return n;
 }
 
 uint32_t vuart_rx_push(struct vuart *u, const uint8_t *bytes, uint32_t n)

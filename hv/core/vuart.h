@@ -50,7 +50,8 @@ struct vuart {
 	/* transmit ring: written by the vCPU's core, read by the draining core */
 	volatile uint32_t head;	/* next byte to write (producer) */
 	volatile uint32_t tail;	/* next byte to read (consumer) */
-	uint64_t dropped;	/* bytes lost because the ring was full */
+	volatile uint64_t dropped;	/* bytes lost because the ring was full (producer's) */
+	uint64_t dropped_shown;	/* the drainer's: how many of those it has reported */
 	uint8_t ring[VUART_RING_SIZE];
 	/* the drainer's partial line */
 	uint32_t line_len;
@@ -76,8 +77,18 @@ static inline bool vuart_owns_port(uint16_t port)
 void vuart_write(struct vuart *u, uint16_t port, uint8_t value);
 /* A guest IN from @port (one of ours). */
 uint8_t vuart_read(struct vuart *u, uint16_t port);
-/* Queue bytes as if transmitted (the console hypercall uses it). */
-void vuart_put(struct vuart *u, const char *s, uint32_t n);
+/*
+ * Queue bytes as if transmitted (the console hypercall uses it): all @n of
+ * them, or none when the ring has no room for them all (counted in
+ * dropped), so a line written at once comes out whole or not at all.
+ * Returns whether they were queued.
+ */
+bool vuart_put(struct vuart *u, const char *s, uint32_t n);
+/*
+ * The drainer's: bytes dropped since it last asked (0 when none), so the
+ * console can say so in the log where it happened.
+ */
+uint64_t vuart_dropped_since(struct vuart *u);
 
 /*
  * Queue @n received bytes for the guest (the console core: the producer).

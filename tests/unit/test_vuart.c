@@ -100,6 +100,39 @@ static void test_ring_full_drops_and_counts(void **state)
 	vuart_drain(&u, true, collect, &l);
 	/* all that fitted came out, in pieces of VUART_LINE_MAX */
 	assert_int_equal(l.n, (VUART_RING_SIZE + VUART_LINE_MAX - 1) / VUART_LINE_MAX);
+	assert_int_equal(vuart_dropped_since(&u), 100);
+	assert_int_equal(vuart_dropped_since(&u), 0);	/* reported once */
+}
+
+/* The hypercall's text: all of it or none, so a line is never cut. */
+static void test_put_whole_or_none(void **state)
+{
+	static struct vuart u;
+	static char chunk[1000];
+	struct lines l = { 0 };
+	uint32_t kept = 0;
+
+	(void)state;
+	vuart_init(&u);
+	memset(chunk, 'y', sizeof(chunk) - 1);
+	chunk[sizeof(chunk) - 1] = '\n';
+	for (int i = 0; i < 10; i++)
+		kept += vuart_put(&u, chunk, sizeof(chunk));
+	assert_int_equal(kept, VUART_RING_SIZE / sizeof(chunk));	/* 8 of 10 */
+	assert_int_equal(u.head, kept * sizeof(chunk));
+	assert_int_equal(vuart_dropped_since(&u), (10 - kept) * sizeof(chunk));
+	/* the room left (192 bytes) takes a short one, not a long one */
+	assert_true(vuart_put(&u, "short\n", 6));
+	assert_false(vuart_put(&u, chunk, 187));
+	assert_true(vuart_put(&u, chunk, 186));
+	assert_false(vuart_put(&u, "z", 1));			/* exactly full */
+	assert_int_equal(vuart_dropped_since(&u), 188);
+	/* every line drained is whole: 999 bytes split as the drainer splits lines */
+	vuart_drain(&u, false, collect, &l);
+	assert_int_equal(u.tail, u.head);
+	assert_true(vuart_put(&u, chunk, sizeof(chunk)));	/* room again */
+	assert_int_equal(vuart_dropped_since(&u), 0);
+	assert_int_equal(u.dropped, 2 * sizeof(chunk) + 188);	/* the total stays */
 }
 
 static void test_registers(void **state)
@@ -423,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_result_line_whole),
 		cmocka_unit_test(test_long_line_split),
 		cmocka_unit_test(test_ring_full_drops_and_counts),
+		cmocka_unit_test(test_put_whole_or_none),
 		cmocka_unit_test(test_registers),
 		cmocka_unit_test(test_rx_order_and_dr),
 		cmocka_unit_test(test_rx_overflow_drops),
