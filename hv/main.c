@@ -286,9 +286,20 @@ static void warn_smt_split(void)
 
 extern uint64_t boot_pml4[512];	/* boot/entry.S: every CPU's page tables */
 
+/*
+ * Table pages for the map above 4 GiB come from the pool, at most a quarter
+ * of it (2 MiB: 512 GiB in 2 MiB pages, far more in 1 GiB pages), so a
+ * memory map that claims absurd amounts cannot starve the VMCSs and EPTs.
+ */
+#define HIGHMAP_TABLE_BUDGET	(HV_POOL_BYTES / 4 / PAGE_SIZE)
+
 static uint64_t *page_table_page(void *ctx)
 {
-	(void)ctx;
+	uint32_t *left = ctx;
+
+	if (!*left)
+		return NULL;
+	(*left)--;
 	return hv_pages_alloc(PAGE_SIZE, "page tables above 4 GiB");
 }
 
@@ -303,45 +314,45 @@ static uint64_t *page_table_page(void *ctx)
  */
 static void map_high_ram(const struct boot_info *bi)
 {
-	bool gib_pages = cpuid(0x80000000, 0).eax >= 0x80000001 &&
-			 (cpuid(0x80000001, 0).edx & (1u << 26));	/* Page1GB */
-	uint64_t top = IDENTITY_MAP_LIMIT, mapped = 0;
+	uint32_t ext = cpuid(0x80000000, 0).eax, table_pages = HIGHMAP_TABLE_BUDGET;
+	bool gib_pages = ext >= 0x80000001 && (cpuid(0x80000001, 0).edx & (1u << 26));	/* Page1GB */
+	/* nothing past the CPU's physical address width: such "RAM" cannot be reached */
+	uint64_t phys_end = ext >= 0x80000008 ? 1ull << (cpuid(0x80000008, 0).eax & 0xff) : 1ull << 36;
+	uint64_t limit = MIN(phys_end, HIGHMAP_LIMIT), top = IDENTITY_MAP_LIMIT, mapped = 0;
+	uint64_t cut = 0;	/* the first address left unmapped for want of table pages */
 
-	for (uint32_t i = 0; i < bi->mmap_count; i++) {
-		const struct boot_mmap_entry *e = &bi->mmap[i];
-		uint64_t base = MAX(e->base, IDENTITY_MAP_LIMIT), end;
-		int64_t n;
-
-		if (e->type != BOOT_MEM_USABLE || e->length > UINT64_MAX - e->base)
-			continue;
-		end = MIN(e->base + e->length, HIGHMAP_LIMIT) & ~(HIGHMAP_GRAIN - 1);
-		base = ALIGN_UP(base, HIGHMAP_GRAIN);
-		if (base >= end)
-			continue;
-		n = highmap_map(boot_pml4, base, end, gib_pages, page_table_page, NULL);
-		if (n < 0) {
-			log_err("memory: could not map [0x%lx-0x%lx)\n", base, end);
-			hv_stop(STOP_FAILURE, "out of memory");
-		}
-		mapped += (uint64_t)n;
-		top = MAX(top, end);
-	}
-	if (!mapped)
-		return;
-	write_cr3(read_cr3());	/* new entries only; the reload is for certainty */
-	memplan_raise_limit(&memplan, top);
-	for (uint32_t i = 0; i < bi->mmap_count; i++) {
+	for (uint32_t i = 0; i < bi->mmap_count && !cut; i++) {
 		const struct boot_mmap_entry *e = &bi->mmap[i];
 		uint64_t base = ALIGN_UP(MAX(e->base, IDENTITY_MAP_LIMIT), HIGHMAP_GRAIN), end;
 
 		if (e->type != BOOT_MEM_USABLE || e->length > UINT64_MAX - e->base)
 			continue;
-		end = MIN(e->base + e->length, HIGHMAP_LIMIT) & ~(HIGHMAP_GRAIN - 1);
-		if (base < end)
-			memplan_add(&memplan, base, end - base);
+		end = MIN(e->base + e->length, limit) & ~(HIGHMAP_GRAIN - 1);
+		/* a GiB at a time: what is mapped is handed out, and no more */
+		for (uint64_t a = base, next; a < end; a = next) {
+			int64_t n;
+
+			next = MIN(end, (a | ((1ull << 30) - 1)) + 1);
+			n = highmap_map(boot_pml4, a, next, gib_pages, page_table_page, &table_pages);
+			if (n < 0) {
+				cut = a;
+				break;
+			}
+			if (!mapped)
+				memplan_raise_limit(&memplan, limit);
+			mapped += (uint64_t)n;
+			memplan_add(&memplan, a, next - a);
+			top = MAX(top, next);
+		}
 	}
+	if (!mapped)
+		return;
+	write_cr3(read_cr3());	/* new entries only; the reload is for certainty */
 	log_info("Memory: %lu MiB above 4 GiB mapped (%s pages), up to 0x%lx\n", mapped >> 20,
 		 gib_pages ? "1 GiB" : "2 MiB", top);
+	if (cut)
+		log_warn("memory: RAM from 0x%lx up is not used: its page tables would take more "
+			 "than %lu KiB of the hypervisor's pool\n", cut, HIGHMAP_TABLE_BUDGET * 4);
 }
 
 /* Usable RAM minus the low 1 MiB, this image, the loader's info and modules. */
