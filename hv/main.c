@@ -407,8 +407,16 @@ static uint64_t take_trampoline_page(struct memplan *mp)
 /* Number the CPUs, bring them up with VMX on; returns how many are online. */
 static uint32_t boot_cpus(uint64_t tsc_hz)
 {
-	uint32_t count = smp_enumerate(&acpi_info), online;
+	uint32_t count = smp_enumerate(&acpi_info), online, listed = 0;
 	uint64_t tramp;
+
+	for (uint32_t i = 0; i < acpi_info.cpu_count; i++)
+		listed += acpi_info.cpus[i].enabled;
+	/* never silently: a server with more cores than Tempo's static limit (issue 15) */
+	if (listed > count || acpi_info.cpus_truncated)
+		log_warn("SMP: the MADT lists %u%s enabled CPUs; Tempo uses the first %u (its limit "
+			 "is %u), the others stay halted\n", listed,
+			 acpi_info.cpus_truncated ? "+" : "", count, (uint32_t)SMP_MAX_CPUS);
 
 	pcpus_init(count);
 	tramp = take_trampoline_page(&memplan);
