@@ -127,14 +127,24 @@ if [ "$what" = all ] || [ "$what" = fuzz ]; then
 	fi
 fi
 
-if [ "$what" = all ] || [ "$what" = emu ]; then
-	echo "== emulator tests"
+# emu_ready: the test images built and tests/emu/tests.sh sourced (once);
+# a failed build is a failure, and the section it guards is skipped
+emu_sourced=0
+emu_ready() {
+	[ "$emu_sourced" = 1 ] && return 0
 	if ! make -s test-images > "$logdir/build.log" 2>&1; then
 		fail build "make test-images failed (see $logdir/build.log)"
 		tail -n 30 "$logdir/build.log"
-	else
-		# shellcheck source=tests/emu/tests.sh
-		. tests/emu/tests.sh
+		return 1
+	fi
+	# shellcheck source=tests/emu/tests.sh
+	. tests/emu/tests.sh
+	emu_sourced=1
+}
+
+if [ "$what" = all ] || [ "$what" = emu ]; then
+	echo "== emulator tests"
+	if emu_ready; then
 		p0=$passed f0=$failed start=$SECONDS
 		run_emu_tests $EMU_TESTS
 		model_line "${EMU_MODEL:-corei7_ivy_bridge_3770k}" emu $((passed - p0)) $((failed - f0)) $((SECONDS - start))
@@ -149,12 +159,7 @@ if [ "$what" = all ] || [ "$what" = matrix ]; then
 	# skylake_x and tigerlake. Sandy Bridge's refusal is bochs_no_x2apic
 	# above. About 2 minutes.
 	echo "== CPU-model matrix (MATRIX_MODELS x MATRIX_TESTS)"
-	if ! make -s test-images > "$logdir/build.log" 2>&1; then
-		fail build "make test-images failed (see $logdir/build.log)"
-		tail -n 30 "$logdir/build.log"
-	else
-		# shellcheck source=tests/emu/tests.sh
-		. tests/emu/tests.sh
+	if emu_ready; then
 		for model in ${MATRIX_MODELS:-corei7_haswell_4770 broadwell_ult corei7_skylake_x corei3_cnl corei7_icelake_u tigerlake}; do
 			p0=$passed f0=$failed start=$SECONDS
 			EMU_MODEL=$model run_emu_tests ${MATRIX_TESTS:-bochs_partitions bochs_timer_direct bochs_timer_inject}

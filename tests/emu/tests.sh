@@ -625,9 +625,18 @@ test_bochs_console_input() {
 		--expect ok || return 1
 	rtbench_clean "$1" 20000 && ends_whole "$1" || return 1
 	line=$(rtbench_line "$1" rt)
-	[ "$(kv "$line" lat_max_ticks)" -le 10 ] ||
+	# The console never exits rt's core: its exits in the window are host
+	# ticks, tick deferrals and the one that ends the window (VCPU_STATS).
+	[ $(($(window "$1" exits) - $(window "$1" tick_exits) - $(window "$1" tick_defer_exits))) -le 1 ] ||
+		{ echo "rt's core exited for more than its ticks: $(window "$1" exits) exits"; return 1; }
+	# p99 undisturbed; the max too, unless a tick deferral met one of rt's
+	# deadlines (issue 14: where the first deferral falls against rt's
+	# phase depends on the code's length: 0 at 8b1698b, 105 ticks with one
+	# deferral after it), which costs at most that short exit
+	[ "$(kv "$line" lat_p99_ticks)" -le 10 ] && { [ "$(kv "$line" lat_max_ticks)" -le 10 ] ||
+		{ [ "$(window "$1" tick_defer_exits)" -gt 0 ] && [ "$(kv "$line" lat_max_ticks)" -le 250 ]; }; } ||
 		{ echo "rt disturbed by the console: $line"; return 1; }
-	echo "console script: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers checked"
+	echo "console script: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers checked; rt max $(kv "$line" lat_max_ticks) ticks, $(window "$1" tick_defer_exits) tick deferrals"
 }
 
 # No core is free: input and the monitor are served at the guests' exits, as
