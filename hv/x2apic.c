@@ -293,12 +293,23 @@ static enum exit_action icr_deliver(struct vcpu *v, struct exit_ctx *x, uint64_t
 {
 	struct partition *p = v->part;
 
+	uint64_t targets = r->targets;
+
 	if (r->verdict == ICR_DENY)
 		return exit_stop(x, "icr_denied", value, r->why);
+	if (r->one) {
+		uint64_t able = 0;
+
+		for (uint32_t i = 0; i < p->vcpu_count; i++)
+			if (p->vcpus[i]->state == VCPU_RUNNING &&
+			    p->vcpus[i]->apic_base.mode != APIC_MODE_DISABLED)
+				able |= 1ull << i;
+		targets = icr_pick_one(targets, able);
+	}
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		struct vcpu *t = p->vcpus[i];
 
-		if (!(r->targets & (1ull << i)))
+		if (!(targets & (1ull << i)))
 			continue;
 		/* a globally disabled APIC takes no fixed interrupt or NMI (SDM 11.4.3) */
 		if (t->apic_base.mode == APIC_MODE_DISABLED &&

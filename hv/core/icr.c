@@ -72,13 +72,14 @@ static struct icr_route deliver(struct icr_route r, uint32_t low)
 		return r;
 	case ICR_DELIVERY_LOWEST:
 		/*
-		 * One target takes it: the lowest index, as Tempo has no
-		 * priorities to arbitrate by (SDM 11.6.2.4 leaves the choice to
-		 * the chipset). A fixed interrupt from there on.
+		 * One target takes it (icr_pick_one, by what the caller knows of
+		 * the vCPUs' states), as Tempo has no priorities to arbitrate by
+		 * (SDM 11.6.2.4 leaves the choice to the chipset). A fixed
+		 * interrupt from there on.
 		 */
 		if (r.vector < 16)
 			return deny("lowest-priority IPI with an illegal vector (0-15)");
-		r.targets &= -r.targets;
+		r.one = true;
 		r.verdict = ICR_SEND;
 		return r;
 	case ICR_DELIVERY_NMI:
@@ -90,6 +91,13 @@ static struct icr_route deliver(struct icr_route r, uint32_t low)
 	default:
 		return deny("reserved delivery mode");
 	}
+}
+
+uint64_t icr_pick_one(uint64_t targets, uint64_t able)
+{
+	uint64_t both = targets & able;
+
+	return both ? both & -both : targets & -targets;
 }
 
 struct icr_route icr_route(const uint32_t *apic_ids, uint32_t n, uint32_t self, uint64_t icr)

@@ -5,7 +5,7 @@
  * only the CPUs of its own partition, in physical and logical destination
  * mode and through the shorthands; a broadcast means the partition's
  * vCPUs. Fixed IPIs are sent to the hardware; lowest priority goes to one
- * target (the lowest index); NMIs are virtual NMIs for the targets; INIT
+ * target (icr_pick_one: the lowest index that can take it); NMIs are virtual NMIs for the targets; INIT
  * and SIPI to its own vCPUs are emulated (the hypervisor resets and starts
  * them); SMI and reserved modes are refused. Both forms share one
  * delivery-mode policy (icr.c, deliver()), so a rule means the same in
@@ -29,6 +29,7 @@ enum icr_verdict {
 struct icr_route {
 	enum icr_verdict verdict;
 	uint64_t targets;	/* bit i: the partition's vCPU i */
+	bool one;		/* lowest priority: only one of the targets (icr_pick_one) */
 	uint8_t vector;
 	const char *why;	/* for ICR_DENY */
 	/*
@@ -44,6 +45,16 @@ struct icr_route {
  * index of the writing vCPU; @icr: the 64-bit value written.
  */
 struct icr_route icr_route(const uint32_t *apic_ids, uint32_t n, uint32_t self, uint64_t icr);
+
+/*
+ * Lowest priority's one target among @targets: the lowest index in @able
+ * (the vCPUs that can take a fixed interrupt now: running, not waiting for
+ * SIPI, their APIC enabled), so the interrupt is not handed to a vCPU that
+ * would drop it while another could run its handler; the lowest index of
+ * @targets when none can (dropped and counted there, as before). 0 when
+ * @targets is 0.
+ */
+uint64_t icr_pick_one(uint64_t targets, uint64_t able);
 
 /*
  * One vCPU as an xAPIC-mode sender's destination sees it (icr_xapic_dest_of

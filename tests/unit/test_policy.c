@@ -118,7 +118,17 @@ static void test_icr_modes(void **state)
 	assert_int_equal(icr_route(ids, 3, 0, to2 | ICR_DELIVERY_SMI).verdict, ICR_DENY);
 	r = icr_route(ids, 3, 0, ICR_SHORTHAND_ALL | ICR_DELIVERY_LOWEST | 0x40);
 	assert_int_equal(r.verdict, ICR_SEND);
-	assert_int_equal(r.targets, 1);
+	assert_int_equal(r.targets, 7);		/* all of them, for icr_pick_one */
+	assert_true(r.one);
+	assert_false(icr_route(ids, 3, 0, ICR_SHORTHAND_ALL | 0x40).one);	/* fixed: each */
+	/* the lowest index that can take it; one waiting for SIPI is passed over */
+	assert_int_equal(icr_pick_one(7, 7), 1);
+	assert_int_equal(icr_pick_one(7, 6), 2);
+	assert_int_equal(icr_pick_one(6, 5), 4);
+	/* none can: the lowest target, which drops and counts it */
+	assert_int_equal(icr_pick_one(6, 1), 2);
+	assert_int_equal(icr_pick_one(0, 7), 0);
+	assert_int_equal(icr_pick_one(1ull << 63, ~0ull), 1ull << 63);
 	assert_int_equal(icr_route(ids, 3, 0, to2 | ICR_DELIVERY_LOWEST | 0x05).verdict,
 			 ICR_DENY);
 	/* an NMI outside the partition is still outside */
