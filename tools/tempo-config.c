@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "arch/x86/highmap.h"
 #include "drivers/acpi.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/config.h"
@@ -68,6 +69,8 @@ struct machine {
 	const char *mem_source;
 	uint64_t ram_low, ram_high;		/* usable RAM below / above 4 GiB */
 	struct memplan plan;			/* free RAM the boot would leave partitions */
+	uint64_t high_base[MEMPLAN_MAX_RANGES], high_end[MEMPLAN_MAX_RANGES];
+	uint32_t high_count;			/* usable ranges (parts) above 4 GiB */
 	uint64_t image_bytes, module_bytes;
 	bool image_guessed;
 };
@@ -382,8 +385,14 @@ static void add_ram(struct machine *m, uint64_t base, uint64_t end)
 		return;
 	if (base < IDENTITY_MAP_LIMIT)
 		m->ram_low += MIN(end, IDENTITY_MAP_LIMIT) - base;
-	if (end > IDENTITY_MAP_LIMIT)
+	if (end > IDENTITY_MAP_LIMIT) {
 		m->ram_high += end - MAX(base, IDENTITY_MAP_LIMIT);
+		/* kept for plan_memory: the boot adds them once its pool is carved */
+		if (m->high_count < MEMPLAN_MAX_RANGES) {
+			m->high_base[m->high_count] = MAX(base, IDENTITY_MAP_LIMIT);
+			m->high_end[m->high_count++] = end;
+		}
+	}
 	if (!memplan_add(&m->plan, base, end - base))
 		printf("warning: more than %d usable RAM ranges; the rest is left out\n",
 		       MEMPLAN_MAX_RANGES);
@@ -488,10 +497,14 @@ static uint64_t file_size(const char *path)
 }
 
 /*
- * What hv/main.c's plan_memory and smp_boot leave the partitions: usable RAM
- * below 4 GiB less page 0, the image at 1 MiB, the modules (GRUB loads them
- * just above the image; their real place is in the boot log), Tempo's 8 MiB
- * pool, and the low 1 MiB.
+ * What hv/main.c's plan_memory, map_high_ram and smp_boot leave the
+ * partitions: usable RAM below 4 GiB less page 0, the image at 1 MiB, the
+ * modules (GRUB loads them just above the image; their real place is in the
+ * boot log), Tempo's 8 MiB pool and the low 1 MiB; then every usable range
+ * above 4 GiB trimmed to whole 2 MiB. (The boot also stops at the CPU's
+ * physical address width and at 512 GiB of 2 MiB-page tables on a CPU
+ * without 1 GiB pages; neither is known from here, and no real machine
+ * reaches them.)
  */
 static void plan_memory(const struct options *o, struct machine *m, uint64_t modules)
 {
@@ -509,6 +522,14 @@ static void plan_memory(const struct options *o, struct machine *m, uint64_t mod
 	if (!memplan_alloc(&m->plan, HV_POOL_BYTES, PAGE))
 		printf("ERROR: memory: no %llu MiB of free RAM below 4 GiB for the hypervisor\n",
 		       HV_POOL_BYTES >> 20);
+	memplan_raise_limit(&m->plan, HIGHMAP_LIMIT);
+	for (uint32_t i = 0; i < m->high_count; i++) {
+		uint64_t base = ALIGN_UP(m->high_base[i], HIGHMAP_GRAIN);
+		uint64_t end = MIN(m->high_end[i], HIGHMAP_LIMIT) & ~(HIGHMAP_GRAIN - 1);
+
+		if (base < end)
+			memplan_add(&m->plan, base, end - base);
+	}
 	memplan_reserve(&m->plan, 0, MIB);
 }
 
@@ -532,7 +553,7 @@ static void print_machine(const struct machine *m)
 	printf("machine: %u CPUs enabled in the MADT", m->madt_enabled);
 	if (m->madt_enabled > m->cpu_count)
 		printf(" (Tempo uses the first %u)", m->cpu_count);
-	printf("; RAM %llu MiB below 4 GiB, %llu MiB above (not used by Tempo), from %s\n",
+	printf("; RAM %llu MiB below 4 GiB, %llu MiB above, from %s\n",
 	       (unsigned long long)(m->ram_low >> 20), (unsigned long long)(m->ram_high >> 20),
 	       m->mem_source);
 	for (uint32_t i = 0; i < m->cpu_count; i++) {
@@ -758,7 +779,13 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *pc = &cfg->partitions[i];
 
-		if (pc->base) {
+		if (pc->memory_bytes > CONFIG_GUEST_MMIO_START) {
+			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): %lu MiB of RAM "
+				     "would cover its MMIO window at 0x%lx (at most %lu MiB per "
+				     "partition)", pc->name, pc->line, pc->memory_bytes >> 20,
+				     (uint64_t)CONFIG_GUEST_MMIO_START,
+				     (uint64_t)(CONFIG_GUEST_MMIO_START & ~(2 * MIB - 1)) >> 20);
+		} else if (pc->base) {
 			hpa[i] = pc->base;
 			if (memplan_take(&m->plan, pc->base, pc->memory_bytes)) {
 				if (check_image(pc, mods))
@@ -776,7 +803,7 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 				continue;
 			}
 			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): no %lu MiB of "
-				     "free RAM below 4 GiB (%lu MiB left)", pc->name, pc->line,
+				     "free RAM (%lu MiB left)", pc->name, pc->line,
 				     pc->memory_bytes >> 20, memplan_free_bytes(&m->plan) >> 20);
 		}
 		printf("partitions: %s\n", err);
@@ -836,7 +863,7 @@ static void print_plan(const struct machine *m, const struct hv_config *cfg, con
 		       (unsigned long long)(p->memory_bytes >> 20),
 		       p->base ? "fixed base" : "carved from the top of free RAM");
 	}
-	printf("plan: %llu MiB of free RAM below 4 GiB left over\n",
+	printf("plan: %llu MiB of free RAM left over\n",
 	       (unsigned long long)(memplan_free_bytes(&m->plan) >> 20));
 	if (m->image_guessed)
 		printf("note: no tempo.elf in --images: its size taken as %llu MiB\n",
@@ -954,14 +981,14 @@ static int cmd_create(const struct options *o)
 		snprintf(size, sizeof(size), "%lluM", (unsigned long long)(o->memory >> 20));
 
 	printf("# Tempo partition config proposed by `tempo-config create` for a machine with\n"
-	       "# %u CPUs (MADT) and %llu MiB of RAM below 4 GiB (what Tempo uses).\n"
+	       "# %u CPUs (MADT) and %llu MiB of RAM.\n"
 	       "# Check it with: tempo-config check --machine FILE\n#\n"
 	       "# CPU 0 (APIC id %u) and its SMT siblings run no guest: the first of them\n"
 	       "# drains the partitions' consoles to COM1, which costs ~87 us a character.\n"
 	       "# Each other core is one partition; SMT siblings stay in one partition, so\n"
 	       "# no real-time vCPU shares a core with another partition's.\n\n"
 	       "[hypervisor]\ntick_us = 1000\t\t\t# host tick; 0 = tickless\n",
-	       m.madt_enabled, (unsigned long long)(m.ram_low >> 20), m.apic_id[0]);
+	       m.madt_enabled, (unsigned long long)((m.ram_low + m.ram_high) >> 20), m.apic_id[0]);
 	for (uint32_t c = 1; c < m.cpu_count; c++) {
 		uint64_t core = m.sibling_mask[c] & ~taken, hpa = 0;
 		char list[256] = "";
@@ -996,7 +1023,7 @@ static int cmd_create(const struct options *o)
 		       "partitions.\n", left_out, CONFIG_MAX_PARTITIONS);
 	else if (left_out)
 		printf("\n# %u more CPU(s) stay with the hypervisor: %u partitions of %s are what "
-		       "fits in the\n# %llu MiB free below 4 GiB (less --memory gives more).\n",
+		       "fits in the\n# %llu MiB free (less --memory gives more).\n",
 		       left_out, parts, size, (unsigned long long)(free_bytes >> 20));
 	if (!parts) {
 		fprintf(stderr, "tempo-config: no core is left for a partition once CPU 0 and its "
