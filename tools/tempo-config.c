@@ -31,7 +31,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "arch/x86/highmap.h"
 #include "drivers/acpi.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/config.h"
@@ -47,6 +46,9 @@
 /* The boot's figures (hv/main.c, arch/x86/boot_layout.h, hv/partition.h). */
 #define IDENTITY_MAP_LIMIT	(4 * GIB)
 #define HV_POOL_BYTES		(8 * MIB)
+/* arch/x86/highmap.h's, which tools may not include (docs/architecture.md) */
+#define HIGHMAP_LIMIT		(1ull << 47)
+#define HIGHMAP_GRAIN		(2 * MIB)
 #define HV_LOAD_BASE		MIB
 #define HV_IMAGE_GUESS		(2 * MIB)	/* when no tempo.elf is at hand */
 #define TEMPO_MAX_CPUS		64
