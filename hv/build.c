@@ -478,6 +478,8 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			v->arch.owner = v;
 			v->arch.vpid = next_vpid++;
 			v->arch.vmcs_pa = (uint64_t)hv_pages_alloc(PAGE_SIZE, "VMCS");
+			if (vmx_ctl.has_apicv)
+				v->vapic = hv_pages_alloc(PAGE_SIZE, "virtual-APIC page");
 			vcpu_reset(v);
 			p->vcpus[p->vcpu_count++] = v;
 		}

@@ -274,6 +274,9 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 	const struct exit_row *row = basic < EXIT_REASON_COUNT ? &exit_rows[basic] : NULL;
 	enum exit_action a;
 
+	/* what the CPU delivered and retired in the virtual-APIC page */
+	if (v->apicv)
+		apicv_sync_in(v);
 	/* a fast exit's reason is its basic reason: no entry failure */
 	if (row && row->handler && x.reason == basic && exit_fast(v, row, &x))
 		return v;

@@ -7,6 +7,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "hv/exit.h"
+#include "hv/lib/lib.h"
 
 #define CR0_PE		(1ull << 0)
 
@@ -79,6 +80,76 @@ static void raise_physical(struct vcpu *v, uint8_t vector)
 	wrmsr(X2APIC_SELF_IPI, vector);
 }
 
+/*
+ * The virtual-APIC page (SDM Vol. 3C 29.1): the registers at their xAPIC
+ * offsets, each 32 bits on a 16-byte stride. The CPU delivers from VIRR
+ * and RVI, moves a vector to VISR and SVI, retires it on the guest's EOI,
+ * and computes VPPR from VTPR and SVI; nothing else in the page changes
+ * while the guest runs (reads and every other write still exit).
+ */
+#define VAPIC_TPR	(0x80 / 4)
+#define VAPIC_ISR	(0x100 / 4)
+#define VAPIC_IRR	(0x200 / 4)
+
+/*
+ * Both directions copy only what changed, so a timer event's exit pays for
+ * one copy, not four. Out: only when hv changed the vLAPIC (dirty). In:
+ * only when the guest interrupt status is not what the page last matched:
+ * the CPU changes the page only by delivering (SVI rises to the vector,
+ * RVI falls to the next) and by EOI virtualization (SVI falls), and with
+ * no self-IPI virtualization and no posted interrupts nothing adds to
+ * VIRR, so an unchanged RVI:SVI means an unchanged VIRR and VISR.
+ */
+void apicv_sync_out(struct vcpu *v)
+{
+	struct vlapic *l = &v->vt.vlapic;
+	volatile uint32_t *pg = v->vapic;
+	int rvi, svi;
+
+	if (!l->dirty)
+		return;
+	rvi = vlapic_highest_irr(l);
+	svi = vlapic_highest_isr(l);
+	for (uint32_t d = l->dirty & 0xffff; d; d &= d - 1) {
+		uint32_t w = (uint32_t)__builtin_ctz(d);
+
+		if (w < 8)
+			pg[VAPIC_IRR + 4 * w] = l->irr[w];
+		else
+			pg[VAPIC_ISR + 4 * (w - 8)] = l->isr[w - 8];
+	}
+	if (l->dirty & VLAPIC_DIRTY_TPR)
+		pg[VAPIC_TPR] = l->tpr;
+	v->apicv_status = (uint16_t)(((uint32_t)(svi < 0 ? 0 : svi) << 8) |
+				     (uint32_t)(rvi < 0 ? 0 : rvi));
+	vmwrite(VMCS_GUEST_INTR_STATUS, v->apicv_status);
+	l->dirty = 0;
+}
+
+void apicv_sync_in(struct vcpu *v)
+{
+	struct vlapic *l = &v->vt.vlapic;
+	const volatile uint32_t *pg = v->vapic;
+	uint16_t status = (uint16_t)vmread(VMCS_GUEST_INTR_STATUS), old = v->apicv_status;
+	uint32_t lo, hi;
+
+	if (status == old)
+		return;
+	/*
+	 * Every bit the CPU changed lies between the lowest and the highest of
+	 * the old and new RVI and SVI: deliveries take VIRR bits from the old
+	 * RVI down to above the new one into VISR, EOIs clear VISR bits above
+	 * the new SVI. Only those words are read back.
+	 */
+	lo = MIN(MIN(status & 0xff, status >> 8), MIN(old & 0xff, old >> 8)) >> 5;
+	hi = MAX(MAX(status & 0xff, status >> 8), MAX(old & 0xff, old >> 8)) >> 5;
+	for (uint32_t i = lo; i <= hi; i++) {
+		l->irr[i] = pg[VAPIC_IRR + 4 * i];
+		l->isr[i] = pg[VAPIC_ISR + 4 * i];
+	}
+	v->apicv_status = status;
+}
+
 void deliver_virtual(struct vcpu *v)
 {
 	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
@@ -109,6 +180,33 @@ void deliver_virtual(struct vcpu *v)
 	if (v->pv)
 		pv_publish_armed(v);
 	vector = vlapic_pending(&v->vt.vlapic);
+	if (v->apicv) {
+		/*
+		 * The CPU delivers the vector itself when the guest can take it
+		 * (RVI above VPPR, IF = 1, no STI or MOV-SS shadow: SDM Vol. 3C
+		 * 29.2), no injection and no window. One it can take now leaves
+		 * HLT, as an injected one would; one it cannot yet keeps HLT
+		 * exiting on, so a `sti; hlt` is never entered with a vector
+		 * waiting (exit_hlt); with none, HLT does not exit at all.
+		 */
+		apicv_sync_out(v);
+		proc &= ~PROC_HLT_EXITING;
+		if (vector >= 0) {
+			if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
+			    !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & 3)) {
+				if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
+					vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+			} else {
+				proc |= PROC_HLT_EXITING;
+			}
+		}
+		if (v->nmi_pending)
+			proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
+		else
+			proc &= ~PROC_INTR_WINDOW_EXITING;
+		vmwrite(VMCS_PROC_CONTROLS, proc);
+		return;
+	}
 	if (vector >= 0 && !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID)) {
 		if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
 		    !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & 3)) {

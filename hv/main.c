@@ -480,6 +480,17 @@ static __attribute__((noreturn)) void boot_continue(void)
 		log_emerg("FATAL: %s\n", err);
 		hv_stop(STOP_NO_VMX, "a required VMX control is missing");
 	}
+	/* apicv=off: today's path on a CPU that has it (to compare, or to avoid it) */
+	if (cmdline_get(boot_info.cmdline, "apicv", err, sizeof(err)) && !strcmp(err, "off") &&
+	    vmx_ctl.has_apicv) {
+		vmx_ctl.has_apicv = false;
+		log_info("VMX: APIC virtualization turned off by apicv=off\n");
+	}
+	log_info("VMX: APIC virtualization %s\n", vmx_ctl.has_apicv ?
+		 "on: inject, emulated and pv-lazy vCPUs get their interrupts by virtual-interrupt "
+		 "delivery, and an x2APIC guest's EOI takes no exit" :
+		 "off (no virtual-interrupt delivery or x2APIC virtualization): each virtual EOI "
+		 "exits");
 	platform.tsc_hz = tsc.hz;
 	platform.cpuid_max_basic = cpu.max_basic_leaf;
 	platform.has_nx = cpuid(0x80000001, 0).edx & (1u << 20);

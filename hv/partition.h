@@ -98,6 +98,16 @@ struct vcpu {
 	uint64_t tick_deadline;
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
+	/*
+	 * Where the CPU has virtual-interrupt delivery (vmx_ctl.has_apicv):
+	 * the virtual-APIC page, and whether this vCPU's mode uses it now
+	 * (not direct). The vLAPIC stays the truth in root mode; the page
+	 * carries its IRR, ISR and TPR into the guest (apicv_sync_out, before
+	 * each entry) and back (apicv_sync_in, at each exit).
+	 */
+	uint32_t *vapic;
+	bool apicv;
+	uint16_t apicv_status;	/* guest interrupt status (SVI:RVI) as the page last matched the vLAPIC */
 	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */
 	uint64_t ipis_dropped;		/* fixed IPIs to a sibling not running yet */
 	uint64_t icr_last;		/* what the guest last wrote to its ICR */
@@ -292,6 +302,9 @@ int partition_rebuild(struct partition *p, char *err, size_t errlen);
 
 /* Off direct mode: fire an expired software deadline, inject what is pending (hv/inject.c). */
 void hv_deliver_virtual(struct vcpu *v);
+/* Virtual-interrupt delivery (v->apicv, hv/inject.c): the vLAPIC into the page, and back. */
+void apicv_sync_out(struct vcpu *v);
+void apicv_sync_in(struct vcpu *v);
 
 static inline void vcpu_trace(struct vcpu *v, enum trace_event e, uint64_t value, uint64_t tsc)
 {

@@ -104,6 +104,8 @@ void vcpu_vmcs_setup(struct vcpu *v)
 void vcpu_enter(struct vcpu *v)
 {
 	v->pcpu->exit_vcpu = NULL;
+	if (v->apicv)
+		apicv_sync_out(v);	/* the vLAPIC may have changed while it was out (INIT, restart) */
 	vcpu_timer_arm(v);
 	vmx_run(&v->arch);
 }

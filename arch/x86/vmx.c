@@ -90,6 +90,10 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 		return false;
 	/* The guest decides long mode; it is set per vCPU (and read back on exit). */
 	c->entry &= ~ENTRY_IA32E_MODE_GUEST;
+	c->has_apicv = ((caps->procbased >> 32) & PROC_TPR_SHADOW) &&
+		       ((caps->procbased2 >> 32) & PROC2_VIRT_X2APIC_MODE) &&
+		       ((caps->procbased2 >> 32) & PROC2_VIRT_INTR_DELIVERY) &&
+		       ((caps->pinbased >> 32) & PIN_EXTINT_EXITING);
 	c->has_rdtscp = c->proc2 & PROC2_ENABLE_RDTSCP;
 	c->has_invpcid = c->proc2 & PROC2_ENABLE_INVPCID;
 	c->has_xsaves = c->proc2 & PROC2_ENABLE_XSAVES;
@@ -390,18 +394,38 @@ void vmx_vmcs_setup(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 	a->vmcs_ready = true;
 }
 
-void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa)
+void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa, uint64_t vapic_pa,
+			     bool x2apic)
 {
 	uint32_t pin = vmx_ctl.pin, exit = vmx_ctl.exit, proc = vmx_ctl.proc;
+	uint32_t proc2 = vmx_ctl.proc2;
 
 	if (virtual_intr) {
 		pin |= PIN_EXTINT_EXITING;
 		exit |= EXIT_ACK_INTR_ON_EXIT;
 		proc |= PROC_CR8_LOAD_EXITING | PROC_CR8_STORE_EXITING;
 	}
+	/*
+	 * Virtual-interrupt delivery: vectors are posted in the page (VIRR,
+	 * RVI) and delivered by the CPU, EOIs retire them there. The TPR
+	 * shadow is required for it; CR8 still exits (the vLAPIC's TPR, which
+	 * hv copies into the page). The EOI-exit bitmap is 0: every vector is
+	 * edge-triggered. x2APIC virtualization only in x2APIC mode, where the
+	 * MSR bitmap lets the EOI MSR through (an xAPIC guest's EOI is an MMIO
+	 * exit, as before). SDM Vol. 3C 26.2.1.1 for the checks.
+	 */
+	if (virtual_intr && vapic_pa) {
+		proc |= PROC_TPR_SHADOW;
+		proc2 |= PROC2_VIRT_INTR_DELIVERY | (x2apic ? PROC2_VIRT_X2APIC_MODE : 0);
+		vmwrite(VMCS_VIRTUAL_APIC_ADDR, vapic_pa);
+		vmwrite(VMCS_TPR_THRESHOLD, 0);
+		for (uint32_t i = 0; i < 4; i++)
+			vmwrite(VMCS_EOI_EXIT_BITMAP0 + 2 * i, 0);
+	}
 	vmwrite(VMCS_PIN_CONTROLS, pin);
 	vmwrite(VMCS_EXIT_CONTROLS, exit);
 	vmwrite(VMCS_PROC_CONTROLS, proc);
+	vmwrite(VMCS_PROC_CONTROLS2, proc2);
 	vmwrite(VMCS_MSR_BITMAP, msr_bitmap_pa);
 }
 

@@ -58,6 +58,13 @@ struct vmx_controls {
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	uint32_t preemption_timer_rate;
 	bool has_rdtscp, has_invpcid, has_xsaves;
+	/*
+	 * Virtual-interrupt delivery with x2APIC virtualization (the TPR
+	 * shadow, SDM Vol. 3C 29.1-29.2, 29.5): the modes that deliver
+	 * through the virtual LAPIC post their vectors in a virtual-APIC page
+	 * and the guest's EOI costs no exit. Off where any of them is missing.
+	 */
+	bool has_apicv;
 };
 
 extern struct vmx_controls vmx_ctl;
@@ -91,10 +98,14 @@ void vmx_load(struct vcpu_arch *a);
 /*
  * The interrupt model of the current VMCS. Physical (@virtual_intr false):
  * the guest's interrupts reach its IDT with no exit. Virtual: every physical
- * interrupt exits, acknowledged, for hv to deliver; CR8 exits too. Either
- * way @msr_bitmap_pa is the MSR bitmap.
+ * interrupt exits, acknowledged, for hv to deliver; CR8 exits too; with
+ * @vapic_pa (a virtual-APIC page, only where vmx_ctl.has_apicv) hv posts
+ * the vectors there and the CPU delivers them and retires their EOIs, the
+ * x2APIC EOI MSR virtualized when @x2apic. Either way @msr_bitmap_pa is the
+ * MSR bitmap.
  */
-void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa);
+void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa, uint64_t vapic_pa,
+			     bool x2apic);
 
 /*
  * Enter @a (VMLAUNCH the first time, VMRESUME after). Never returns: exits

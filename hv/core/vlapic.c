@@ -35,6 +35,7 @@ static int highest(const uint32_t *v)
 void vlapic_init(struct vlapic *l)
 {
 	memset(l, 0, sizeof(*l));
+	l->dirty = VLAPIC_DIRTY_ALL;
 	/* SDM 11.4.7.1 reset values, but software-enabled: Tempo keeps it on */
 	l->svr = 0x1ff;
 	for (int i = 0; i < VLAPIC_LVT_SHADOWS; i++)
@@ -47,6 +48,7 @@ bool vlapic_raise(struct vlapic *l, uint8_t vector)
 		return false;
 	/* Already pending: it coalesces, as in the IRR of a real LAPIC. */
 	bit_set(l->irr, vector);
+	l->dirty |= VLAPIC_DIRTY_IRR(vector);
 	return true;
 }
 
@@ -96,6 +98,7 @@ void vlapic_accept(struct vlapic *l, uint8_t vector)
 		return;
 	bit_clear(l->irr, vector);
 	bit_set(l->isr, vector);
+	l->dirty |= VLAPIC_DIRTY_IRR(vector) | VLAPIC_DIRTY_ISR(vector);
 }
 
 /* SDM 11.8.5: an EOI retires the highest-priority vector in service. */
@@ -103,14 +106,17 @@ int vlapic_eoi(struct vlapic *l)
 {
 	int isrv = vlapic_highest_isr(l);
 
-	if (isrv >= 0)
+	if (isrv >= 0) {
 		bit_clear(l->isr, (uint8_t)isrv);
+		l->dirty |= VLAPIC_DIRTY_ISR(isrv);
+	}
 	return isrv;
 }
 
 void vlapic_set_tpr(struct vlapic *l, uint8_t tpr)
 {
 	l->tpr = tpr;
+	l->dirty |= VLAPIC_DIRTY_TPR;
 }
 
 bool vlapic_in_service(const struct vlapic *l)

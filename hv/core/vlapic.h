@@ -15,10 +15,21 @@
 /* The non-interrupt-state registers a guest may write off direct mode. */
 #define VLAPIC_LVT_SHADOWS	6	/* CMCI, thermal, PMC, LINT0, LINT1, error */
 
+#define VLAPIC_DIRTY_IRR(vec)	(1u << ((unsigned int)(vec) >> 5))
+#define VLAPIC_DIRTY_ISR(vec)	(1u << (8 + ((unsigned int)(vec) >> 5)))
+#define VLAPIC_DIRTY_TPR	(1u << 16)
+#define VLAPIC_DIRTY_ALL	0x1ffffu
+
 struct vlapic {
 	uint32_t irr[8];	/* 256 bits */
 	uint32_t isr[8];
 	uint8_t tpr;
+	/*
+	 * What changed since the virtual-APIC page last took it (hv/inject.c,
+	 * apicv_sync_out): bit i the IRR word i, 8 + i the ISR word i, 16 the
+	 * TPR. Every function here that changes them sets their bits.
+	 */
+	uint32_t dirty;
 	/*
 	 * Shadows only: nothing raises these interrupts for a partition, and
 	 * the count-down timer does not count here (TMCCT reads 0). Kept so

@@ -30,7 +30,7 @@ cd "$(dirname "$0")/../.." || exit 2
 BUILD=${BUILD:-build}
 timeout_s=${KUT_TIMEOUT:-900}	# vmexit_tscdeadline_immed: 183-256 s alone
 headroom_mib=${KUT_HEADROOM_MIB:-32}
-model=corei7_ivy_bridge_3770k	# ../shared/EMULATORS.md: the model with everything Tempo needs
+model=${KUT_MODEL:-corei7_ivy_bridge_3770k}	# ../shared/EMULATORS.md; KUT_MODEL=tigerlake for APIC virtualization
 ips=50000000			# Bochs instructions (TSC ticks) per emulated second
 args_override="" have_override=0
 while [ $# -gt 0 ]; do

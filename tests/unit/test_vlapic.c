@@ -19,6 +19,37 @@ static int take(struct vlapic *l)
 	return v;
 }
 
+/* What changed since the virtual-APIC page took it: exactly the words touched. */
+static void test_dirty_words(void **state)
+{
+	struct vlapic l;
+
+	(void)state;
+	vlapic_init(&l);
+	assert_int_equal(l.dirty, VLAPIC_DIRTY_ALL);	/* a reset: all of it */
+	l.dirty = 0;
+	assert_false(vlapic_raise(&l, 5));		/* refused: nothing changed */
+	assert_int_equal(l.dirty, 0);
+	assert_true(vlapic_raise(&l, 0x41));		/* IRR word 2 */
+	assert_int_equal(l.dirty, 1u << 2);
+	l.dirty = 0;
+	vlapic_accept(&l, 0x41);			/* IRR and ISR word 2 */
+	assert_int_equal(l.dirty, (1u << 2) | (1u << 10));
+	l.dirty = 0;
+	assert_int_equal(vlapic_eoi(&l), 0x41);		/* ISR word 2 */
+	assert_int_equal(l.dirty, 1u << 10);
+	l.dirty = 0;
+	assert_int_equal(vlapic_eoi(&l), -1);		/* nothing in service: nothing */
+	assert_int_equal(l.dirty, 0);
+	vlapic_set_tpr(&l, 0x20);
+	assert_int_equal(l.dirty, VLAPIC_DIRTY_TPR);
+	l.dirty = 0;
+	assert_true(vlapic_raise(&l, 0xff));		/* the top word */
+	assert_int_equal(l.dirty, VLAPIC_DIRTY_IRR(0xff));
+	assert_int_equal(VLAPIC_DIRTY_IRR(0xff), 1u << 7);
+	assert_int_equal(VLAPIC_DIRTY_ISR(0x10), 1u << 8);
+}
+
 static void test_empty(void **state)
 {
 	struct vlapic l;
@@ -202,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_nested),
 		cmocka_unit_test(test_tpr),
 		cmocka_unit_test(test_ppr_rule),
+		cmocka_unit_test(test_dirty_words),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
