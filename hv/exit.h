@@ -77,19 +77,22 @@ static inline enum exit_action exit_stop(struct exit_ctx *x, const char *reason,
  * real trap (SDM Vol. 3A 6.9: traps of the previous instruction come before
  * NMIs and interrupts).
  */
-static inline void single_step_trap(void)
+static inline bool single_step_trap(void)
 {
-	uint64_t dr6;
+	uint64_t rflags = vmread(VMCS_GUEST_RFLAGS), dr6;
 
-	if (!single_step_due(vmread(VMCS_GUEST_RFLAGS), vmread(VMCS_GUEST_DEBUGCTL),
-			     (uint32_t)vmread(VMCS_ENTRY_INTR_INFO)))
-		return;
+	/* TF is almost never set: one VMREAD on the way out */
+	if (!(rflags & SS_RFLAGS_TF) ||
+	    !single_step_due(rflags, vmread(VMCS_GUEST_DEBUGCTL), (uint32_t)vmread(VMCS_ENTRY_INTR_INFO)))
+		return false;
 	asm volatile("mov %%dr6, %0" : "=r"(dr6));
 	asm volatile("mov %0, %%dr6" : : "r"(single_step_dr6(dr6)));
 	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | VEC_DB);
+	return true;
 }
 
-static inline void skip_instruction(void)
+/* Completes the exiting instruction; true if its single-step #DB is on its way in. */
+static inline bool skip_instruction(void)
 {
 	uint64_t rip = vmread(VMCS_GUEST_RIP) + vmread(VMCS_EXIT_INSTR_LEN);
 	uint64_t intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
@@ -98,7 +101,7 @@ static inline void skip_instruction(void)
 	/* the emulated instruction ends STI / MOV SS blocking (SDM 25.4.2) */
 	if (intr & 3)
 		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
-	single_step_trap();
+	return single_step_trap();
 }
 
 static inline bool guest_long_mode(void)

@@ -213,13 +213,18 @@ enum exit_action exit_interrupt_window(struct vcpu *v, struct exit_ctx *x)
  * exit, a host tick or another deadline, ~1 ms later). HLT completes here,
  * and its STI shadow with it (skip_instruction); the tail then injects the
  * vector if the guest can take it (the interrupt wakes HLT, SDM Vol. 3A
- * 6.3), else the guest halts as it asked.
+ * 6.3), else the guest halts as it asked. A single-stepped HLT gets its
+ * #DB and does not halt (hv/core/single_step.h ss_hlt_halts): entering
+ * HLT with TF = 1 fails on hardware unless the step is pending (Bochs lets
+ * it through; attack hlt_single_step).
  */
 enum exit_action exit_hlt(struct vcpu *v, struct exit_ctx *x)
 {
+	bool stepped;
+
 	(void)x;
-	skip_instruction();
-	if (!(vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) || vlapic_pending(&v->vt.vlapic) < 0)
+	stepped = skip_instruction();
+	if (ss_hlt_halts(vmread(VMCS_GUEST_RFLAGS), stepped, vlapic_pending(&v->vt.vlapic) >= 0))
 		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_HLT);
 	return EXIT_RESUME;
 }

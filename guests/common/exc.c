@@ -86,6 +86,8 @@ void exc_dispatch(struct exc_frame *f)
 		exc_caught_vector = (int32_t)f->vector;
 		exc_resume_eip = 0;
 		f->eip = resume;
+		if (f->vector == 1)
+			f->eflags &= ~(1u << 8);	/* a caught #DB ends the single-stepping */
 		return;
 	}
 	con_printf("%s: exception %u (%s) err=0x%x eip=0x%x eflags=0x%x\n", guest_name,

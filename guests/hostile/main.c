@@ -1538,6 +1538,50 @@ static const char *a_ipi_hv_vectors(void)
 	return r;
 }
 
+/*
+ * HLT single-stepped with IF = 0 while an interrupt waits, in inject mode
+ * (so the HLT exits: hv/timer_exit.c exit_hlt). On hardware the step's #DB
+ * is a trap after HLT; a VM entry into the HLT state with RFLAGS.TF = 1
+ * must carry it as a pending single-step (BS) or it fails its checks (SDM
+ * Vol. 3C 26.3.1.5). The guest must get its #DB, run on, and take the
+ * interrupt once it sets IF.
+ */
+static const char *a_hlt_single_step(void)
+{
+	uint64_t lvt = 0;
+	uint32_t n;
+	const char *r;
+
+	if (tempo_hypercall(TEMPO_HC_TIMER_MODE_GET, 0, 0, 0) != MODE_DIRECT)
+		return "not_direct";
+	try_rdmsr(0x832, &lvt);
+	if (tempo_hypercall(TEMPO_HC_TIMER_MODE_SET, MODE_INJECT, 0, 0) != 0)
+		return "switch_refused";
+	n = hostile_irq_count;
+	asm volatile("cli" ::: "memory");
+	if (try_wrmsr(0x83f, IRQ_VECTOR)[0] != 'o') {	/* SELF_IPI: waits, IF = 0 */
+		r = "self_ipi_refused";
+	} else {
+		exc_caught_vector = -1;
+		asm volatile("movl $1f, %0\n\t"
+			     "pushfl\n\torl $0x100, (%%esp)\n\tpopfl\n\t"	/* TF: step the HLT */
+			     "hlt\n\t"
+			     "nop\n"
+			     "1:\n"
+			     : "+m"(exc_resume_eip) : : "memory");
+		if (exc_caught_vector != 1)
+			r = exc_caught_vector < 0 ? "no_db" : "other_exception";
+		else if (!wait_irq(n + 1, 5))
+			r = "irq_lost";
+		else
+			r = "stepped";
+	}
+	if (tempo_hypercall(TEMPO_HC_TIMER_MODE_SET, MODE_DIRECT, 0, 0) != 0)
+		return r[0] == 's' ? "switch_back_refused" : r;
+	try_wrmsr(0x832, lvt);
+	return r;
+}
+
 /* ---- a sibling vCPU (partitions with two CPUs: tests/attack/expected.txt cpus=2) ---- */
 
 static uint32_t sibling_apic_id(void)
@@ -2005,6 +2049,7 @@ static const struct attack attacks[] = {
 	{ "cr0_nw_no_cd", a_cr0_nw_no_cd },
 	{ "tpr_mode_switch", a_tpr_mode_switch },
 	{ "ipi_hv_vectors", a_ipi_hv_vectors },
+	{ "hlt_single_step", a_hlt_single_step },
 	{ "ipi_waiting_ap", a_ipi_waiting_ap },
 	{ "real_mode_gp", a_real_mode_gp },
 	{ "init_running_sibling", a_init_running_sibling },
