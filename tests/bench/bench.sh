@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # make bench: the RT latency guest bare metal, then under Tempo in direct,
 # inject and emulated mode (and direct with a busy neighbour), each in its own
-# Bochs run with the same settings. Bochs time is deterministic (one TSC tick
+# Bochs run with the same settings; the tgl- rows repeat the main ones on
+# tigerlake (APIC virtualization) beside the reference model. Bochs time is deterministic (one TSC tick
 # per instruction), so every figure is exact and repeats run to run.
 # Prints one table for people and BENCH lines (../shared/LINES.md).
 #   tests/bench/bench.sh [OUTDIR]
@@ -68,12 +69,15 @@ make_tempo_iso() {
 	boot/mkiso.sh "$out/$1.iso" "$HV" "exit=emu" "$cfg:partitions" "$RT:rtbench-mb2"
 }
 
-run_one() {	# NAME CPUS
-	tests/emu/run.sh --emu bochs --cpus "$2" --model "$MODEL" --ips "$IPS" --timeout 900 \
+run_one() {	# NAME CPUS MODEL
+	tests/emu/run.sh --emu bochs --cpus "$2" --model "$3" --ips "$IPS" --timeout 900 \
 		--iso "$out/$1.iso" --out "$out/$1" > "$out/$1.run" 2>&1
 }
 
-# Each row: name mode workload neighbour shared
+# Each row: name mode workload neighbour shared [model]; no model: $MODEL.
+# The tgl- rows: the same workloads on tigerlake, the model with APIC
+# virtualization (inject and emulated take no EOI exit there: issue 15).
+TGL=${BENCH_TGL_MODEL:-tigerlake}
 ROWS="bare-fixed bare fixed none 1
 bare-random bare random none 1
 bare-rewrite-later bare rewrite-later none 1
@@ -99,7 +103,16 @@ shared2-pv-lazy-fixed pv-lazy fixed none 2
 shared2-emulated-rewrite-later emulated rewrite-later none 2
 shared2-pv-lazy-rewrite-later pv-lazy rewrite-later none 2
 shared3-pv-lazy-fixed pv-lazy fixed none 3
-shared3-inject-fixed inject fixed none 3"
+shared3-inject-fixed inject fixed none 3
+tgl-bare-fixed bare fixed none 1 $TGL
+tgl-bare-random bare random none 1 $TGL
+tgl-direct-fixed direct fixed none 1 $TGL
+tgl-direct-random direct random none 1 $TGL
+tgl-inject-fixed inject fixed none 1 $TGL
+tgl-inject-random inject random none 1 $TGL
+tgl-emulated-fixed emulated fixed none 1 $TGL
+tgl-emulated-random emulated random none 1 $TGL
+tgl-pv-lazy-fixed pv-lazy fixed none 1 $TGL"
 if [ -n "$ONLY" ]; then
 	ROWS=$(echo "$ROWS" | while read -r name rest; do
 		[[ " $ONLY " == *" $name "* ]] && echo "$name $rest"; done)
@@ -108,7 +121,7 @@ fi
 total=$(echo "$ROWS" | wc -l)
 i=0
 echo "bench: building $total images"
-while read -r name mode workload neigh shared; do
+while read -r name mode workload neigh shared model; do
 	if [ "$mode" = bare ]; then
 		boot/mkiso.sh "$out/$name.iso" "$RT" "exit=emu $(guest_args "$name" "$workload")"
 	else
@@ -118,12 +131,12 @@ done <<< "$ROWS"
 
 # BENCH_JOBS Bochs runs at a time (default two: the machine has two cores)
 pids=()
-while read -r name mode workload neigh shared; do
+while read -r name mode workload neigh shared model; do
 	i=$((i + 1))
 	cpus=1
 	[ "$mode" != bare ] && cpus=3
-	echo "bench: [$i/$total] $name (Bochs, $cpus CPUs)"
-	run_one "$name" "$cpus" &
+	echo "bench: [$i/$total] $name (Bochs ${model:-$MODEL}, $cpus CPUs)"
+	run_one "$name" "$cpus" "${model:-$MODEL}" &
 	pids+=($!)
 	if [ ${#pids[@]} -ge "$JOBS" ]; then
 		wait "${pids[0]}"
@@ -143,7 +156,8 @@ lines=()
 printf '\n%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s %6s %6s\n' row \
 	mode workload sh events exits/ev tick_ex lat_min lat_avg lat_p99 lat_max ratio tick_late \
 	msr/1k win_jit hits slack
-while read -r name mode workload neigh shared; do
+while read -r name mode workload neigh shared model; do
+	model=${model:-$MODEL}
 	if ! grep -q ': pass' "$out/$name.run"; then
 		echo "bench: $name FAILED: $(cat "$out/$name.run")"
 		status=1
@@ -161,7 +175,7 @@ while read -r name mode workload neigh shared; do
 	lost=$(field "$rt" lost) early=$(field "$rt" early)
 	epe=na tick=na late=na msr=na rearm_k=na jit=na hits=na slack=na
 	if [ "$mode" = bare ]; then
-		p99_bare[$workload]=$p99
+		p99_bare[$model/$workload]=$p99
 		shared=na
 	else
 		[ "$shared" -gt 1 ] && jit=$(serial "$name" | sed -n 's/^WINDOW cpu=1 .*start_late_max_ticks=\([0-9]*\).*/\1/p' |
@@ -189,13 +203,13 @@ while read -r name mode workload neigh shared; do
 		rearm_k=${rearm:-na}
 	fi
 	ratio=na
-	[ -n "${p99_bare[$workload]:-}" ] && [ "${p99_bare[$workload]}" -gt 0 ] &&
-		ratio=$(awk -v a="$p99" -v b="${p99_bare[$workload]}" 'BEGIN { printf "%.2f", a / b }')
+	[ -n "${p99_bare[$model/$workload]:-}" ] && [ "${p99_bare[$model/$workload]}" -gt 0 ] &&
+		ratio=$(awk -v a="$p99" -v b="${p99_bare[$model/$workload]}" 'BEGIN { printf "%.2f", a / b }')
 	printf '%-30s %-8s %-15s %3s %6s %8s %6s %7s %7s %7s %7s %7s %9s %6s %6s %6s %6s\n' "$name" \
 		"$mode" "$workload" "$shared" "$events" "$epe" "$tick" "$min" "$avg" "$p99" "$max" \
 		"$ratio" "${late:-na}" "$msr" "${jit:-na}" "$hits" "${slack:-na}"
 	[ "$lost" = 0 ] && [ "$early" = 0 ] || { echo "bench: $name lost=$lost early=$early"; status=1; }
-	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} tick_hits=$hits tick_slack_ticks=${slack:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=${jit:-na} cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$MODEL ips=$IPS tick_us=$TICK_US seed=$SEED")
+	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} tick_hits=$hits tick_slack_ticks=${slack:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=${jit:-na} cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$model ips=$IPS tick_us=$TICK_US seed=$SEED")
 done <<< "$ROWS"
 echo
 printf '%s\n' "${lines[@]}" | tee "$out/bench.txt"

@@ -118,6 +118,8 @@ def bucket_label(name):
 
 def series_name(run):
     name = run["mode"] if run["mode"] != "bare" else "bare metal"
+    if run["label"].startswith("tgl-"):
+        name += " (tigerlake)"  # bench.sh's rows on the APIC-virtualization model
     if run["neighbours"]:
         name += " + busy neighbour" if run["neighbours"] == ["busy"] else \
             " + " + ",".join(run["neighbours"])
@@ -196,6 +198,8 @@ def plot_exits(rows, out):
             name = "shared %d:\n%s" % (shared, name)
         if r.get("neighbour", "none") != "none":
             name += "\n+%s neighbour" % r["neighbour"]
+        if r.get("cpu_model") != rows[0].get("cpu_model"):
+            name += "\n%s" % r.get("cpu_model", "?")
         bars.append((r, name, epe, min(tick_pe, epe)))
     if not bars:
         return None
@@ -203,7 +207,8 @@ def plot_exits(rows, out):
     def order(b):
         r = b[0]
         mode, wl = r.get("mode"), r.get("workload")
-        return (MODE_ORDER.index(mode) if mode in MODE_ORDER else 99,
+        return (r.get("cpu_model") != rows[0].get("cpu_model"),
+                MODE_ORDER.index(mode) if mode in MODE_ORDER else 99,
                 num(r.get("shared")) or 1,
                 r.get("neighbour", "none") != "none",
                 WORKLOAD_ORDER.index(wl) if wl in WORKLOAD_ORDER else 99)
