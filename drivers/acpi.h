@@ -11,7 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ACPI_MAX_CPUS		256
+#include "hv/lib/cpus.h"
+
+#define ACPI_MAX_CPUS		TEMPO_MAX_CPUS	/* MADT entries kept: 16 bytes each */
 #define ACPI_MAX_TABLES		64
 #define ACPI_MAX_IOAPICS	8
 

@@ -32,7 +32,7 @@
 struct partition partitions[CONFIG_MAX_PARTITIONS];
 uint32_t partition_count;
 
-static struct vcpu vcpu_pool[MAX_CPUS];
+static struct vcpu vcpu_pool[64];
 static uint32_t vcpu_pool_used;
 
 static const struct boot_module *find_module(const struct boot_info *bi, const char *name)
@@ -460,11 +460,10 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		memset((void *)(uintptr_t)p->mem_hpa, 0, p->mem_size);
 		build_ept(p);
 
-		for (uint32_t cpu = 0; cpu < CONFIG_MAX_CPUS; cpu++) {
+		for (int c = cpuset_first(&pc->cpus); c >= 0; c = cpuset_next(&pc->cpus, (uint32_t)c + 1)) {
+			uint32_t cpu = (uint32_t)c;
 			struct vcpu *v;
 
-			if (!(pc->cpu_mask & (1ull << cpu)))
-				continue;
 			if (cpu >= pcpu_count || smp_cpus[cpu].state != CPU_ONLINE) {
 				fmt_snprintf(err, errlen, "partition '%s' (line %u): CPU %u is not "
 					     "online", pc->name, pc->line, cpu);

@@ -35,6 +35,13 @@
 
 #define CONFIG_MODULE_NAME	"partitions"
 #define HV_POOL_BYTES		(8ul << 20)
+/*
+ * The pool grows with the machine: each CPU takes a stack, its traps and IST
+ * stacks, a VMXON region and its share of pcpus (about 40 KiB), each vCPU
+ * its struct, VMCS, virtual-APIC page and, on a shared core, an XSAVE area.
+ */
+#define HV_POOL_PER_CPU		(64ul << 10)
+#define HV_POOL_PER_VCPU	(32ul << 10)
 #define LOW_MEM_END		0x9f000ul	/* the AP trampoline's page is below */
 
 extern char __image_start[], __image_end[];
@@ -270,10 +277,10 @@ static void warn_smt_split(void)
 {
 	struct cpuid_regs r = cpuid(0xb, 0);
 	uint32_t shift = spec_smt_shift(platform.cpuid_max_basic, r.eax, r.ecx);
-	uint64_t masks[CONFIG_MAX_PARTITIONS];
+	const struct cpuset *masks[CONFIG_MAX_PARTITIONS];
 
 	for (uint32_t i = 0; i < hv_config.partition_count; i++)
-		masks[i] = hv_config.partitions[i].cpu_mask;
+		masks[i] = &hv_config.partitions[i].cpus;
 	for (uint32_t a = 0; a < pcpu_count; a++)
 		for (uint32_t b = a + 1; b < pcpu_count; b++)
 			if (spec_smt_siblings(pcpus[a].apic_id, pcpus[b].apic_id, shift) &&
@@ -355,6 +362,19 @@ static void map_high_ram(const struct boot_info *bi)
 			 "than %lu KiB of the hypervisor's pool\n", cut, HIGHMAP_TABLE_BUDGET * 4);
 }
 
+/* The hypervisor's pool for the CPUs the MADT lists and the vCPUs the config asks for. */
+static uint64_t pool_bytes(void)
+{
+	uint64_t cpus = 0, vcpus = 0;
+
+	for (uint32_t i = 0; i < acpi_info.cpu_count; i++)
+		cpus += acpi_info.cpus[i].enabled;
+	cpus = MIN(MAX(cpus, 1), (uint64_t)TEMPO_MAX_CPUS);
+	for (uint32_t i = 0; i < hv_config.partition_count; i++)
+		vcpus += cpuset_count(&hv_config.partitions[i].cpus);
+	return HV_POOL_BYTES + cpus * HV_POOL_PER_CPU + vcpus * HV_POOL_PER_VCPU;
+}
+
 /* Usable RAM minus the low 1 MiB, this image, the loader's info and modules. */
 static void plan_memory(const struct boot_info *bi)
 {
@@ -369,9 +389,9 @@ static void plan_memory(const struct boot_info *bi)
 	for (uint32_t i = 0; i < bi->module_count; i++)
 		memplan_reserve(&memplan, bi->modules[i].start,
 				bi->modules[i].end - bi->modules[i].start);
-	if (pages_init(&memplan, HV_POOL_BYTES)) {
+	if (pages_init(&memplan, pool_bytes())) {
 		log_err("memory: no %lu MiB of free RAM below 4 GiB for the hypervisor\n",
-			HV_POOL_BYTES >> 20);
+			pool_bytes() >> 20);
 		hv_stop(STOP_FAILURE, "out of memory");
 	}
 	map_high_ram(bi);

@@ -28,8 +28,7 @@
 #include "hv/core/xapic.h"
 #include "hv/core/xcr0.h"
 
-#define MAX_CPUS		SMP_MAX_CPUS
-#define MAX_VCPUS_PER_PART	CONFIG_MAX_CPUS
+#define MAX_VCPUS_PER_PART	CONFIG_MAX_VCPUS
 
 /* Counters copied on the guest's request, formatted later by the console core. */
 struct vcpu_snapshot {
@@ -250,7 +249,7 @@ struct pcpu {
 	struct partition *last_part;	/* whose vCPU ran here last: IBPB on a change */
 };
 
-extern struct pcpu pcpus[MAX_CPUS];
+extern struct pcpu *pcpus;	/* pcpu_count of them, from the pool at boot (pcpus_init) */
 extern uint32_t pcpu_count;
 extern struct partition partitions[CONFIG_MAX_PARTITIONS];
 extern uint32_t partition_count;

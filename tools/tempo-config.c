@@ -51,21 +51,20 @@
 #define HIGHMAP_GRAIN		(2 * MIB)
 #define HV_LOAD_BASE		MIB
 #define HV_IMAGE_GUESS		(2 * MIB)	/* when no tempo.elf is at hand */
-#define TEMPO_MAX_CPUS		64
-#define MAX_LINUX_CPUS		1024
+#define MAX_LINUX_CPUS		8192
 #define PAGE			4096ull
 
 /* The fake physical memory the MADT is served from: RSDP -> XSDT -> MADT. */
 #define FAKE_XSDT		0x1000ull
 #define FAKE_MADT		0x2000ull
-#define MADT_MAX		(64 * 1024)
+#define MADT_MAX		(80 * 1024)	/* TEMPO_MAX_CPUS x2APIC entries */
 
 struct machine {
 	struct acpi_info acpi;
 	uint32_t madt_enabled;			/* enabled CPUs in the MADT */
-	uint32_t cpu_count;			/* Tempo's CPUs: at most 64 */
+	uint32_t cpu_count;			/* Tempo's CPUs: at most TEMPO_MAX_CPUS */
 	uint32_t apic_id[TEMPO_MAX_CPUS];	/* Tempo CPU index -> x2APIC id */
-	uint64_t sibling_mask[TEMPO_MAX_CPUS];	/* SMT siblings, Tempo indexes, self included */
+	struct cpuset siblings[TEMPO_MAX_CPUS];	/* SMT siblings, Tempo indexes, self included */
 	bool have_siblings;
 	bool have_cpuinfo;			/* Linux CPU -> APIC id known */
 	const char *mem_source;
@@ -282,10 +281,11 @@ static long cpulist_number(const char **s)
  * it is not one (then *@mask is left alone).
  */
 static bool parse_cpulist(const struct machine *m, const int64_t *linux_apic, const char *s,
-			  uint64_t *mask)
+			  struct cpuset *mask)
 {
-	uint64_t got = 0;
+	static struct cpuset got;
 
+	memset(&got, 0, sizeof(got));
 	do {
 		long a = cpulist_number(&s), b = a;
 
@@ -299,12 +299,12 @@ static bool parse_cpulist(const struct machine *m, const int64_t *linux_apic, co
 			int t = linux_to_tempo(m, linux_apic, c);
 
 			if (t >= 0)
-				got |= 1ull << t;
+				cpuset_add(&got, (uint32_t)t);
 		}
 	} while (*s == ',' && *++s);
 	if (*s && *s != '\n')
 		return false;
-	*mask |= got;
+	cpuset_or(mask, &got);
 	return true;
 }
 
@@ -315,7 +315,7 @@ static void read_siblings(const struct options *o, struct machine *m, const int6
 	struct dirent *e;
 
 	for (uint32_t i = 0; i < m->cpu_count; i++)
-		m->sibling_mask[i] = 1ull << i;
+		cpuset_add(&m->siblings[i], i);
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
@@ -334,7 +334,7 @@ static void read_siblings(const struct options *o, struct machine *m, const int6
 			free(text);
 			continue;
 		}
-		if (parse_cpulist(m, linux_apic, text, &m->sibling_mask[t]))
+		if (parse_cpulist(m, linux_apic, text, &m->siblings[t]))
 			m->have_siblings = true;
 		else
 			printf("warning: %s: not a CPU list, ignored\n", path);
@@ -560,10 +560,10 @@ static void print_machine(const struct machine *m)
 	       m->mem_source);
 	for (uint32_t i = 0; i < m->cpu_count; i++) {
 		printf("machine: CPU %u: APIC id %u", i, m->apic_id[i]);
-		if (m->sibling_mask[i] & ~(1ull << i)) {
+		if (cpuset_count(&m->siblings[i]) > 1) {
 			printf(", SMT siblings:");
 			for (uint32_t j = 0; j < m->cpu_count; j++)
-				if (j != i && (m->sibling_mask[i] & (1ull << j)))
+				if (j != i && cpuset_has(&m->siblings[i], j))
 					printf(" %u", j);
 		}
 		printf("\n");
@@ -645,7 +645,7 @@ static void collect_modules(const struct options *o, const struct hv_config *cfg
 static int owner_of(const struct hv_config *cfg, uint32_t cpu)
 {
 	for (uint32_t i = 0; i < cfg->partition_count; i++)
-		if (cfg->partitions[i].cpu_mask & (1ull << cpu))
+		if (cpuset_has(&cfg->partitions[i].cpus, cpu))
 			return (int)i;
 	return -1;
 }
@@ -669,7 +669,7 @@ static int warn_siblings(const struct machine *m, const struct hv_config *cfg)
 		for (uint32_t j = i + 1; j < m->cpu_count; j++) {
 			int b = owner_of(cfg, j);
 
-			if (!(m->sibling_mask[i] & (1ull << j)) || a < 0 || b < 0 || a == b)
+			if (!cpuset_has(&m->siblings[i], j) || a < 0 || b < 0 || a == b)
 				continue;
 			printf("warning: CPUs %u and %u are SMT siblings (one core) but CPU %u is "
 			       "in '%s' and CPU %u in '%s': each slows the other down; put them "
@@ -826,15 +826,15 @@ static void print_plan(const struct machine *m, const struct hv_config *cfg, con
 			printf("plan: CPU %u (APIC id %u): shared by a [schedule %u]:", c,
 			       m->apic_id[c], c);
 			for (uint32_t i = 0; i < cfg->partition_count; i++)
-				if (cfg->partitions[i].cpu_mask & (1ull << c))
+				if (cpuset_has(&cfg->partitions[i].cpus, c))
 					printf(" %s", cfg->partitions[i].name);
 			printf("\n");
 		} else if (owner >= 0) {
 			const struct partition_config *p = &cfg->partitions[owner];
 
-			printf("plan: CPU %u (APIC id %u): partition %s vCPU %d, timer %s\n", c,
+			printf("plan: CPU %u (APIC id %u): partition %s vCPU %u, timer %s\n", c,
 			       m->apic_id[c], p->name,
-			       __builtin_popcountll(p->cpu_mask & ((1ull << c) - 1)),
+			       cpuset_rank(&p->cpus, c),
 			       timer_mode_name(p->timer));
 		} else if (!console) {
 			printf("plan: CPU %u (APIC id %u): hypervisor, drains the consoles\n", c,
@@ -969,13 +969,14 @@ static int cmd_check(struct options *o)
 static int cmd_create(const struct options *o)
 {
 	static struct machine m;
-	uint64_t taken, free_bytes;
+	static struct cpuset taken;
+	uint64_t free_bytes;
 	uint32_t parts = 0, left_out = 0;
 	char size[32];
 
 	read_machine(o, &m);
 	plan_memory(o, &m, 0);
-	taken = m.sibling_mask[0];
+	taken = m.siblings[0];
 	free_bytes = memplan_free_bytes(&m.plan);
 	if (o->memory % MIB)
 		snprintf(size, sizeof(size), "0x%llx", (unsigned long long)o->memory);
@@ -992,22 +993,25 @@ static int cmd_create(const struct options *o)
 	       "[hypervisor]\ntick_us = 1000\t\t\t# host tick; 0 = tickless\n",
 	       m.madt_enabled, (unsigned long long)((m.ram_low + m.ram_high) >> 20), m.apic_id[0]);
 	for (uint32_t c = 1; c < m.cpu_count; c++) {
-		uint64_t core = m.sibling_mask[c] & ~taken, hpa = 0;
+		struct cpuset core = m.siblings[c];
+		uint64_t hpa = 0;
 		char list[256] = "";
 		size_t n = 0;
 
-		if (!(core & (1ull << c)))
+		for (uint32_t w = 0; w < CPUSET_WORDS; w++)
+			core.w[w] &= ~taken.w[w];
+		if (!cpuset_has(&core, c))
 			continue;
-		taken |= core;
+		cpuset_or(&taken, &core);
 		/* Where the boot will carve it: the plan check --machine prints. */
 		if (parts < CONFIG_MAX_PARTITIONS)
 			hpa = memplan_alloc(&m.plan, o->memory, 2 * MIB);
 		if (!hpa) {
-			left_out += __builtin_popcountll(core);
+			left_out += cpuset_count(&core);
 			continue;
 		}
 		for (uint32_t j = c; j < m.cpu_count; j++)
-			if (core & (1ull << j))
+			if (cpuset_has(&core, j))
 				n += snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", j);
 		printf("\n[partition rt%u]\t\t\t# the core of CPU %u (APIC id %u)\n"
 		       "cpus = %s\nmemory = %s\t\t\t# Tempo carves it from free RAM: "

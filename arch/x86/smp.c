@@ -146,6 +146,7 @@ uint32_t smp_boot(uint64_t tramp, uint64_t tsc_hz)
 		uint64_t start;
 
 		c->stack_top = (uint64_t)hv_pages_alloc(AP_STACK_SIZE, "AP stack") + AP_STACK_SIZE;
+		trap_cpu_alloc(i);
 		ap_boot_stack = c->stack_top;
 		ap_boot_index = i;
 		c->state = CPU_STARTING;

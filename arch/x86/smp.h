@@ -5,8 +5,9 @@
 #include <stdint.h>
 
 #include "drivers/acpi.h"
+#include "hv/lib/cpus.h"
 
-#define SMP_MAX_CPUS	64
+#define SMP_MAX_CPUS	TEMPO_MAX_CPUS	/* smp_cpus: 32 bytes a CPU */
 
 enum cpu_state {
 	CPU_OFFLINE = 0,

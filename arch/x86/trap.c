@@ -8,6 +8,7 @@
 #include "arch/x86/trap.h"
 
 #include "arch/x86/cpu.h"
+#include "hv/lib/cpus.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
 #include "arch/x86/apic.h"
@@ -62,13 +63,26 @@ extern char isr_idle_wake[];
 extern char isr_apic_spurious[];
 extern const struct ex_entry __ex_table_start[], __ex_table_end[];
 
-static uint64_t gdt[TRAP_MAX_CPUS][5] __attribute__((aligned(16)));
-static struct tss64 tss[TRAP_MAX_CPUS] __attribute__((aligned(16)));
+/*
+ * One CPU's GDT (its first member: trap_current_cpu finds the block from
+ * GDTR), TSS, IST stacks and root-mode counters. The boot CPU's is static
+ * (its traps are set up before there is memory to allocate from); each AP's
+ * comes from the pool when it is started (trap_cpu_alloc), so a machine
+ * pays for the CPUs it has, not for TEMPO_MAX_CPUS.
+ */
+struct trap_cpu {
+	uint64_t gdt[5];
+	uint32_t index;
+	struct tss64 tss __attribute__((aligned(16)));
+	volatile uint64_t root_nmis;
+	volatile uint64_t root_strays;
+	volatile uint8_t root_stray_last;
+	uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
+};
+
+static struct trap_cpu boot_trap_cpu __attribute__((aligned(16)));
+static struct trap_cpu *trap_cpus[TEMPO_MAX_CPUS] = { &boot_trap_cpu };
 static struct idt_gate idt[256] __attribute__((aligned(16)));
-static uint8_t ist_stacks[TRAP_MAX_CPUS][3][IST_STACK_SIZE] __attribute__((aligned(16)));
-static volatile uint64_t root_nmis[TRAP_MAX_CPUS];
-static volatile uint64_t root_strays[TRAP_MAX_CPUS];
-static volatile uint8_t root_stray_last[TRAP_MAX_CPUS];
 
 static const char *const exception_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint", "#OF overflow",
@@ -94,18 +108,29 @@ static void set_gate(unsigned int vec, uint64_t handler, uint8_t ist)
 	};
 }
 
+bool trap_cpu_alloc(uint32_t cpu)
+{
+	if (cpu >= TEMPO_MAX_CPUS)
+		return false;
+	if (!trap_cpus[cpu])
+		trap_cpus[cpu] = hv_pages_alloc(sizeof(struct trap_cpu), "CPU traps and IST stacks");
+	return true;
+}
+
 void trap_init_cpu(uint32_t cpu)
 {
-	struct tss64 *t = &tss[cpu];
-	uint64_t *g = gdt[cpu];
+	struct trap_cpu *tc = trap_cpus[cpu];
+	struct tss64 *t = &tc->tss;
+	uint64_t *g = tc->gdt;
 	uint64_t tss_base = (uint64_t)t;
 	uint64_t tss_limit = sizeof(*t) - 1;
-	struct desc_ptr gdtr = { sizeof(gdt[cpu]) - 1, (uint64_t)g };
+	struct desc_ptr gdtr = { sizeof(tc->gdt) - 1, (uint64_t)g };
 	struct desc_ptr idtr = { sizeof(idt) - 1, (uint64_t)idt };
 
-	t->ist[IST_DOUBLE_FAULT - 1] = (uint64_t)ist_stacks[cpu][0] + IST_STACK_SIZE;
-	t->ist[IST_NMI - 1] = (uint64_t)ist_stacks[cpu][1] + IST_STACK_SIZE;
-	t->ist[IST_MACHINE_CHECK - 1] = (uint64_t)ist_stacks[cpu][2] + IST_STACK_SIZE;
+	tc->index = cpu;
+	t->ist[IST_DOUBLE_FAULT - 1] = (uint64_t)tc->ist_stacks[0] + IST_STACK_SIZE;
+	t->ist[IST_NMI - 1] = (uint64_t)tc->ist_stacks[1] + IST_STACK_SIZE;
+	t->ist[IST_MACHINE_CHECK - 1] = (uint64_t)tc->ist_stacks[2] + IST_STACK_SIZE;
 	t->iomap_base = sizeof(*t);	/* no I/O bitmap */
 
 	g[0] = 0;
@@ -148,20 +173,23 @@ void trap_init(void)
 
 void trap_cpu_tables(uint32_t cpu, uint64_t *gdt_base, uint64_t *tss_base, uint64_t *idt_base)
 {
-	*gdt_base = (uint64_t)gdt[cpu];
-	*tss_base = (uint64_t)&tss[cpu];
+	*gdt_base = (uint64_t)trap_cpus[cpu]->gdt;
+	*tss_base = (uint64_t)&trap_cpus[cpu]->tss;
 	*idt_base = (uint64_t)idt;
 }
 
 uint64_t trap_root_nmis(uint32_t cpu)
 {
-	return root_nmis[cpu];
+	return cpu < TEMPO_MAX_CPUS && trap_cpus[cpu] ? trap_cpus[cpu]->root_nmis : 0;
 }
 
 uint64_t trap_root_strays(uint32_t cpu, uint8_t *last_vector)
 {
-	*last_vector = root_stray_last[cpu];
-	return root_strays[cpu];
+	*last_vector = 0;
+	if (cpu >= TEMPO_MAX_CPUS || !trap_cpus[cpu])
+		return 0;
+	*last_vector = trap_cpus[cpu]->root_stray_last;
+	return trap_cpus[cpu]->root_strays;
 }
 
 /*
@@ -177,9 +205,9 @@ static void root_stray(uint32_t cpu, uint8_t vector)
 
 	if (isr & (1ull << (vector % 32)))
 		wrmsr(X2APIC_EOI, 0);
-	if (cpu < TRAP_MAX_CPUS) {
-		root_strays[cpu]++;
-		root_stray_last[cpu] = vector;
+	if (cpu < TEMPO_MAX_CPUS) {
+		trap_cpus[cpu]->root_strays++;
+		trap_cpus[cpu]->root_stray_last = vector;
 	}
 }
 
@@ -187,8 +215,14 @@ static uint32_t trap_current_cpu(void)
 {
 	struct desc_ptr gdtr;
 
+	const struct trap_cpu *tc;
+
 	asm volatile("sgdt %0" : "=m"(gdtr));
-	return (uint32_t)((gdtr.base - (uint64_t)gdt) / sizeof(gdt[0]));
+	/* the GDT is a block's first member; anything else (entry.S's boot GDT) is no CPU */
+	tc = (const struct trap_cpu *)gdtr.base;
+	if (tc->index < TEMPO_MAX_CPUS && trap_cpus[tc->index] == tc)
+		return tc->index;
+	return UINT32_MAX;
 }
 
 static bool try_fixup(struct trap_frame *f)
@@ -214,8 +248,8 @@ void trap_dispatch(struct trap_frame *f)
 	if (f->vector == 2) {
 		uint32_t cpu = trap_current_cpu();
 
-		if (cpu < TRAP_MAX_CPUS)
-			root_nmis[cpu]++;
+		if (cpu < TEMPO_MAX_CPUS)
+			trap_cpus[cpu]->root_nmis++;
 		if (hv_stopping)
 			halt_forever();
 		hv_root_nmi();

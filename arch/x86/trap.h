@@ -2,7 +2,6 @@
 #ifndef TEMPO_ARCH_X86_TRAP_H
 #define TEMPO_ARCH_X86_TRAP_H
 
-#define TRAP_MAX_CPUS 64
 #define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/vcpu_timer.h) */
 #define TRAP_IDLE_WAKE_VECTOR 0xed	/* an idle core's own wake-up deadline */
 #define TRAP_SPURIOUS_VECTOR 0xef	/* the local APIC's spurious vector (isr.S) */
@@ -11,6 +10,7 @@
 #define TRAP_HV_VECTOR_LAST 0xef
 
 #ifndef __ASSEMBLER__
+#include <stdbool.h>
 #include <stdint.h>
 
 /* Register state as arch/x86/isr.S leaves it on the stack. */
@@ -23,6 +23,11 @@ struct trap_frame {
 
 /* Build the IDT and load the boot CPU's GDT, TSS (IST stacks for #DF, NMI, #MC). */
 void trap_init(void);
+/*
+ * Give AP @cpu its GDT, TSS and IST stacks, from the pool: the boot CPU
+ * calls it before starting the AP. False if @cpu is out of range.
+ */
+bool trap_cpu_alloc(uint32_t cpu);
 /* Load CPU @cpu's own GDT and TSS, and the shared IDT (each AP calls it). */
 void trap_init_cpu(uint32_t cpu);
 /* The descriptor tables of CPU @cpu, for the VMCS host-state area. */

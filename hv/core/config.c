@@ -314,12 +314,12 @@ static int take_name(struct parser *ps, const char *what, struct span s, char *d
 	return 0;
 }
 
-static int take_cpus(struct parser *ps, struct span v, uint64_t *mask)
+static int take_cpus(struct parser *ps, struct span v, struct cpuset *set)
 {
 	char q[QUOTE_BUF];
 	struct span rest = v;
 
-	*mask = 0;
+	memset(set, 0, sizeof(*set));
 	if (!v.n)
 		return fail(ps, "cpus: expected a list such as 0,2-3, found ''");
 	for (;;) {
@@ -345,11 +345,14 @@ static int take_cpus(struct parser *ps, struct span v, uint64_t *mask)
 			return fail(ps, "cpus: CPU %llu is out of range (0-%d)",
 				    (unsigned long long)hi, CONFIG_MAX_CPUS - 1);
 		for (uint64_t c = lo; c <= hi; c++) {
-			if (*mask & (1ull << c))
+			if (cpuset_has(set, (uint32_t)c))
 				return fail(ps, "cpus: CPU %llu is listed twice",
 					    (unsigned long long)c);
-			*mask |= 1ull << c;
+			cpuset_add(set, (uint32_t)c);
 		}
+		if (cpuset_count(set) > CONFIG_MAX_VCPUS)
+			return fail(ps, "cpus: more than %d CPUs in one partition (one vCPU each)",
+				    CONFIG_MAX_VCPUS);
 		if (i == rest.n)
 			return 0;
 		rest = advance(rest, i + 1);
@@ -577,7 +580,7 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 
 	switch ((enum part_key)k) {
 	case KEY_CPUS:
-		return take_cpus(ps, v, &p->cpu_mask);
+		return take_cpus(ps, v, &p->cpus);
 	case KEY_MEMORY:
 		if (take_memory(ps, v, &p->memory_bytes))
 			return -1;
@@ -1260,7 +1263,7 @@ static int resolve_windows(struct parser *ps)
 				return fail(ps, "window: no partition named '%s' (expected the name of "
 					    "a [partition NAME] section, or idle)", quote(q, ref->name));
 			p = &cfg->partitions[k];
-			if (!(p->cpu_mask & (1ull << s->cpu)))
+			if (!cpuset_has(&p->cpus, s->cpu))
 				return fail(ps, "window '%s' on line %u: partition '%s' does not use "
 					    "CPU %u", p->name, ref->line, p->name, s->cpu);
 			s->windows[w].partition = (int32_t)k;
@@ -1418,11 +1421,6 @@ static bool have_module(const struct config_platform *plat, const char *name)
 	return false;
 }
 
-static int lowest_bit(uint64_t x)
-{
-	return __builtin_ctzll(x);
-}
-
 static const struct schedule_config *schedule_of(const struct hv_config *cfg, uint32_t cpu)
 {
 	for (uint32_t i = 0; i < cfg->schedule_count; i++)
@@ -1445,9 +1443,9 @@ static bool has_window(const struct schedule_config *s, uint32_t part)
  * @sched_mask to the CPUs that have a schedule.
  */
 static int check_schedule_shape(struct parser *ps, const struct hv_config *cfg,
-				uint64_t *sched_mask)
+				struct cpuset *sched_mask)
 {
-	*sched_mask = 0;
+	memset(sched_mask, 0, sizeof(*sched_mask));
 	if (cfg->schedule_count > CONFIG_MAX_SCHEDULES)
 		return fail(ps, "too many schedules (at most %d)", CONFIG_MAX_SCHEDULES);
 	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
@@ -1458,10 +1456,10 @@ static int check_schedule_shape(struct parser *ps, const struct hv_config *cfg,
 		if (s->cpu >= CONFIG_MAX_CPUS)
 			return fail(ps, "schedule: CPU %u is out of range (0-%d)", s->cpu,
 				    CONFIG_MAX_CPUS - 1);
-		if (*sched_mask & (1ull << s->cpu))
+		if (cpuset_has(sched_mask, s->cpu))
 			return fail(ps, "duplicate [schedule %u] section (first on line %u)", s->cpu,
 				    schedule_of(cfg, s->cpu)->line);
-		*sched_mask |= 1ull << s->cpu;
+		cpuset_add(sched_mask, s->cpu);
 		if (!s->window_count)
 			return fail(ps, "[schedule %u] has no windows", s->cpu);
 		if (s->window_count > CONFIG_MAX_WINDOWS)
@@ -1491,10 +1489,10 @@ static int check_schedule_shape(struct parser *ps, const struct hv_config *cfg,
 static int check_schedules(struct parser *ps, const struct hv_config *cfg,
 			   const struct config_platform *plat)
 {
-	uint64_t used = 0;
+	struct cpuset used = { { 0 } };
 
 	for (uint32_t i = 0; i < cfg->partition_count; i++)
-		used |= cfg->partitions[i].cpu_mask;
+		cpuset_or(&used, &cfg->partitions[i].cpus);
 	for (uint32_t i = 0; i < cfg->schedule_count; i++) {
 		const struct schedule_config *s = &cfg->schedules[i];
 
@@ -1502,7 +1500,7 @@ static int check_schedules(struct parser *ps, const struct hv_config *cfg,
 		if (s->cpu >= plat->cpu_count)
 			return fail(ps, "[schedule %u]: CPU %u does not exist (the MADT lists %u)",
 				    s->cpu, s->cpu, plat->cpu_count);
-		if (!(used & (1ull << s->cpu)))
+		if (!cpuset_has(&used, s->cpu))
 			return fail(ps, "[schedule %u]: no partition uses CPU %u", s->cpu, s->cpu);
 		for (uint32_t w = 0; w < s->window_count; w++) {
 			const struct partition_config *p;
@@ -1511,7 +1509,7 @@ static int check_schedules(struct parser *ps, const struct hv_config *cfg,
 				continue;
 			p = &cfg->partitions[s->windows[w].partition];
 			/* config_parse refuses this at the window's line; not kept here. */
-			if (!(p->cpu_mask & (1ull << s->cpu)))
+			if (!cpuset_has(&p->cpus, s->cpu))
 				return fail(ps, "window '%s' in [schedule %u]: partition '%s' does "
 					    "not use CPU %u", p->name, s->cpu, p->name, s->cpu);
 		}
@@ -1579,7 +1577,8 @@ int config_validate(const struct hv_config *cfg, const struct config_platform *p
 {
 	struct config_error scratch;
 	struct parser ps;
-	uint64_t total = 0, sched_mask;
+	uint64_t total = 0;
+	struct cpuset sched_mask;
 	char have[72];	/* keeps the longest "not found" message within err->msg */
 
 	if (!err)
@@ -1600,26 +1599,33 @@ int config_validate(const struct hv_config *cfg, const struct config_platform *p
 
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *p = &cfg->partitions[i];
-		uint64_t beyond = plat->cpu_count >= 64 ? 0 : ~0ull << plat->cpu_count;
+		int beyond = cpuset_next(&p->cpus, plat->cpu_count);
 
 		ps.line = p->line;
-		if (!p->cpu_mask)
+		if (cpuset_empty(&p->cpus))
 			return fail(&ps, "partition '%s' has no CPUs", p->name);
-		if (p->cpu_mask & beyond)
+		if (cpuset_count(&p->cpus) > CONFIG_MAX_VCPUS)
+			return fail(&ps, "partition '%s': more than %d CPUs", p->name,
+				    CONFIG_MAX_VCPUS);
+		if (beyond >= 0)
 			return fail(&ps, "partition '%s': CPU %d does not exist (the MADT lists %u)",
-				    p->name, lowest_bit(p->cpu_mask & beyond), plat->cpu_count);
+				    p->name, beyond, plat->cpu_count);
 		for (uint32_t j = 0; j < i; j++) {
 			const struct partition_config *o = &cfg->partitions[j];
-			uint64_t both = p->cpu_mask & o->cpu_mask & ~sched_mask;
+			int both = cpuset_first_common(&p->cpus, &o->cpus, &sched_mask);
 
-			if (both)
+			if (both >= 0)
 				return fail(&ps, "CPU %d is given to both '%s' and '%s'; add a "
-					    "[schedule %d] section to share it", lowest_bit(both),
-					    o->name, p->name, lowest_bit(both));
+					    "[schedule %d] section to share it", both,
+					    o->name, p->name, both);
 		}
 		/* On a scheduled CPU a partition runs only in its windows. */
-		for (uint64_t m = p->cpu_mask & sched_mask; m; m &= m - 1) {
-			const struct schedule_config *s = schedule_of(cfg, (uint32_t)lowest_bit(m));
+		for (int c = cpuset_first(&p->cpus); c >= 0; c = cpuset_next(&p->cpus, (uint32_t)c + 1)) {
+			const struct schedule_config *s;
+
+			if (!cpuset_has(&sched_mask, (uint32_t)c))
+				continue;
+			s = schedule_of(cfg, (uint32_t)c);
 
 			if (!has_window(s, i))
 				return fail(&ps, "partition '%s' uses CPU %u but has no window in "

@@ -69,10 +69,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hv/core/cpuset.h"
 #include "hv/core/timer_modes.h"
 
 #define CONFIG_MAX_PARTITIONS	8
-#define CONFIG_MAX_CPUS		64	/* physical CPU indexes 0..63 */
+#define CONFIG_MAX_CPUS		TEMPO_MAX_CPUS	/* physical CPU indexes 0..4095 */
+/*
+ * A partition's vCPUs: its IPIs name their targets as a 64-bit set
+ * (hv/core/icr.h), its guest tables list at most that many (guest_boot.h).
+ */
+#define CONFIG_MAX_VCPUS	64
 #define CONFIG_NAME_LEN		32
 #define CONFIG_CMDLINE_LEN	256
 #define CONFIG_MAX_MODULES	4
@@ -123,7 +129,7 @@ const char *restart_policy_name(enum restart_policy r);
 
 struct partition_config {
 	char name[CONFIG_NAME_LEN];
-	uint64_t cpu_mask;		/* bit i: physical CPU i */
+	struct cpuset cpus;		/* its physical CPUs, one vCPU each */
 	uint64_t memory_bytes;
 	uint64_t base;			/* 0: carved from usable RAM */
 	char image[CONFIG_NAME_LEN];

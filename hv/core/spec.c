@@ -65,14 +65,12 @@ bool spec_smt_siblings(uint32_t apic_a, uint32_t apic_b, uint32_t smt_shift)
 	return smt_shift >= 32 || !((apic_a ^ apic_b) >> smt_shift);
 }
 
-bool spec_cpus_split(const uint64_t *masks, uint32_t count, uint32_t a, uint32_t b)
+bool spec_cpus_split(const struct cpuset *const *sets, uint32_t count, uint32_t a, uint32_t b)
 {
 	uint32_t users = 0;
 
-	if (a >= 64 || b >= 64)
-		return false;
 	for (uint32_t i = 0; i < count; i++)
-		if (masks[i] & ((1ull << a) | (1ull << b)))
+		if (cpuset_has(sets[i], a) || cpuset_has(sets[i], b))
 			users++;
 	return users > 1;
 }

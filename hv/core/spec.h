@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hv/core/cpuset.h"
+
 /* CPUID.(EAX=7,ECX=0):EDX (SDM Vol. 2A; Intel "Speculative Execution Side Channel
  * Mitigations") */
 #define CPUID_7_EDX_SRBDS_CTRL		(1u << 9)
@@ -77,10 +79,10 @@ uint32_t spec_smt_shift(uint32_t max_basic_leaf, uint32_t eax_b0, uint32_t ecx_b
 bool spec_smt_siblings(uint32_t apic_a, uint32_t apic_b, uint32_t smt_shift);
 /*
  * Would CPUs @a and @b, siblings, run different partitions at once?
- * @masks[i] is partition i's CPU mask (bit = MADT index). True when the
+ * @sets[i] is partition i's CPUs (Tempo's indexes). True when the
  * partitions on the two CPUs together are more than one.
  */
-bool spec_cpus_split(const uint64_t *masks, uint32_t count, uint32_t a, uint32_t b);
+bool spec_cpus_split(const struct cpuset *const *sets, uint32_t count, uint32_t a, uint32_t b);
 
 #endif /* __ASSEMBLER__ */
 #endif

@@ -83,7 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct partition_config *p = &cfg.partitions[i];
 
 		/* What the parser promises the rest of the hypervisor. */
-		if (!p->cpu_mask || !p->memory_bytes || p->memory_bytes % CONFIG_MEM_ALIGN ||
+		if (cpuset_empty(&p->cpus) || !p->memory_bytes || p->memory_bytes % CONFIG_MEM_ALIGN ||
 		    p->base % CONFIG_MEM_ALIGN || p->base > UINT64_MAX - p->memory_bytes ||
 		    p->module_count > CONFIG_MAX_MODULES || !p->name[0] || !p->image[0])
 			__builtin_trap();

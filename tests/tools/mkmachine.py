@@ -4,7 +4,7 @@
 Linux would show (the ACPI MADT, /sys/firmware/memmap, the CPU topology and
 /proc/cpuinfo's APIC ids) for a machine described on the command line.
 
-  tests/tools/mkmachine.py DIR bochs-4cpu | server-2s
+  tests/tools/mkmachine.py DIR bochs-4cpu | server-2s | server-4s
 """
 import os
 import struct
@@ -85,7 +85,25 @@ def server_2s(root):
     sample(root, cpus, ram, lambda n: f"{n % 32},{n % 32 + 32}")
 
 
+def server_4s(root):
+    """Four sockets of 56 cores with 2 threads each: 448 CPUs, past the old
+    64-CPU limit, x2APIC ids sparse up to 3,513 (socket s, core c, thread
+    t: 1024 s + 8 c + t), thread 0 of every core first. RAM: 2 GiB below
+    the PCI hole, 1 TiB above 4 GiB. Written by the test, not kept."""
+    cpus = []
+    for t in range(2):
+        for s in range(4):
+            for c in range(56):
+                cpus.append((1024 * s + 8 * c + t, len(cpus), True))
+    ram = [(0, 0x9BFFF, "System RAM"), (0x9C000, 0xFFFFF, "Reserved"),
+           (0x100000, 0x7F0FFFFF, "System RAM"), (0x7F100000, 0x7FFFFFFF, "ACPI Tables"),
+           (0x80000000, 0xFFFFFFFF, "Reserved"), (0x100000000, 0x100FFFFFFFF, "System RAM")]
+    sample(root, cpus, ram, lambda n: f"{n % 224},{n % 224 + 224}")
+
+
+MACHINES = {"bochs-4cpu": bochs_4cpu, "server-2s": server_2s, "server-4s": server_4s}
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[2] not in ("bochs-4cpu", "server-2s"):
+    if len(sys.argv) != 3 or sys.argv[2] not in MACHINES:
         sys.exit(__doc__)
-    {"bochs-4cpu": bochs_4cpu, "server-2s": server_2s}[sys.argv[2]](sys.argv[1])
+    MACHINES[sys.argv[2]](sys.argv[1])

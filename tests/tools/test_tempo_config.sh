@@ -205,8 +205,35 @@ expect server_shared 1 "$work/shared.cfg" "${srv[@]}" &&
 	pass server_shared
 write_cfg "$work/cpu64.cfg" a 64 16M
 expect server_cpu64 1 "$work/cpu64.cfg" "${srv[@]}" &&
-	has server_cpu64 "config: partitions:2: cpus: CPU 64 is out of range (0-63)" &&
+	has server_cpu64 "config: partitions:1: partition 'a': CPU 64 does not exist (the MADT lists 64)" &&
 	pass server_cpu64
+write_cfg "$work/cpu4096.cfg" a 4096 16M
+expect server_cpu4096 1 "$work/cpu4096.cfg" "${srv[@]}" &&
+	has server_cpu4096 "config: partitions:2: cpus: CPU 4096 is out of range (0-4095)" &&
+	pass server_cpu4096
+
+# ---- four sockets, 448 CPUs: past the old 64-CPU limit, sparse x2APIC ids to 3513 ----
+python3 tests/tools/mkmachine.py "$work/server-4s" server-4s
+big=(--machine --sysroot "$work/server-4s")
+write_cfg "$work/big-cpus.cfg" a 300-303 16M b 447 16M
+expect server4s_cpus 0 "$work/big-cpus.cfg" "${big[@]}" &&
+	has server4s_cpus "machine: 448 CPUs enabled in the MADT; RAM 2032 MiB below 4 GiB, " \
+		"1048576 MiB above, from /sys/firmware/memmap" &&
+	has server4s_cpus "machine: CPU 447: APIC id 3513, SMT siblings: 223" &&
+	has server4s_cpus "plan: CPU 300 (APIC id 1185): partition a vCPU 0, timer direct" &&
+	has server4s_cpus "plan: CPU 303 (APIC id 1209): partition a vCPU 3, timer direct" &&
+	has server4s_cpus "plan: CPU 447 (APIC id 3513): partition b vCPU 0, timer direct" &&
+	pass server4s_cpus
+write_cfg "$work/big-cpu448.cfg" a 446-448 16M
+expect server4s_cpu448 1 "$work/big-cpu448.cfg" "${big[@]}" &&
+	has server4s_cpu448 "config: partitions:1: partition 'a': CPU 448 does not exist " \
+		"(the MADT lists 448)" &&
+	pass server4s_cpu448
+write_cfg "$work/big-65.cfg" a 100-164 16M
+expect server4s_65 1 "$work/big-65.cfg" "${big[@]}" &&
+	has server4s_65 "config: partitions:2: cpus: more than 64 CPUs in one partition " \
+		"(one vCPU each)" &&
+	pass server4s_65
 
 # ---- images: with --images, the files 20_tempo would load ----
 mkdir -p "$work/img"

@@ -84,7 +84,7 @@ static int mem_reset(void **state)
 /* ---- table builders ---- */
 
 struct tbl {
-	uint8_t b[8192];
+	uint8_t b[80 * 1024];	/* a MADT of ACPI_MAX_CPUS x2APIC entries */
 	size_t len;
 };
 
@@ -977,11 +977,12 @@ static void test_too_many_cpus(void **state)
 	struct tbl t;
 
 	(void)state;
+	/* 255 xAPIC entries, then x2APIC ids above 255, sparse (a stride of 7), 10 too many */
 	madt_begin(&t, 0xfee00000, 1);
 	for (uint32_t i = 0; i < 255; i++)
 		madt_lapic(&t, (uint8_t)i, (uint8_t)i, 1);
-	for (uint32_t i = 0; i < 10; i++)
-		madt_x2apic(&t, 0x1000 + i, 1, 0x1000 + i);
+	for (uint32_t i = 0; i < ACPI_MAX_CPUS - 255 + 10; i++)
+		madt_x2apic(&t, 0x1000 + 7 * i, 1, 0x1000 + i);
 	one_table_machine(&t, MADT_PHYS);
 	expect_ok(run());
 	assert_int_equal(info.cpu_count, ACPI_MAX_CPUS);
@@ -989,6 +990,8 @@ static void test_too_many_cpus(void **state)
 	assert_int_equal(info.cpus[254].apic_id, 254);
 	assert_int_equal(info.cpus[255].apic_id, 0x1000);
 	assert_true(info.cpus[255].from_x2apic_entry);
+	assert_int_equal(info.cpus[ACPI_MAX_CPUS - 1].apic_id, 0x1000 + 7 * (ACPI_MAX_CPUS - 256));
+	assert_int_equal(info.cpus[ACPI_MAX_CPUS - 1].acpi_uid, 0x1000 + ACPI_MAX_CPUS - 256);
 
 	/* Exactly full is not truncated. */
 	mem_reset(NULL);

@@ -99,7 +99,7 @@ static void test_all_keys(void **state)
 	assert_true(p->fw_cfg);
 	assert_int_equal(cfg.partition_count, 1);
 	assert_string_equal(p->name, "rt0");
-	assert_int_equal(p->cpu_mask, 0xe);
+	assert_int_equal(p->cpus.w[0], 0xe);
 	assert_int_equal(p->memory_bytes, 64 * MiB);
 	assert_int_equal(p->base, 0x10000000);
 	assert_string_equal(p->image, "hello");
@@ -122,7 +122,7 @@ static void test_defaults(void **state)
 	parse_ok(MIN_PART);
 	assert_int_equal(cfg.tick_us, CONFIG_DEFAULT_TICK_US);
 	assert_int_equal(cfg.partition_count, 1);
-	assert_int_equal(p->cpu_mask, 2);
+	assert_int_equal(p->cpus.w[0], 2);
 	assert_int_equal(p->base, 0);
 	assert_string_equal(p->cmdline, "");
 	assert_int_equal(p->module_count, 0);
@@ -187,7 +187,7 @@ static void test_comments_blanks_tabs(void **state)
 		 "# the end, no newline after this");
 	assert_int_equal(cfg.tick_us, 0);
 	assert_string_equal(p->name, "rt0");
-	assert_int_equal(p->cpu_mask, 0xd);
+	assert_int_equal(p->cpus.w[0], 0xd);
 	assert_string_equal(p->image, "hello");
 	assert_string_equal(p->cmdline, "console=ttyS0");
 	assert_int_equal(p->timer, TIMER_EMULATED);
@@ -203,7 +203,7 @@ static void test_crlf(void **state)
 	parse_ok("# dos\r\n\r\n[partition rt0]\r\ncpus = 1-2\r\nmemory = 2M\r\n"
 		 "image = hello\r\ncmdline = \"a b\"\r\nmodules = x y\r\n");
 	assert_int_equal(p->line, 3);
-	assert_int_equal(p->cpu_mask, 6);
+	assert_int_equal(p->cpus.w[0], 6);
 	assert_int_equal(p->memory_bytes, 2 * MiB);
 	assert_string_equal(p->image, "hello");
 	assert_string_equal(p->cmdline, "a b");
@@ -226,6 +226,7 @@ static void test_cpu_lists(void **state)
 		{ "5,1-3", 0x2e },
 		{ "63", 1ull << 63 },
 		{ "0-63", ~0ull },
+		{ "64-126,3", 8 },	/* word 0 only: the rest below */
 		{ "0x3", 8 },
 		{ "0x0-0x3", 0xf },
 		{ "7-7", 0x80 },
@@ -239,8 +240,21 @@ static void test_cpu_lists(void **state)
 		snprintf(text, sizeof(text), "[partition p]\ncpus = %s\nmemory = 2M\nimage = i\n",
 			 cases[i].cpus);
 		parse_ok(text);
-		assert_int_equal(cfg.partitions[0].cpu_mask, cases[i].mask);
+		assert_int_equal(cfg.partitions[0].cpus.w[0], cases[i].mask);
 	}
+	/* indexes past 63, up to the last one */
+	parse_ok("[partition p]\ncpus = 64-126,3\nmemory = 2M\nimage = i\n");
+	assert_int_equal(cfg.partitions[0].cpus.w[1], ~0ull >> 1);
+	assert_int_equal(cpuset_count(&cfg.partitions[0].cpus), CONFIG_MAX_VCPUS);
+	parse_ok("[partition p]\ncpus = 300, 4095, 1000-1001\nmemory = 2M\nimage = i\n");
+	assert_int_equal(cpuset_count(&cfg.partitions[0].cpus), 4);
+	assert_true(cpuset_has(&cfg.partitions[0].cpus, 300));
+	assert_true(cpuset_has(&cfg.partitions[0].cpus, 4095));
+	assert_int_equal(cpuset_first(&cfg.partitions[0].cpus), 300);
+	assert_int_equal(cpuset_next(&cfg.partitions[0].cpus, 301), 1000);
+	assert_int_equal(cpuset_next(&cfg.partitions[0].cpus, 1002), 4095);
+	assert_int_equal(cpuset_next(&cfg.partitions[0].cpus, 4096), -1);
+	assert_int_equal(cpuset_rank(&cfg.partitions[0].cpus, 4095), 3);
 }
 
 static void test_numbers(void **state)
@@ -363,7 +377,7 @@ static void test_multiple_partitions(void **state)
 	assert_int_equal(cfg.partitions[0].module_count, 1);
 	assert_string_equal(cfg.partitions[1].name, "rt-0.a_b");
 	assert_int_equal(cfg.partitions[1].line, 10);
-	assert_int_equal(cfg.partitions[1].cpu_mask, 0xe);
+	assert_int_equal(cfg.partitions[1].cpus.w[0], 0xe);
 	assert_int_equal(cfg.partitions[1].memory_bytes, GiB);
 	assert_int_equal(cfg.partitions[1].module_count, 0);
 
@@ -376,7 +390,7 @@ static void test_multiple_partitions(void **state)
 	parse_ok(text);
 	assert_int_equal(cfg.partition_count, CONFIG_MAX_PARTITIONS);
 	assert_string_equal(cfg.partitions[7].name, "p7_456789012345678901234567890");
-	assert_int_equal(cfg.partitions[7].cpu_mask, 1ull << 63);
+	assert_int_equal(cfg.partitions[7].cpus.w[0], 1ull << 63);
 	assert_int_equal(cfg.partitions[7].line, 36);
 	assert_string_equal(cfg.partitions[7].image, "i234567890123456789012345678901");
 	assert_int_equal(cfg.partitions[7].module_count, 4);
@@ -459,8 +473,10 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\ncpus = 1,,2\n", 2, "cpus: empty entry in '1,,2'" },
 	{ "[partition rt0]\ncpus = 1,\n", 2, "cpus: empty entry" },
 	{ "[partition rt0]\ncpus = 3-1\n", 2, "cpus: range '3-1' runs backwards" },
-	{ "[partition rt0]\ncpus = 64\n", 2, "cpus: CPU 64 is out of range (0-63)" },
-	{ "[partition rt0]\ncpus = 60-99\n", 2, "CPU 99 is out of range" },
+	{ "[partition rt0]\ncpus = 4096\n", 2, "cpus: CPU 4096 is out of range (0-4095)" },
+	{ "[partition rt0]\ncpus = 4090-4099\n", 2, "CPU 4099 is out of range" },
+	{ "[partition rt0]\ncpus = 0-64\n", 2, "cpus: more than 64 CPUs in one partition" },
+	{ "[partition rt0]\ncpus = 1-63,4000,4095\n", 2, "more than 64 CPUs in one partition" },
 	{ "[partition rt0]\ncpus = 99999999999999999999\n", 2, "expected a CPU number" },
 	{ "[partition rt0]\ncpus = 1,1\n", 2, "cpus: CPU 1 is listed twice" },
 	{ "[partition rt0]\ncpus = 0-3,2\n", 2, "cpus: CPU 2 is listed twice" },
@@ -701,6 +717,33 @@ static void test_validate_cpus(void **state)
 		     "CPU 63 does not exist");
 }
 
+/* A big machine: CPU indexes past 63, a CPU in two partitions past 63, schedules there. */
+static void test_validate_many_cpus(void **state)
+{
+	static const struct config_platform big = {
+		.cpu_count = 448, .module_count = 1, .module_names = { "hello" },
+		.usable_bytes = GiB,
+	};
+
+	(void)state;
+	validate_ok("[partition a]\ncpus = 0,64-126\nmemory = 2M\nimage = hello\n"
+		    "[partition b]\ncpus = 300-363\nmemory = 2M\nimage = hello\n"
+		    "[partition c]\ncpus = 447\nmemory = 2M\nimage = hello\n", &big);
+	validate_err("[partition a]\ncpus = 446-448\nmemory = 2M\nimage = hello\n", &big, 1,
+		     "partition 'a': CPU 448 does not exist (the MADT lists 448)");
+	validate_err("[partition a]\ncpus = 250-260\nmemory = 2M\nimage = hello\n"
+		     "[partition b]\ncpus = 400,258\nmemory = 2M\nimage = hello\n", &big, 5,
+		     "CPU 258 is given to both 'a' and 'b'; add a [schedule 258] section");
+	/* shared past 63: both need a window there, and a timer that may share */
+	validate_ok("[partition a]\ncpus = 258\nmemory = 2M\nimage = hello\ntimer = inject\n"
+		    "[partition b]\ncpus = 258,259\nmemory = 2M\nimage = hello\ntimer = inject\n"
+		    "[schedule 258]\nwindow = a 100\nwindow = b 100\n", &big);
+	validate_err("[partition a]\ncpus = 258\nmemory = 2M\nimage = hello\ntimer = inject\n"
+		     "[partition b]\ncpus = 258,259\nmemory = 2M\nimage = hello\n"
+		     "[schedule 258]\nwindow = a 100\nwindow = b 100\n", &big, 6,
+		     "timer = direct needs a dedicated core, but CPU 258 is shared");
+}
+
 static void test_validate_modules(void **state)
 {
 	static const struct config_platform none = { .cpu_count = 4, .usable_bytes = GiB };
@@ -779,7 +822,7 @@ static void test_validate_hand_built(void **state)
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_string_equal(err.msg, "partition 'z' has no CPUs");
 	assert_int_equal(err.line, 3);
-	c.partitions[0].cpu_mask = 1;
+	cpuset_add(&c.partitions[0].cpus, 0);
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_string_equal(err.msg, "partition 'z' has no memory");
 	c.partitions[0].memory_bytes = 2 * MiB;
@@ -929,8 +972,8 @@ static const struct bad_case bad_sched_cases[] = {
 	{ "[schedule 1 2]\n", 1, "schedule: expected a CPU number, found '1 2'" },
 	{ "[schedule -1]\n", 1, "found '-1'" },
 	{ "[schedule 1-2]\n", 1, "found '1-2'" },
-	{ "[schedule 64]\n", 1, "schedule: CPU 64 is out of range (0-63)" },
-	{ "[schedule 99999999999999999999]\n", 1, "is out of range (0-63)" },
+	{ "[schedule 4096]\n", 1, "schedule: CPU 4096 is out of range (0-4095)" },
+	{ "[schedule 99999999999999999999]\n", 1, "is out of range (0-4095)" },
 	{ "[schedules 1]\n", 1, "found '[schedules 1]'" },
 	{ "[Schedule 1]\n", 1, "found '[Schedule 1]'" },
 	{ "[schedule 1]\nwindow = a 100\n\n[schedule 0x1]\n", 4,
@@ -1100,7 +1143,7 @@ static void test_validate_hand_built_schedules(void **state)
 	for (int i = 0; i < 2; i++) {
 		snprintf(c.partitions[i].name, CONFIG_NAME_LEN, "p%d", i);
 		strcpy(c.partitions[i].image, "hello");
-		c.partitions[i].cpu_mask = 2;
+		cpuset_add(&c.partitions[i].cpus, 1);
 		c.partitions[i].memory_bytes = 2 * MiB;
 		c.partitions[i].timer = TIMER_INJECT;
 		c.partitions[i].line = 10 + i;
@@ -1123,9 +1166,9 @@ static void test_validate_hand_built_schedules(void **state)
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_int_equal(err.line, 7);
 	assert_string_equal(err.msg, "duplicate [schedule 1] section (first on line 3)");
-	c.schedules[1].cpu = 64;
+	c.schedules[1].cpu = 4096;
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
-	assert_string_equal(err.msg, "schedule: CPU 64 is out of range (0-63)");
+	assert_string_equal(err.msg, "schedule: CPU 4096 is out of range (0-4095)");
 	c.schedule_count = 1;
 
 	s->window_count = 0;
@@ -1159,12 +1202,12 @@ static void test_validate_hand_built_schedules(void **state)
 	s->frame_us = 200;
 
 	/* config_parse refuses this at the window's line; validate at the section's. */
-	c.partitions[1].cpu_mask = 4;
+	c.partitions[1].cpus = (struct cpuset){ { 4 } };
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_int_equal(err.line, 3);
 	assert_string_equal(err.msg, "window 'p1' in [schedule 1]: partition 'p1' does not use "
 			    "CPU 1");
-	c.partitions[1].cpu_mask = 2;
+	c.partitions[1].cpus = (struct cpuset){ { 2 } };
 	assert_int_equal(config_validate(&c, &plat4, &err), 0);
 }
 
@@ -1729,7 +1772,7 @@ static void check_sane(int rc)
 		assert_true(p->name[0] && strnlen(p->name, CONFIG_NAME_LEN) < CONFIG_NAME_LEN);
 		assert_true(p->image[0] && strnlen(p->image, CONFIG_NAME_LEN) < CONFIG_NAME_LEN);
 		assert_true(strnlen(p->cmdline, CONFIG_CMDLINE_LEN) < CONFIG_CMDLINE_LEN);
-		assert_true(p->cpu_mask != 0);
+		assert_false(cpuset_empty(&p->cpus));
 		assert_true(p->memory_bytes && p->memory_bytes % CONFIG_MEM_ALIGN == 0);
 		assert_true(p->base % CONFIG_MEM_ALIGN == 0);
 		assert_true(p->base <= UINT64_MAX - p->memory_bytes);
@@ -1752,8 +1795,8 @@ static void check_sane(int rc)
 			assert_true(wc->partition >= -1 &&
 				    wc->partition < (int32_t)cfg.partition_count);
 			if (wc->partition >= 0)
-				assert_true(cfg.partitions[wc->partition].cpu_mask &
-					    (1ull << s->cpu));
+				assert_true(cpuset_has(&cfg.partitions[wc->partition].cpus,
+						       s->cpu));
 			assert_true(wc->length_us >= CONFIG_MIN_WINDOW_US &&
 				    wc->length_us <= CONFIG_MAX_WINDOW_US);
 			sum += wc->length_us;
@@ -1802,7 +1845,7 @@ static void test_full_config_validates(void **state)
 	validate_ok(full_config, &plat4);
 	assert_int_equal(cfg.tick_us, 1000);
 	assert_string_equal(cfg.partitions[0].cmdline, "console=ttyS0 say=\"hi\" path=C:\\x");
-	assert_int_equal(cfg.partitions[1].cpu_mask, 0xe);
+	assert_int_equal(cfg.partitions[1].cpus.w[0], 0xe);
 	assert_int_equal(cfg.partitions[1].line, 14);
 }
 
@@ -1975,6 +2018,7 @@ int main(void)
 		cmocka_unit_test(test_long_messages),
 		cmocka_unit_test(test_validate_good),
 		cmocka_unit_test(test_validate_cpus),
+		cmocka_unit_test(test_validate_many_cpus),
 		cmocka_unit_test(test_validate_modules),
 		cmocka_unit_test(test_validate_memory),
 		cmocka_unit_test(test_validate_hand_built),

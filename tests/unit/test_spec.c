@@ -86,7 +86,12 @@ static void test_guest_view(void **state)
 static void test_smt(void **state)
 {
 	/* partitions: a on CPUs 0-1, b on CPU 2, c on CPU 3, b and c share CPU 4 */
-	const uint64_t masks[] = { 0x3, 0x14, 0x18 };
+	/* partitions on CPUs {0,1}, {2,4} and {3,4, and 300 and 4095 far above 63} */
+	static struct cpuset sets[3] = { { { 0x3 } }, { { 0x14 } }, { { 0x18 } } };
+	const struct cpuset *const masks[] = { &sets[0], &sets[1], &sets[2] };
+
+	cpuset_add(&sets[2], 300);
+	cpuset_add(&sets[2], 4095);
 
 	(void)state;
 	/* leaf 0xB: SMT level, 1 bit of thread id (2 threads a core) */
@@ -111,6 +116,10 @@ static void test_smt(void **state)
 	/* CPUs no partition uses (the hypervisor's) */
 	assert_false(spec_cpus_split(masks, 3, 5, 6));
 	assert_false(spec_cpus_split(masks, 3, 0, 6));
+	/* CPU indexes above 63 */
+	assert_true(spec_cpus_split(masks, 3, 300, 2));
+	assert_false(spec_cpus_split(masks, 3, 300, 4095));
+	assert_false(spec_cpus_split(masks, 3, 301, 4096));
 }
 
 /* The speculation MSRs have rows: none falls through to "not in the table: #GP". */
