@@ -81,7 +81,7 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated \
 		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy \
 		   channel channel-edge channel-quiet channel-shared \
-		   channel-restart channel-pci testdev xapic high-mem high-mem-big console-drop
+		   channel-restart channel-pci testdev xapic high-mem high-mem-big console-drop many-vcpus
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))

@@ -32,8 +32,6 @@
 struct partition partitions[CONFIG_MAX_PARTITIONS];
 uint32_t partition_count;
 
-static struct vcpu vcpu_pool[64];
-static uint32_t vcpu_pool_used;
 
 static const struct boot_module *find_module(const struct boot_info *bi, const char *name)
 {
@@ -285,12 +283,17 @@ static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen
 		struct pcpu *c = &pcpus[sc->cpu];
 
 		c->shared = true;
-		for (uint32_t k = 0; k < vcpu_pool_used; k++)
-			if (vcpu_pool[k].pcpu == c && c->slot_count < SCHED_MAX_WINDOWS) {
-				vcpu_pool[k].fpu = hv_pages_alloc(fpu_bytes, "FPU state");
-				vcpu_pool[k].fpu_bytes = fpu_bytes;
-				fpu_area_reset(vcpu_pool[k].fpu, fpu_bytes);
-				c->slots[c->slot_count++] = &vcpu_pool[k];
+		/* its vCPUs in the order they were built: partition, then CPU */
+		for (uint32_t p = 0; p < partition_count; p++)
+			for (uint32_t k = 0; k < partitions[p].vcpu_count; k++) {
+				struct vcpu *v = partitions[p].vcpus[k];
+
+				if (v->pcpu != c || c->slot_count >= SCHED_MAX_WINDOWS)
+					continue;
+				v->fpu = hv_pages_alloc(fpu_bytes, "FPU state");
+				v->fpu_bytes = fpu_bytes;
+				fpu_area_reset(v->fpu, fpu_bytes);
+				c->slots[c->slot_count++] = v;
 			}
 		c->window_count = sc->window_count;
 		for (uint32_t w = 0; w < sc->window_count; w++) {
@@ -469,7 +472,12 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 					     "online", pc->name, pc->line, cpu);
 				return -1;
 			}
-			v = &vcpu_pool[vcpu_pool_used++];
+			/*
+			 * From the pool, not a static array: shared cores give a
+			 * machine more vCPUs than CPUs (up to 8 on each of 8 shared
+			 * ones), and the array's 64 were overrun on 9 CPUs.
+			 */
+			v = hv_pages_alloc(sizeof(*v), "vCPU");
 			v->part = p;
 			v->pcpu = &pcpus[cpu];
 			v->index = p->vcpu_count;
@@ -499,9 +507,10 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 	if (build_schedules(cfg, err, errlen))
 		return -1;
 	/* hand each vCPU of a dedicated core to it, then let them all go */
-	for (uint32_t i = 0; i < vcpu_pool_used; i++)
-		if (!vcpu_pool[i].pcpu->shared)
-			vcpu_pool[i].pcpu->vcpu = &vcpu_pool[i];
+	for (uint32_t i = 0; i < partition_count; i++)
+		for (uint32_t k = 0; k < partitions[i].vcpu_count; k++)
+			if (!partitions[i].vcpus[k]->pcpu->shared)
+				partitions[i].vcpus[k]->pcpu->vcpu = partitions[i].vcpus[k];
 	for (uint32_t c = 0; c < pcpu_count; c++) {
 		/* a shared core runs guests in its windows: it is no console core */
 		if (smp_cpus[c].state == CPU_ONLINE && !pcpus[c].vcpu && !pcpus[c].shared) {
