@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Control-register exits: MOV to CR0/CR4, MOV to/from CR8, and XSETBV (XCR0). */
 #include "arch/x86/cpu.h"
+#include "hv/core/guest_walk.h"
 #include "hv/core/xcr0.h"
 #include "hv/exit.h"
 #include "hv/platform.h"
@@ -18,16 +19,31 @@
 #define EFER_LME	(1ull << 8)
 #define EFER_LMA	(1ull << 10)
 
-/* With EPT, 32-bit PAE paging takes its PDPTEs from the VMCS (SDM 26.3.2.4). */
-static bool load_pdptes(struct vcpu *v, uint64_t cr3)
+enum pdpte_load { PDPTE_OK, PDPTE_RESERVED, PDPTE_NOT_RAM };
+
+/*
+ * With EPT, 32-bit PAE paging takes its PDPTEs from the VMCS (SDM 26.3.2.4).
+ * A present one with a reserved bit is the guest's #GP(0), as the CPU's own
+ * load would be (SDM Vol. 3A 4.4.1); in the VMCS it would fail the entry
+ * (26.3.1.6), which Bochs does not check. Nothing is written unless all
+ * four are good.
+ */
+static enum pdpte_load load_pdptes(struct vcpu *v, uint64_t cr3)
 {
 	const uint64_t *pdpte = gpa_to_hva(v->part, cr3 & 0xffffffe0ull, 32);
+	uint8_t maxphyaddr = (uint8_t)cpuid(0x80000008, 0).eax;
+	uint64_t e[4];
 
 	if (!pdpte)
-		return false;
+		return PDPTE_NOT_RAM;
+	for (int i = 0; i < 4; i++) {
+		e[i] = pdpte[i];	/* once: the guest's other vCPUs may be writing */
+		if (gw_pdpte_reserved(e[i], maxphyaddr))
+			return PDPTE_RESERVED;
+	}
 	for (int i = 0; i < 4; i++)
-		vmwrite(VMCS_GUEST_PDPTE0 + 2 * i, pdpte[i]);
-	return true;
+		vmwrite(VMCS_GUEST_PDPTE0 + 2 * i, e[i]);
+	return PDPTE_OK;
 }
 
 /* Executing 64-bit code: IA-32e mode and CS.L (SDM Vol. 3A 5.2.1). */
@@ -74,9 +90,18 @@ static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t v
 		efer &= ~EFER_LMA;
 		entry &= ~ENTRY_IA32E_MODE_GUEST;
 	}
-	if ((value & CR0_PG) && !(efer & EFER_LMA) && (vmread(VMCS_GUEST_CR4) & CR4_PAE) &&
-	    !load_pdptes(v, vmread(VMCS_GUEST_CR3)))
-		return exit_stop(x, "bad_pdpte", vmread(VMCS_GUEST_CR3), "PAE PDPTEs outside RAM");
+	if ((value & CR0_PG) && !(efer & EFER_LMA) && (vmread(VMCS_GUEST_CR4) & CR4_PAE)) {
+		switch (load_pdptes(v, vmread(VMCS_GUEST_CR3))) {
+		case PDPTE_NOT_RAM:
+			return exit_stop(x, "bad_pdpte", vmread(VMCS_GUEST_CR3),
+					 "PAE PDPTEs outside RAM");
+		case PDPTE_RESERVED:
+			inject_exception(VEC_GP, true, 0);
+			return EXIT_RESUME;
+		case PDPTE_OK:
+			break;
+		}
+	}
 	vmwrite(VMCS_GUEST_EFER, efer);
 	vmwrite(VMCS_ENTRY_CONTROLS, entry);
 	v->arch.cr0_shadow = value;

@@ -1450,6 +1450,52 @@ static const char *a_cr0_nw_no_cd(void)
 	return r[0] == 'o' ? "accepted" : r;
 }
 
+#define CR0_PG		(1u << 31)
+#define CR4_PAE		(1u << 5)
+
+static uint64_t pae_pdpt[4] __attribute__((aligned(32)));
+static uint64_t pae_pd[512] __attribute__((aligned(4096)));
+
+/*
+ * PAE paging switched on by a MOV to CR0 that exits (it sets CR0.CD too,
+ * which Tempo shadows, so Tempo completes it): the CPU loads the four
+ * PDPTEs, and one present with a reserved bit is #GP(0) (SDM Vol. 3A
+ * 4.4.1); with EPT they go into the VMCS, whose entry checks them (SDM Vol.
+ * 3C 26.3.1.6). First good PDPTEs (the low GiB mapped one to one in 2 MiB
+ * pages: paging on, then off again), then R/W set in PDPTE 0.
+ */
+static const char *a_pae_pdpte_reserved(void)
+{
+	uint32_t cr0 = read_cr0() & ~CR0_PG, cr3, cr4;
+	const char *r;
+	bool paging;
+
+	for (uint32_t i = 0; i < 512; i++)
+		pae_pd[i] = ((uint64_t)i << 21) | 0x83;		/* present, writable, 2 MiB */
+	for (uint32_t i = 0; i < 4; i++)
+		pae_pdpt[i] = (uint32_t)pae_pd | 1;
+	asm volatile("mov %%cr3, %0" : "=r"(cr3));
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pae_pdpt) : "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | CR4_PAE) : "memory");
+	r = try_write_cr0(cr0 | CR0_PG | CR0_CD);
+	paging = read_cr0() & CR0_PG;
+	try_write_cr0(cr0);
+	if (r[0] != 'o' || !paging) {
+		r = r[0] != 'o' ? "good_refused" : "not_paging";
+	} else {
+		pae_pdpt[0] |= 2;	/* R/W: reserved in a PAE PDPTE */
+		r = try_write_cr0(cr0 | CR0_PG | CR0_CD);
+		paging = read_cr0() & CR0_PG;
+		try_write_cr0(cr0);
+		if (paging)
+			r = "paging_on";
+	}
+	asm volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
+	asm volatile("mov %0, %%cr3" : : "r"(cr3) : "memory");
+	return r;
+}
+
 /*
  * The guest's TPR moves with its timer mode: 0xF0 set in direct mode (the
  * physical APIC's) is the vLAPIC's after a switch to inject, the physical
@@ -2047,6 +2093,7 @@ static const struct attack attacks[] = {
 	{ "dr7_kept", a_dr7_kept },
 	{ "lvt_timer_reserved", a_lvt_timer_reserved },
 	{ "cr0_nw_no_cd", a_cr0_nw_no_cd },
+	{ "pae_pdpte_reserved", a_pae_pdpte_reserved },
 	{ "tpr_mode_switch", a_tpr_mode_switch },
 	{ "ipi_hv_vectors", a_ipi_hv_vectors },
 	{ "hlt_single_step", a_hlt_single_step },

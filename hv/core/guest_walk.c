@@ -130,6 +130,16 @@ static uint64_t xd_reserved(const struct guest_paging *pg)
 	return (pg->efer & GW_EFER_NXE) ? 0 : GW_PTE_XD;
 }
 
+bool gw_pdpte_reserved(uint64_t pdpte, uint8_t maxphyaddr)
+{
+	struct guest_paging pg = { .maxphyaddr = maxphyaddr };
+	unsigned int m = phys_bits(&pg);
+
+	/* Table 4-8: 63:M, 8:5 and 2:1 (the PDPTE has no R/W, U/S or XD) */
+	return (pdpte & GW_PTE_P) &&
+	       (pdpte & (bit_range(63, m) | bit_range(8, 5) | bit_range(2, 1)));
+}
+
 /* PAE paging: four PDPTEs at CR3[31:5], then 2-level tables (SDM Vol. 3A 4.4) */
 static enum gw_result walk_pae(struct walk *s)
 {
@@ -147,8 +157,7 @@ static enum gw_result walk_pae(struct walk *s)
 	}
 	if (!(pdpte & GW_PTE_P))
 		return stop_at(s, GW_NOT_PRESENT, 3, pdpte);
-	/* Table 4-8: 63:M, 8:5 and 2:1 (the PDPTE has no R/W, U/S or XD) */
-	if (pdpte & (bit_range(63, m) | bit_range(8, 5) | bit_range(2, 1)))
+	if (gw_pdpte_reserved(pdpte, pg->maxphyaddr))
 		return stop_at(s, GW_RESERVED, 3, pdpte);
 	return walk_tables(s, pdpte & bit_range(m - 1, 12), 2,
 			   bit_range(62, m) | xd_reserved(pg));

@@ -149,6 +149,15 @@ enum gw_result guest_walk(const struct guest_paging *pg, const struct guest_mem 
 uint32_t guest_fetch(const struct guest_paging *pg, const struct guest_mem *mem, uint64_t linear,
 		     uint32_t access, uint8_t *buf, uint32_t len, struct gw_walk *stop);
 
+/*
+ * A PAE PDPTE the CPU refuses: present with a reserved bit set (SDM Vol. 3A
+ * Table 4-8: bits 2:1, 8:5 and 63:MAXPHYADDR; the PDPTE has no R/W, U/S or
+ * XD). Loading one is #GP(0) on MOV to CR0/CR3/CR4; with EPT, one in the
+ * VMCS fails VM entry (SDM Vol. 3C 26.3.1.6). @maxphyaddr as in
+ * struct guest_paging (0 means 52).
+ */
+bool gw_pdpte_reserved(uint64_t pdpte, uint8_t maxphyaddr);
+
 /* A name for reports, e.g. "not-present" */
 const char *gw_result_name(enum gw_result r);
 

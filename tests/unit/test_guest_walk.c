@@ -525,6 +525,28 @@ static void test_names(void **state)
 	assert_string_equal(gw_result_name((enum gw_result)99), "?");
 }
 
+/* What MOV to CR0 checks before PAE PDPTEs go into the VMCS (hv/cr.c). */
+static void test_pdpte_reserved(void **state)
+{
+	(void)state;
+	assert_false(gw_pdpte_reserved(0, 36));			/* not present: anything goes */
+	assert_false(gw_pdpte_reserved(0xfffffffffffffffeull, 36));
+	assert_false(gw_pdpte_reserved(0x12345000ull | 1, 36));	/* present, clean */
+	assert_false(gw_pdpte_reserved(0x12345000ull | 1 | (1 << 3) | (1 << 4) | (7 << 9), 36));
+	assert_true(gw_pdpte_reserved(1 | (1 << 1), 36));		/* R/W: reserved here */
+	assert_true(gw_pdpte_reserved(1 | (1 << 2), 36));		/* U/S */
+	for (unsigned int b = 5; b <= 8; b++)
+		assert_true(gw_pdpte_reserved(1 | (1ull << b), 36));
+	assert_true(gw_pdpte_reserved(1 | (1ull << 63), 52));		/* no XD in a PDPTE */
+	/* address bits from MAXPHYADDR up */
+	assert_true(gw_pdpte_reserved(1 | (1ull << 36), 36));
+	assert_false(gw_pdpte_reserved(1 | (1ull << 35), 36));
+	assert_false(gw_pdpte_reserved(1 | (1ull << 45), 46));
+	assert_true(gw_pdpte_reserved(1 | (1ull << 46), 46));
+	assert_false(gw_pdpte_reserved(1 | (1ull << 51), 0));		/* 0: 52 bits */
+	assert_true(gw_pdpte_reserved(1 | (1ull << 52), 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -538,6 +560,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_tables, ram_setup, ram_teardown),
 		cmocka_unit_test_setup_teardown(test_garbage_tables, ram_setup, ram_teardown),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_pdpte_reserved),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
