@@ -25,13 +25,13 @@ enum pdpte_load { PDPTE_OK, PDPTE_RESERVED, PDPTE_NOT_RAM };
  * With EPT, 32-bit PAE paging takes its PDPTEs from the VMCS (SDM 26.3.2.4).
  * A present one with a reserved bit is the guest's #GP(0), as the CPU's own
  * load would be (SDM Vol. 3A 4.4.1); in the VMCS it would fail the entry
- * (26.3.1.6), which Bochs does not check. Nothing is written unless all
- * four are good.
+ * (26.3.1.6; Bochs checks that too: attack pae_pdpte_reserved). Nothing is
+ * written unless all four are good.
  */
 static enum pdpte_load load_pdptes(struct vcpu *v, uint64_t cr3)
 {
 	const uint64_t *pdpte = gpa_to_hva(v->part, cr3 & 0xffffffe0ull, 32);
-	uint8_t maxphyaddr = (uint8_t)cpuid(0x80000008, 0).eax;
+	uint8_t maxphyaddr = platform.maxphyaddr;
 	uint64_t e[4];
 
 	if (!pdpte)
@@ -90,7 +90,13 @@ static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t v
 		efer &= ~EFER_LMA;
 		entry &= ~ENTRY_IA32E_MODE_GUEST;
 	}
-	if ((value & CR0_PG) && !(efer & EFER_LMA) && (vmread(VMCS_GUEST_CR4) & CR4_PAE)) {
+	/*
+	 * Loaded only by a MOV to CR0 that changes PG, CD or NW (SDM Vol. 3A
+	 * 4.4.1), not NE alone; the guest's CD and NW are in the shadow (the
+	 * VMCS keeps the cache on).
+	 */
+	if ((value & CR0_PG) && !(efer & EFER_LMA) && (vmread(VMCS_GUEST_CR4) & CR4_PAE) &&
+	    ((value ^ v->arch.cr0_shadow) & (CR0_PG | CR0_CD | CR0_NW))) {
 		switch (load_pdptes(v, vmread(VMCS_GUEST_CR3))) {
 		case PDPTE_NOT_RAM:
 			return exit_stop(x, "bad_pdpte", vmread(VMCS_GUEST_CR3),

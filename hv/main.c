@@ -34,14 +34,6 @@
 #include "hv/core/version.h"
 
 #define CONFIG_MODULE_NAME	"partitions"
-#define HV_POOL_BYTES		(8ul << 20)
-/*
- * The pool grows with the machine: each CPU takes a stack, its traps and IST
- * stacks, a VMXON region and its share of pcpus (about 40 KiB), each vCPU
- * its struct, VMCS, virtual-APIC page and, on a shared core, an XSAVE area.
- */
-#define HV_POOL_PER_CPU		(64ul << 10)
-#define HV_POOL_PER_VCPU	(32ul << 10)
 #define LOW_MEM_END		0x9f000ul	/* the AP trampoline's page is below */
 
 extern char __image_start[], __image_end[];
@@ -298,7 +290,7 @@ extern uint64_t boot_pml4[512];	/* boot/entry.S: every CPU's page tables */
  * of it (2 MiB: 512 GiB in 2 MiB pages, far more in 1 GiB pages), so a
  * memory map that claims absurd amounts cannot starve the VMCSs and EPTs.
  */
-#define HIGHMAP_TABLE_BUDGET	(HV_POOL_BYTES / 4 / PAGE_SIZE)
+#define HIGHMAP_TABLE_BUDGET	(HV_POOL_BASE_BYTES / 4 / PAGE_SIZE)
 
 static uint64_t *page_table_page(void *ctx)
 {
@@ -372,7 +364,7 @@ static uint64_t pool_bytes(void)
 	cpus = MIN(MAX(cpus, 1), (uint64_t)TEMPO_MAX_CPUS);
 	for (uint32_t i = 0; i < hv_config.partition_count; i++)
 		vcpus += cpuset_count(&hv_config.partitions[i].cpus);
-	return HV_POOL_BYTES + cpus * HV_POOL_PER_CPU + vcpus * HV_POOL_PER_VCPU;
+	return hv_pool_bytes(cpus, vcpus);
 }
 
 /* Usable RAM minus the low 1 MiB, this image, the loader's info and modules. */
@@ -390,8 +382,8 @@ static void plan_memory(const struct boot_info *bi)
 		memplan_reserve(&memplan, bi->modules[i].start,
 				bi->modules[i].end - bi->modules[i].start);
 	if (pages_init(&memplan, pool_bytes())) {
-		log_err("memory: no %lu MiB of free RAM below 4 GiB for the hypervisor\n",
-			pool_bytes() >> 20);
+		log_err("memory: no %lu KiB of free RAM below 4 GiB for the hypervisor\n",
+			pool_bytes() >> 10);
 		hv_stop(STOP_FAILURE, "out of memory");
 	}
 	map_high_ram(bi);
@@ -514,6 +506,8 @@ static __attribute__((noreturn)) void boot_continue(void)
 	platform.tsc_hz = tsc.hz;
 	platform.cpuid_max_basic = cpu.max_basic_leaf;
 	platform.has_nx = cpuid(0x80000001, 0).edx & (1u << 20);
+	platform.maxphyaddr = cpuid(0x80000000, 0).eax >= 0x80000008 ?
+				      (uint8_t)cpuid(0x80000008, 0).eax : 36;
 	spec_boot(cpu.max_basic_leaf);
 	log_info("Platform report complete: %u CPUs, TSC %lu kHz, VMX ready\n",
 		 acpi_info.cpu_count, tsc.hz / 1000);

@@ -84,7 +84,7 @@ static void cmd_list(void)
 {
 	for (uint32_t i = 0; i < partition_count; i++) {
 		const struct partition *p = &partitions[i];
-		char cpus[96] = "";
+		char cpus[CONFIG_MAX_VCPUS * 5 + 1] = "";	/* "4095," for each */
 		uint64_t exits = 0;
 		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE), o = 0;
 

@@ -14,6 +14,7 @@ struct platform {
 	uint32_t cpuid_max_basic;
 	uint32_t cpu_count;	/* online CPUs */
 	bool has_nx;		/* CPUID 0x80000001 EDX[20]: a guest may set EFER.NXE */
+	uint8_t maxphyaddr;	/* CPUID 0x80000008 EAX[7:0], 36 without the leaf */
 	/* the CPU clears IA32_TSC_DEADLINE when the timer fires (Bochs does not) */
 	bool tsc_deadline_clears;
 };

@@ -45,7 +45,6 @@
 #define GIB			(1ull << 30)
 /* The boot's figures (hv/main.c, arch/x86/boot_layout.h, hv/partition.h). */
 #define IDENTITY_MAP_LIMIT	(4 * GIB)
-#define HV_POOL_BYTES		(8 * MIB)
 /* arch/x86/highmap.h's, which tools may not include (docs/architecture.md) */
 #define HIGHMAP_LIMIT		(1ull << 47)
 #define HIGHMAP_GRAIN		(2 * MIB)
@@ -57,7 +56,7 @@
 /* The fake physical memory the MADT is served from: RSDP -> XSDT -> MADT. */
 #define FAKE_XSDT		0x1000ull
 #define FAKE_MADT		0x2000ull
-#define MADT_MAX		(80 * 1024)	/* TEMPO_MAX_CPUS x2APIC entries */
+#define MADT_MAX		(1u << 20)	/* the boot's limit on a table (drivers/acpi.c SDT_MAX_LEN) */
 
 struct machine {
 	struct acpi_info acpi;
@@ -502,14 +501,17 @@ static uint64_t file_size(const char *path)
  * What hv/main.c's plan_memory, map_high_ram and smp_boot leave the
  * partitions: usable RAM below 4 GiB less page 0, the image at 1 MiB, the
  * modules (GRUB loads them just above the image; their real place is in the
- * boot log), Tempo's 8 MiB pool and the low 1 MiB; then every usable range
+ * boot log), Tempo's pool (hv_pool_bytes: 8 MiB and a share for each CPU
+ * and each of the config's @vcpus) and the low 1 MiB; then every usable range
  * above 4 GiB trimmed to whole 2 MiB. (The boot also stops at the CPU's
  * physical address width and at 512 GiB of 2 MiB-page tables on a CPU
  * without 1 GiB pages; neither is known from here, and no real machine
  * reaches them.)
  */
-static void plan_memory(const struct options *o, struct machine *m, uint64_t modules)
+static void plan_memory(const struct options *o, struct machine *m, uint64_t modules,
+			uint64_t vcpus)
 {
+	uint64_t pool = hv_pool_bytes(MIN(m->madt_enabled, (uint32_t)TEMPO_MAX_CPUS), vcpus);
 	char hv[4096];
 
 	snprintf(hv, sizeof(hv), "%s/tempo.elf", o->images ? o->images : "");
@@ -521,9 +523,9 @@ static void plan_memory(const struct options *o, struct machine *m, uint64_t mod
 	memplan_reserve(&m->plan, 0, PAGE);
 	memplan_reserve(&m->plan, HV_LOAD_BASE, ALIGN_UP(m->image_bytes, PAGE));
 	memplan_reserve(&m->plan, HV_LOAD_BASE + ALIGN_UP(m->image_bytes, PAGE), modules);
-	if (!memplan_alloc(&m->plan, HV_POOL_BYTES, PAGE))
-		printf("ERROR: memory: no %llu MiB of free RAM below 4 GiB for the hypervisor\n",
-		       HV_POOL_BYTES >> 20);
+	if (!memplan_alloc(&m->plan, pool, PAGE))
+		printf("ERROR: memory: no %llu KiB of free RAM below 4 GiB for the hypervisor\n",
+		       (unsigned long long)(pool >> 10));
 	memplan_raise_limit(&m->plan, HIGHMAP_LIMIT);
 	for (uint32_t i = 0; i < m->high_count; i++) {
 		uint64_t base = ALIGN_UP(m->high_base[i], HIGHMAP_GRAIN);
@@ -893,7 +895,11 @@ static int check_config(const struct options *o, const char *text, size_t len,
 	plat.cpu_count = CONFIG_MAX_CPUS;
 	plat.usable_bytes = UINT64_MAX;
 	if (m) {
-		plan_memory(o, m, mods.bytes);
+		uint64_t vcpus = 0;
+
+		for (uint32_t i = 0; i < cfg.partition_count; i++)
+			vcpus += cpuset_count(&cfg.partitions[i].cpus);
+		plan_memory(o, m, mods.bytes, vcpus);
 		plat.cpu_count = m->cpu_count;
 		plat.usable_bytes = memplan_free_bytes(&m->plan);
 	}
@@ -966,6 +972,39 @@ static int cmd_check(struct options *o)
  * (siblings together, never split), as many as the config allows and the
  * memory fits.
  */
+/*
+ * The core of CPU @c that create proposes as a partition: its SMT siblings
+ * not yet @taken, if @c is one of them (then they are taken). False when
+ * @c belongs to a core already handed out.
+ */
+static bool take_core(const struct machine *m, uint32_t c, struct cpuset *taken,
+		      struct cpuset *core)
+{
+	*core = m->siblings[c];
+	for (uint32_t w = 0; w < CPUSET_WORDS; w++)
+		core->w[w] &= ~taken->w[w];
+	if (!cpuset_has(core, c))
+		return false;
+	cpuset_or(taken, core);
+	return true;
+}
+
+/* How many vCPUs create will propose (if the memory fits them all): for the pool. */
+static uint64_t create_vcpus(const struct machine *m)
+{
+	static struct cpuset taken, core;
+	uint64_t n = 0;
+	uint32_t parts = 0;
+
+	taken = m->siblings[0];
+	for (uint32_t c = 1; c < m->cpu_count && parts < CONFIG_MAX_PARTITIONS; c++)
+		if (take_core(m, c, &taken, &core)) {
+			n += cpuset_count(&core);
+			parts++;
+		}
+	return n;
+}
+
 static int cmd_create(const struct options *o)
 {
 	static struct machine m;
@@ -975,7 +1014,7 @@ static int cmd_create(const struct options *o)
 	char size[32];
 
 	read_machine(o, &m);
-	plan_memory(o, &m, 0);
+	plan_memory(o, &m, 0, create_vcpus(&m));
 	taken = m.siblings[0];
 	free_bytes = memplan_free_bytes(&m.plan);
 	if (o->memory % MIB)
@@ -993,16 +1032,13 @@ static int cmd_create(const struct options *o)
 	       "[hypervisor]\ntick_us = 1000\t\t\t# host tick; 0 = tickless\n",
 	       m.madt_enabled, (unsigned long long)((m.ram_low + m.ram_high) >> 20), m.apic_id[0]);
 	for (uint32_t c = 1; c < m.cpu_count; c++) {
-		struct cpuset core = m.siblings[c];
+		struct cpuset core;
 		uint64_t hpa = 0;
 		char list[256] = "";
 		size_t n = 0;
 
-		for (uint32_t w = 0; w < CPUSET_WORDS; w++)
-			core.w[w] &= ~taken.w[w];
-		if (!cpuset_has(&core, c))
+		if (!take_core(&m, c, &taken, &core))
 			continue;
-		cpuset_or(&taken, &core);
 		/* Where the boot will carve it: the plan check --machine prints. */
 		if (parts < CONFIG_MAX_PARTITIONS)
 			hpa = memplan_alloc(&m.plan, o->memory, 2 * MIB);

@@ -1462,7 +1462,8 @@ static uint64_t pae_pd[512] __attribute__((aligned(4096)));
  * PDPTEs, and one present with a reserved bit is #GP(0) (SDM Vol. 3A
  * 4.4.1); with EPT they go into the VMCS, whose entry checks them (SDM Vol.
  * 3C 26.3.1.6). First good PDPTEs (the low GiB mapped one to one in 2 MiB
- * pages: paging on, then off again), then R/W set in PDPTE 0.
+ * pages: paging on; then a bad PDPTE in memory and a MOV that changes only
+ * NE, which loads none; then off again), then R/W set in PDPTE 0.
  */
 static const char *a_pae_pdpte_reserved(void)
 {
@@ -1480,9 +1481,18 @@ static const char *a_pae_pdpte_reserved(void)
 	asm volatile("mov %0, %%cr4" : : "r"(cr4 | CR4_PAE) : "memory");
 	r = try_write_cr0(cr0 | CR0_PG | CR0_CD);
 	paging = read_cr0() & CR0_PG;
+	if (r[0] == 'o' && paging) {
+		/* NE alone exits too, but loads no PDPTEs: a bad one in memory is no #GP */
+		pae_pdpt[0] |= 2;
+		r = try_write_cr0((cr0 | CR0_PG | CR0_CD) ^ CR0_NE);
+		try_write_cr0(cr0 | CR0_PG | CR0_CD);
+		pae_pdpt[0] &= ~2ull;
+		if (r[0] != 'o')
+			r = "ne_reloaded";
+	}
 	try_write_cr0(cr0);
 	if (r[0] != 'o' || !paging) {
-		r = r[0] != 'o' ? "good_refused" : "not_paging";
+		r = r[0] == 'n' ? r : r[0] != 'o' ? "good_refused" : "not_paging";
 	} else {
 		pae_pdpt[0] |= 2;	/* R/W: reserved in a PAE PDPTE */
 		r = try_write_cr0(cr0 | CR0_PG | CR0_CD);

@@ -259,6 +259,7 @@ test_bochs_all_cpus() {
 test_bochs_many_vcpus() {
 	bochs "$1" --cpus 10 --iso "$TEST_ISO_DIR/many-vcpus.iso" --expect ok --timeout 600 ||
 		return 1
+	need "$1" "^SMP: 10 of 10 CPUs online with VMX" "all 10 CPUs up with VMX" &&
 	need "$1" "^Partition 'a': 9 vCPUs \(CPUs 1 2 3 4 5 6 7 8 9\)" "a on CPUs 1-9" &&
 		hello_ran "$1" a 2 9 "1,2,3,4,5,6,7,8,9" || return 1
 	for p in b c d e f g h; do

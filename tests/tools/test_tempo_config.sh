@@ -89,6 +89,8 @@ for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	# booted on 7 CPUs (bochs_restart) and 5 (bochs_channel_edge); checked
 	# without a machine above
 	*/restart.cfg | */channel-edge.cfg) continue ;;
+	# booted on 10 CPUs (bochs_many_vcpus): checked on the server below
+	*/many-vcpus.cfg) continue ;;
 	# booted with 6 GiB (bochs_high_mem): checked on the server below
 	*/high-mem.cfg | */high-mem-big.cfg) continue ;;
 	esac
@@ -211,6 +213,11 @@ write_cfg "$work/cpu4096.cfg" a 4096 16M
 expect server_cpu4096 1 "$work/cpu4096.cfg" "${srv[@]}" &&
 	has server_cpu4096 "config: partitions:2: cpus: CPU 4096 is out of range (0-4095)" &&
 	pass server_cpu4096
+
+# 65 vCPUs on 10 CPUs, 8 shared cores: the pool grows by 64 KiB a CPU and 32 KiB a vCPU
+expect server_many_vcpus 0 tests/emu/configs/many-vcpus.cfg "${srv[@]}" &&
+	has server_many_vcpus "plan: CPU 9 (APIC id 292): shared by a [schedule 9]: a b c d e f g h" &&
+	pass server_many_vcpus
 
 # ---- four sockets, 448 CPUs: past the old 64-CPU limit, sparse x2APIC ids to 3513 ----
 python3 tests/tools/mkmachine.py "$work/server-4s" server-4s
