@@ -112,7 +112,9 @@ tgl-inject-fixed inject fixed none 1 $TGL
 tgl-inject-random inject random none 1 $TGL
 tgl-emulated-fixed emulated fixed none 1 $TGL
 tgl-emulated-random emulated random none 1 $TGL
-tgl-pv-lazy-fixed pv-lazy fixed none 1 $TGL"
+tgl-pv-lazy-fixed pv-lazy fixed none 1 $TGL
+tgl-shared2-inject-fixed inject fixed none 2 $TGL
+tgl-shared2-emulated-fixed emulated fixed none 2 $TGL"
 if [ -n "$ONLY" ]; then
 	ROWS=$(echo "$ROWS" | while read -r name rest; do
 		[[ " $ONLY " == *" $name "* ]] && echo "$name $rest"; done)
