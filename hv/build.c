@@ -91,11 +91,19 @@ int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint
 	return 0;
 }
 
-/* An EPT with guest-physical 0..mem_size onto the partition's RAM. */
+/*
+ * An EPT with the partition's RAM where its guest sees it (hv/core/guest_ram.h):
+ * below the MMIO window from 0, the rest from 4 GiB, one host range behind both.
+ */
 static void build_ept(struct partition *p)
 {
+	uint64_t low = guest_ram_low(p->mem_size), high = guest_ram_high(p->mem_size);
+
 	p->eptp = (uint64_t)hv_pages_alloc(PAGE_SIZE, "EPT PML4") | EPTP_MEMTYPE_WB | EPTP_WALK_4;
-	ept_map(p, 0, p->mem_hpa, p->mem_size, EPT_RWX);	/* an empty EPT: cannot fail */
+	/* an empty EPT and disjoint 2 MiB-aligned ranges: cannot fail */
+	ept_map(p, 0, p->mem_hpa, low, EPT_RWX);
+	if (high)
+		ept_map(p, GUEST_RAM_HIGH_BASE, p->mem_hpa + low, high, EPT_RWX);
 }
 
 static int load_image(struct partition *p, const struct boot_module *m, char *err,
@@ -116,7 +124,8 @@ static int load_image(struct partition *p, const struct boot_module *m, char *er
 			     "supported; link it as a plain ELF", p->cfg->image);
 		return -1;
 	}
-	if (elf_plan_load(img, len, GUEST_HIGH_START, p->mem_size, &plan, why, sizeof(why))) {
+	if (elf_plan_load(img, len, GUEST_HIGH_START, guest_ram_low(p->mem_size), &plan, why,
+			  sizeof(why))) {
 		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
 		return -1;
 	}
@@ -422,18 +431,17 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		char kind[16];
 
 		/*
-		 * A partition's RAM is one guest-physical range from 0 (EPT, the
-		 * memory maps it is given): it must end below the window of its
-		 * LAPIC, PCI registers and firmware. RAM above 4 GiB on the host
-		 * serves partitions; one partition's RAM does not yet continue
-		 * above that window.
+		 * RAM past the MMIO window continues at 4 GiB in the guest
+		 * (hv/core/guest_ram.h), which the CPU must be able to address:
+		 * the guest has the host's physical address width.
 		 */
-		if (pc->memory_bytes > CONFIG_GUEST_MMIO_START) {
-			fmt_snprintf(err, errlen, "partition '%s' (line %u): %lu MiB of RAM would "
-				     "cover its MMIO window at 0x%lx (at most %lu MiB per partition)",
+		if (platform.maxphyaddr < 64 &&
+		    guest_ram_end(pc->memory_bytes) > 1ull << platform.maxphyaddr) {
+			fmt_snprintf(err, errlen, "partition '%s' (line %u): %lu MiB of RAM end at "
+				     "guest-physical 0x%lx (past the MMIO window it continues at "
+				     "4 GiB), beyond this CPU's %u physical address bits",
 				     pc->name, pc->line, pc->memory_bytes >> 20,
-				     (uint64_t)CONFIG_GUEST_MMIO_START,
-				     (uint64_t)(CONFIG_GUEST_MMIO_START & ~(MIB2 - 1)) >> 20);
+				     guest_ram_end(pc->memory_bytes), platform.maxphyaddr);
 			return -1;
 		}
 		memset(p, 0, sizeof(*p));
@@ -454,9 +462,10 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			p->mem_hpa = memplan_alloc(mp, pc->memory_bytes, MIB2);
 			if (!p->mem_hpa) {
 				fmt_snprintf(err, errlen, "partition '%s' (line %u): no %lu MiB of "
-					     "free RAM (%lu MiB left)", pc->name,
-					     pc->line, pc->memory_bytes >> 20,
-					     memplan_free_bytes(mp) >> 20);
+					     "free RAM in one range (%lu MiB left, at most %lu MiB "
+					     "in one range)", pc->name, pc->line,
+					     pc->memory_bytes >> 20, memplan_free_bytes(mp) >> 20,
+					     memplan_largest(mp, MIB2) >> 20);
 				return -1;
 			}
 		}

@@ -354,17 +354,23 @@ static void map_high_ram(const struct boot_info *bi)
 			 "than %lu KiB of the hypervisor's pool\n", cut, HIGHMAP_TABLE_BUDGET * 4);
 }
 
-/* The hypervisor's pool for the CPUs the MADT lists and the vCPUs the config asks for. */
+/* The hypervisor's pool for the CPUs the MADT lists and the vCPUs and RAM the config asks for. */
 static uint64_t pool_bytes(void)
 {
-	uint64_t cpus = 0, vcpus = 0;
+	uint64_t cpus = 0, vcpus = 0, ram = 0, usable = 0;
 
 	for (uint32_t i = 0; i < acpi_info.cpu_count; i++)
 		cpus += acpi_info.cpus[i].enabled;
 	cpus = MIN(MAX(cpus, 1), (uint64_t)TEMPO_MAX_CPUS);
-	for (uint32_t i = 0; i < hv_config.partition_count; i++)
+	for (uint32_t i = 0; i < hv_config.partition_count; i++) {
 		vcpus += cpuset_count(&hv_config.partitions[i].cpus);
-	return hv_pool_bytes(cpus, vcpus);
+		ram += hv_config.partitions[i].memory_bytes;
+	}
+	/* a config asking for more RAM than there is fails its check, not here */
+	for (uint32_t i = 0; i < boot_info.mmap_count; i++)
+		if (boot_info.mmap[i].type == BOOT_MEM_USABLE)
+			usable += boot_info.mmap[i].length;
+	return hv_pool_bytes(cpus, vcpus, MIN(ram, usable));
 }
 
 /* Usable RAM minus the low 1 MiB, this image, the loader's info and modules. */

@@ -19,6 +19,7 @@
 #include "hv/core/chan_regs.h"
 #include "hv/core/config.h"
 #include "hv/core/fw_cfg.h"
+#include "hv/core/guest_ram.h"
 #include "hv/core/hypercall_abi.h"
 #include "hv/core/restart.h"
 #include "hv/core/sched.h"
@@ -155,8 +156,8 @@ enum partition_state {
 struct partition {
 	const struct partition_config *cfg;
 	uint32_t id;
-	uint64_t mem_hpa;	/* host-physical base of its RAM */
-	uint64_t mem_size;
+	uint64_t mem_hpa;	/* host-physical base of its RAM: one range */
+	uint64_t mem_size;	/* its bytes; the guest's layout: hv/core/guest_ram.h */
 	uint64_t eptp;
 	uint64_t entry;		/* guest-physical entry point of the boot vCPU */
 	uint64_t info_gpa;	/* the multiboot information block */
@@ -314,12 +315,18 @@ static inline void vcpu_trace(struct vcpu *v, enum trace_event e, uint64_t value
 	t->event = e;
 }
 
-/* Guest-physical to host pointer, or NULL unless [gpa, gpa+len) is guest RAM. */
+/*
+ * Guest-physical to host pointer, or NULL unless [gpa, gpa+len) is in one
+ * piece of guest RAM (hv/core/guest_ram.h: below the MMIO window, or from
+ * 4 GiB up).
+ */
 static inline void *gpa_to_hva(const struct partition *p, uint64_t gpa, uint64_t len)
 {
-	if (gpa >= p->mem_size || len > p->mem_size - gpa)
+	uint64_t off;
+
+	if (!guest_ram_offset(p->mem_size, gpa, len, &off))
 		return (void *)0;
-	return (void *)(uintptr_t)(p->mem_hpa + gpa);
+	return (void *)(uintptr_t)(p->mem_hpa + off);
 }
 
 #include "hv/console.h"

@@ -38,6 +38,7 @@
 #include "hv/core/mb_header.h"
 #include "hv/lib/fmt.h"
 #include "hv/core/guest_boot.h"
+#include "hv/core/guest_ram.h"
 #include "hv/lib/lib.h"
 #include "hv/core/memplan.h"
 
@@ -501,17 +502,18 @@ static uint64_t file_size(const char *path)
  * What hv/main.c's plan_memory, map_high_ram and smp_boot leave the
  * partitions: usable RAM below 4 GiB less page 0, the image at 1 MiB, the
  * modules (GRUB loads them just above the image; their real place is in the
- * boot log), Tempo's pool (hv_pool_bytes: 8 MiB and a share for each CPU
- * and each of the config's @vcpus) and the low 1 MiB; then every usable range
+ * boot log), Tempo's pool (hv_pool_bytes: 8 MiB and a share for each CPU,
+ * each of the config's @vcpus and each GiB of its partitions' @ram) and
+ * the low 1 MiB; then every usable range
  * above 4 GiB trimmed to whole 2 MiB. (The boot also stops at the CPU's
  * physical address width and at 512 GiB of 2 MiB-page tables on a CPU
  * without 1 GiB pages; neither is known from here, and no real machine
  * reaches them.)
  */
 static void plan_memory(const struct options *o, struct machine *m, uint64_t modules,
-			uint64_t vcpus)
+			uint64_t vcpus, uint64_t ram)
 {
-	uint64_t pool = hv_pool_bytes(MIN(m->madt_enabled, (uint32_t)TEMPO_MAX_CPUS), vcpus);
+	uint64_t pool = hv_pool_bytes(MIN(m->madt_enabled, (uint32_t)TEMPO_MAX_CPUS), vcpus, ram);
 	char hv[4096];
 
 	snprintf(hv, sizeof(hv), "%s/tempo.elf", o->images ? o->images : "");
@@ -729,14 +731,15 @@ static int check_multiboot(const struct partition_config *pc, const struct modul
 	if (mb.has_entry_override)
 		return fmt_snprintf(err, errlen, "image '%s': multiboot address/entry tags are not "
 				    "supported; link it as a plain ELF", pc->image);
-	if (elf_plan_load(img, len, GUEST_HIGH_START, pc->memory_bytes, &plan, why, sizeof(why)))
+	if (elf_plan_load(img, len, GUEST_HIGH_START, guest_ram_low(pc->memory_bytes), &plan, why,
+			  sizeof(why)))
 		return fmt_snprintf(err, errlen, "image '%s': %s", pc->image, why);
 	next = ALIGN_UP(plan.highest, PAGE);
 	for (uint32_t i = 0; i < pc->module_count; i++) {
 		uint64_t size = 0;
 
 		module_path(mods, pc->modules[i], &size);
-		if (next > pc->memory_bytes || size > pc->memory_bytes - next)
+		if (!guest_ram_offset(pc->memory_bytes, next, size, NULL))
 			return fmt_snprintf(err, errlen, "module '%s' (%lu bytes) does not fit in "
 					    "the partition's memory after the image",
 					    pc->modules[i], size);
@@ -783,13 +786,7 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *pc = &cfg->partitions[i];
 
-		if (pc->memory_bytes > CONFIG_GUEST_MMIO_START) {
-			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): %lu MiB of RAM "
-				     "would cover its MMIO window at 0x%lx (at most %lu MiB per "
-				     "partition)", pc->name, pc->line, pc->memory_bytes >> 20,
-				     (uint64_t)CONFIG_GUEST_MMIO_START,
-				     (uint64_t)(CONFIG_GUEST_MMIO_START & ~(2 * MIB - 1)) >> 20);
-		} else if (pc->base) {
+		if (pc->base) {
 			hpa[i] = pc->base;
 			if (memplan_take(&m->plan, pc->base, pc->memory_bytes)) {
 				if (check_image(pc, mods))
@@ -807,8 +804,10 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 				continue;
 			}
 			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): no %lu MiB of "
-				     "free RAM (%lu MiB left)", pc->name, pc->line,
-				     pc->memory_bytes >> 20, memplan_free_bytes(&m->plan) >> 20);
+				     "free RAM in one range (%lu MiB left, at most %lu MiB in one "
+				     "range)", pc->name, pc->line, pc->memory_bytes >> 20,
+				     memplan_free_bytes(&m->plan) >> 20,
+				     memplan_largest(&m->plan, 2 * MIB) >> 20);
 		}
 		printf("partitions: %s\n", err);
 		return -1;
@@ -866,6 +865,12 @@ static void print_plan(const struct machine *m, const struct hv_config *cfg, con
 		       (unsigned long long)(hpa[i] + p->memory_bytes - 1),
 		       (unsigned long long)(p->memory_bytes >> 20),
 		       p->base ? "fixed base" : "carved from the top of free RAM");
+		if (guest_ram_high(p->memory_bytes))
+			printf("plan: partition %s: its guest sees RAM at 0x0-0x%llx and "
+			       "0x%llx-0x%llx (past its MMIO window, from 4 GiB)\n", p->name,
+			       (unsigned long long)(guest_ram_low(p->memory_bytes) - 1),
+			       (unsigned long long)GUEST_RAM_HIGH_BASE,
+			       (unsigned long long)(guest_ram_end(p->memory_bytes) - 1));
 	}
 	printf("plan: %llu MiB of free RAM left over\n",
 	       (unsigned long long)(memplan_free_bytes(&m->plan) >> 20));
@@ -895,11 +900,13 @@ static int check_config(const struct options *o, const char *text, size_t len,
 	plat.cpu_count = CONFIG_MAX_CPUS;
 	plat.usable_bytes = UINT64_MAX;
 	if (m) {
-		uint64_t vcpus = 0;
+		uint64_t vcpus = 0, ram = 0;
 
-		for (uint32_t i = 0; i < cfg.partition_count; i++)
+		for (uint32_t i = 0; i < cfg.partition_count; i++) {
 			vcpus += cpuset_count(&cfg.partitions[i].cpus);
-		plan_memory(o, m, mods.bytes, vcpus);
+			ram += cfg.partitions[i].memory_bytes;
+		}
+		plan_memory(o, m, mods.bytes, vcpus, ram);
 		plat.cpu_count = m->cpu_count;
 		plat.usable_bytes = memplan_free_bytes(&m->plan);
 	}
@@ -1014,7 +1021,8 @@ static int cmd_create(const struct options *o)
 	char size[32];
 
 	read_machine(o, &m);
-	plan_memory(o, &m, 0, create_vcpus(&m));
+	/* the EPT share for all of the RAM: at most 4 KiB a GiB more than the boot's */
+	plan_memory(o, &m, 0, create_vcpus(&m), m.ram_low + m.ram_high);
 	taken = m.siblings[0];
 	free_bytes = memplan_free_bytes(&m.plan);
 	if (o->memory % MIB)

@@ -17,6 +17,7 @@
  * Vol. 3A 3.4.5 (segment descriptors) and 4.5 (4-level paging).
  */
 #include "hv/core/bzimage.h"
+#include "hv/core/guest_ram.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 
@@ -220,8 +221,8 @@ static int plan_kernel(struct fmt_err *c, struct linux_plan *plan, const struct 
 		return bz_fail(c, plan, "bzImage: kernel needs [0x%llx, 0x%llx), past the 4 GiB "
 			       "identity map", (unsigned long long)MIN(plan->kernel_gpa, run),
 			       (unsigned long long)end);
-	if (end > mem_size) {
-		size_str(sz, sizeof(sz), mem_size);
+	if (end > guest_ram_low(mem_size)) {
+		size_str(sz, sizeof(sz), guest_ram_low(mem_size));
 		return bz_fail(c, plan, "bzImage: kernel needs [0x%llx, 0x%llx) (init_size 0x%x "
 			       "at 0x%llx), past the partition's %s",
 			       (unsigned long long)MIN(plan->kernel_gpa, run),
@@ -231,12 +232,16 @@ static int plan_kernel(struct fmt_err *c, struct linux_plan *plan, const struct 
 	return 0;
 }
 
-/* The initrd as high as allowed, page aligned, above everything the kernel uses. */
+/*
+ * The initrd as high as allowed in the RAM below the MMIO window (inside the
+ * identity map the kernel is entered with), page aligned, above everything
+ * the kernel uses.
+ */
 static int plan_initrd(struct fmt_err *c, struct linux_plan *plan, const struct setup_hdr *h,
 		       uint64_t mem_size, uint64_t initrd_size)
 {
 	uint64_t lo = ALIGN_UP(plan->kernel_end, PAGE_SIZE_4K);
-	uint64_t hi = mem_size;
+	uint64_t hi = guest_ram_low(mem_size);
 	char sz[32];
 
 	if (!initrd_size)
@@ -247,7 +252,7 @@ static int plan_initrd(struct fmt_err *c, struct linux_plan *plan, const struct 
 		size_str(sz, sizeof(sz), initrd_size);
 		return bz_fail(c, plan, "bzImage: initrd of %s does not fit between the kernel's "
 			       "end 0x%llx and 0x%llx (%s)", sz, (unsigned long long)lo,
-			       (unsigned long long)hi, hi < mem_size ? "initrd_addr_max" :
+			       (unsigned long long)hi, hi < guest_ram_low(mem_size) ? "initrd_addr_max" :
 			       "end of memory");
 	}
 	/* lo is page aligned and hi - initrd_size >= lo, so this stays >= lo. */
@@ -281,14 +286,19 @@ int linux_plan_load(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t 
 
 /* ---- what the kernel finds at its 64-bit entry ---- */
 
-void linux_e820_map(uint64_t mem_size, struct linux_e820 map[LINUX_E820_ENTRIES])
+int linux_e820_map(uint64_t mem_size, struct linux_e820 map[LINUX_E820_ENTRIES])
 {
 	map[0] = (struct linux_e820){ 0, LINUX_RESERVED_END, E820_RESERVED };
 	map[1] = (struct linux_e820){ LINUX_RESERVED_END, LINUX_LOW_USABLE_END -
 				      LINUX_RESERVED_END, E820_RAM };
 	map[2] = (struct linux_e820){ LINUX_LOW_USABLE_END, LINUX_HIGH_START -
 				      LINUX_LOW_USABLE_END, E820_RESERVED };
-	map[3] = (struct linux_e820){ LINUX_HIGH_START, mem_size - LINUX_HIGH_START, E820_RAM };
+	map[3] = (struct linux_e820){ LINUX_HIGH_START, guest_ram_low(mem_size) - LINUX_HIGH_START,
+				      E820_RAM };
+	if (!guest_ram_high(mem_size))
+		return 4;
+	map[4] = (struct linux_e820){ GUEST_RAM_HIGH_BASE, guest_ram_high(mem_size), E820_RAM };
+	return 5;
 }
 
 /* Null, null, __BOOT_CS at 0x10, __BOOT_DS at 0x18 (boot.rst, 64-bit protocol). */
@@ -327,6 +337,7 @@ static void write_zero_page(uint8_t *mem, uint64_t mem_size, const uint8_t *img,
 {
 	uint8_t *zp = mem + LINUX_ZERO_PAGE_GPA;
 	struct linux_e820 map[LINUX_E820_ENTRIES];
+	int n;
 
 	memset(zp, 0, ZP_SIZE);
 	memcpy(zp + HDR_START, img + HDR_START, h->hdr_end - HDR_START);
@@ -345,9 +356,9 @@ static void write_zero_page(uint8_t *mem, uint64_t mem_size, const uint8_t *img,
 	if (h->version >= PROTOCOL_RSDP)
 		st64(zp + ZP_ACPI_RSDP_ADDR, rsdp_gpa);
 
-	linux_e820_map(mem_size, map);
-	zp[ZP_E820_ENTRIES] = LINUX_E820_ENTRIES;
-	for (int i = 0; i < LINUX_E820_ENTRIES; i++) {
+	n = linux_e820_map(mem_size, map);
+	zp[ZP_E820_ENTRIES] = (uint8_t)n;
+	for (int i = 0; i < n; i++) {
 		uint8_t *e = zp + ZP_E820_TABLE + i * E820_ENTRY_SIZE;
 
 		st64(e, map[i].addr);
@@ -362,7 +373,7 @@ int linux_build_boot(uint8_t *mem, uint64_t mem_size, const uint8_t *img, size_t
 {
 	struct fmt_err c = { .msg = why, .len = why ? whylen : 0 };
 	struct setup_hdr h;
-	uint64_t limit;
+	uint64_t limit, low = guest_ram_low(mem_size);
 	size_t n;
 	char sz[32];
 
@@ -372,28 +383,28 @@ int linux_build_boot(uint8_t *mem, uint64_t mem_size, const uint8_t *img, size_t
 		return bz_fail(&c, NULL, "bzImage: no guest memory or no plan given");
 	if (hdr_read(&c, NULL, img, len, &h))
 		return -1;
-	if (mem_size <= LINUX_HIGH_START) {
+	if (low <= LINUX_HIGH_START) {
 		size_str(sz, sizeof(sz), mem_size);
 		return bz_fail(&c, NULL, "bzImage: a partition of %s has no RAM above 1 MiB", sz);
 	}
 	if (plan->version != h.version || plan->kernel_offset != h.kernel_offset ||
 	    plan->kernel_size != h.kernel_size)
 		return bz_fail(&c, NULL, "bzImage: the plan was not made for this image");
-	if (plan->kernel_gpa < LINUX_HIGH_START || plan->kernel_end > mem_size ||
+	if (plan->kernel_gpa < LINUX_HIGH_START || plan->kernel_end > low ||
 	    plan->kernel_gpa > plan->kernel_end ||
 	    plan->kernel_end - plan->kernel_gpa < plan->kernel_size)
 		return bz_fail(&c, NULL, "bzImage: planned kernel [0x%llx, 0x%llx) is not within "
 			       "RAM from 1 MiB to 0x%llx", (unsigned long long)plan->kernel_gpa,
 			       (unsigned long long)plan->kernel_end,
-			       (unsigned long long)mem_size);
+			       (unsigned long long)low);
 	if (plan->initrd_size ? plan->initrd_gpa < LINUX_HIGH_START ||
-	    plan->initrd_gpa > mem_size || plan->initrd_size > mem_size - plan->initrd_gpa :
+	    plan->initrd_gpa > low || plan->initrd_size > low - plan->initrd_gpa :
 	    plan->initrd_gpa != 0)
 		return bz_fail(&c, NULL, "bzImage: planned initrd [0x%llx, +0x%llx) is not within "
 			       "RAM from 1 MiB to 0x%llx", (unsigned long long)plan->initrd_gpa,
 			       (unsigned long long)plan->initrd_size,
-			       (unsigned long long)mem_size);
-	if (rsdp_gpa >= mem_size)
+			       (unsigned long long)low);
+	if (rsdp_gpa >= low)
 		return bz_fail(&c, NULL, "bzImage: RSDP at 0x%llx is outside guest memory",
 			       (unsigned long long)rsdp_gpa);
 

@@ -32,8 +32,8 @@
 #define LINUX_CMDLINE_MAX	2048
 #define LINUX_RESERVED_END	0x10000ull	/* E820: 0 up to here reserved */
 #define LINUX_LOW_USABLE_END	0x9f000ull	/* E820: usable to here, reserved to 1 MiB */
-#define LINUX_HIGH_START	0x100000ull	/* E820: usable from here to mem_size */
-#define LINUX_E820_ENTRIES	4
+#define LINUX_HIGH_START	0x100000ull	/* E820: usable from here to the MMIO window */
+#define LINUX_E820_ENTRIES	5		/* at most: the fifth is RAM from 4 GiB */
 
 struct linux_plan {
 	uint16_t version;	/* boot protocol, e.g. 0x020f */
@@ -49,8 +49,9 @@ struct linux_plan {
 
 /*
  * Check a bzImage and plan where it and an initrd of @initrd_size bytes
- * (0 = none) go in a guest of @mem_size bytes (guest-physical 0..mem_size,
- * RAM from 1 MiB up; below that is the hypervisor's). The kernel goes at
+ * (0 = none) go in a guest of @mem_size bytes of RAM (hv/core/guest_ram.h),
+ * both in the RAM from 1 MiB up to the MMIO window (below 1 MiB is the
+ * hypervisor's; above the window, 4 GiB up, only the E820 map). The kernel goes at
  * pref_address when relocatable, else at 1 MiB; it then decompresses at its
  * run address (pref_address, or the load address rounded up to
  * kernel_alignment if that is higher) and needs init_size bytes there. The
@@ -72,16 +73,19 @@ struct linux_e820 {
  * 0..LINUX_RESERVED_END (GDT, page tables, zero page, command line), usable
  * to LINUX_LOW_USABLE_END (where Linux finds its real-mode trampoline for
  * starting APs), reserved to 1 MiB (EBDA, VGA hole, BIOS area with the ACPI
- * tables), usable 1 MiB..mem_size.
+ * tables), usable from 1 MiB up to the MMIO window, and, when @mem_size is
+ * larger than that, usable from 4 GiB for the rest (hv/core/guest_ram.h).
+ * Returns how many entries it filled: 4 or 5.
  */
-void linux_e820_map(uint64_t mem_size, struct linux_e820 map[LINUX_E820_ENTRIES]);
+int linux_e820_map(uint64_t mem_size, struct linux_e820 map[LINUX_E820_ENTRIES]);
 
 /*
- * Write into @mem (host view of guest-physical 0..@mem_size): the GDT, the
+ * Write into @mem (host view of guest-physical 0 up, the RAM below the MMIO
+ * window of a partition of @mem_size bytes): the GDT, the
  * page tables, the zero page (the image's setup header, then the loader's
  * fields, the initrd of @plan, the RSDP at @rsdp_gpa (0: none) and the E820
- * map) and @cmdline (NULL: empty). Refuses a plan that is not within
- * @mem_size, and a command line longer than the header's cmdline_size or
+ * map) and @cmdline (NULL: empty). Refuses a plan that is not within that
+ * low RAM, and a command line longer than the header's cmdline_size or
  * LINUX_CMDLINE_MAX - 1. Checks everything before writing anything. Does not
  * copy the kernel or the initrd (the caller does, from the plan). Returns 0,
  * or -1 with a reason in @why.

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "hv/core/config.h"
+#include "hv/core/guest_ram.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 
@@ -408,6 +409,10 @@ static int take_memory(struct parser *ps, struct span v, uint64_t *bytes)
 		return fail(ps, "memory: must be more than 0, found '%s'", quote(q, v));
 	if (x % CONFIG_MEM_ALIGN)
 		return fail(ps, "memory: %s is not a multiple of 2 MiB", quote(q, v));
+	if (x > CONFIG_MAX_MEMORY)
+		return fail(ps, "memory: %s is more than a partition can have (%llu TiB: its RAM "
+			    "must end below 256 TiB guest-physical, the reach of 4-level EPT)",
+			    quote(q, v), (unsigned long long)(CONFIG_MAX_MEMORY >> 40));
 	*bytes = x;
 	return 0;
 }
@@ -1126,13 +1131,13 @@ uint64_t channel_place(const struct hv_config *cfg, uint32_t ch, uint32_t peer)
 {
 	const struct channel_config *c = &cfg->channels[ch];
 	uint32_t part = c->peers[peer].partition;
-	uint64_t mem = cfg->partitions[part].memory_bytes, align = channel_align(c->size);
-	uint64_t a, end;
+	uint64_t ram_end = guest_ram_end(cfg->partitions[part].memory_bytes);
+	uint64_t align = channel_align(c->size), a, end;
 
-	if (mem > CONFIG_GUEST_PHYS_LIMIT || c->size > CONFIG_CHANNEL_MAX)
+	if (ram_end > CONFIG_GUEST_PHYS_LIMIT || c->size > CONFIG_CHANNEL_MAX)
 		return 0;
 	/* Each step jumps past what was in the way, so the search ends. */
-	for (a = ALIGN_UP(mem, align); a <= CONFIG_GUEST_PHYS_LIMIT - c->size;
+	for (a = ALIGN_UP(ram_end, align); a <= CONFIG_GUEST_PHYS_LIMIT - c->size;
 	     a = ALIGN_UP(end, align)) {
 		end = blocked_until(cfg, ch, part, a);
 		if (!end)
@@ -1201,8 +1206,13 @@ static int check_gpa(struct parser *ps, const struct hv_config *cfg, uint32_t ci
 		return fail(ps, "peer '%s': channel '%s' at 0x%llx (0x%llx bytes) runs past the "
 			    "64 GiB guest-physical limit", p->name, c->name,
 			    (unsigned long long)pe->gpa, (unsigned long long)c->size);
-	if (pe->gpa < p->memory_bytes)
-		return overlap(ps, p->name, c, pe->gpa, "its RAM", 0, p->memory_bytes);
+	if (guest_ram_overlaps(p->memory_bytes, pe->gpa, c->size)) {
+		bool low = pe->gpa < guest_ram_low(p->memory_bytes);
+
+		return overlap(ps, p->name, c, pe->gpa, "its RAM", low ? 0 : GUEST_RAM_HIGH_BASE,
+			       low ? guest_ram_low(p->memory_bytes) :
+				     guest_ram_end(p->memory_bytes));
+	}
 	if (overlaps(pe->gpa, c->size, CONFIG_GUEST_MMIO_START,
 		     CONFIG_GUEST_MMIO_END - CONFIG_GUEST_MMIO_START))
 		return overlap(ps, p->name, c, pe->gpa, "the MMIO window", CONFIG_GUEST_MMIO_START,

@@ -84,6 +84,12 @@
 #define CONFIG_MAX_MODULES	4
 #define CONFIG_MAX_TEXT		(64 * 1024)	/* larger config files are refused */
 #define CONFIG_MEM_ALIGN	(2ull << 20)
+/*
+ * The most RAM one partition may have: past its MMIO window it continues at
+ * 4 GiB (hv/core/guest_ram.h), and all of it must lie below 256 TiB, which
+ * 4-level EPT reaches. (The boot also holds it to the CPU's address width.)
+ */
+#define CONFIG_MAX_MEMORY	(255ull << 40)
 #define CONFIG_DEFAULT_TICK_US	1000
 #define CONFIG_DEFAULT_SLACK_DIV	4	/* tick_slack_us defaults to tick_us / 4 */
 #define CONFIG_MAX_SCHEDULES	8	/* [schedule N] sections, one per shared CPU */

@@ -23,6 +23,7 @@
  */
 #include "hv/core/guest_boot.h"
 #include "hv/core/chan_pci_abi.h"
+#include "hv/core/guest_ram.h"
 #include "hv/core/io_policy.h"
 #include "hv/core/vuart.h"
 #include "hv/lib/lib.h"
@@ -34,7 +35,7 @@
 struct wr {
 	uint8_t *mem;	/* NULL: a dry run that only measures */
 	uint64_t pos;	/* guest-physical cursor */
-	uint64_t end;	/* exclusive limit: min(area end, mem_size) */
+	uint64_t end;	/* exclusive limit: min(area end, the RAM below the MMIO window) */
 	uint64_t mem_size;	/* guest RAM, for what the blocks describe */
 	bool overflow;	/* a store would have crossed end; nothing past it was written */
 };
@@ -45,7 +46,7 @@ static void wr_init(struct wr *w, uint8_t *mem, uint64_t mem_size, uint64_t star
 	w->mem = mem;
 	w->mem_size = mem_size;
 	w->pos = start;
-	w->end = MIN(start + area, mem_size);
+	w->end = MIN(start + area, guest_ram_low(mem_size));
 	w->overflow = start >= w->end;
 }
 
@@ -723,29 +724,35 @@ struct map_entry {
 	uint32_t type;
 };
 
-#define MAP_ENTRIES 3
+#define MAP_ENTRIES 4
 #define KIB 1024ull
-#define GIB4 (1ull << 32)
 
 /*
  * Usable low memory up to GUEST_LOW_USABLE_END, the rest of the first MiB
- * (EBDA, VGA hole and BIOS area, where the ACPI tables live) reserved, and
- * all RAM from 1 MiB usable. Needs mem_size > GUEST_HIGH_START.
+ * (EBDA, VGA hole and BIOS area, where the ACPI tables live) reserved, all
+ * RAM from 1 MiB up to the MMIO window usable, and the rest of the RAM
+ * from 4 GiB up (hv/core/guest_ram.h). Needs mem_size > GUEST_HIGH_START.
+ * Returns how many entries it filled: 3, or 4 with RAM above 4 GiB.
  */
-static void memory_map(uint64_t mem_size, struct map_entry m[MAP_ENTRIES])
+static int memory_map(uint64_t mem_size, struct map_entry m[MAP_ENTRIES])
 {
 	m[0] = (struct map_entry){ 0, GUEST_LOW_USABLE_END, MEM_USABLE };
 	m[1] = (struct map_entry){ GUEST_LOW_USABLE_END, GUEST_HIGH_START - GUEST_LOW_USABLE_END,
 				   MEM_RESERVED };
-	m[2] = (struct map_entry){ GUEST_HIGH_START, mem_size - GUEST_HIGH_START, MEM_USABLE };
+	m[2] = (struct map_entry){ GUEST_HIGH_START, guest_ram_low(mem_size) - GUEST_HIGH_START,
+				   MEM_USABLE };
+	if (!guest_ram_high(mem_size))
+		return 3;
+	m[3] = (struct map_entry){ GUEST_RAM_HIGH_BASE, guest_ram_high(mem_size), MEM_USABLE };
+	return 4;
 }
 
 /*
  * mem_lower is the usable memory from 0 in KiB: 636, the low usable range
  * the map lists (a BIOS reports 639 because its EBDA starts at 0x9FC00;
  * here 0x9F000 up is reserved, and the two must agree). mem_upper is the
- * memory from 1 MiB to the first hole, capped at 4 GiB as the field is 32
- * bits and GRUB caps it the same way.
+ * memory from 1 MiB to the first hole: the MMIO window, below 4 GiB, so
+ * it fits the 32-bit field (GRUB caps it at 4 GiB the same way).
  */
 static uint32_t mem_lower_kib(void)
 {
@@ -754,10 +761,13 @@ static uint32_t mem_lower_kib(void)
 
 static uint32_t mem_upper_kib(uint64_t mem_size)
 {
-	return (uint32_t)((MIN(mem_size, GIB4) - GUEST_HIGH_START) / KIB);
+	return (uint32_t)((guest_ram_low(mem_size) - GUEST_HIGH_START) / KIB);
 }
 
-/* Modules must be 32-bit addressable (both formats carry u32 addresses) and in RAM. */
+/*
+ * Modules must be 32-bit addressable (both formats carry u32 addresses) and
+ * in the RAM below the MMIO window.
+ */
 static bool platform_valid(uint64_t mem_size, const struct guest_platform *p)
 {
 	if (mem_size <= GUEST_HIGH_START || p->module_count > GUEST_MAX_MODULES)
@@ -766,7 +776,7 @@ static bool platform_valid(uint64_t mem_size, const struct guest_platform *p)
 		const struct guest_module *m = &p->modules[i];
 
 		/* end is exclusive, so one at 4 GiB would not fit the u32 either. */
-		if (m->end < m->start || m->end > mem_size || m->end > UINT32_MAX)
+		if (m->end < m->start || m->end > guest_ram_low(mem_size) || m->end > UINT32_MAX)
 			return false;
 	}
 	return true;
@@ -807,6 +817,7 @@ static void mb2_tag_end(struct wr *w, uint64_t start)
 static void mb2_emit(struct wr *w, const struct guest_platform *p, uint64_t rsdp_gpa)
 {
 	struct map_entry map[MAP_ENTRIES];
+	int n;
 	uint8_t rsdp[ACPI_RSDP_LEN];
 	uint64_t start = w->pos, t;
 
@@ -834,11 +845,11 @@ static void mb2_emit(struct wr *w, const struct guest_platform *p, uint64_t rsdp
 	put32(w, mem_upper_kib(w->mem_size));
 	mb2_tag_end(w, t);
 
-	memory_map(w->mem_size, map);
+	n = memory_map(w->mem_size, map);
 	t = mb2_tag_begin(w, MB2_TAG_MMAP);
 	put32(w, MB2_MMAP_ENTRY_SIZE);
 	put32(w, 0);		/* entry_version */
-	for (int i = 0; i < MAP_ENTRIES; i++) {
+	for (int i = 0; i < n; i++) {
 		put64(w, map[i].base);
 		put64(w, map[i].len);
 		put32(w, map[i].type);
@@ -865,7 +876,7 @@ static void mb2_emit(struct wr *w, const struct guest_platform *p, uint64_t rsdp
 
 /*
  * @rsdp_gpa must be what guest_build_acpi() returned for this memory: the
- * 36 bytes there are copied into tag 15, so they must lie within mem_size
+ * 36 bytes there are copied into tag 15, so they must lie within the low RAM
  * (0 means no RSDP was built and is refused).
  */
 uint64_t guest_build_mb2_info(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p,
@@ -873,7 +884,8 @@ uint64_t guest_build_mb2_info(uint8_t *mem, uint64_t mem_size, const struct gues
 {
 	if (!mem || !p || !platform_valid(mem_size, p))
 		return 0;
-	if (!rsdp_gpa || rsdp_gpa > mem_size || mem_size - rsdp_gpa < ACPI_RSDP_LEN)
+	if (!rsdp_gpa || rsdp_gpa > guest_ram_low(mem_size) ||
+	    guest_ram_low(mem_size) - rsdp_gpa < ACPI_RSDP_LEN)
 		return 0;
 	if (!emit_twice(mem, mem_size, GUEST_INFO_GPA, GUEST_INFO_MAX, mb2_emit, p, rsdp_gpa))
 		return 0;
@@ -916,6 +928,7 @@ uint64_t guest_build_mb2_info(uint8_t *mem, uint64_t mem_size, const struct gues
 static void mb1_emit(struct wr *w, const struct guest_platform *p, uint64_t unused)
 {
 	struct map_entry map[MAP_ENTRIES];
+	int n;
 	uint64_t info = w->pos, mods, mmap;
 
 	(void)unused;
@@ -923,9 +936,9 @@ static void mb1_emit(struct wr *w, const struct guest_platform *p, uint64_t unus
 	mods = w->pos;
 	put_zero(w, (uint64_t)p->module_count * MB1_MOD_SIZE);
 
-	memory_map(w->mem_size, map);
+	n = memory_map(w->mem_size, map);
 	mmap = w->pos;
-	for (int i = 0; i < MAP_ENTRIES; i++) {
+	for (int i = 0; i < n; i++) {
 		put32(w, MB1_MMAP_SIZE_FIELD);
 		put64(w, map[i].base);
 		put64(w, map[i].len);

@@ -4,8 +4,10 @@
  * firmware) would leave it: a multiboot1 or multiboot2 information block and
  * ACPI tables (RSDP, RSDT, MADT) that list only the partition's CPUs.
  *
- * The builders write into a host view of guest memory (@mem, @mem_size bytes
- * mapping guest-physical 0..@mem_size) and never outside it. Pure and
+ * The builders write into a host view of guest memory (@mem, mapping
+ * guest-physical 0 up) and only below the MMIO window; @mem_size is the
+ * partition's RAM, laid out as hv/core/guest_ram.h says (RAM past the
+ * window continues at 4 GiB, and only the memory maps mention it). Pure and
  * host-testable.
  */
 #ifndef TEMPO_HV_GUEST_BOOT_H
@@ -55,7 +57,7 @@ struct guest_range {
 };
 
 struct guest_platform {
-	uint64_t mem_size;		/* guest RAM: 0..mem_size */
+	uint64_t mem_size;		/* guest RAM (hv/core/guest_ram.h) */
 	uint32_t cpu_count;
 	uint32_t apic_ids[GUEST_MAX_CPUS];	/* x2APIC ids; [0] is the boot vCPU */
 	const char *cmdline;		/* NUL-terminated */
@@ -97,7 +99,8 @@ uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_pl
 /*
  * Multiboot2 information at GUEST_INFO_GPA with tags: command line (1), boot
  * loader name (2), modules (3), basic meminfo (4), memory map (6: usable
- * 0..GUEST_LOW_USABLE_END, reserved to 1 MiB, usable 1 MiB..mem_size), ACPI
+ * 0..GUEST_LOW_USABLE_END, reserved to 1 MiB, usable 1 MiB up to the MMIO
+ * window and from 4 GiB for the rest of mem_size, if any), ACPI
  * new RSDP (15, a copy of the 36-byte RSDP at @rsdp_gpa, which must be what
  * guest_build_acpi() returned), end. Returns its guest-physical address, or 0
  * if it does not fit in GUEST_INFO_MAX.

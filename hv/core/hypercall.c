@@ -7,12 +7,13 @@
 #include "hv/core/hypercall.h"
 
 #include "hv/core/timer_modes.h"
+#include "hv/core/guest_ram.h"
 #include "hv/core/hypercall_abi.h"
 #include "hv/lib/lib.h"
 
 bool hc_range_ok(uint64_t mem_size, uint64_t gpa, uint64_t len)
 {
-	return gpa < mem_size && len <= mem_size - gpa;
+	return guest_ram_offset(mem_size, gpa, len, (uint64_t *)0);
 }
 
 static void ret_error(struct hc_decision *d, int64_t err)

@@ -6,8 +6,9 @@
  * calls hypercall_decode() and carries out what it says.
  *
  * Every argument a decision carries has been checked: a range lies wholly
- * inside the partition's RAM [0, mem_size) without wrapping, a length is at
- * most TEMPO_HC_CONSOLE_MAX, a timer mode exists and is allowed on the core.
+ * inside one piece of the partition's RAM (hv/core/guest_ram.h) without
+ * wrapping, a length is at most TEMPO_HC_CONSOLE_MAX, a timer mode exists
+ * and is allowed on the core.
  * What the decoder cannot know (whether an interrupt is in service) the
  * caller still checks: TIMER_MODE_SET may yet return TEMPO_HC_EBUSY.
  */
@@ -43,7 +44,7 @@ struct hc_regs {
 
 /* What the decoder needs to know of the partition and the calling vCPU. */
 struct hc_context {
-	uint64_t mem_size;	/* guest RAM is [0, mem_size) */
+	uint64_t mem_size;	/* the partition's RAM: hv/core/guest_ram.h */
 	uint32_t timer_mode;	/* enum timer_mode of the calling vCPU */
 	bool shared_core;	/* the vCPU runs on a [schedule] core */
 	uint32_t vcpu_count;	/* the partition's vCPUs */
@@ -64,7 +65,10 @@ struct hc_decision {
 	uint64_t peer;		/* CHANNEL_RING: as the guest gave it */
 };
 
-/* True when [gpa, gpa + len) lies in [0, mem_size), without wrapping. */
+/*
+ * True when [gpa, gpa + len) lies in one piece of a partition of @mem_size
+ * bytes of RAM (below its MMIO window, or from 4 GiB), without wrapping.
+ */
 bool hc_range_ok(uint64_t mem_size, uint64_t gpa, uint64_t len);
 
 void hypercall_decode(const struct hc_regs *r, const struct hc_context *c,

@@ -178,3 +178,19 @@ uint64_t memplan_free_bytes(const struct memplan *mp)
 		n += mp->free[i].end - mp->free[i].base;
 	return n;
 }
+
+uint64_t memplan_largest(const struct memplan *mp, uint64_t align)
+{
+	uint64_t best = 0;
+
+	if (!align)
+		align = 1;
+	for (uint32_t i = 0; i < mp->count; i++) {
+		uint64_t base = (mp->free[i].base + align - 1) & ~(align - 1);
+		uint64_t end = mp->free[i].end & ~(align - 1);
+
+		if (base >= mp->free[i].base && end > base && end - base > best)
+			best = end - base;
+	}
+	return best;
+}

@@ -58,21 +58,28 @@ bool memplan_take(struct memplan *mp, uint64_t base, uint64_t size);
 
 uint64_t memplan_free_bytes(const struct memplan *mp);
 
+/* The most memplan_alloc() could give at @align (a power of two) in one piece. */
+uint64_t memplan_largest(const struct memplan *mp, uint64_t align);
+
 /*
  * The hypervisor's own pool, the first thing the boot carves (below 4 GiB,
  * top down): 8 MiB, plus for each CPU the MADT lists a stack, its traps and
  * IST stacks, a VMXON region and its per-CPU block (about 40 KiB), plus for
  * each vCPU the config asks for its struct, VMCS, virtual-APIC page and an
- * XSAVE area (up to about 24 KiB). hv/main.c carves it; tempo-config plans
- * with the same figure.
+ * XSAVE area (up to about 24 KiB), plus for each GiB of partition RAM the
+ * EPT page directory that maps it in 2 MiB pages (4 KiB; the base covers
+ * each partition's PML4, PDPTs and its part of a GiB). hv/main.c carves it;
+ * tempo-config plans with the same figure.
  */
 #define HV_POOL_BASE_BYTES	((uint64_t)8 << 20)
 #define HV_POOL_PER_CPU		((uint64_t)64 << 10)
 #define HV_POOL_PER_VCPU	((uint64_t)32 << 10)
+#define HV_POOL_PER_RAM_GIB	((uint64_t)4 << 10)
 
-static inline uint64_t hv_pool_bytes(uint64_t cpus, uint64_t vcpus)
+static inline uint64_t hv_pool_bytes(uint64_t cpus, uint64_t vcpus, uint64_t ram_bytes)
 {
-	return HV_POOL_BASE_BYTES + cpus * HV_POOL_PER_CPU + vcpus * HV_POOL_PER_VCPU;
+	return HV_POOL_BASE_BYTES + cpus * HV_POOL_PER_CPU + vcpus * HV_POOL_PER_VCPU +
+	       (ram_bytes >> 30) * HV_POOL_PER_RAM_GIB;
 }
 
 #endif

@@ -91,8 +91,9 @@ for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	*/restart.cfg | */channel-edge.cfg) continue ;;
 	# booted on 10 CPUs (bochs_many_vcpus): checked on the server below
 	*/many-vcpus.cfg) continue ;;
-	# booted with 6 GiB (bochs_high_mem): checked on the server below
-	*/high-mem.cfg | */high-mem-big.cfg) continue ;;
+	# booted with 6 or 10 GiB (bochs_high_mem, bochs_large_mem,
+	# linux_large_mem): checked on the server below
+	*/high-mem.cfg | */high-mem-big.cfg | */high-mem-large.cfg | */linux-large.cfg) continue ;;
 	esac
 	"$tool" check "${bochs[@]}" "$f" > "$work/out.txt" 2>&1
 	rc=$?
@@ -173,7 +174,8 @@ fi
 # The boot's messages for what only the machine can tell. The server's RAM
 # above 4 GiB is Tempo's (hv/main.c: map_high_ram): 1 GiB each fits there,
 # where only 2,021 MiB below 4 GiB once did not; one partition past its MMIO
-# window does not; 2 x 256 MiB on the 511 MiB Bochs machine do not.
+# window goes on at 4 GiB in its guest (4 GiB and 256 GiB); 2 x 256 MiB on
+# the 511 MiB Bochs machine do not.
 write_cfg "$work/big.cfg" a 1 1G b 2 1G
 expect server_memory 0 "$work/big.cfg" "${srv[@]}" &&
 	has server_memory "plan: partition b: RAM 0x5f80000000-0x5fbfffffff (1024 MiB, carved " \
@@ -182,10 +184,25 @@ expect server_memory 0 "$work/big.cfg" "${srv[@]}" &&
 expect server_high_mem 0 tests/emu/configs/high-mem.cfg "${srv[@]}" &&
 	has server_high_mem "plan: partition fixed: RAM 0x140000000-0x140ffffff (16 MiB, fixed base)" &&
 	pass server_high_mem
-expect server_memory_window 1 tests/emu/configs/high-mem-big.cfg "${srv[@]}" &&
-	has server_memory_window "partitions: partition 'big' (line 3): 4096 MiB of RAM would cover " \
-		"its MMIO window at 0xfeb00000 (at most 4074 MiB per partition)" &&
+expect server_memory_window 0 tests/emu/configs/high-mem-big.cfg "${srv[@]}" &&
+	has server_memory_window "plan: partition big: its guest sees RAM at 0x0-0xfe9fffff and " \
+		"0x100000000-0x1015fffff (past its MMIO window, from 4 GiB)" &&
 	pass server_memory_window
+expect server_large 0 tests/emu/configs/high-mem-large.cfg "${srv[@]}" &&
+	has server_large "plan: partition bad: its guest sees RAM at 0x0-0xfe9fffff and " \
+		"0x100000000-0x107dfffff (past its MMIO window, from 4 GiB)" &&
+	pass server_large
+expect server_linux_large 0 tests/emu/configs/linux-large.cfg "${srv[@]}" &&
+	has server_linux_large "plan: partition linux: its guest sees RAM at 0x0-0xfe9fffff and " \
+		"0x100000000-0x107dfffff (past its MMIO window, from 4 GiB)" &&
+	pass server_linux_large
+write_cfg "$work/linux-big.cfg" a 1 256G
+expect server_large_partition 0 "$work/linux-big.cfg" "${srv[@]}" &&
+	has server_large_partition "plan: partition a: RAM 0x2000000000-0x5fffffffff (262144 MiB, " \
+		"carved from the top of free RAM)" &&
+	has server_large_partition "plan: partition a: its guest sees RAM at 0x0-0xfe9fffff and " \
+		"0x100000000-0x40015fffff (past its MMIO window, from 4 GiB)" &&
+	pass server_large_partition
 write_cfg "$work/bochs-big.cfg" a 1 256M b 2 256M
 expect bochs_memory 1 "$work/bochs-big.cfg" "${bochs[@]}" &&
 	has bochs_memory "config: partitions:6: partition 'b': memory does not fit " \

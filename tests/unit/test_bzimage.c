@@ -274,15 +274,20 @@ static void test_plan_initrd_cap(void **state)
 	/* Memory ending below the cap. */
 	plan_ok(IMG_LEN, 100 * MIB, 5 * MIB);
 	assert_int_equal(plan.initrd_gpa, 95 * MIB);
-	/* initrd_addr_max 0xffffffff: up to 4 GiB exactly. */
+	/*
+	 * initrd_addr_max 0xffffffff with 8 GiB: up to the end of the RAM below
+	 * the MMIO window, 0xFEA00000 (the rest of the RAM is from 4 GiB up).
+	 */
 	w32(img + 0x22c, 0xffffffff);
 	plan_ok(IMG_LEN, 8 * GIB, MIB);
-	assert_int_equal(plan.initrd_gpa, 4 * GIB - MIB);
-	/* XLF_CAN_BE_LOADED_ABOVE_4G: the cap is ignored. */
+	assert_int_equal(plan.initrd_gpa, 0xfea00000ull - MIB);
+	/* XLF_CAN_BE_LOADED_ABOVE_4G: the cap is ignored, the low RAM's end is not. */
 	w16(img + 0x236, 0x3);
 	w32(img + 0x22c, 0x37ffffff);
+	plan_ok(IMG_LEN, 3 * GIB, MIB);
+	assert_int_equal(plan.initrd_gpa, 3 * GIB - MIB);
 	plan_ok(IMG_LEN, 8 * GIB, MIB);
-	assert_int_equal(plan.initrd_gpa, 8 * GIB - MIB);
+	assert_int_equal(plan.initrd_gpa, 0xfea00000ull - MIB);
 	/* Just fits between the kernel's end and the cap. */
 	w16(img + 0x236, 0x1);
 	w32(img + 0x22c, (uint32_t)(IMG_PREF + IMG_INIT_SIZE + 2 * MIB - 1));
@@ -576,23 +581,56 @@ static void test_build_header_length(void **state)
 	assert_int_equal(r64(ZP + 0x070), 0);
 }
 
-/* An initrd above 4 GiB takes the ext_ fields. */
-static void test_build_initrd_above_4g(void **state)
+/*
+ * A partition of 6 GiB: RAM to 0xFEA00000 below the MMIO window, the other
+ * 2134 MiB from 4 GiB as a fifth E820 entry; the initrd at the top of the
+ * low RAM (inside the identity map the kernel is entered with).
+ */
+static void test_build_ram_above_4g(void **state)
 {
+	const uint64_t low = 0xfea00000ull, initrd = 0x12345789ull;
+
 	(void)state;
+	plan_ok(IMG_LEN, 6 * GIB, initrd);
+	assert_int_equal(plan.initrd_gpa, (low - initrd) & ~0xfffull);
 	/* The builder writes only the low 64 KiB; a short buffer is enough to check that. */
-	plan_ok(IMG_LEN, 6 * GIB, 0x123456789ull);
-	assert_int_equal(plan.initrd_gpa, (6 * GIB - 0x123456789ull) & ~0xfffull);
 	mem_new(64 * MIB);
 	mem_size = 6 * GIB;
 	memset(why, 0, sizeof(why));
 	assert_int_equal(linux_build_boot(mem, mem_size, img, IMG_LEN, &plan, "x", 0, why,
 					  sizeof(why)), 0);
 	assert_int_equal(r32(ZP + 0x218), (uint32_t)plan.initrd_gpa);
-	assert_int_equal(r32(ZP + 0x0c0), plan.initrd_gpa >> 32);
-	assert_int_equal(r32(ZP + 0x21c), 0x23456789u);
-	assert_int_equal(r32(ZP + 0x0c4), 1);
-	assert_int_equal(r64(ZP + 0x2d0 + 60 + 8), 6 * GIB - MIB);
+	assert_int_equal(r32(ZP + 0x0c0), 0);
+	assert_int_equal(r32(ZP + 0x21c), (uint32_t)initrd);
+	assert_int_equal(r32(ZP + 0x0c4), 0);
+	assert_int_equal(ZP[0x1e8], 5);
+	assert_int_equal(r64(ZP + 0x2d0 + 60), MIB);
+	assert_int_equal(r64(ZP + 0x2d0 + 60 + 8), low - MIB);
+	assert_int_equal(r32(ZP + 0x2d0 + 60 + 16), 1);
+	assert_int_equal(r64(ZP + 0x2d0 + 80), 4 * GIB);
+	assert_int_equal(r64(ZP + 0x2d0 + 80 + 8), 6 * GIB - low);
+	assert_int_equal(r32(ZP + 0x2d0 + 80 + 16), 1);
+	for (int i = 0x2d0 + 100; i < 0x2d0 + 120; i++)
+		assert_int_equal(ZP[i], 0);
+	/* Exactly the low RAM: still four entries. */
+	mem_new(64 * MIB);
+	mem_size = low;
+	plan_ok(IMG_LEN, mem_size, MIB);
+	assert_int_equal(linux_build_boot(mem, mem_size, img, IMG_LEN, &plan, "x", 0, why,
+					  sizeof(why)), 0);
+	assert_int_equal(ZP[0x1e8], 4);
+	assert_int_equal(r64(ZP + 0x2d0 + 60 + 8), low - MIB);
+	/* A hand-made plan with the initrd above 4 GiB, or in the gap, is refused. */
+	mem_new(64 * MIB);
+	mem_size = 6 * GIB;
+	plan_ok(IMG_LEN, mem_size, MIB);
+	plan.initrd_gpa = 4 * GIB;
+	assert_int_equal(linux_build_boot(mem, mem_size, img, IMG_LEN, &plan, "x", 0, why,
+					  sizeof(why)), -1);
+	assert_non_null(strstr(why, "is not within RAM from 1 MiB to 0xfea00000"));
+	plan.initrd_gpa = low - 4096;
+	assert_int_equal(linux_build_boot(mem, mem_size, img, IMG_LEN, &plan, "x", 0, why,
+					  sizeof(why)), -1);
 }
 
 static void assert_build_refused(int ret, const char *needle)
@@ -795,7 +833,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_short_why, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_good, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_header_length, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_build_initrd_above_4g, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_build_ram_above_4g, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_cmdline_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_build_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_truncated, setup, teardown),

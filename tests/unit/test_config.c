@@ -273,8 +273,8 @@ static void test_numbers(void **state)
 		{ "0x4000000", 64 * MiB },
 		{ "0X200000", 2 * MiB },
 		{ "0x10M", 16 * MiB },
-		{ "17179869183G", 17179869183ull * GiB },
-		{ "0xffffffffffe00000", 0xffffffffffe00000ull },
+		{ "261120G", 255ull << 40 },
+		{ "0x0000ff0000000000", 0xff0000000000ull },
 	};
 	char text[256];
 
@@ -796,12 +796,16 @@ static void test_validate_memory(void **state)
 		     "[partition b]\ncpus = 1\nmemory = 514M\nimage = hello\n", &plat4, 5,
 		     "partition 'b': memory does not fit (1026 MiB asked for so far, "
 		     "1024 MiB usable)");
-	validate_err("[partition a]\ncpus = 0\nmemory = 0xffffffffffe00000\nimage = hello\n",
+	validate_err("[partition a]\ncpus = 0\nmemory = 261120G\nimage = hello\n",
 		     &plat4, 1, "memory does not fit");
-	/* The running total must not wrap around to something small. */
-	validate_err("[partition a]\ncpus = 0\nmemory = 0xffffffffffe00000\nimage = hello\n"
-		     "[partition b]\ncpus = 1\nmemory = 4M\nimage = hello\n", &huge, 5,
-		     "partition 'b': memory does not fit");
+	/* The most one partition may have; a partition of many TiB fits a huge machine. */
+	validate_ok("[partition a]\ncpus = 0\nmemory = 261120G\nimage = hello\n"
+		    "[partition b]\ncpus = 1\nmemory = 261120G\nimage = hello\n", &huge);
+	expect_err("[partition a]\ncpus = 0\nmemory = 0x0000ff0000200000\nimage = hello\n", 3,
+		   "memory: 0x0000ff0000200000 is more than a partition can have (255 TiB: its "
+		   "RAM must end below 256 TiB guest-physical, the reach of 4-level EPT)");
+	expect_err("[partition a]\ncpus = 0\nmemory = 0xffffffffffe00000\nimage = hello\n", 3,
+		   "is more than a partition can have");
 }
 
 /* A hand-built config (not from config_parse) is still checked sanely. */
@@ -1340,9 +1344,9 @@ static void test_channel_placement(void **state)
 		  0, 0, 16 * MiB },
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b ro"),
 		  0, 1, 2 * MiB },
-		/* RAM up to the MMIO window: the channel goes to 4 GiB. */
+		/* RAM past the MMIO window goes on at 4 GiB: the channel after it. */
 		{ CPART("a", "0", "4076M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b rw"),
-		  0, 0, 4 * GiB },
+		  0, 0, 4 * GiB + 2 * MiB },
 		/* 3 GiB of RAM: a 1 GiB channel would cover the window; 256 MiB does not. */
 		{ CPART("a", "0", "3G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
 		  0, 0, 4 * GiB },
@@ -1370,18 +1374,22 @@ static void test_channel_placement(void **state)
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
 		  CHAN("r", "64K", "a rw", "b rw 0x600000") CHAN("s", "1M", "a rw", "b rw")
 		  CHAN("t", "4M", "a rw", "b rw"), 2, 1, 8 * MiB },
-		/* Up to the last range whose BAR does not end at a 4 GiB boundary (below). */
-		{ CPART("a", "0", "62G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
+		/*
+		 * Past the RAM's end, which for more than 4074 MiB (0xFEA00000) is
+		 * at 4 GiB + the rest: 22 MiB above the size. Up to the last range
+		 * whose BAR does not end at a 4 GiB boundary (below).
+		 */
+		{ CPART("a", "0", "61G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
 		  0, 0, 62 * GiB },
 		/*
 		 * A BAR that would end at a 4 GiB boundary reads as being sized, and
 		 * the PCI bus never decodes it (hv/core/vpci.h): the next range.
 		 */
-		{ CPART("a", "0", "7G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
+		{ CPART("a", "0", "6G") CPART("b", "1", "2M") CHAN("r", "1G", "a rw", "b rw"),
 		  0, 0, 8 * GiB },
-		{ CPART("a", "0", "8190M") CPART("b", "1", "2M") CHAN("r", "2M", "a rw", "b rw"),
+		{ CPART("a", "0", "8168M") CPART("b", "1", "2M") CHAN("r", "2M", "a rw", "b rw"),
 		  0, 0, 8 * GiB },
-		{ CPART("a", "0", "8190M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b rw"),
+		{ CPART("a", "0", "8168M") CPART("b", "1", "2M") CHAN("r", "64K", "a rw", "b rw"),
 		  0, 0, 8190 * MiB },
 		/* Given addresses: decimal, right above the RAM, just below the MMIO window. */
 		{ CPART("a", "0", "16M") CPART("b", "1", "2M")
@@ -1565,19 +1573,26 @@ static const struct bad_case bad_chan_cases[] = {
 	  CHAN("s", "1G", "rt0 rw", "b ro 0x40000000"), 16,
 	  "peer 'b': channel 's' at 0x40000000-0x7fffffff overlaps channel 'r' at "
 	  "0x7fff0000-0x7fffffff" },
+	/* RAM past the MMIO window continues at 4 GiB: a channel there overlaps it. */
+	{ TWO_PARTS CPART("big", "3", "4076M") CHAN("r", "64K", "b rw", "big rw 0x100100000"), 16,
+	  "peer 'big': channel 'r' at 0x100100000-0x10010ffff overlaps its RAM at "
+	  "0x100000000-0x1001fffff" },
+	{ TWO_PARTS CPART("big", "3", "5G") CHAN("r", "1M", "b rw", "big rw 0xfe900000"), 16,
+	  "peer 'big': channel 'r' at 0xfe900000-0xfe9fffff overlaps its RAM at 0x0-0xfe9fffff" },
 	/* No room for a default. */
-	{ TWO_PARTS CPART("big", "3", "62G") CHAN("r", "1G", "big rw", "b rw")
+	{ TWO_PARTS CPART("big", "3", "61G") CHAN("r", "1G", "big rw", "b rw")
 	  CHAN("s", "1G", "b rw", "big rw"), 20,
 	  "peer 'big': no room below 64 GiB for channel 's' (0x40000000 bytes, aligned to "
 	  "0x40000000, above its RAM and its other channels)" },
-	{ TWO_PARTS CPART("big", "3", "0xfffe00000") CHAN("r", "4K", "big rw", "b rw")
+	/* RAM 64 GiB - 24 MiB, ending at 64 GiB - 2 MiB past the window: one 2 MiB slot. */
+	{ TWO_PARTS CPART("big", "3", "0xffe800000") CHAN("r", "4K", "big rw", "b rw")
 	  CHAN("s", "4K", "b rw", "big rw"), 20,
 	  "peer 'big': no room below 64 GiB for channel 's' (0x1000 bytes, aligned to 0x200000, "
 	  "above its RAM and its other channels)" },
 	/* The last 1 GiB below 64 GiB would be: its BAR would end at a 4 GiB boundary. */
 	{ TWO_PARTS CPART("big", "3", "63G") CHAN("r", "1G", "big rw", "b rw"), 15,
 	  "peer 'big': no room below 64 GiB for channel 'r'" },
-	{ TWO_PARTS CPART("big", "3", "0xffffffffffe00000") CHAN("r", "4K", "b rw", "big rw"), 16,
+	{ TWO_PARTS CPART("big", "3", "261120G") CHAN("r", "4K", "b rw", "big rw"), 16,
 	  "peer 'big': no room below 64 GiB for channel 'r'" },
 	{ TWO_PARTS CPART("big", "3", "64G") CHAN("r", "4K", "b rw", "big rw"), 16,
 	  "no room below 64 GiB" },
@@ -1598,17 +1613,17 @@ static void test_channel_long_messages(void **state)
 #define X31 "x234567890123456789012345678901"
 #define Y31 "y234567890123456789012345678901"
 	(void)state;
-	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "63G")
+	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "62G")
 		   CHAN(X31, "64K", A31 " rw", B31 " rw 0xffffe0000")
 		   CHAN(Y31, "64K", A31 " rw", B31 " ro 0xffffe0000"), 16, "");
 	assert_string_equal(err.msg, "peer '" B31 "': channel '" Y31 "' at 0xffffe0000-0xffffeffff "
 			    "overlaps channel '" X31 "' at 0xffffe0000-0xffffeffff");
-	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "63G")
+	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "62G")
 		   CHAN(X31, "1G", A31 " rw", B31 " rw 0xfc0000000"), 12, "");
 	assert_string_equal(err.msg, "peer '" B31 "': channel '" X31 "' at 0xfc0000000: its "
 			    "1048576 KiB PCI BAR would end at a 4 GiB boundary, where it reads as "
 			    "being sized and never decodes");
-	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "62G") CHAN(X31, "1G", A31 " rw", B31 " rw")
+	expect_err(CPART(A31, "0", "64M") CPART(B31, "1", "61G") CHAN(X31, "1G", A31 " rw", B31 " rw")
 		   CHAN(Y31, "1G", B31 " ro", A31 " rw"), 15, "");
 	assert_string_equal(err.msg, "peer '" B31 "': no room below 64 GiB for channel '" Y31 "' "
 			    "(0x40000000 bytes, aligned to 0x40000000, above its RAM and its other "

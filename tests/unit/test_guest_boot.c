@@ -886,9 +886,21 @@ static uint64_t mb2_find_tag(uint64_t info, uint32_t type)
 	return 0;
 }
 
+/*
+ * RAM below the guest's MMIO window (0xFEB00000) ends at 0xFEA00000, the last
+ * 2 MiB boundary before it; the rest of a larger partition starts at 4 GiB.
+ * Spelled out here rather than taken from hv/core/guest_ram.h.
+ */
+#define LOW_RAM_MAX	0xfea00000ull
+
+static uint64_t low_ram(void)
+{
+	return mem_size < LOW_RAM_MAX ? mem_size : LOW_RAM_MAX;
+}
+
 static void check_map(const struct boot_mmap_entry *m, uint32_t n)
 {
-	assert_int_equal(n, 3);
+	assert_int_equal(n, mem_size > LOW_RAM_MAX ? 4 : 3);
 	assert_int_equal(m[0].base, 0);
 	assert_int_equal(m[0].length, GUEST_LOW_USABLE_END);
 	assert_int_equal(m[0].type, 1);
@@ -896,8 +908,13 @@ static void check_map(const struct boot_mmap_entry *m, uint32_t n)
 	assert_int_equal(m[1].length, GUEST_HIGH_START - GUEST_LOW_USABLE_END);
 	assert_int_equal(m[1].type, 2);
 	assert_int_equal(m[2].base, GUEST_HIGH_START);
-	assert_int_equal(m[2].length, mem_size - GUEST_HIGH_START);
+	assert_int_equal(m[2].length, low_ram() - GUEST_HIGH_START);
 	assert_int_equal(m[2].type, 1);
+	if (n == 4) {
+		assert_int_equal(m[3].base, 4 * GIB);
+		assert_int_equal(m[3].length, mem_size - LOW_RAM_MAX);
+		assert_int_equal(m[3].type, 1);
+	}
 }
 
 static void check_mb2(uint64_t info)
@@ -928,7 +945,7 @@ static void check_mb2(uint64_t info)
 	assert_true(t);
 	assert_int_equal(ld32(t + 4), 16);
 	assert_int_equal(ld32(t + 8), GUEST_LOW_USABLE_END / 1024);
-	assert_int_equal(ld32(t + 12), ((mem_size < 4 * GIB ? mem_size : 4 * GIB) - MIB) / 1024);
+	assert_int_equal(ld32(t + 12), (low_ram() - MIB) / 1024);
 	/* Exactly one ACPI tag, the new one; the block ends with the end tag. */
 	assert_false(mb2_find_tag(info, 14));
 	assert_int_equal(ld32(mb2_find_tag(info, 15) + 4), 8 + 36);
@@ -982,9 +999,10 @@ static void test_mb2_info_minimal(void **state)
 }
 
 /*
- * mem_upper caps at 4 GiB. The builders touch only the info block and the
- * ACPI area, so a 2 MiB buffer stands for the large memory; ASan would
- * report a write anywhere past it.
+ * Past the MMIO window the map goes on at 4 GiB; mem_upper stops at the
+ * window. The builders touch only the info block and the ACPI area, so a
+ * 2 MiB buffer stands for the large memory; ASan would report a write
+ * anywhere past it.
  */
 static void test_mb2_info_large_memory(void **state)
 {
@@ -992,9 +1010,20 @@ static void test_mb2_info_large_memory(void **state)
 	mem_new(2 * MIB, 64 * GIB);
 	plat_init(2, NULL);
 	check_mb2(build_all_mb2());
+	assert_int_equal(bi.mmap_count, 4);
+	assert_int_equal(bi.mmap[3].base + bi.mmap[3].length, 4 * GIB + 64 * GIB - LOW_RAM_MAX);
 	mem_new(2 * MIB, 4 * GIB + MIB);
 	plat_init(2, NULL);
 	check_mb2(build_all_mb2());
+	mem_new(2 * MIB, LOW_RAM_MAX + 2 * MIB);	/* 2 MiB above 4 GiB */
+	plat_init(2, NULL);
+	check_mb2(build_all_mb2());
+	assert_int_equal(bi.mmap_count, 4);
+	assert_int_equal(bi.mmap[3].length, 2 * MIB);
+	mem_new(2 * MIB, LOW_RAM_MAX);			/* exactly fills the low piece */
+	plat_init(2, NULL);
+	check_mb2(build_all_mb2());
+	assert_int_equal(bi.mmap_count, 3);
 	mem_new(2 * MIB, 4 * GIB - 4096);
 	plat_init(2, NULL);
 	check_mb2(build_all_mb2());
@@ -1029,12 +1058,16 @@ static void test_mb2_info_bad_input(void **state)
 	plat_module(4 * GIB - 4096, 4 * GIB + 4096, "m");
 	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA), 0);
 	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
-	/* The end is exclusive: 4 GiB itself does not fit a u32 field either. */
-	plat.modules[0].end = 4 * GIB;
-	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	/* Modules lie in the RAM below the MMIO window, not in the gap above it. */
+	plat.modules[0].start = LOW_RAM_MAX - 4096;
 	plat.modules[0].end = 4 * GIB - 1;
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	plat.modules[0].end = LOW_RAM_MAX + 1;
+	assert_int_equal(guest_build_mb2_info(mem, mem_size, &plat, GUEST_ACPI_GPA), 0);
+	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), 0);
+	plat.modules[0].end = LOW_RAM_MAX;	/* exclusive: the last byte is RAM */
 	assert_int_equal(guest_build_mb1_info(mem, mem_size, &plat), GUEST_INFO_GPA);
-	assert_int_equal(ld32(ld32(GUEST_INFO_GPA + 24) + 4), 0xffffffffu);
+	assert_int_equal(ld32(ld32(GUEST_INFO_GPA + 24) + 4), (uint32_t)LOW_RAM_MAX);
 	assert_untouched_outside(GUEST_INFO_GPA, GUEST_INFO_GPA + GUEST_INFO_MAX);
 }
 
@@ -1153,7 +1186,7 @@ static uint64_t check_mb1(uint64_t info)
 	assert_int_equal(info, GUEST_INFO_GPA);
 	assert_int_equal(ld32(info), 0x24d);	/* MEM, CMDLINE, MODS, MMAP, LOADER_NAME */
 	assert_int_equal(ld32(info + 4), 636);
-	assert_int_equal(ld32(info + 8), ((mem_size < 4 * GIB ? mem_size : 4 * GIB) - MIB) / 1024);
+	assert_int_equal(ld32(info + 8), (low_ram() - MIB) / 1024);
 	assert_int_equal(ld32(info + 12), 0);	/* boot_device: flag 1 clear */
 	for (uint32_t off = 28; off < 44; off += 4)
 		assert_int_equal(ld32(info + off), 0);	/* syms */
@@ -1186,7 +1219,7 @@ static uint64_t check_mb1(uint64_t info)
 	/* The memory map walked by each entry's size field, as the spec shows. */
 	len = ld32(info + 44);
 	mmap = ld32(info + 48);
-	assert_int_equal(len, 3 * 24);
+	assert_int_equal(len, (mem_size > LOW_RAM_MAX ? 4 : 3) * 24);
 	assert_int_equal(mmap % 4, 0);
 	assert_true(mmap >= mods + 16 * plat.module_count);
 	for (uint32_t p = mmap; p < mmap + len; p += ld32(p) + 4) {

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "hv/core/config.h"
+#include "hv/core/guest_ram.h"
 #include "hv/core/hypercall.h"
 #include "hv/core/hypercall_abi.h"
 
@@ -53,6 +54,49 @@ static void test_range(void **state)
 	assert_false(hc_range_ok(MEM, ~0ull, 2));	/* wraps */
 	assert_false(hc_range_ok(MEM, 8, ~0ull - 4));	/* wraps */
 	assert_false(hc_range_ok(0, 0, 0));
+}
+
+/*
+ * A partition of 6 GiB: RAM [0, 0xFEA00000) below its MMIO window and
+ * [4 GiB, 4 GiB + 6 GiB - 0xFEA00000) above it (hv/core/guest_ram.h). A range
+ * lies in one piece; the gap, the window and anything past the end are not RAM.
+ */
+static void test_range_above_4g(void **state)
+{
+	const uint64_t big = 6ull << 30, low = 0xfea00000ull, g4 = 1ull << 32;
+	const uint64_t end = g4 + big - low;
+	uint64_t off = 0;
+
+	(void)state;
+	assert_true(hc_range_ok(big, 0, low));
+	assert_true(hc_range_ok(big, low - 16, 16));
+	assert_false(hc_range_ok(big, low - 16, 17));	/* into the gap */
+	assert_false(hc_range_ok(big, low, 1));
+	assert_false(hc_range_ok(big, 0xfeb00000ull, 8));	/* the MMIO window */
+	assert_false(hc_range_ok(big, g4 - 8, 16));		/* across 4 GiB */
+	assert_true(hc_range_ok(big, g4, 4096));
+	assert_true(hc_range_ok(big, end - 1, 1));
+	assert_false(hc_range_ok(big, end - 1, 2));
+	assert_false(hc_range_ok(big, end, 0));
+	assert_false(hc_range_ok(big, low - 4096, g4));	/* from low RAM over the gap */
+	assert_false(hc_range_ok(big, ~0ull, 2));
+	/* Where each piece is in the one host range. */
+	assert_true(guest_ram_offset(big, low - 1, 1, &off));
+	assert_int_equal(off, low - 1);
+	assert_true(guest_ram_offset(big, g4, 1, &off));
+	assert_int_equal(off, low);
+	assert_true(guest_ram_offset(big, end - 1, 1, &off));
+	assert_int_equal(off, big - 1);
+	assert_int_equal(guest_ram_end(big), end);
+	assert_int_equal(guest_ram_end(low), low);
+	assert_int_equal(guest_ram_high(low), 0);
+	/* Overlap with any of the RAM, for channel placement. */
+	assert_true(guest_ram_overlaps(big, low - 4096, 8192));
+	assert_false(guest_ram_overlaps(big, low, 1 << 20));
+	assert_false(guest_ram_overlaps(big, end, 1 << 20));
+	assert_true(guest_ram_overlaps(big, g4 - (1 << 20), 2 << 20));
+	assert_true(guest_ram_overlaps(big, end - 1, 1));
+	assert_false(guest_ram_overlaps(low, g4, 1 << 20));	/* no high piece */
 }
 
 static void test_console_write(void **state)
@@ -222,6 +266,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_range),
+		cmocka_unit_test(test_range_above_4g),
 		cmocka_unit_test(test_console_write),
 		cmocka_unit_test(test_partition_info),
 		cmocka_unit_test(test_cpl_and_unknown),

@@ -290,6 +290,22 @@ static void test_alloc_alignment(void **state)
 	assert_int_equal(memplan_alloc(&mp, 4096, GIB), 0);
 }
 
+/* The largest piece alloc could give: free RAM split by a hole is not one range. */
+static void test_largest(void **state)
+{
+	(void)state;
+	memplan_init(&mp, 16 * GIB);
+	assert_int_equal(memplan_largest(&mp, 2 * MIB), 0);
+	assert_true(memplan_add(&mp, 0x100000, 3 * GIB - 0x100000));
+	assert_true(memplan_add(&mp, 4 * GIB, 2 * GIB + 0x1000));
+	assert_int_equal(memplan_largest(&mp, 2 * MIB), 3 * GIB - 2 * MIB);
+	assert_int_equal(memplan_largest(&mp, 0), 3 * GIB - 0x100000);
+	assert_int_equal(memplan_largest(&mp, GIB), 2 * GIB);
+	assert_int_equal(memplan_alloc(&mp, memplan_largest(&mp, 2 * MIB), 2 * MIB), 2 * MIB);
+	assert_int_equal(memplan_largest(&mp, 2 * MIB), 2 * GIB);
+	assert_int_equal(memplan_largest(&mp, 1ull << 63), 0);
+}
+
 /* Address 0 is the failure value, so it is never handed out. */
 static void test_alloc_never_zero(void **state)
 {
@@ -571,6 +587,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init),
+		cmocka_unit_test(test_largest),
 		cmocka_unit_test(test_add_merge),
 		cmocka_unit_test(test_add_bridges_many),
 		cmocka_unit_test(test_add_limit_and_wrap),
