@@ -81,7 +81,8 @@ $(ISO): $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(DEMO_CFG)
 TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-emulated \
 		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy \
 		   channel channel-edge channel-quiet channel-shared \
-		   channel-restart channel-pci testdev xapic high-mem high-mem-big console-drop many-vcpus
+		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
+		   many-vcpus
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
@@ -118,7 +119,8 @@ $(BUILD)/test/linux-corrupt.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh \
 	$(Q)boot/mkiso.sh $@ $(HV_ELF) "exit=emu" tests/emu/configs/linux-corrupt.cfg:partitions \
 		$(GUEST_MODULES) $(LINUX_DIR)/bzImage-truncated:linux $(LINUX_INITRD):initrd
 
-LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct emulated shell chan)
+LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct emulated shell chan \
+		   large)
 linux-test-images: $(LINUX_TEST_ISOS)
 
 test-images: $(ISO) $(TEST_ISOS)

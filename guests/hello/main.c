@@ -271,6 +271,131 @@ static void wait_ms(const char *value)
 		cpu_relax();
 }
 
+/*
+ * A window onto physical memory above 4 GiB for this 32-bit guest: PAE
+ * paging, virtual 0-3 GiB mapped one to one in 2 MiB pages (the image,
+ * stack and info all lie there), the last virtual GiB onto the 1 GiB block
+ * of physical memory that holds @phys. Paging is on from pae_window() to
+ * pae_off() only; nothing else runs in between.
+ */
+#define GIB			(1ull << 30)
+#define PAE_WINDOW_VA		0xc0000000u
+#define PDE_2M			0x83ull		/* present, writable, 2 MiB page */
+#define CR0_PG			0x80000000u
+#define CR4_PAE			0x20u
+
+static uint64_t pae_pdpt[4] __attribute__((aligned(32)));
+static uint64_t pae_pd[4][512] __attribute__((aligned(4096)));
+
+static uint32_t read_cr0(void)
+{
+	uint32_t v;
+
+	asm volatile("mov %%cr0, %0" : "=r"(v));
+	return v;
+}
+
+static uint32_t read_cr4(void)
+{
+	uint32_t v;
+
+	asm volatile("mov %%cr4, %0" : "=r"(v));
+	return v;
+}
+
+static volatile void *pae_window(uint64_t phys)
+{
+	uint64_t block = phys & ~(GIB - 1);
+
+	for (uint32_t i = 0; i < 4; i++) {
+		for (uint32_t j = 0; j < 512; j++)
+			pae_pd[i][j] = (i < 3 ? ((uint64_t)(i * 512 + j) << 21) :
+					block + ((uint64_t)j << 21)) | PDE_2M;
+		pae_pdpt[i] = (uint32_t)(uintptr_t)pae_pd[i] | 1;	/* present only */
+	}
+	asm volatile("mov %0, %%cr4" : : "r"(read_cr4() | CR4_PAE) : "memory");
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)(uintptr_t)pae_pdpt) : "memory");
+	asm volatile("mov %0, %%cr0" : : "r"(read_cr0() | CR0_PG) : "memory");
+	return phys_ptr(PAE_WINDOW_VA + (uint32_t)(phys - block));
+}
+
+static void pae_off(void)
+{
+	asm volatile("mov %0, %%cr0" : : "r"(read_cr0() & ~CR0_PG) : "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(read_cr4() & ~CR4_PAE) : "memory");
+}
+
+/* The 8 bytes at @phys (any physical address); with @write, then @v there. */
+static uint64_t phys_access64(uint64_t phys, bool write, uint64_t v)
+{
+	volatile uint64_t *p;
+	uint64_t old;
+
+	if (phys + 8 <= 0x100000000ull) {
+		p = phys_ptr((uint32_t)phys);
+		old = *p;
+		if (write)
+			*p = v;
+		return old;
+	}
+	p = pae_window(phys);
+	old = *p;
+	if (write)
+		*p = v;
+	pae_off();
+	return old;
+}
+
+/*
+ * himem=1: the RAM the memory map lists above 4 GiB is RAM of its own: at
+ * the first, middle and last 8 bytes of each such range, it holds zeros
+ * (fresh partition RAM), keeps a pattern written there, and writing it
+ * changes nothing at its offset from 4 GiB (modulo 16 MiB, so the low RAM
+ * is read where the image and zeros are) below: no alias of the low RAM.
+ */
+static void himem_test(void)
+{
+	unsigned int ranges = 0;
+
+	for (unsigned int i = 0; i < boot.ram_count; i++) {
+		const struct ram_range *r = &boot.ram[i];
+		uint64_t base = r->base, at[3];
+		bool ok = true;
+
+		if (r->end <= 0x100000000ull || r->end - r->base < 16)
+			continue;
+		if (base < 0x100000000ull)
+			base = 0x100000000ull;
+		at[0] = base;
+		at[1] = (base + (r->end - base) / 2) & ~7ull;
+		at[2] = r->end - 8;
+		for (int k = 0; k < 3; k++) {
+			uint64_t pattern = 0x48494d454d000000ull ^ at[k];
+			/* where a map of 4 GiB onto the RAM's start would alias it */
+			uint64_t low = (at[k] - 0x100000000ull) & 0xffffffull;
+			uint64_t before = phys_access64(low, false, 0);
+
+			if (phys_access64(at[k], true, pattern) != 0) {
+				con_printf("hello: himem 0x%llx did not read zero\n", at[k]);
+				ok = false;
+			}
+			if (phys_access64(at[k], false, 0) != pattern) {
+				con_printf("hello: himem 0x%llx did not keep its pattern\n", at[k]);
+				ok = false;
+			}
+			if (phys_access64(low, false, 0) != before) {
+				con_printf("hello: himem 0x%llx aliases 0x%llx\n", at[k], low);
+				ok = false;
+			}
+		}
+		con_printf("hello: himem range 0x%llx-0x%llx (%llu MiB) %s\n", base, r->end - 1,
+			   (r->end - base) >> 20, ok ? "ok" : "FAILED");
+		ranges++;
+	}
+	if (!ranges)
+		con_printf("hello: himem: no RAM above 4 GiB in the map\n");
+}
+
 static void fault_oob(void)
 {
 	uint64_t target;
@@ -280,13 +405,14 @@ static void fault_oob(void)
 		return;
 	}
 	target = boot.ram_top + OOB_DISTANCE;
-	if (target >= 0x100000000ull) {
-		con_printf("hello: oob target 0x%llx is above 4 GiB, skipped\n", target);
-		return;
-	}
 	con_printf("hello: oob write to 0x%llx (top of RAM 0x%llx + 16 MiB)\n", target,
 		   boot.ram_top);
-	*(volatile uint8_t *)phys_ptr((uint32_t)target) = 0x5a;
+	if (target < 0x100000000ull) {
+		*(volatile uint8_t *)phys_ptr((uint32_t)target) = 0x5a;
+	} else {
+		*(volatile uint8_t *)pae_window(target) = 0x5a;	/* through PAE paging */
+		pae_off();
+	}
 	con_printf("hello: oob write survived\n");
 }
 
@@ -464,6 +590,8 @@ void guest_main(uint32_t magic, uint32_t info)
 	if (find_cpus(&cpus))
 		start_aps(&cpus);
 
+	if (cmdline_value(boot.cmdline, "himem", value, sizeof(value)))
+		himem_test();
 	self_test();
 	if (cmdline_value(boot.cmdline, "fwcfg", value, sizeof(value)))
 		read_fw_cfg();

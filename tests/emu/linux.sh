@@ -4,6 +4,8 @@
 # fetches Debian's PREEMPT_RT kernel, busybox-static and rt-tests).
 
 LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell linux_chan linux_qemu_ivshmem"
+# Long and not interactive: beside the others (tests/run_tests.sh: run_emu_bg).
+LINUX_BG_TEST=linux_large_mem
 
 # linux_line OUT KEY: the rest of the guest's "KEY ..." line. The init prints
 # them through the kernel log, so a time stamp comes first, and under Tempo
@@ -47,6 +49,35 @@ test_linux_boot() {
 	other=$(($(window "$1" exits linux) - $(window "$1" tick_exits linux)))
 	[ "$other" -lt 100 ] || { echo "$other exits besides host ticks during cyclictest"; return 1; }
 	echo "linux: $ev timer interrupts, 0 deadline-write exits, $other exits besides ticks"
+}
+
+# Bochs with 10 GiB: a Linux partition of 4200 MiB, more than fits below its
+# MMIO window. Its E820 has RAM from 1 MiB to 0xFEA00000 and from 4 GiB to
+# 0x107DFFFFF, Linux counts all of it, boots to init (its own allocations
+# come from the RAM above 4 GiB first), runs cyclictest and powers off.
+# About 9 minutes: Bochs zeroes the 4 GiB one instruction per 8 bytes first.
+test_linux_large_mem() {
+	local total
+	bochs "$1" --cpus 2 --mem 10240 --timeout 1500 --iso "$TEST_ISO_DIR/linux-large.iso" \
+		--expect ok || return 1
+	need "$1" "^Partition 'linux': 1 vCPU \(CPUs 1\), 4200 MiB at 0x1[0-9a-f]{8}, " \
+		"4200 MiB carved above 4 GiB" &&
+		need "$1" '^\[linux\] .*BIOS-e820: \[mem 0x0000000000100000-0x00000000fe9fffff\] usable$' \
+			"E820: RAM below the MMIO window" &&
+		need "$1" '^\[linux\] .*BIOS-e820: \[mem 0x0000000100000000-0x0000000107dfffff\] usable$' \
+			"E820: the rest from 4 GiB" || return 1
+	# "Memory: AVAILk/TOTALk available (...)": the total is the E820's RAM
+	# less what the kernel reserved before counting (a few MiB)
+	total=$(serial "$1" | sed -n 's/^\[linux\] .*Memory: [0-9]*K\/\([0-9]*\)K available.*/\1/p' |
+		head -n 1)
+	[ -n "$total" ] && [ "$total" -gt $((4190 * 1024)) ] && [ "$total" -le $((4200 * 1024)) ] ||
+		{ echo "Linux counts ${total:-no} KiB of RAM, not about 4200 MiB"; return 1; }
+	need "$1" "^\[linux\] .*LINUX_INIT cpus=1" "Linux reached its init" &&
+		[ "$(kv "$(linux_line "$1" LINUX_CYCLICTEST)" loops)" = 100 ] &&
+		need "$1" "^PARTITION_END name=linux state=shutdown exit_code=0" "Linux powered off" &&
+		! serial "$1" | grep '^PARTITION_STOP' > /dev/null ||
+		{ echo "Linux did not run to its power-off"; return 1; }
+	echo "linux: $total KiB of RAM counted"
 }
 
 # A kernel file cut short (a bad download) is refused before any guest runs.
