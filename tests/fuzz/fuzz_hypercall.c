@@ -5,6 +5,7 @@
  * timer mode; hypercall_decode() must return a decision whose arguments all
  * hold (hv/core/hypercall.h). Any that does not traps; ASan and UBSan catch the rest.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,22 @@ static uint64_t take64(const uint8_t **p, size_t *len)
 		*len -= 8;
 	}
 	return v;
+}
+
+/*
+ * The range the hypervisor will map lies in one piece of the partition's
+ * RAM as its guest sees it: below the MMIO window (0xFEA00000 at most) or
+ * from 4 GiB (hv/core/guest_ram.h), spelled out here in 128-bit arithmetic.
+ */
+static bool in_guest_ram(uint64_t mem_size, uint64_t gpa, uint64_t len)
+{
+	const unsigned __int128 low_max = 0xfea00000u, g4 = 1ull << 32;
+	unsigned __int128 low = mem_size < low_max ? mem_size : low_max, high = mem_size - low;
+	unsigned __int128 start = gpa, end = start + len;
+
+	if (start < low)
+		return end <= low;
+	return high && start >= g4 && start < g4 + high && end <= g4 + high;
 }
 
 static void check(const struct hc_regs *r, const struct hc_context *c, const struct hc_decision *d)
@@ -51,7 +68,7 @@ static void check(const struct hc_regs *r, const struct hc_context *c, const str
 	case HC_ACT_CHANNEL_INFO:
 		if (nr != TEMPO_HC_CHANNEL_INFO || d->gpa != a1 ||
 		    d->len != sizeof(struct tempo_channel_info) ||
-		    d->gpa + d->len < d->gpa || d->gpa + d->len > c->mem_size)
+		    !in_guest_ram(c->mem_size, d->gpa, d->len))
 			abort();
 		break;
 	case HC_ACT_CHANNEL_BIND:
@@ -70,20 +87,19 @@ static void check(const struct hc_regs *r, const struct hc_context *c, const str
 		    d->gpa != a0 || d->len != a1)
 			abort();
 		/* the range the hypervisor maps, checked again the long way */
-		if (d->gpa >= c->mem_size || d->gpa + d->len < d->gpa ||
-		    d->gpa + d->len > c->mem_size)
+		if (!in_guest_ram(c->mem_size, d->gpa, d->len))
 			abort();
 		break;
 	case HC_ACT_PARTITION_INFO:
 		if (nr != TEMPO_HC_PARTITION_INFO || d->gpa != a0 ||
 		    d->len != sizeof(struct tempo_partition_info) ||
-		    d->gpa + d->len < d->gpa || d->gpa + d->len > c->mem_size)
+		    !in_guest_ram(c->mem_size, d->gpa, d->len))
 			abort();
 		break;
 	case HC_ACT_PV_TIMER:
 		if (nr != TEMPO_HC_PV_TIMER || d->gpa != a0 || (d->gpa & 7) ||
 		    c->timer_mode != TIMER_PV_LAZY || d->len != sizeof(struct tempo_pv_timer) ||
-		    d->gpa + d->len < d->gpa || d->gpa + d->len > c->mem_size)
+		    !in_guest_ram(c->mem_size, d->gpa, d->len))
 			abort();
 		break;
 	case HC_ACT_TIMER_MODE_SET:
