@@ -93,6 +93,14 @@ static bool efer_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_
 	return true;
 }
 
+static bool mtrr_def_type_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	(void)v;
+	(void)msr;
+	*value = GUEST_MTRR_DEF_TYPE;
+	return true;
+}
+
 /*
  * One entry per enum msr_handler: the rows' EMULATE actions. A missing
  * direction is #GP (the unit tests check that every EMULATE row names a
@@ -114,6 +122,7 @@ static const struct {
 	[MSR_H_ICR] = { icr_rdmsr, icr_wrmsr },
 	[MSR_H_LVT_TIMER] = { NULL, lvt_timer_wrmsr },
 	[MSR_H_EFER] = { efer_rdmsr, efer_wrmsr },
+	[MSR_H_MTRR_DEF_TYPE] = { mtrr_def_type_rdmsr, NULL },
 };
 
 /* ---- PASS ---- */

@@ -23,6 +23,16 @@
 
 #include "hv/core/timer_modes.h"
 
+/*
+ * What a guest reads from IA32_MTRR_DEF_TYPE: MTRRs enabled (bit 11), fixed
+ * ranges off, default type write-back (6), and no ranges (MTRRCAP reads 0).
+ * Under EPT the guest's MTRRs set no memory type (EPT's does, with the
+ * guest's PAT), and the host's describe host memory: passed through, a
+ * host whose default is uncachable would make Linux trim the partition's
+ * RAM ("CPU MTRRs don't cover all of memory").
+ */
+#define GUEST_MTRR_DEF_TYPE	0x806ull
+
 enum msr_action {
 	MSR_GP = 0,		/* inject #GP */
 	MSR_PASS,		/* hardware access, no exit */
@@ -54,6 +64,7 @@ enum msr_handler {
 	MSR_H_ICR,		/* x2APIC ICR: the partition's own CPUs only */
 	MSR_H_LVT_TIMER,	/* LVT timer: the guest timer's mode and vector */
 	MSR_H_EFER,		/* IA32_EFER: in the VMCS */
+	MSR_H_MTRR_DEF_TYPE,	/* enabled, default write-back: GUEST_MTRR_DEF_TYPE */
 	MSR_H_COUNT
 };
 

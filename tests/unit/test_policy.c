@@ -51,6 +51,17 @@ static void test_rules(void **state)
 	assert_int_equal(msr_rule_find(0x10)->write, MSR_IGNORE);	/* IA32_TSC */
 	assert_int_equal(msr_rule_find(0x277)->write, MSR_PASS);	/* PAT */
 	assert_int_equal(msr_rule_find(0x2ff)->write, MSR_IGNORE);	/* MTRR def type */
+	/*
+	 * The guest's MTRRs are not the host's: no ranges, default write-back
+	 * (a host's UC default passed through made Linux trim its RAM).
+	 */
+	assert_int_equal(msr_rule_find(0xfe)->read, MSR_IGNORE);	/* MTRRCAP: 0 */
+	assert_int_equal(msr_rule_find(0x200)->read, MSR_IGNORE);	/* PHYSBASE0 */
+	assert_int_equal(msr_rule_find(0x250)->read, MSR_IGNORE);	/* FIX64K */
+	assert_int_equal(msr_rule_find(0x2fe)->read, MSR_IGNORE);
+	assert_int_equal(msr_rule_find(0x2ff)->read, MSR_EMULATE);
+	assert_int_equal(msr_rule_find(0x2ff)->handler, MSR_H_MTRR_DEF_TYPE);
+	assert_int_equal(GUEST_MTRR_DEF_TYPE & 0xcff, 0x806);	/* E, not FE; WB */
 	/* not listed: #GP */
 	assert_int_equal(msr_rule_find(0x12345)->read, MSR_GP);
 	assert_int_equal(msr_rule_find(0xc0010000)->write, MSR_GP);
