@@ -906,7 +906,8 @@ static int check_config(const struct options *o, const char *text, size_t len,
 			vcpus += cpuset_count(&cfg.partitions[i].cpus);
 			ram += cfg.partitions[i].memory_bytes;
 		}
-		plan_memory(o, m, mods.bytes, vcpus, ram);
+		/* as the boot: a config asking for more RAM than there is fails its check */
+		plan_memory(o, m, mods.bytes, vcpus, MIN(ram, m->ram_low + m->ram_high));
 		plat.cpu_count = m->cpu_count;
 		plat.usable_bytes = memplan_free_bytes(&m->plan);
 	}

@@ -224,9 +224,10 @@ static int plan_kernel(struct fmt_err *c, struct linux_plan *plan, const struct 
 	if (end > guest_ram_low(mem_size)) {
 		size_str(sz, sizeof(sz), guest_ram_low(mem_size));
 		return bz_fail(c, plan, "bzImage: kernel needs [0x%llx, 0x%llx) (init_size 0x%x "
-			       "at 0x%llx), past the partition's %s",
+			       "at 0x%llx), past the partition's %s%s",
 			       (unsigned long long)MIN(plan->kernel_gpa, run),
-			       (unsigned long long)end, h->init_size, (unsigned long long)run, sz);
+			       (unsigned long long)end, h->init_size, (unsigned long long)run, sz,
+			       guest_ram_high(mem_size) ? " below its MMIO window" : "");
 	}
 	plan->kernel_end = end;
 	return 0;
@@ -253,7 +254,7 @@ static int plan_initrd(struct fmt_err *c, struct linux_plan *plan, const struct 
 		return bz_fail(c, plan, "bzImage: initrd of %s does not fit between the kernel's "
 			       "end 0x%llx and 0x%llx (%s)", sz, (unsigned long long)lo,
 			       (unsigned long long)hi, hi < guest_ram_low(mem_size) ? "initrd_addr_max" :
-			       "end of memory");
+			       guest_ram_high(mem_size) ? "the MMIO window" : "end of memory");
 	}
 	/* lo is page aligned and hi - initrd_size >= lo, so this stays >= lo. */
 	plan->initrd_gpa = (hi - initrd_size) & ~(PAGE_SIZE_4K - 1);

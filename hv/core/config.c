@@ -18,6 +18,10 @@
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 
+/* The RAM below a guest's MMIO window ends at the window, rounded down to 2 MiB. */
+_Static_assert(GUEST_RAM_LOW_MAX == (CONFIG_GUEST_MMIO_START & ~(CONFIG_MEM_ALIGN - 1)),
+	       "guest_ram.h's low RAM must end below the guest MMIO window");
+
 #define TICK_US_MAX	1000000
 #define WATCHDOG_MS_MAX	60000
 #define QUOTE_MAX	40			/* characters of found text in a message */
@@ -1663,6 +1667,9 @@ int config_validate(const struct hv_config *cfg, const struct config_platform *p
 					    "(have: %s)", p->modules[m], have);
 		if (!p->memory_bytes)
 			return fail(&ps, "partition '%s' has no memory", p->name);
+		if (p->memory_bytes % CONFIG_MEM_ALIGN || p->memory_bytes > CONFIG_MAX_MEMORY)
+			return fail(&ps, "partition '%s': memory is not a multiple of 2 MiB up to "
+				    "255 TiB", p->name);
 		if (p->base && p->base > UINT64_MAX - p->memory_bytes)
 			return fail(&ps, "partition '%s': base + memory runs past the end of the "
 				    "address space", p->name);

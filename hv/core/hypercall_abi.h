@@ -131,7 +131,7 @@ struct tempo_partition_info {
 	unsigned int vcpu_count;
 	unsigned int vcpu_index;	/* of the calling vCPU */
 	unsigned int timer_mode;	/* 0 direct, 1 inject, 2 emulated */
-	unsigned long long memory_bytes;
+	unsigned long long memory_bytes;	/* RAM size: above 4,074 MiB the rest is from 4 GiB */
 	unsigned long long tsc_khz;
 	unsigned int channel_count;	/* channels that list this partition */
 	unsigned int reserved;

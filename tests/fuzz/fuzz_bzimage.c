@@ -29,6 +29,18 @@ static void check_why(const char *why, size_t len, int ret)
 		abort();
 }
 
+/*
+ * The RAM the kernel and initrd may use: below the guest's MMIO window, at
+ * most 0xFEA00000; a larger partition's rest is at 4 GiB, only in the E820
+ * (hv/core/guest_ram.h, spelled out here).
+ */
+#define LOW_RAM_MAX	0xfea00000ull
+
+static uint64_t low_ram(uint64_t mem_size)
+{
+	return mem_size < LOW_RAM_MAX ? mem_size : LOW_RAM_MAX;
+}
+
 static void check_plan(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t initrd,
 		       const struct linux_plan *p)
 {
@@ -37,14 +49,14 @@ static void check_plan(const uint8_t *img, size_t len, uint64_t mem_size, uint64
 		abort();
 	if (p->kernel_gpa < MIB || p->entry64 != p->kernel_gpa + 0x200 || p->version < 0x020c)
 		abort();
-	if (p->kernel_end > mem_size || p->kernel_end > 4 * GIB ||
+	if (p->kernel_end > low_ram(mem_size) || p->kernel_end > 4 * GIB ||
 	    p->kernel_end - p->kernel_gpa < p->kernel_size)
 		abort();
 	if (p->initrd_size != initrd)
 		abort();
 	if (initrd) {
 		if (p->initrd_gpa % 4096 || p->initrd_gpa < p->kernel_end ||
-		    p->initrd_gpa > mem_size || initrd > mem_size - p->initrd_gpa)
+		    p->initrd_gpa > low_ram(mem_size) || initrd > low_ram(mem_size) - p->initrd_gpa)
 			abort();
 	} else if (p->initrd_gpa) {
 		abort();
@@ -65,7 +77,7 @@ static void build(const uint8_t *img, size_t len, uint64_t mem_size, const struc
 	if (ret)
 		return;
 	if (memcmp(scratch + LINUX_ZERO_PAGE_GPA + 0x202, "HdrS", 4) ||
-	    scratch[LINUX_ZERO_PAGE_GPA + 0x1e8] != LINUX_E820_ENTRIES ||
+	    scratch[LINUX_ZERO_PAGE_GPA + 0x1e8] != (mem_size > LOW_RAM_MAX ? 5 : 4) ||
 	    scratch[LINUX_ZERO_PAGE_GPA + 0x210] != 0xff)
 		abort();
 	if (strcmp((const char *)scratch + LINUX_CMDLINE_GPA, cmd ? cmd : ""))

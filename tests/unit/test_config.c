@@ -829,6 +829,13 @@ static void test_validate_hand_built(void **state)
 	cpuset_add(&c.partitions[0].cpus, 0);
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
 	assert_string_equal(err.msg, "partition 'z' has no memory");
+	/* what config_parse refuses: not 2 MiB granular, or past 255 TiB (its end would wrap) */
+	c.partitions[0].memory_bytes = 3 * MiB;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "partition 'z': memory is not a multiple of 2 MiB up to 255 TiB");
+	c.partitions[0].memory_bytes = ~0ull - 2 * MiB + 1;
+	assert_int_equal(config_validate(&c, &plat4, &err), -1);
+	assert_string_equal(err.msg, "partition 'z': memory is not a multiple of 2 MiB up to 255 TiB");
 	c.partitions[0].memory_bytes = 2 * MiB;
 	c.partitions[0].module_count = 5;
 	assert_int_equal(config_validate(&c, &plat4, &err), -1);
