@@ -4,7 +4,8 @@
 # fetches Debian's PREEMPT_RT kernel, busybox-static and rt-tests).
 
 LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell linux_chan linux_qemu_ivshmem"
-# Long and not interactive: beside the others (tests/run_tests.sh: run_emu_bg).
+# Long and not interactive: in the background lane when LINUX_LARGE=1
+# (tests/run_tests.sh linux); not in the default suite.
 LINUX_BG_TEST=linux_large_mem
 
 # linux_line OUT KEY: the rest of the guest's "KEY ..." line. The init prints

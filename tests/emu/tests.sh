@@ -13,7 +13,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
 	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_channel_pci
 	bochs_testdev bochs_xapic bochs_high_mem bochs_console_drop bochs_apicv bochs_many_vcpus"
-# Long and not interactive: run beside the others (tests/run_tests.sh: run_emu_bg).
+# Long and not interactive: in a background lane beside the others (tests/run_tests.sh).
 EMU_BG_TEST=bochs_large_mem
 
 DEMO_ISO=${BUILD:-build}/tempo.iso
