@@ -892,7 +892,8 @@ test_qemu_esp_missing() {
 
 # a (inject) and b (emulated) share CPU 1 in 400/400/200 us windows; c has
 # CPU 2 alone. Every timer interrupt arrives, every window comes on time
-# (within one exit) and as often as the schedule says, and c's figures are
+# (on average within 400 ticks, at worst within one long exit) and as often
+# as the schedule says, and c's figures are
 # those it has with no neighbour at all (Bochs is deterministic).
 test_bochs_shared() {
 	local solo="$1/solo" w starts frames
@@ -907,7 +908,13 @@ test_bochs_shared() {
 		local line
 		line=$(serial "$1" | grep -E "^WINDOW cpu=1 index=$w ")
 		starts=$(kv "$line" starts)
-		[ "$(kv "$line" skipped)" = 0 ] && [ "$(kv "$line" start_late_max_ticks)" -lt 1000 ] &&
+		# a start waits for the exit in progress when its window comes:
+		# 118-328 ticks late on average, and once in a few hundred up to
+		# 2,055 (995-1,435 on other builds and models: where that rare
+		# meeting falls moves with the image), so the worst case is bounded
+		# by one long exit and the average held tight
+		[ "$(kv "$line" skipped)" = 0 ] && [ "$(kv "$line" start_late_max_ticks)" -lt 2500 ] &&
+			[ "$(kv "$line" start_late_avg_ticks)" -lt 400 ] &&
 			[ $((starts - frames)) -le 2 ] && [ $((frames - starts)) -le 2 ] ||
 			{ echo "window $w off schedule: $line (frames $frames)"; return 1; }
 	done
