@@ -82,7 +82,7 @@ TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-em
 		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy \
 		   channel channel-edge channel-quiet channel-shared \
 		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
-		   many-vcpus
+		   many-vcpus posted-soft
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
@@ -93,6 +93,7 @@ CMDLINE_pit	:= exit=emu tsc_calibrate=pit
 $(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus console-cut $(TIMER_ISOS),\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 CMDLINE_hv-fault := exit=emu test=exit_fault
+CMDLINE_posted-soft := exit=emu posted=soft
 
 $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
 	@echo "  ISO     $@"

@@ -9,6 +9,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/smp.h"
+#include "arch/x86/trap.h"
 #include "hv/channel.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/elf.h"
@@ -364,6 +365,7 @@ void vcpu_reset(struct vcpu *v)
 	v->icr_last = 0;
 	for (uint32_t i = 0; i < ARRAY_SIZE(v->ipi_pending); i++)
 		v->ipi_pending[i] = 0;
+	pi_init(&v->pi, TRAP_POSTED_VECTOR, v->apic_id);
 	vtimer_init(&v->vt, pc->timer);
 	v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
 	vcpu_apic_reset(v);

@@ -7,6 +7,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/trap.h"
 #include "hv/channel.h"
 #include "hv/core/hypercall.h"
 #include "hv/core/hypercall_abi.h"
@@ -39,12 +40,22 @@ static int64_t hc_partition_info(struct vcpu *v, uint64_t gpa)
 	return TEMPO_HC_OK;
 }
 
-/* Nothing in service or pending in the physical APIC (no guest vector left). */
-static bool physical_apic_idle(void)
+/*
+ * Nothing in service or pending in the physical APIC (no guest vector
+ * left). A posted-interrupt notification pending there is not the guest's:
+ * the CPU takes it after the entry, in any mode that takes posted
+ * interrupts, and a vCPU that does never leaves them (hv/core/posted.h).
+ */
+static bool physical_apic_idle(const struct vcpu *v)
 {
-	for (uint32_t i = 0; i < 8; i++)
-		if (rdmsr(X2APIC_ISR0 + i) || rdmsr(X2APIC_IRR0 + i))
+	for (uint32_t i = 0; i < 8; i++) {
+		uint64_t irr = rdmsr(X2APIC_IRR0 + i);
+
+		if (v->pi_on && i == TRAP_POSTED_VECTOR / 32)
+			irr &= ~(1ull << (TRAP_POSTED_VECTOR % 32));
+		if (rdmsr(X2APIC_ISR0 + i) || irr)
 			return false;
+	}
 	return true;
 }
 
@@ -61,7 +72,10 @@ int64_t vcpu_timer_mode_set(struct vcpu *v, uint32_t mode)
 
 	if (mode == t->mode)
 		return TEMPO_HC_OK;
-	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle())
+	/* the decoder and the monitor refuse it first; this is the last gate */
+	if (v->pi_on && timer_mode((enum timer_mode)mode)->owns_lapic)
+		return TEMPO_HC_EINVAL;
+	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle(v))
 		return TEMPO_HC_EBUSY;
 	old_mode = t->mode;
 	/* a fire since the check above is found in the IRR (and taken, inject) */
@@ -93,7 +107,7 @@ enum exit_action exit_vmcall(struct vcpu *v, struct exit_ctx *x)
 	struct hc_context c = {
 		.mem_size = v->part->mem_size, .timer_mode = v->vt.mode,
 		.shared_core = v->pcpu->shared, .vcpu_count = v->part->vcpu_count,
-		.channel_count = v->part->channel_count,
+		.channel_count = v->part->channel_count, .posted = v->pi_on,
 	};
 	struct hc_decision d;
 	int64_t ret;
@@ -167,6 +181,7 @@ void vcpu_snapshot_fill(const struct vcpu *v, struct vcpu_snapshot *s)
 	s->tick_late_max_ticks = v->pcpu->ht.late_max_ticks;
 	s->tick_hits = v->tick_hits;
 	s->tick_defer_exits = v->tick_defer_exits;
+	s->posted_taken = v->pi_taken;
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
 }

@@ -98,7 +98,9 @@ static void raise_physical(struct vcpu *v, uint8_t vector)
  * the CPU changes the page only by delivering (SVI rises to the vector,
  * RVI falls to the next) and by EOI virtualization (SVI falls), and with
  * no self-IPI virtualization and no posted interrupts nothing adds to
- * VIRR, so an unchanged RVI:SVI means an unchanged VIRR and VISR.
+ * VIRR, so an unchanged RVI:SVI means an unchanged VIRR and VISR. With
+ * posted interrupts (v->pi_on) the CPU ORs the PIR into VIRR, any word,
+ * and raises RVI only if the vector is higher: all of VIRR is read back.
  */
 void apicv_sync_out(struct vcpu *v)
 {
@@ -133,6 +135,10 @@ void apicv_sync_in(struct vcpu *v)
 	uint16_t status = (uint16_t)vmread(VMCS_GUEST_INTR_STATUS), old = v->apicv_status;
 	uint32_t lo, hi;
 
+	if (v->pi_on) {
+		for (uint32_t i = 0; i < 8; i++)
+			l->irr[i] = pg[VAPIC_IRR + 4 * i];
+	}
 	if (status == old)
 		return;
 	/*
@@ -170,6 +176,17 @@ void deliver_virtual(struct vcpu *v)
 	}
 	if (merge)
 		pending_take(v, raise_virtual);
+	/* posted while this core was in root mode (or before a notification came) */
+	if (v->pi_on && pi_pending(&v->pi)) {
+		uint32_t posted[8] = { 0 };
+
+		pi_take(&v->pi, posted);
+		for (uint32_t i = 0; i < 8; i++)
+			for (uint32_t bits = posted[i]; bits; bits &= bits - 1) {
+				raise_virtual(v, (uint8_t)(i * 32 + __builtin_ctz(bits)));
+				v->pi_taken++;
+			}
+	}
 	/*
 	 * A fired hardware deadline arrives as an interrupt (inject): nothing
 	 * to check, unless the count-down timer runs (in software in every

@@ -21,6 +21,7 @@
 #include "hv/core/fw_cfg.h"
 #include "hv/core/guest_ram.h"
 #include "hv/core/hypercall_abi.h"
+#include "hv/core/posted.h"
 #include "hv/core/restart.h"
 #include "hv/core/sched.h"
 #include "hv/core/timer.h"
@@ -35,6 +36,7 @@
 struct vcpu_snapshot {
 	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
 	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max_ticks, tick_hits, tick_defer_exits;
+	uint64_t posted_taken;
 	struct vtimer_stats timer;
 	uint32_t mode;
 };
@@ -108,6 +110,15 @@ struct vcpu {
 	uint32_t *vapic;
 	bool apicv;
 	uint16_t apicv_status;	/* guest interrupt status (SVI:RVI) as the page last matched the vLAPIC */
+	/*
+	 * Posted interrupts (Tempo's `posted=on`, hv/core/posted.h): other
+	 * cores post this vCPU's fixed vectors in @pi and notify its core,
+	 * which takes them with no exit while the guest runs. @pi_on is set
+	 * by vcpu_timer_apply_mode and read by senders.
+	 */
+	struct pi_desc pi;
+	volatile bool pi_on;
+	uint64_t pi_taken;	/* vectors hv took from @pi in root mode (VCPU_STATS posted_taken) */
 	uint64_t fast_exits;		/* finished on the fast path (hv/exit.c) */
 	uint64_t ipis_dropped;		/* fixed IPIs to a sibling not running yet */
 	uint64_t icr_last;		/* what the guest last wrote to its ICR */

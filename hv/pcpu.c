@@ -105,6 +105,12 @@ void vcpu_vmcs_setup(struct vcpu *v)
 void vcpu_enter(struct vcpu *v)
 {
 	v->pcpu->exit_vcpu = NULL;
+	/*
+	 * posted while it was out, and the notification perhaps taken in root
+	 * mode (an idle HLT): ON stays set and no other would come
+	 */
+	if (v->pi_on && pi_pending(&v->pi))
+		hv_deliver_virtual(v);
 	if (v->apicv)
 		apicv_sync_out(v);	/* the vLAPIC may have changed while it was out (INIT, restart) */
 	vcpu_timer_arm(v);

@@ -7,6 +7,7 @@
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
+#include "arch/x86/trap.h"
 #include "hv/core/halt.h"
 #include "hv/exit.h"
 
@@ -193,6 +194,13 @@ enum exit_action exit_external_interrupt(struct vcpu *v, struct exit_ctx *x)
 	if (vector == HV_TIMER_VECTOR) {
 		vcpu_trace(v, TRACE_HW_FIRE, 0, rdtsc());
 		vtimer_hw_fired(&v->vt);
+	} else if (vector == TRAP_POSTED_VECTOR) {
+		/*
+		 * A posted-interrupt notification that exited (posted=soft, or
+		 * one for a vCPU no longer taking them): never a guest's vector
+		 * (a guest's IPI on it takes the virtual path, hv/x2apic.c);
+		 * the tail takes the PIR (deliver_virtual).
+		 */
 	} else
 		vlapic_raise(&v->vt.vlapic, vector);
 	return EXIT_RESUME;

@@ -20,6 +20,8 @@
 uint64_t host_tick_tsc;
 uint64_t host_watchdog_tsc;
 uint64_t host_tick_slack_tsc;
+bool posted_enabled;
+bool posted_soft;
 uint64_t host_tick_margin_tsc;
 uint64_t rearm_cost_ticks;	/* see vcpu_timer_measure_rearm() */
 
@@ -202,10 +204,16 @@ void vcpu_timer_apply_mode(struct vcpu *v)
 	 * the vLAPIC (and so the page) before it enters.
 	 */
 	v->apicv = virtual_intr && v->vapic;
+	/* set before senders may see the VMCS's: a post now is taken before entry */
+	__atomic_store_n(&v->pi_on, pi_usable(posted_enabled, v->apicv, v->pcpu->shared,
+					      timer_mode(v->part->cfg->timer)->owns_lapic),
+			 __ATOMIC_SEQ_CST);
 	vmx_set_interrupt_model(virtual_intr,
 				!x2apic ? msr_bitmaps_no_x2apic[v->vt.mode] :
 				v->apicv ? msr_bitmaps_apicv[v->vt.mode] : msr_bitmaps[v->vt.mode],
-				v->apicv ? (uint64_t)(uintptr_t)v->vapic : 0, x2apic);
+				v->apicv ? (uint64_t)(uintptr_t)v->vapic : 0, x2apic,
+				v->pi_on && !posted_soft ? (uint64_t)(uintptr_t)&v->pi : 0,
+				TRAP_POSTED_VECTOR);
 	if (v->apicv) {
 		v->vt.vlapic.dirty = VLAPIC_DIRTY_ALL;	/* a new VMCS, or back from direct: all of it */
 		apicv_sync_out(v);

@@ -9,6 +9,7 @@
 #ifndef TEMPO_HV_VCPU_TIMER_H
 #define TEMPO_HV_VCPU_TIMER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct vcpu;
@@ -22,6 +23,10 @@ extern uint64_t host_tick_tsc;
 extern uint64_t host_watchdog_tsc;
 /* tick_slack_us in TSC ticks (0 = ticks on the grid) and HOST_TICK_MARGIN_NS. */
 extern uint64_t host_tick_slack_tsc;
+/* Tempo's posted=on, where the CPU has posted interrupts (hv/core/posted.h) */
+extern bool posted_enabled;
+/* posted=soft: no posted-interrupt processing in the VMCS; notifications exit */
+extern bool posted_soft;
 extern uint64_t host_tick_margin_tsc;
 
 /* Boot: one MSR bitmap per timer mode. */

@@ -242,6 +242,17 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 		__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_IPI, __ATOMIC_RELEASE);
 		if (t != from)
 			x2apic_send_nmi(t->pcpu->apic_id);
+	} else if (__atomic_load_n(&t->pi_on, __ATOMIC_SEQ_CST)) {
+		/*
+		 * Posted (hv/core/posted.h): the vector waits in the target's
+		 * descriptor and one notification, if none is on its way yet,
+		 * makes its core take it with no exit; in root mode the
+		 * target's next entry takes it (deliver_virtual). Its self-IPI
+		 * too: the notification is pending when it enters.
+		 */
+		if (pi_post(&t->pi, vector))
+			x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | TRAP_POSTED_VECTOR |
+						ICR_LEVEL_ASSERT);
 	} else {
 		x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | vector | ICR_LEVEL_ASSERT);
 	}

@@ -143,6 +143,7 @@ isr_hv_timer:
 /*
  * The idle wake-up (hv/pcpu.c idle_wait): a root-mode core with nothing
  * to run sleeps in HLT until its own TSC deadline; the handler only EOIs.
+ * The posted-interrupt notification taken in root mode too (arch/x86/trap.h).
  */
 	.globl isr_idle_wake
 isr_idle_wake:

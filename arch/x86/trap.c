@@ -167,6 +167,8 @@ void trap_init(void)
 	idt[18].ist = IST_MACHINE_CHECK;
 	set_gate(TRAP_HV_TIMER_VECTOR, (uint64_t)isr_hv_timer, 0);
 	set_gate(TRAP_IDLE_WAKE_VECTOR, (uint64_t)isr_idle_wake, 0);
+	/* a notification that finds its core in root mode: hv takes the PIR before entry */
+	set_gate(TRAP_POSTED_VECTOR, (uint64_t)isr_idle_wake, 0);
 	set_gate(TRAP_SPURIOUS_VECTOR, (uint64_t)isr_apic_spurious, 0);
 	trap_init_cpu(0);
 }

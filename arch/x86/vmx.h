@@ -65,6 +65,11 @@ struct vmx_controls {
 	 * and the guest's EOI costs no exit. Off where any of them is missing.
 	 */
 	bool has_apicv;
+	/*
+	 * Posted interrupts (SDM Vol. 3C 29.6) on top of it, where the CPU
+	 * has them; used only with Tempo's `posted=on` (hv/core/posted.h).
+	 */
+	bool has_posted;
 };
 
 extern struct vmx_controls vmx_ctl;
@@ -101,11 +106,12 @@ void vmx_load(struct vcpu_arch *a);
  * interrupt exits, acknowledged, for hv to deliver; CR8 exits too; with
  * @vapic_pa (a virtual-APIC page, only where vmx_ctl.has_apicv) hv posts
  * the vectors there and the CPU delivers them and retires their EOIs, the
- * x2APIC EOI MSR virtualized when @x2apic. Either way @msr_bitmap_pa is the
- * MSR bitmap.
+ * x2APIC EOI MSR virtualized when @x2apic; with @pi_desc_pa too (only where
+ * vmx_ctl.has_posted) posted interrupts on @pi_vector into that
+ * descriptor. Either way @msr_bitmap_pa is the MSR bitmap.
  */
 void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa, uint64_t vapic_pa,
-			     bool x2apic);
+			     bool x2apic, uint64_t pi_desc_pa, uint8_t pi_vector);
 
 /*
  * Enter @a (VMLAUNCH the first time, VMRESUME after). Never returns: exits

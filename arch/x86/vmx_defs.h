@@ -9,6 +9,7 @@
 
 /* 16-bit fields */
 #define VMCS_VPID			0x0000
+#define VMCS_POSTED_INTR_NV		0x0002	/* the notification vector */
 #define VMCS_GUEST_ES_SEL		0x0800
 #define VMCS_GUEST_CS_SEL		0x0802
 #define VMCS_GUEST_SS_SEL		0x0804
@@ -35,6 +36,7 @@
 #define VMCS_ENTRY_MSR_LOAD_ADDR	0x200a
 #define VMCS_TSC_OFFSET			0x2010
 #define VMCS_VIRTUAL_APIC_ADDR		0x2012
+#define VMCS_POSTED_INTR_DESC		0x2016	/* the descriptor, 64-byte aligned */
 #define VMCS_EOI_EXIT_BITMAP0		0x201c	/* 0x201c, 0x201e, 0x2020, 0x2022 */
 #define VMCS_EPT_POINTER		0x201a
 #define VMCS_GUEST_PHYS_ADDR		0x2400
@@ -140,6 +142,7 @@
 #define PIN_NMI_EXITING			(1u << 3)
 #define PIN_VIRTUAL_NMIS		(1u << 5)
 #define PIN_PREEMPTION_TIMER		(1u << 6)
+#define PIN_POSTED_INTR			(1u << 7)
 
 /* Primary processor-based controls */
 #define PROC_INTR_WINDOW_EXITING	(1u << 2)

@@ -22,7 +22,8 @@
  *   period_us=N (client: one request per period, a control loop's pace; 0: back to back)
  *   rtt=N (round trips)  vector=0x40  wait=hlt|busy  ms=N (flood)
  *   addr=0x... (nonpeer: the address to read)  exec=1 (flood: then call into
- *   the channel, which is never executable)
+ *   the channel, which is never executable)  mode_probe=1 (first ask for
+ *   direct mode and print the answer and the mode it then has)
  */
 #include "guests/common/bootinfo.h"
 #include "guests/common/console.h"
@@ -89,7 +90,7 @@ static struct chan_shm *shm;
 static enum role role;
 static uint32_t count = 100000, rtt = 1000, vector = 0x40, flood_ms = 20, peer;
 static uint32_t sessions = 1, wait_s = 300, period_us;
-static bool wait_hlt = true, exec_test, via_pci;
+static bool wait_hlt = true, exec_test, via_pci, mode_probe;
 static volatile uint32_t *bar0;		/* via=pci: the function's registers */
 static uint64_t addr, tsc_per_ms;
 
@@ -206,6 +207,7 @@ static void parse_options(void)
 	if (cmdline_value(boot.cmdline, "wait", value, sizeof(value)))
 		wait_hlt = strcmp(value, "busy") != 0;
 	exec_test = opt_u32("exec", 0, 1, 0);
+	mode_probe = opt_u32("mode_probe", 0, 1, 0);
 	sessions = opt_u32("sessions", 1, 100, sessions);
 	wait_s = opt_u32("wait_s", 1, 100000, wait_s);
 	period_us = opt_u32("period_us", 0, 1000000, period_us);
@@ -576,6 +578,12 @@ void guest_main(uint32_t magic, uint32_t info)
 	tsc_per_ms = tempo.tsc_khz ? tempo.tsc_khz : 1000000;
 	if (tempo_hypercall(TEMPO_HC_PARTITION_INFO, (uint32_t)&pinfo, 0, 0))
 		guest_panic("partition info");
+	if (mode_probe) {
+		int32_t r = tempo_hypercall(TEMPO_HC_TIMER_MODE_SET, 0 /* direct */, 0, 0);
+
+		con_printf("CHANTEST_MODE role=%s asked=direct ret=%d mode=%d\n", role_names[role], r,
+			   tempo_hypercall(TEMPO_HC_TIMER_MODE_GET, 0, 0, 0));
+	}
 	if (role == ROLE_NONPEER) {
 		run_nonpeer();
 		goto done;

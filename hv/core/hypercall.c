@@ -96,6 +96,8 @@ void hypercall_decode(const struct hc_regs *r, const struct hc_context *c,
 			ret_error(d, TEMPO_HC_EINVAL);
 		else if (!timer_modes[a0].may_share_core && c->shared_core)
 			ret_error(d, TEMPO_HC_EINVAL);	/* direct mode needs a dedicated core */
+		else if (timer_modes[a0].owns_lapic && c->posted)
+			ret_error(d, TEMPO_HC_EINVAL);	/* never leaves posted interrupts (posted.h) */
 		else {
 			d->action = HC_ACT_TIMER_MODE_SET;
 			d->mode = (uint32_t)a0;

@@ -49,6 +49,7 @@ struct hc_context {
 	bool shared_core;	/* the vCPU runs on a [schedule] core */
 	uint32_t vcpu_count;	/* the partition's vCPUs */
 	uint32_t channel_count;	/* channels that list the partition */
+	bool posted;		/* the vCPU takes posted interrupts (hv/core/posted.h) */
 };
 
 struct hc_decision {

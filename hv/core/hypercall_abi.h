@@ -43,7 +43,9 @@ enum tempo_hypercall {
 	TEMPO_HC_SHUTDOWN = 2,
 	/*
 	 * RDI = timer mode for the calling vCPU (0 direct, 1 inject, 2 emulated,
-	 * 3 pv-lazy; direct is refused on a shared core).
+	 * 3 pv-lazy; direct is refused on a shared core, and with
+	 * TEMPO_HC_EINVAL for a vCPU that takes posted interrupts: Tempo's
+	 * posted=on, a partition configured in another mode).
 	 * Refused with TEMPO_HC_EBUSY while an interrupt is in service. The
 	 * armed deadline carries over.
 	 */

@@ -184,6 +184,29 @@ static void test_timer_mode(void **state)
 		     TEMPO_HC_EINVAL);
 	assert_int_equal(decode(TEMPO_HC_TIMER_MODE_SET, TIMER_EMULATED, 0, true, 0, TIMER_INJECT,
 				true).action, HC_ACT_TIMER_MODE_SET);
+	/*
+	 * A vCPU that takes posted interrupts never enters a mode that owns
+	 * the LAPIC (hv/core/posted.h: a late notification would reach its
+	 * IDT); the other modes stay open to it
+	 */
+	{
+		struct hc_regs r = { .rax = TEMPO_HC_TIMER_MODE_SET, .rdx = hc_rdx,
+				     .long_mode = true };
+		struct hc_context c = { .mem_size = MEM, .timer_mode = TIMER_INJECT,
+					.vcpu_count = 2, .posted = true };
+
+		for (uint32_t m = TIMER_DIRECT; m <= TIMER_PV_LAZY; m++) {
+			r.rdi = m;
+			hypercall_decode(&r, &c, &d);
+			if (timer_modes[m].owns_lapic) {
+				assert_int_equal(d.action, HC_ACT_RETURN);
+				assert_int_equal(d.ret, TEMPO_HC_EINVAL);
+			} else {
+				assert_int_equal(d.action, HC_ACT_TIMER_MODE_SET);
+				assert_int_equal(d.mode, m);
+			}
+		}
+	}
 	assert_int_equal(dec(TEMPO_HC_TIMER_MODE_GET, 99, 99).action, HC_ACT_TIMER_MODE_GET);
 	assert_int_equal(dec(TEMPO_HC_STATS, 99, 99).action, HC_ACT_STATS);
 }
