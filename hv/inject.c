@@ -99,8 +99,12 @@ static void raise_physical(struct vcpu *v, uint8_t vector)
  * RVI falls to the next) and by EOI virtualization (SVI falls), and with
  * no self-IPI virtualization and no posted interrupts nothing adds to
  * VIRR, so an unchanged RVI:SVI means an unchanged VIRR and VISR. With
- * posted interrupts (v->pi_on) the CPU ORs the PIR into VIRR, any word,
- * and raises RVI only if the vector is higher: all of VIRR is read back.
+ * posted interrupts (v->pi_on) none of that holds: the CPU ORs the PIR
+ * into VIRR, any word, raises RVI only if the vector is higher, and a guest
+ * that nests its handlers can then end a run with the same RVI:SVI and
+ * another VISR (an EOI lowers SVI, a posted vector delivered in between
+ * sets a VISR bit below it, a higher one raises SVI back). So with them
+ * every IRR and ISR word is read back.
  */
 void apicv_sync_out(struct vcpu *v)
 {
@@ -136,8 +140,12 @@ void apicv_sync_in(struct vcpu *v)
 	uint32_t lo, hi;
 
 	if (v->pi_on) {
-		for (uint32_t i = 0; i < 8; i++)
+		for (uint32_t i = 0; i < 8; i++) {
 			l->irr[i] = pg[VAPIC_IRR + 4 * i];
+			l->isr[i] = pg[VAPIC_ISR + 4 * i];
+		}
+		v->apicv_status = status;
+		return;
 	}
 	if (status == old)
 		return;

@@ -507,7 +507,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	/*
 	 * posted=on: posted interrupts where the CPU has them (opt-in: Bochs
 	 * 2.7 has none, so the CPU's half is untested on hardware;
-	 * docs/xapic.md). posted=soft, for tests on a CPU without them: hv's
+	 * docs/timer-modes.md). posted=soft, for tests on a CPU without them: hv's
 	 * half alone (descriptors, notifications, taking the PIR before
 	 * entry), each notification an external-interrupt exit.
 	 */

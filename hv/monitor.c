@@ -129,7 +129,7 @@ static int cmd_mode(struct partition *p, uint32_t vcpu, uint32_t mode, char *err
 	if (!timer_modes[mode].may_share_core && v->pcpu->shared)
 		return fmt_fail(&(struct fmt_err){ err, len }, NULL, 0, "mode: %s needs a dedicated core; CPU %u is shared",
 				timer_mode_name((enum timer_mode)mode), v->pcpu->index);
-	if (timer_modes[mode].owns_lapic && __atomic_load_n(&v->pi_on, __ATOMIC_ACQUIRE))
+	if (timer_modes[mode].owns_lapic && vcpu_takes_posted(v))
 		return fmt_fail(&(struct fmt_err){ err, len }, NULL, 0,
 				"mode: vCPU %u of '%s' takes posted interrupts (posted=on); %s is "
 				"refused to it", vcpu, p->cfg->name,

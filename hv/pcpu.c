@@ -106,8 +106,9 @@ void vcpu_enter(struct vcpu *v)
 {
 	v->pcpu->exit_vcpu = NULL;
 	/*
-	 * posted while it was out, and the notification perhaps taken in root
-	 * mode (an idle HLT): ON stays set and no other would come
+	 * posted while it was out, the notification perhaps taken in a
+	 * root-mode STI window (vcpu_leave's): ON stays set and no other
+	 * notification would come
 	 */
 	if (v->pi_on && pi_pending(&v->pi))
 		hv_deliver_virtual(v);

@@ -89,11 +89,18 @@ void timer_program_lvt(struct vcpu *v)
  */
 static volatile bool hv_timer_vector_seen;
 
-/* The physical APIC holds nothing in service and nothing pending but @vector. */
-static bool apic_holds_only(uint8_t vector)
+/*
+ * The physical APIC holds nothing in service and nothing pending but
+ * @vector, and with @posted the posted-interrupt notification (taken in
+ * the STI window by an EOI alone; the PIR stays for deliver_virtual).
+ */
+static bool apic_holds_only(uint8_t vector, bool posted)
 {
 	for (uint32_t i = 0; i < 8; i++) {
 		uint64_t mine = i == vector / 32u ? 1ull << (vector % 32) : 0;
+
+		if (posted && i == TRAP_POSTED_VECTOR / 32u)
+			mine |= 1ull << (TRAP_POSTED_VECTOR % 32);
 
 		if (rdmsr(X2APIC_ISR0 + i) || (rdmsr(X2APIC_IRR0 + i) & ~mine))
 			return false;
@@ -130,7 +137,7 @@ void timer_save_hw(struct vcpu *v)
 	vcpu_trace(v, TRACE_SAVE, d, before);
 	if (!timer_mode(t->mode)->injects_fired)
 		return;
-	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR)))
+	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR, v->pi_on)))
 		return;
 	hv_timer_vector_seen = false;
 	asm volatile("sti; nop; nop; cli" ::: "memory");
@@ -189,6 +196,25 @@ void vcpu_timer_arm(struct vcpu *v)
 }
 
 /*
+ * Whether @v takes posted interrupts whenever its mode has virtual-interrupt
+ * delivery (hv/core/posted.h pi_usable): fixed for its partition's life.
+ * The descriptor must also pass the VM-entry checks with the controls
+ * vmx_set_interrupt_model will set (64-byte aligned, below MAXPHYADDR); one
+ * that does not leaves this vCPU on the interrupt path.
+ */
+bool vcpu_takes_posted(const struct vcpu *v)
+{
+	if (!pi_usable(posted_enabled, v->vapic != NULL, v->pcpu->shared,
+		       timer_mode(v->part->cfg->timer)->owns_lapic))
+		return false;
+	return posted_soft ||
+	       pi_controls_ok(vmx_ctl.pin | PIN_EXTINT_EXITING | PIN_POSTED_INTR,
+			      vmx_ctl.exit | EXIT_ACK_INTR_ON_EXIT,
+			      vmx_ctl.proc2 | PROC2_VIRT_INTR_DELIVERY, TRAP_POSTED_VECTOR,
+			      (uint64_t)(uintptr_t)&v->pi, platform.maxphyaddr);
+}
+
+/*
  * A guest that owns the LAPIC (direct) takes its interrupts in its IDT with
  * no exit; otherwise every physical interrupt exits, acknowledged, and is
  * delivered through the virtual LAPIC, and CR8 (the TPR) is virtual too.
@@ -205,9 +231,7 @@ void vcpu_timer_apply_mode(struct vcpu *v)
 	 */
 	v->apicv = virtual_intr && v->vapic;
 	/* set before senders may see the VMCS's: a post now is taken before entry */
-	__atomic_store_n(&v->pi_on, pi_usable(posted_enabled, v->apicv, v->pcpu->shared,
-					      timer_mode(v->part->cfg->timer)->owns_lapic),
-			 __ATOMIC_SEQ_CST);
+	__atomic_store_n(&v->pi_on, vcpu_takes_posted(v) && v->apicv, __ATOMIC_SEQ_CST);
 	vmx_set_interrupt_model(virtual_intr,
 				!x2apic ? msr_bitmaps_no_x2apic[v->vt.mode] :
 				v->apicv ? msr_bitmaps_apicv[v->vt.mode] : msr_bitmaps[v->vt.mode],

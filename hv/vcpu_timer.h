@@ -27,6 +27,10 @@ extern uint64_t host_tick_slack_tsc;
 extern bool posted_enabled;
 /* posted=soft: no posted-interrupt processing in the VMCS; notifications exit */
 extern bool posted_soft;
+
+struct vcpu;
+/* @v takes posted interrupts in the modes with virtual-interrupt delivery (fixed) */
+bool vcpu_takes_posted(const struct vcpu *v);
 extern uint64_t host_tick_margin_tsc;
 
 /* Boot: one MSR bitmap per timer mode. */

@@ -54,6 +54,11 @@ static void vcpu_apic_reset_live(struct vcpu *v)
 	}
 	for (uint32_t i = 0; i < ARRAY_SIZE(v->ipi_pending); i++)
 		__atomic_store_n(&v->ipi_pending[i], 0, __ATOMIC_RELEASE);
+	if (v->pi_on) {		/* and what was posted for the old state */
+		uint32_t dropped[8] = { 0 };
+
+		pi_take(&v->pi, dropped);
+	}
 	vcpu_apic_reset(v);
 	timer_program_lvt(v);
 }
@@ -247,10 +252,10 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 		 * Posted (hv/core/posted.h): the vector waits in the target's
 		 * descriptor and one notification, if none is on its way yet,
 		 * makes its core take it with no exit; in root mode the
-		 * target's next entry takes it (deliver_virtual). Its self-IPI
-		 * too: the notification is pending when it enters.
+		 * target's next entry takes it (deliver_virtual): a vCPU's
+		 * self-IPI needs no notification, its exit's tail takes it.
 		 */
-		if (pi_post(&t->pi, vector))
+		if (pi_post(&t->pi, vector) && t != from)
 			x2apic_send(t->apic_id, ICR_DELIVERY_FIXED | TRAP_POSTED_VECTOR |
 						ICR_LEVEL_ASSERT);
 	} else {

@@ -89,7 +89,7 @@ enum tempo_hypercall {
 };
 
 #define TEMPO_CHANNEL_VECTOR_MIN	0x20u
-#define TEMPO_CHANNEL_VECTOR_MAX	0xecu	/* 0xed-0xef are Tempo's own */
+#define TEMPO_CHANNEL_VECTOR_MAX	0xecu	/* 0xed-0xef are Tempo's own (0xec too, but bindable) */
 #define TEMPO_CHANNEL_ALL_PEERS		0xffffffffu
 #define TEMPO_CHANNEL_MAX_PEERS		8
 #define TEMPO_CHANNEL_RW		1u	/* tempo_channel_info.access */

@@ -52,7 +52,8 @@ int pi_take(struct pi_desc *d, uint32_t irr[8])
 	for (uint32_t i = 0; i < 8; i++) {
 		uint32_t bits;
 
-		if (!__atomic_load_n(&d->pir[i], __ATOMIC_RELAXED))
+		/* SEQ_CST: not read ahead of ON's clearing (a post between them notifies) */
+		if (!__atomic_load_n(&d->pir[i], __ATOMIC_SEQ_CST))
 			continue;
 		bits = __atomic_exchange_n(&d->pir[i], 0, __ATOMIC_SEQ_CST);
 		irr[i] |= bits;

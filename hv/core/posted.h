@@ -12,7 +12,7 @@
  *
  * Opt-in (Tempo's command line `posted=on`) and never run here: Bochs 2.7
  * has no posted interrupts, so this logic is unit-tested only and untested
- * on hardware (docs/xapic.md). Pure: no hardware access.
+ * on hardware (docs/timer-modes.md). Pure: no hardware access.
  */
 #ifndef TEMPO_HV_CORE_POSTED_H
 #define TEMPO_HV_CORE_POSTED_H
