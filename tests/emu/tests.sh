@@ -491,10 +491,13 @@ test_bochs_high_mem() {
 # the other 126 MiB, which hello reads and writes through PAE paging (zeros,
 # then its pattern, no alias of the low RAM); its write 16 MiB past that
 # end stops it (ept_violation at that gpa); the timer guest beside it runs
-# clean. About 5 minutes: Bochs zeroes 4 GiB one instruction per 8 bytes.
+# clean. About 5 minutes: Bochs zeroes 4 GiB one instruction per 8 bytes,
+# in its 2 GiB of host memory and a swap file beyond it (351-506 s in the
+# background lane on a quiet machine, 17.8 x 10^9 ticks; at 900 s it timed
+# out once with other work on the cores, so it has 1,500).
 test_bochs_large_mem() {
 	bochs "$1" --cpus 3 --mem 10240 --iso "$TEST_ISO_DIR/high-mem-large.iso" --expect ok \
-		--timeout 900 || return 1
+		--timeout 1500 || return 1
 	need "$1" "^Partition 'bad': 1 vCPU \(CPUs 1\), 4200 MiB at 0x1[0-9a-f]{8}, " \
 		"4200 MiB carved above 4 GiB" &&
 		need "$1" '^\[bad\] hello: himem range 0x100000000-0x107dfffff \(126 MiB\) ok$' \
