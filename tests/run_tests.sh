@@ -295,7 +295,7 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 	lane_models=() tail_models=()
 	if [ "${full_matrix:-${FULL_MATRIX:-1}}" = 1 ] && [ "$what" = all ] && emu_ready; then
 		for t in $EMU_TESTS; do
-			[[ $t == bochs_* ]] || continue
+			[[ $t == bochs_* ]] && [[ " $EMU_PINNED " != *" $t "* ]] || continue
 			lane_models+=("$t@corei7_skylake_x")
 			tail_models+=("$t@tigerlake")
 		done
