@@ -147,7 +147,9 @@ fi
 
 if [ "$what" = all ] || [ "$what" = unit ]; then
 	echo "== host unit tests (cmocka, ASan+UBSan)"
-	make -s -C tests/unit run BUILD="$(readlink -f "$BUILD")" > "$logdir/unit.log" 2>&1
+	# built on both cores, run in turn (one log, in order)
+	make -s -j2 -C tests/unit all BUILD="$(readlink -f "$BUILD")" > "$logdir/unit.log" 2>&1
+	make -s -C tests/unit run BUILD="$(readlink -f "$BUILD")" >> "$logdir/unit.log" 2>&1
 	unit_rc=$?
 	ok=$(grep -c '^\[       OK \]' "$logdir/unit.log")
 	bad=$(grep -E '^\[  FAILED  \] [A-Za-z_]' "$logdir/unit.log" | grep -vc 'test(s)')
@@ -162,20 +164,33 @@ if [ "$what" = all ] || [ "$what" = fuzz ]; then
 	secs=${FUZZ_SECONDS:-10}
 	echo "== fuzz targets (${secs}s each, ASan+UBSan)"
 	fb=$(readlink -f "$BUILD")
-	if ! make -s -C tests/fuzz all regress BUILD="$fb" > "$logdir/fuzz-build.log" 2>&1; then
+	if ! { make -s -j2 -C tests/fuzz all BUILD="$fb" &&
+		make -s -C tests/fuzz regress BUILD="$fb"; } > "$logdir/fuzz-build.log" 2>&1; then
 		fail fuzz-build "fuzz build or regression replay failed (see $logdir/fuzz-build.log)"
 		tail -n 20 "$logdir/fuzz-build.log"
 	else
-		for t in $(make -s -C tests/fuzz list); do
-			if make -s -C tests/fuzz run FUZZ_TARGETS="$t" FUZZ_SECONDS="$secs" \
-				BUILD="$fb" > "$logdir/fuzz-$t.log" 2>&1; then
-				execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
-					"$logdir/fuzz-$t.log")
-				pass "fuzz_$t (${execs:-?} execs)"
-			else
-				fail "fuzz_$t" "finding (see $logdir/fuzz-$t.log)"
-				tail -n 20 "$logdir/fuzz-$t.log"
-			fi
+		# two targets at a time (these machines have 2 cores), reported in order
+		fuzz_one() {
+			make -s -C tests/fuzz run FUZZ_TARGETS="$1" FUZZ_SECONDS="$secs" \
+				BUILD="$fb" > "$logdir/fuzz-$1.log" 2>&1
+			echo $? > "$logdir/fuzz-$1.rc"
+		}
+		targets=($(make -s -C tests/fuzz list))
+		for ((i = 0; i < ${#targets[@]}; i += 2)); do
+			pair=("${targets[@]:i:2}")
+			[ ${#pair[@]} -eq 2 ] && fuzz_one "${pair[1]}" &
+			fuzz_one "${pair[0]}"
+			wait
+			for t in "${pair[@]}"; do
+				if [ "$(cat "$logdir/fuzz-$t.rc" 2>/dev/null)" = 0 ]; then
+					execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
+						"$logdir/fuzz-$t.log")
+					pass "fuzz_$t (${execs:-?} execs)"
+				else
+					fail "fuzz_$t" "finding (see $logdir/fuzz-$t.log)"
+					tail -n 20 "$logdir/fuzz-$t.log"
+				fi
+			done
 		done
 	fi
 fi
