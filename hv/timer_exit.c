@@ -84,6 +84,37 @@ static bool tick_placed(const struct vcpu *v)
 }
 
 /*
+ * Did the guest's timer fire in this exit, before its deadline was read, and
+ * will the guest take it at the entry? Its vector then waits in the physical
+ * IRR (IF=0 in root mode) and the MSR is 0 (hardware) or the fired value
+ * (Bochs). If the guest could take it (IF=1, its class above the processor
+ * priority: the physical APIC's, which is the guest's in direct mode) it
+ * came in this exit, else it would have been taken before; host_timer_defer
+ * then lets the guest go first. A guest that could not take it keeps the
+ * tick: it would not take its interrupt sooner anyway, and a guest sitting
+ * with its vector blocked does not make every tick an exit longer. Read
+ * only when the deadline is not ahead: up to two RDMSRs and one VMREAD.
+ */
+static bool tick_guest_fired(const struct vcpu *v, uint64_t now, uint64_t deadline)
+{
+	uint8_t vec;
+
+	if (deadline > now)
+		return false;
+	vec = vtimer_vector(&v->vt);
+	return vec >= 16 && x2apic_irr_test(vec) &&
+	       (vec >> 4) > (((uint32_t)rdmsr(X2APIC_PPR) >> 4) & 0xf) &&
+	       (vmread(VMCS_GUEST_RFLAGS) & (1u << 9));
+}
+
+/* A placed tick's exit: let the guest's deadline (read at @now) come first? */
+static bool tick_defer(struct vcpu *v, uint64_t now, uint64_t deadline)
+{
+	return host_timer_defer(&v->pcpu->ht, now, deadline, tick_guest_fired(v, now, deadline),
+				tick_margin(v));
+}
+
+/*
  * At the end of a host-tick exit: is the timer's vector (the guest's LVT
  * vector if it owns the LAPIC, the hypervisor's in inject mode) pending in
  * the physical IRR (x2APIC IRR at 0x820 + vector / 32, SDM Vol. 3A
@@ -113,7 +144,7 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 		deadline = v->tick_deadline_valid ? v->tick_deadline :
 						    rdmsr(MSR_IA32_TSC_DEADLINE);
 		v->tick_deadline_valid = false;
-		if (host_timer_defer(h, now, deadline, tick_margin(v))) {
+		if (tick_defer(v, now, deadline)) {
 			v->tick_exit = true;	/* this exit may delay the guest too */
 			v->tick_defer_exits++;
 			return EXIT_RESUME;
@@ -152,7 +183,7 @@ static enum exit_action tick_defer_fast(struct vcpu *v)
 		return EXIT_SLOW;
 	v->tick_deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
 	v->tick_deadline_valid = true;
-	if (!host_timer_defer(h, now, v->tick_deadline, tick_margin(v)))
+	if (!tick_defer(v, now, v->tick_deadline))
 		return EXIT_SLOW;
 	v->tick_deadline_valid = false;
 	v->tick_defer_exits++;

@@ -151,6 +151,13 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  */
 #define TICK_DEFER_WINDOW(m)	(2 * (m))
 #define TICK_BEFORE(m)		(3 * (m))
+/*
+ * A placed tick keeps that window and a margin of its slack free, so that
+ * the deferral at its exit (target <= deadline + margin <= now + 3 margins)
+ * still fits: at the slack's end a deadline the guest armed since would meet
+ * the whole tick.
+ */
+#define TICK_DEFER_ROOM(m)	(TICK_DEFER_WINDOW(m) + (m))
 
 static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
 			    uint64_t deadline, uint64_t margin_tsc)
@@ -190,12 +197,13 @@ uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack
 
 void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc)
 {
-	uint64_t off;
+	uint64_t off, slack;
 
 	if (!h->period_tsc || h->next_tick == TIMER_NO_EVENT)
 		return;
-	off = host_tick_offset(h->last_grid, h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1),
-			       deadline, margin_tsc);
+	slack = MIN(h->slack_tsc, h->period_tsc - 1);
+	slack = slack > TICK_DEFER_ROOM(margin_tsc) ? slack - TICK_DEFER_ROOM(margin_tsc) : 0;
+	off = host_tick_offset(h->last_grid, h->next_tick, slack, deadline, margin_tsc);
 	h->fire_tick = h->next_tick + off;
 	if (off > h->offset_max)
 		h->offset_max = off;
@@ -207,16 +215,20 @@ void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_t
  * handler, so each period is a little longer) or is random lands near the
  * tick anyway. Its deadline, read at the tick's own exit, says so for sure.
  */
-bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
+bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline, bool fired,
 		      uint64_t margin_tsc)
 {
 	uint64_t target, limit;
 
 	if (!h->slack_tsc || !h->period_tsc || h->next_tick == TIMER_NO_EVENT ||
-	    h->deferred_this || now < h->fire_tick || deadline <= now ||
-	    deadline - now > TICK_DEFER_WINDOW(margin_tsc))
+	    h->deferred_this || now < h->fire_tick)
 		return false;
-	target = add_sat(deadline, margin_tsc);
+	if (deadline > now && deadline - now <= TICK_DEFER_WINDOW(margin_tsc))
+		target = add_sat(deadline, margin_tsc);
+	else if (fired)		/* it came in this exit's first instructions */
+		target = add_sat(now, margin_tsc);
+	else
+		return false;
 	limit = add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1));
 	if (target > limit || target == TIMER_NO_EVENT)
 		return false;

@@ -122,10 +122,14 @@ void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_t
  * now + 2 * margin, so it would fire during the tick's exit) and deadline +
  * margin is still within the slack of the grid time, move this tick to
  * deadline + margin and return true: the caller re-enters at once (a short
- * exit) and the guest takes its interrupt in non-root mode. At most once per
+ * exit) and the guest takes its interrupt in non-root mode. @fired: the
+ * guest's timer already fired during this exit, before the deadline was read
+ * (its vector waits in the physical IRR; the MSR reads 0 on hardware, the
+ * fired value in Bochs): move the tick to now + margin instead, so the guest
+ * waits for this short exit rather than for a whole tick. At most once per
  * tick, so a tick costs at most one extra exit.
  */
-bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline,
+bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline, bool fired,
 		      uint64_t margin_tsc);
 
 /* ---- one vCPU's view of its timer ---- */

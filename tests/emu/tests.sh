@@ -693,9 +693,11 @@ test_bochs_console_input() {
 	# p99 undisturbed; the max too, unless a tick deferral met one of rt's
 	# deadlines (issue 14: where the first deferral falls against rt's
 	# phase depends on the code's length: 0 at 8b1698b, 105 ticks with one
-	# deferral after it), which costs at most that short exit
+	# deferral after it), which costs at most that short exit: about 350
+	# instructions in Bochs from the exit to the entry, when the deadline
+	# fired at the exit's first instruction (tick_guest_fired)
 	[ "$(kv "$line" lat_p99_ticks)" -le 10 ] && { [ "$(kv "$line" lat_max_ticks)" -le 10 ] ||
-		{ [ "$(window "$1" tick_defer_exits)" -gt 0 ] && [ "$(kv "$line" lat_max_ticks)" -le 250 ]; }; } ||
+		{ [ "$(window "$1" tick_defer_exits)" -gt 0 ] && [ "$(kv "$line" lat_max_ticks)" -le 400 ]; }; } ||
 		{ echo "rt disturbed by the console: $line"; return 1; }
 	echo "console script: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers checked; rt max $(kv "$line" lat_max_ticks) ticks, $(window "$1" tick_defer_exits) tick deferrals"
 }

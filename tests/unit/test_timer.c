@@ -329,27 +329,48 @@ static void test_tick_place_and_defer(void **state)
 	assert_int_equal(h.fire_tick, 3000);
 
 	/* at the tick's exit the guest is about to fire: move past it, once */
-	assert_false(host_timer_defer(&h, 2999, 3005, 10));	/* not due yet */
-	assert_true(host_timer_defer(&h, 3000, 3005, 10));
+	assert_false(host_timer_defer(&h, 2999, 3005, false, 10));	/* not due yet */
+	assert_true(host_timer_defer(&h, 3000, 3005, false, 10));
 	assert_int_equal(h.fire_tick, 3015);
 	assert_false(host_timer_run(&h, 3001));
-	assert_false(host_timer_defer(&h, 3015, 3020, 10));	/* once per tick */
+	assert_false(host_timer_defer(&h, 3015, 3020, false, 10));	/* once per tick */
 	assert_true(host_timer_run(&h, 3015));
 	assert_int_equal(h.deferred, 1);
 	/* far off (past two margins), already past, or beyond the slack: no deferral */
-	assert_false(host_timer_defer(&h, 4000, 4021, 10));
-	assert_false(host_timer_defer(&h, 4000, 4000, 10));
-	assert_false(host_timer_defer(&h, 4000, 3990, 10));
-	assert_false(host_timer_defer(&h, 4245, 4250, 10));
-	assert_true(host_timer_defer(&h, 4220, 4240, 10));
+	assert_false(host_timer_defer(&h, 4000, 4021, false, 10));
+	assert_false(host_timer_defer(&h, 4000, 4000, false, 10));
+	assert_false(host_timer_defer(&h, 4000, 3990, false, 10));
+	assert_false(host_timer_defer(&h, 4245, 4250, false, 10));
+	assert_true(host_timer_defer(&h, 4220, 4240, false, 10));
 	assert_int_equal(h.fire_tick, 4250);
+	assert_true(host_timer_run(&h, 4250));
+	/*
+	 * The guest's timer fired in the exit's first instructions (its vector
+	 * waits in the IRR; the MSR reads 0 or the past value): it goes first,
+	 * the tick a margin later, within the slack, once per tick.
+	 */
+	assert_true(host_timer_defer(&h, 5003, 0, true, 10));
+	assert_int_equal(h.fire_tick, 5013);
+	assert_false(host_timer_defer(&h, 5013, 0, true, 10));
+	assert_true(host_timer_run(&h, 5013));
+	assert_true(host_timer_defer(&h, 6000, 5998, true, 10));
+	assert_int_equal(h.fire_tick, 6010);
+	assert_true(host_timer_run(&h, 6010));
+	/* an armed deadline in the window still wins over the fired one */
+	assert_true(host_timer_defer(&h, 7000, 7015, true, 10));
+	assert_int_equal(h.fire_tick, 7025);
+	assert_true(host_timer_run(&h, 7025));
+	/* not past the slack (4000 + 250 here), fired or not */
+	h.fire_tick = 8245;
+	assert_false(host_timer_defer(&h, 8245, 0, true, 10));
+	assert_true(host_timer_run(&h, 8245));
 
 	/* slack 0: always on the grid */
 	host_timer_init(&h, 0, 1000, 0);
 	assert_true(host_timer_run(&h, 1000));
 	host_timer_place(&h, 2000, 10);
 	assert_int_equal(h.fire_tick, 2000);
-	assert_false(host_timer_defer(&h, 2000, 2005, 10));
+	assert_false(host_timer_defer(&h, 2000, 2005, false, 10));
 	/* a slack at or above the period is cut below it: never a missed tick */
 	h.slack_tsc = 5000;
 	host_timer_place(&h, 2995, 10);
@@ -358,13 +379,19 @@ static void test_tick_place_and_defer(void **state)
 
 /*
  * A direct guest against the placed ticks: deadlines from @next_interval,
- * each armed @rearm ticks after the previous one fired (its handler); a tick's
- * exit costs @tick_cost, a deferral's @defer_cost. A hit is a guest deadline
- * inside an exit (it waits for the VM entry). Returns the hits; checks the
- * grid, the lateness bound and that no tick is missed.
+ * each armed @rearm ticks after the previous one's handler ran; a tick's exit
+ * reads the guest's deadline @prologue ticks after it began (the exit path
+ * up to the RDMSR), then costs @tick_cost more, a deferral @defer_cost more.
+ * A hit is a guest deadline inside an exit: it waits for the VM entry, and
+ * its handler runs at the exit's end. Returns the hits and the worst delay
+ * one of them saw; checks the grid, the lateness bound and that no tick is
+ * missed. @fired_seen false: the exit ignores a fire in its prologue (the
+ * rule before it was read from the IRR).
  */
 struct tick_guest {
-	uint64_t period, slack, margin, tick_cost, defer_cost, rearm;
+	uint64_t period, slack, margin, tick_cost, defer_cost, rearm, prologue;
+	bool hw_msr;		/* the MSR reads 0 once fired (hardware), else the fired value (Bochs) */
+	bool fired_unseen;
 	uint64_t (*next_interval)(uint64_t *rng);
 };
 
@@ -388,40 +415,51 @@ static uint64_t interval_random(uint64_t *rng)
 	return 5000 + *rng % 10001;
 }
 
-static uint64_t run_tick_guest(const struct tick_guest *g, uint64_t ticks, uint64_t start_phase)
+static uint64_t run_tick_guest(const struct tick_guest *g, uint64_t ticks, uint64_t start_phase,
+			       uint64_t *worst)
 {
 	struct host_timer h;
 	uint64_t rng = 88172645463325252ull, hits = 0, n = 0;
-	uint64_t fired = start_phase, armed, t;
+	uint64_t handled = start_phase, armed = start_phase, t, now, end, msr;
+	bool fired, deferred;
 
 	host_timer_init(&h, 0, g->period, 0);
 	h.slack_tsc = g->slack;
-	armed = fired;
+	*worst = 0;
 	while (n < ticks) {
 		t = host_timer_next(&h);
-		/* the guest's deadlines up to the exit: each fires, then re-arms */
+		/* the guest's deadlines before the exit: each handled at its time, then re-armed */
 		while (armed < t) {
-			fired = armed;
-			armed = fired + g->rearm + g->next_interval(&rng);
+			handled = armed;
+			armed = handled + g->rearm + g->next_interval(&rng);
 		}
-		/* in Bochs the MSR keeps a fired deadline until the handler re-arms */
-		uint64_t msr = t < fired + g->rearm ? fired : armed;
-
-		if (host_timer_defer(&h, t, msr, g->margin)) {
-			if (armed <= t + g->defer_cost)
-				hits++;
-			continue;
-		}
-		assert_true(host_timer_run(&h, t));
-		n++;
-		if (armed <= t + g->tick_cost)
+		now = t + g->prologue;
+		fired = armed <= now;	/* in the exit's first instructions: in the IRR */
+		if (fired)
+			msr = g->hw_msr ? 0 : armed;
+		else if (t < handled + g->rearm)	/* its handler has not re-armed yet */
+			msr = g->hw_msr ? 0 : handled;
+		else
+			msr = armed;
+		deferred = host_timer_defer(&h, now, msr, fired && !g->fired_unseen, g->margin);
+		end = now + (deferred ? g->defer_cost : g->tick_cost);
+		if (armed <= end) {
 			hits++;
+			if (end - armed > *worst)
+				*worst = end - armed;
+			handled = end;
+			armed = handled + g->rearm + g->next_interval(&rng);
+		}
+		if (deferred)
+			continue;
+		assert_true(host_timer_run(&h, now));
+		n++;
 		host_timer_place(&h, msr, g->margin);
 		assert_int_equal(h.next_tick, (n + 1) * g->period);
 		assert_true(h.fire_tick - h.next_tick <= g->slack);
 	}
 	assert_int_equal(h.ticks_missed, 0);
-	assert_true(h.late_max_ticks <= g->slack);
+	assert_true(h.late_max_ticks <= g->slack + g->prologue);
 	return hits;
 }
 
@@ -431,24 +469,41 @@ static void test_tick_guest_feels_nothing(void **state)
 		.period = 50000, .slack = 12500, .margin = 500, .tick_cost = 300,
 		.defer_cost = 150, .rearm = 200, .next_interval = interval_tick,
 	};
-	uint64_t hits;
+	uint64_t hits, worst, worst_before;
 
 	(void)state;
 	/* a guest period equal to the tick's, at every phase: no hit after the first tick */
 	for (uint64_t phase = 0; phase < 50000; phase += 997)
-		assert_true(run_tick_guest(&g, 300, phase) <= 1);
+		assert_true(run_tick_guest(&g, 300, phase, &worst) <= 1);
 	/* one fifth of it, re-armed from the handler (so a little longer) */
 	g.next_interval = interval_fifth;
 	for (uint64_t phase = 0; phase < 10000; phase += 331)
-		assert_true(run_tick_guest(&g, 300, phase) <= 1);
-	/* random intervals: only a fire inside the short deferral exit can hit */
+		assert_true(run_tick_guest(&g, 300, phase, &worst) <= 1);
+	/*
+	 * Random intervals: a deadline the guest armed after the tick was placed
+	 * can still fall in the tick's exit before the deadline is read, or in
+	 * the short deferral. Either way it waits for no more than that short
+	 * exit, never for a whole tick, with the MSR read 0 or not.
+	 */
 	g.next_interval = interval_random;
-	hits = run_tick_guest(&g, 2000, 0);
-	assert_true(hits <= 2000 * g.defer_cost * 2 / 10000);
+	g.prologue = 80;
+	for (int hw = 0; hw <= 1; hw++) {
+		g.hw_msr = hw;
+		hits = run_tick_guest(&g, 2000, 0, &worst);
+		assert_true(hits > 0);
+		assert_true(hits <= 2000 * (g.prologue + g.defer_cost) * 2 / 10000);
+		assert_true(worst <= g.prologue + g.defer_cost);
+	}
+	/* before: a fire in the prologue found the deadline past and waited for the tick */
+	g.fired_unseen = true;
+	run_tick_guest(&g, 2000, 0, &worst_before);
+	assert_true(worst_before > g.prologue + g.defer_cost);
+	g.fired_unseen = false;
 	/* the same guests with the ticks on the grid: they feel them */
 	g.slack = 0;
+	g.prologue = 0;
 	g.next_interval = interval_fifth;
-	assert_true(run_tick_guest(&g, 300, 9900) > 10);
+	assert_true(run_tick_guest(&g, 300, 9900, &worst) > 10);
 }
 
 static void test_host_missed(void **state)
