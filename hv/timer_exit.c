@@ -87,24 +87,30 @@ static bool tick_placed(const struct vcpu *v)
  * Did the guest's timer fire in this exit, before its deadline was read, and
  * will the guest take it at the entry? Its vector then waits in the physical
  * IRR (IF=0 in root mode) and the MSR is 0 (hardware) or the fired value
- * (Bochs). If the guest could take it (IF=1, its class above the processor
- * priority: the physical APIC's, which is the guest's in direct mode) it
- * came in this exit, else it would have been taken before; host_timer_defer
- * then lets the guest go first. A guest that could not take it keeps the
- * tick: it would not take its interrupt sooner anyway, and a guest sitting
- * with its vector blocked does not make every tick an exit longer. Read
- * only when the deadline is not ahead: up to two RDMSRs and one VMREAD.
+ * (Bochs). If the guest could take it now (IF=1, no STI or MOV-SS shadow,
+ * its class above the processor priority: the physical APIC's, which is the
+ * guest's in direct mode) it came in this exit, or at the instruction
+ * boundary the exit took (the preemption timer's exit comes before an
+ * external interrupt there, SDM Vol. 3C 26.2); host_timer_defer then lets
+ * the guest go first. A guest that could not take it keeps the tick: it
+ * would not take its interrupt sooner anyway, and a guest sitting with its
+ * vector blocked does not make every tick an exit longer. Read only when
+ * the deadline is not ahead and the tick may still move: one RDMSR of the
+ * IRR, then one of the PPR and two VMREADs.
  */
+#define INTERRUPTIBILITY_STI_MOVSS	3u	/* SDM Vol. 3C 25.4.2, bits 0 and 1 */
+
 static bool tick_guest_fired(const struct vcpu *v, uint64_t now, uint64_t deadline)
 {
 	uint8_t vec;
 
-	if (deadline > now)
+	if (deadline > now || v->pcpu->ht.deferred_this || !timer_mode(v->vt.mode)->owns_lapic)
 		return false;
 	vec = vtimer_vector(&v->vt);
 	return vec >= 16 && x2apic_irr_test(vec) &&
 	       (vec >> 4) > (((uint32_t)rdmsr(X2APIC_PPR) >> 4) & 0xf) &&
-	       (vmread(VMCS_GUEST_RFLAGS) & (1u << 9));
+	       (vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
+	       !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & INTERRUPTIBILITY_STI_MOVSS);
 }
 
 /* A placed tick's exit: let the guest's deadline (read at @now) come first? */

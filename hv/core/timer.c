@@ -152,10 +152,13 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 #define TICK_DEFER_WINDOW(m)	(2 * (m))
 #define TICK_BEFORE(m)		(3 * (m))
 /*
- * A placed tick keeps that window and a margin of its slack free, so that
- * the deferral at its exit (target <= deadline + margin <= now + 3 margins)
- * still fits: at the slack's end a deadline the guest armed since would meet
- * the whole tick.
+ * A placed tick keeps that window and a margin of its slack free for the
+ * deferral at its exit: a fired deadline moves it to now + margin, an armed
+ * one to at most now + 3 margins, where now is the placed time plus the
+ * exit's delay and prologue. So a fired deadline's deferral fits while that
+ * delay is under two margins, and an armed one whenever the deadline is
+ * under a margin ahead, the case where it would meet the tick's exit; at
+ * the slack's very end, with no room, either would meet the whole tick.
  */
 #define TICK_DEFER_ROOM(m)	(TICK_DEFER_WINDOW(m) + (m))
 

@@ -719,12 +719,12 @@ static void host_run_placed(struct sim *s, uint64_t now)
 	uint64_t ticks = s->host.ticks, msr = s->msr_deadline;
 	uint8_t vec = s->vt.mode == TIMER_DIRECT ? s->gv : HV_VECTOR;
 	/*
-	 * fired in this exit, and the guest can take it: in the IRR, IF=1, and
-	 * (direct) above the guest's priority (tick_guest_fired)
+	 * direct: fired in this exit, and the guest can take it: in the IRR,
+	 * IF=1, above the guest's priority (tick_guest_fired)
 	 */
-	bool fired = msr <= now && (s->papic.irr[vec / 32] & (1u << (vec % 32))) && s->g_if &&
-		     (s->vt.mode != TIMER_DIRECT ||
-		      (!s->g_in_service && (s->gv >> 4) > (s->g_tpr >> 4)));
+	bool fired = s->vt.mode == TIMER_DIRECT && msr <= now &&
+		     (s->papic.irr[vec / 32] & (1u << (vec % 32))) && s->g_if &&
+		     !s->g_in_service && (s->gv >> 4) > (s->g_tpr >> 4);
 
 	if (placed && now >= s->host.fire_tick &&
 	    host_timer_defer(&s->host, now, msr, fired, s->p->margin)) {
