@@ -174,6 +174,8 @@ enum exit_action exit_interrupt_window(struct vcpu *v, struct exit_ctx *x);
 enum exit_action exit_hlt(struct vcpu *v, struct exit_ctx *x);
 /* At the end of a host-tick exit: did the guest's timer fire meanwhile? */
 void count_tick_hit(struct vcpu *v);
+/* Issue 14: a placed tick's exit that only steps aside, before the generic work (true: re-enter). */
+bool tick_defer_early(struct vcpu *v);
 
 /* hv/inject.c */
 void inject_exception(uint32_t vector, bool has_error, uint32_t error);

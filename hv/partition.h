@@ -95,7 +95,7 @@ struct vcpu {
 	uint64_t tick_hits;
 	uint64_t tick_defer_exits;	/* exit 52s that moved a tick past a guest deadline */
 	bool tick_exit;			/* this exit is a host tick (direct, inject) */
-	/* IA32_TSC_DEADLINE as tick_defer_fast read it at this exit */
+	/* IA32_TSC_DEADLINE as tick_defer_early read it at this exit */
 	bool tick_deadline_valid;
 	uint64_t tick_deadline;
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */

@@ -172,37 +172,48 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 }
 
 /*
- * Issue 14: a tick whose exit finds the guest's deadline about to fire moves
- * past it (host_timer_defer) and must re-enter before that deadline, so it
- * skips the generic path as the deadline's own fast exits do: a
- * preemption-timer exit never comes during event delivery (SDM Vol. 3C
- * 26.5.1: it is taken at an instruction boundary), and a kick is read by the
- * next full exit, at the latest the tick's own. Its one RDMSR is kept for
- * preemption_timer when the tick is not deferred.
+ * Issue 14: a tick whose exit finds the guest's deadline about to fire, or
+ * just fired, moves past it (host_timer_defer) and must re-enter at once: a
+ * random deadline of the guest that falls in this exit waits for all of it,
+ * so the exit's length is the guest's worst case and its chance of a hit.
+ * hv_exit_handler calls this first, before any of the generic work, on a
+ * dedicated core with nothing else to do (as exit_fast): a preemption-timer
+ * exit never comes during event delivery (SDM Vol. 3C 26.5.1: it is taken
+ * at an instruction boundary), and a kick is read by the next full exit, at
+ * the latest the tick's own. Its one RDMSR is kept for preemption_timer
+ * when the tick is not deferred. Returns true if the vCPU is to re-enter.
  */
-static enum exit_action tick_defer_fast(struct vcpu *v)
+bool tick_defer_early(struct vcpu *v)
 {
-	struct host_timer *h = &v->pcpu->ht;
-	uint64_t now = rdtsc();
+	struct pcpu *c = v->pcpu;
+	uint64_t now;
 
-	if (now < h->fire_tick)
-		return EXIT_SLOW;
+	if (!tick_placed(v) || c->console || c->shared || v->apicv ||
+	    __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
+		return false;
+	now = rdtsc();
+	if (now < c->ht.fire_tick)
+		return false;
 	v->tick_deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
 	v->tick_deadline_valid = true;
 	if (!tick_defer(v, now, v->tick_deadline))
-		return EXIT_SLOW;
+		return false;
 	v->tick_deadline_valid = false;
 	v->tick_defer_exits++;
+	v->exits_total++;
+	v->exits[EXIT_REASON_PREEMPTION_TIMER]++;
 	count_tick_hit(v);
-	return EXIT_RESUME;
+	vcpu_timer_arm(v);
+	return true;
 }
 
 /*
  * A fast row (the fast path of KVM's "tscdeadline fastpath" idea): the
  * software deadline's expiry on a dedicated core is finished without the
  * generic tail (no vectoring check: the exit never happens during event
- * delivery; kicks come as NMI exits, so the mailbox can wait), and so is a
- * placed tick that only moves past the guest's deadline.
+ * delivery; kicks come as NMI exits, so the mailbox can wait). A placed
+ * tick that only moves past the guest's deadline is finished earlier still,
+ * by tick_defer_early.
  */
 enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x)
 {
@@ -216,8 +227,7 @@ enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x)
 			v->fast_exits++;
 		return a;
 	}
-	if (tick_placed(v))
-		return tick_defer_fast(v);
+	/* a placed tick that could step aside did (tick_defer_early): this one is handled */
 	return EXIT_SLOW;
 }
 
