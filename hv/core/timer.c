@@ -167,6 +167,17 @@ static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t sla
 {
 	uint64_t target;
 
+	/*
+	 * Before the deadline, out of host_timer_defer's window and a margin
+	 * more: the tick's exit is over before the guest's timer fires, and
+	 * the guest's work after its interrupt (a wake-up, a control loop's
+	 * step: longer than a margin) runs undisturbed. Else just after it,
+	 * when the guest's handler has been entered and its next deadline is a
+	 * period of its own away.
+	 */
+	if (deadline >= add_sat(grid_next, TICK_BEFORE(margin_tsc)) &&
+	    deadline - TICK_BEFORE(margin_tsc) - grid_next <= slack_tsc)
+		return deadline - TICK_BEFORE(margin_tsc) - grid_next;
 	target = add_sat(deadline, margin_tsc);
 	if (target >= grid_next && target - grid_next <= slack_tsc)
 		return target - grid_next;

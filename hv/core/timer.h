@@ -94,7 +94,10 @@ bool host_timer_run(struct host_timer *h, uint64_t now);
  * for the VM entry). @deadline: the guest's armed TSC deadline read at the
  * tick handled at @grid_this (0: none; it may be in the past); @margin_tsc:
  * HOST_TICK_MARGIN_NS in TSC ticks. Returns 0 .. @slack_tsc:
- *  - deadline + margin within [grid_next, grid_next + slack]: the tick
+ *  - deadline - 3 margins within [grid_next, grid_next + slack]: the tick
+ *    comes three margins before that deadline, its exit over before the
+ *    guest's interrupt and the work the guest does after it;
+ *  - else deadline + margin within [grid_next, grid_next + slack]: the tick
  *    comes just after that deadline, when the guest's next one is a period
  *    of its own away;
  *  - else, phase lock: a guest whose period divides the tick period has a

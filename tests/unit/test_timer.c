@@ -280,13 +280,22 @@ static void test_tick_offset_rules(void **state)
 	/* off: no slack, no deadline */
 	assert_int_equal(host_tick_offset(g0, g1, 0, 2000, m), 0);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 0, m), 0);
-	/* a deadline at or just past the next grid time: just after it */
+	/*
+	 * a deadline three margins or more past the next grid time, within the
+	 * slack: three margins before it (the guest's work after its interrupt
+	 * is not disturbed)
+	 */
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2030, m), 0);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2100, m), 70);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2240, m), 210);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2280, m), 250);
+	/* at or just past the next grid time, too close for that: just after it */
 	assert_int_equal(host_tick_offset(g0, g1, slack, 2000, m), 10);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2029, m), 39);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1990, m), 0);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1995, m), 5);
-	assert_int_equal(host_tick_offset(g0, g1, slack, 2240, m), 250);
 	/* past the slack, and no phase within it: on the grid */
-	assert_int_equal(host_tick_offset(g0, g1, slack, 2241, m), 0);
+	assert_int_equal(host_tick_offset(g0, g1, slack, 2281, m), 0);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1500, m), 0);
 	/* phase lock: three margins before the deadline a tick period on (2100) */
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1100, m), 70);
@@ -301,9 +310,13 @@ static void test_tick_offset_rules(void **state)
 	/* no overflow near the TSC's end */
 	assert_int_equal(host_tick_offset(g0, g1, slack, UINT64_MAX, m), 0);
 	assert_int_equal(host_tick_offset(UINT64_MAX - 300, UINT64_MAX - 100, slack,
-					  UINT64_MAX - 50, m), 60);
+					  UINT64_MAX - 50, m), 20);
 	assert_int_equal(host_tick_offset(UINT64_MAX - 300, UINT64_MAX - 100, slack,
-					  UINT64_MAX - 5, m), 0);
+					  UINT64_MAX - 80, m), 30);
+	assert_int_equal(host_tick_offset(UINT64_MAX - 300, UINT64_MAX - 100, slack,
+					  UINT64_MAX - 5, m), 65);
+	assert_int_equal(host_tick_offset(UINT64_MAX - 300, UINT64_MAX - 100, slack,
+					  UINT64_MAX - 75, m), 35);
 	assert_int_equal(host_tick_offset(g0, TIMER_NO_EVENT, slack, 1100, m), 0);
 }
 
@@ -315,8 +328,8 @@ static void test_tick_place_and_defer(void **state)
 	host_timer_init(&h, 0, 1000, 0);
 	h.slack_tsc = 250;
 	assert_true(host_timer_run(&h, 1000));
-	host_timer_place(&h, 2100, 10);
-	/* the grid stays; only the exit moves */
+	host_timer_place(&h, 2140, 10);
+	/* the grid stays; only the exit moves (three margins before 2140) */
 	assert_int_equal(h.next_tick, 2000);
 	assert_int_equal(h.fire_tick, 2110);
 	assert_int_equal(host_timer_next(&h), 2110);
@@ -366,12 +379,15 @@ static void test_tick_place_and_defer(void **state)
 	assert_true(host_timer_run(&h, 8245));
 	/*
 	 * Placement keeps three margins of the slack free for that deferral:
-	 * just after a deadline up to 250 - 30 past the grid, else on it.
+	 * up to 250 - 30 past the grid, before a deadline or just after one,
+	 * else on the grid.
 	 */
-	host_timer_place(&h, 9210, 10);
+	host_timer_place(&h, 9250, 10);
 	assert_int_equal(h.fire_tick, 9220);
-	host_timer_place(&h, 9211, 10);
+	host_timer_place(&h, 9251, 10);
 	assert_int_equal(h.fire_tick, 9000);
+	host_timer_place(&h, 9010, 10);
+	assert_int_equal(h.fire_tick, 9020);
 
 	/* slack 0: always on the grid */
 	host_timer_init(&h, 0, 1000, 0);
@@ -512,6 +528,65 @@ static void test_tick_guest_feels_nothing(void **state)
 	g.prologue = 0;
 	g.next_interval = interval_fifth;
 	assert_true(run_tick_guest(&g, 300, 9900, &worst) > 10);
+}
+
+/*
+ * A periodic guest (deadlines at phase + k * @gperiod: cyclictest's at 1 ms
+ * is the tick's period, a 2 ms control loop twice it), re-armed at its
+ * interrupt, that works for @work ticks after each deadline (Linux's
+ * wake-up path: about 3,500 Bochs instructions). Returns how many of @ticks
+ * host-tick exits (after the first two) began inside that work.
+ */
+static uint64_t run_work_guest(uint64_t gperiod, uint64_t phase, uint64_t work, uint64_t ticks)
+{
+	const uint64_t period = 50000, margin = 500;
+	struct host_timer h;
+	uint64_t n = 0, in_work = 0, t, last, next;
+
+	host_timer_init(&h, 0, period, 0);
+	h.slack_tsc = 12500;
+	while (n < ticks) {
+		t = host_timer_next(&h);
+		/* the deadline that fired last (or none yet) and the armed one */
+		last = t >= phase ? phase + (t - phase) / gperiod * gperiod : UINT64_MAX;
+		next = t >= phase ? last + gperiod : phase;
+		if (host_timer_defer(&h, t, next, false, margin))
+			continue;
+		assert_true(host_timer_run(&h, t));
+		if (n++ >= 2 && last != UINT64_MAX && t - last < work)
+			in_work++;
+		host_timer_place(&h, next, margin);
+	}
+	return in_work;
+}
+
+/*
+ * Issue 14, Linux in direct mode: a tick placed just after the guest's
+ * deadline lands in what the guest does after its interrupt, a wake-up that
+ * lasts many margins. Placed three margins before the deadline instead
+ * (before it, or before the one a tick period on: phase lock), it is over
+ * before the interrupt, wherever the deadline falls from three margins
+ * after a grid time to the slack's end (placement keeps three margins of
+ * the slack free): no tick in the work at those phases.
+ */
+static void test_tick_spares_guest_work(void **state)
+{
+	(void)state;
+	for (uint64_t gperiod = 50000; gperiod <= 100000; gperiod += 50000) {
+		uint64_t phases = 0, hit_phases = 0;
+
+		for (uint64_t phase = 0; phase < gperiod; phase += 250) {
+			uint64_t hits = run_work_guest(gperiod, phase, 3500, 60);
+
+			phases++;
+			if (hits)
+				hit_phases++;
+			if (phase % 50000 >= 3 * 500 && phase % 50000 <= 12500)
+				assert_int_equal(hits, 0);
+		}
+		/* the rest: deadlines under three margins after the grid, and the grid's own */
+		assert_true(hit_phases * 50000 <= phases * (3 * 500 + 3500 + 500));
+	}
 }
 
 static void test_host_missed(void **state)
@@ -1522,6 +1597,7 @@ int main(void)
 		cmocka_unit_test(test_tick_offset_rules),
 		cmocka_unit_test(test_tick_place_and_defer),
 		cmocka_unit_test(test_tick_guest_feels_nothing),
+		cmocka_unit_test(test_tick_spares_guest_work),
 		cmocka_unit_test(test_host_missed),
 		cmocka_unit_test(test_host_no_drift),
 		cmocka_unit_test(test_host_tickless),
