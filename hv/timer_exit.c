@@ -186,7 +186,9 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 bool tick_defer_early(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
-	uint64_t now;
+	uint64_t now, deadline;
+	uint8_t vec;
+	bool fired;
 
 	if (!tick_placed(v) || c->console || c->shared || v->apicv ||
 	    __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
@@ -194,16 +196,27 @@ bool tick_defer_early(struct vcpu *v)
 	now = rdtsc();
 	if (now < c->ht.fire_tick)
 		return false;
-	v->tick_deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
-	v->tick_deadline_valid = true;
-	if (!tick_defer(v, now, v->tick_deadline))
+	deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
+	fired = tick_guest_fired(v, now, deadline);
+	if (!host_timer_defer(&c->ht, now, deadline, fired, tick_margin(v))) {
+		v->tick_deadline = deadline;
+		v->tick_deadline_valid = true;
 		return false;
-	v->tick_deadline_valid = false;
+	}
 	v->tick_defer_exits++;
 	v->exits_total++;
 	v->exits[EXIT_REASON_PREEMPTION_TIMER]++;
-	count_tick_hit(v);
-	vcpu_timer_arm(v);
+	/*
+	 * count_tick_hit's test, shorter: a fired vector waits for the entry;
+	 * one ahead may still fire before it. Direct mode (tick_placed): the
+	 * guest's vector.
+	 */
+	v->tick_exit = false;
+	vec = vtimer_vector(&v->vt);
+	if (fired || (vec >= 16 && x2apic_irr_test(vec)))
+		v->tick_hits++;
+	/* direct, dedicated (the gate above): only host events are due */
+	vcpu_timer_arm_host(v);
 	return true;
 }
 

@@ -152,6 +152,32 @@ void hv_timer_vector_handler(void)
 }
 
 /*
+ * The preemption timer for @due, read against @now; then, if @v was kicked
+ * since the mailbox was last read (after the VMWRITE: a kick NMI before it
+ * would have its 0 overwritten), 0: exit at once. A stop counts only for a
+ * vCPU whose partition is stopping (a shared core runs others too); an IPI
+ * for this core's vCPUs always.
+ */
+static inline void timer_arm_due(struct vcpu *v, uint64_t now, uint64_t due)
+{
+	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
+	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
+
+	if (__builtin_expect(mail != 0, 0) &&
+	    ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
+	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
+		vmx_set_preemption_timer(0);
+}
+
+/* The host's next event; the watchdog counts from the vCPU's latest exit: this one. */
+static inline uint64_t host_due(struct pcpu *c, uint64_t now)
+{
+	if (c->ht.watchdog_tsc)
+		c->ht.last_exit = now;
+	return host_timer_next(&c->ht);
+}
+
+/*
  * One VMWRITE per entry, from the absolute due time: a value saved at exit
  * would go stale by the time spent in root mode, and a guest that exits
  * often would never be preempted (DESIGN.md).
@@ -159,12 +185,7 @@ void hv_timer_vector_handler(void)
 void vcpu_timer_arm(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
-	uint64_t now = rdtsc(), due;
-
-	/* the watchdog counts from the vCPU's latest exit: this one */
-	if (c->ht.watchdog_tsc)
-		c->ht.last_exit = now;
-	due = host_timer_next(&c->ht);
+	uint64_t now = rdtsc(), due = host_due(c, now);
 
 	/*
 	 * The row itself, not timer_mode(): this runs on every entry, and the
@@ -180,19 +201,14 @@ void vcpu_timer_arm(struct vcpu *v)
 	}
 	if (c->shared && sched_window_end(&c->sched) < due)
 		due = sched_window_end(&c->sched);
-	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
-	/*
-	 * Kicked since the mailbox was last read (after the VMWRITE: a kick
-	 * NMI before it would have its 0 overwritten): exit at once. A stop
-	 * counts only for a vCPU whose partition is stopping (a shared core
-	 * runs others too); an IPI for this core's vCPUs always.
-	 */
-	uint32_t mail = __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE);
+	timer_arm_due(v, now, due);
+}
 
-	if (__builtin_expect(mail != 0, 0) &&
-	    ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
-	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
-		vmx_set_preemption_timer(0);
+void vcpu_timer_arm_host(struct vcpu *v)
+{
+	uint64_t now = rdtsc();
+
+	timer_arm_due(v, now, host_due(v->pcpu, now));
 }
 
 /*

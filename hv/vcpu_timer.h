@@ -47,6 +47,12 @@ void vcpu_timer_apply_mode(struct vcpu *v);
  * and, in a software-deadline mode, @v's deadline (every entry).
  */
 void vcpu_timer_arm(struct vcpu *v);
+/*
+ * vcpu_timer_arm where only host events are due: a dedicated core (no
+ * window end) whose mode owns the LAPIC timer and keeps no software deadline
+ * (direct). The tick's deferral exit re-arms with it.
+ */
+void vcpu_timer_arm_host(struct vcpu *v);
 
 /* Time vcpu_timer_arm once on @v (TIMER_COST). */
 void vcpu_timer_measure_rearm(struct vcpu *v);

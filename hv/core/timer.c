@@ -10,7 +10,6 @@
 
 #include "hv/lib/lib.h"
 
-#define LVT_VECTOR_MASK	0xffu
 #define LVT_MASKED	(1u << 16)	/* SDM Vol. 3A 11.5.1, figure 11-8 */
 #define LVT_TIMER_MODE	(3u << 17)	/* 00 one-shot, 01 periodic, 10 TSC-deadline */
 #define LVT_TSC_DEADLINE (2u << 17)
@@ -293,11 +292,6 @@ static bool vtimer_tsc_deadline_mode(const struct vtimer *t)
 bool vtimer_lvt_masked(const struct vtimer *t)
 {
 	return t->lvt & LVT_MASKED;
-}
-
-uint8_t vtimer_vector(const struct vtimer *t)
-{
-	return (uint8_t)(t->lvt & LVT_VECTOR_MASK);
 }
 
 /*

@@ -189,7 +189,13 @@ void vtimer_init(struct vtimer *t, enum timer_mode mode);
  */
 void vtimer_write_lvt(struct vtimer *t, uint32_t lvt);
 bool vtimer_lvt_masked(const struct vtimer *t);
-uint8_t vtimer_vector(const struct vtimer *t);
+#define LVT_VECTOR_MASK	0xffu
+
+/* Inline: the tick's deferral exit reads it (hv/timer_exit.c tick_defer_early). */
+static inline uint8_t vtimer_vector(const struct vtimer *t)
+{
+	return (uint8_t)(t->lvt & LVT_VECTOR_MASK);
+}
 
 /* Emulated mode: the trapped WRMSR to IA32_TSC_DEADLINE and its RDMSR. */
 void vtimer_write_deadline(struct vtimer *t, uint64_t value, uint64_t now);
