@@ -37,13 +37,35 @@ void vuart_init(struct vuart *u)
 	u->dll = 1;	/* 115200 baud */
 }
 
-bool vuart_put(struct vuart *u, const char *s, uint32_t n)
+/*
+ * The guest's side of the device (its port I/O, the console hypercall) runs
+ * on the core of whichever vCPU of the partition exited, several at once:
+ * one at a time, or two producers of the transmit ring could each store a
+ * head of their own, one behind the tail the drainer already took (helper
+ * review: the drainer then walked 4 GiB). Held for one register access or
+ * one copy of at most a page; the drainer and the receive FIFO's producer
+ * (the console core) stay lock-free against it.
+ */
+static void guest_lock(struct vuart *u)
+{
+	while (__atomic_exchange_n(&u->guest_lock, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&u->guest_lock, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void guest_unlock(struct vuart *u)
+{
+	__atomic_store_n(&u->guest_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* The transmit ring's one producer at a time: the guest lock is held. */
+static bool put_locked(struct vuart *u, const char *s, uint32_t n)
 {
 	uint32_t head = u->head;
 	uint32_t used = head - __atomic_load_n(&u->tail, __ATOMIC_ACQUIRE);
 
 	if (n > VUART_RING_SIZE - used) {
-		/* one producer (the vCPU's core): a plain sum, stored whole for the drainer */
+		/* under the guest lock: a plain sum, stored whole for the drainer */
 		__atomic_store_n(&u->dropped, u->dropped + n, __ATOMIC_RELAXED);
 		return false;
 	}
@@ -51,6 +73,16 @@ bool vuart_put(struct vuart *u, const char *s, uint32_t n)
 		u->ring[head & (VUART_RING_SIZE - 1)] = (uint8_t)s[i];
 	__atomic_store_n(&u->head, head, __ATOMIC_RELEASE);
 	return true;
+}
+
+bool vuart_put(struct vuart *u, const char *s, uint32_t n)
+{
+	bool ok;
+
+	guest_lock(u);
+	ok = put_locked(u, s, n);
+	guest_unlock(u);
+	return ok;
 }
 
 uint64_t vuart_dropped_since(struct vuart *u)
@@ -139,7 +171,7 @@ bool vuart_irq_pending(const struct vuart *u)
 	return (u->mcr & MCR_OUT2) && iir_id(u) != IIR_NO_INT;
 }
 
-void vuart_write(struct vuart *u, uint16_t port, uint8_t value)
+static void write_locked(struct vuart *u, uint16_t port, uint8_t value)
 {
 	bool dlab = u->lcr & LCR_DLAB;
 
@@ -154,7 +186,7 @@ void vuart_write(struct vuart *u, uint16_t port, uint8_t value)
 		} else {
 			char c = (char)value;
 
-			vuart_put(u, &c, 1);
+			put_locked(u, &c, 1);
 		}
 		/* sent at once: THR is empty again, which is an interrupt */
 		u->thre_pending = true;
@@ -195,7 +227,7 @@ void vuart_write(struct vuart *u, uint16_t port, uint8_t value)
 	}
 }
 
-uint8_t vuart_read(struct vuart *u, uint16_t port)
+static uint8_t read_locked(struct vuart *u, uint16_t port)
 {
 	bool dlab = u->lcr & LCR_DLAB;
 
@@ -231,12 +263,36 @@ uint8_t vuart_read(struct vuart *u, uint16_t port)
 	return 0xff;
 }
 
+void vuart_write(struct vuart *u, uint16_t port, uint8_t value)
+{
+	guest_lock(u);
+	write_locked(u, port, value);
+	guest_unlock(u);
+}
+
+uint8_t vuart_read(struct vuart *u, uint16_t port)
+{
+	uint8_t value;
+
+	guest_lock(u);
+	value = read_locked(u, port);
+	guest_unlock(u);
+	return value;
+}
+
 uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const char *line),
 		     void *ctx)
 {
 	uint32_t head = __atomic_load_n(&u->head, __ATOMIC_ACQUIRE);
 	uint32_t tail = u->tail, lines = 0;
 
+	/*
+	 * A head no producer could have stored (behind the tail, or more than
+	 * a ring ahead) is not walked: what lies between is not the guest's
+	 * output, and the walk would be up to 4 GiB long.
+	 */
+	if (head - tail > VUART_RING_SIZE)
+		tail = head;
 	while (tail != head) {
 		char c = (char)u->ring[tail & (VUART_RING_SIZE - 1)];
 

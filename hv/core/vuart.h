@@ -8,7 +8,7 @@
  *
  * Received bytes come from the physical COM1 through the console core
  * (vuart_rx_push) into a FIFO the guest empties by reading RBR. The FIFO has
- * one producer (the console core) and one consumer (the vCPU's core, in an
+ * one producer (the console core) and one consumer (a vCPU's core, in an
  * I/O exit), on different CPUs at once, so head and tail are handed over with
  * acquire/release like the transmit ring; a flood never blocks the producer,
  * it only drops and counts.
@@ -47,7 +47,9 @@
 struct vuart {
 	/* register file as the guest sees it */
 	uint8_t ier, lcr, mcr, scr, dll, dlm, fcr;
-	/* transmit ring: written by the vCPU's core, read by the draining core */
+	/* the guest's side (any vCPU of the partition) one at a time: vuart.c */
+	volatile uint32_t guest_lock;
+	/* transmit ring: written under guest_lock, read by the draining core */
 	volatile uint32_t head;	/* next byte to write (producer) */
 	volatile uint32_t tail;	/* next byte to read (consumer) */
 	volatile uint64_t dropped;	/* bytes lost because the ring was full (producer's) */

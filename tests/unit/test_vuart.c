@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
@@ -449,6 +450,103 @@ static void test_init_resets_rx(void **state)
 	assert_false(vuart_irq_pending(&u));
 }
 
+/*
+ * Two vCPUs of one partition write the console at once, each on its own
+ * core (the hypercall and the THR port both reach the ring). Before the
+ * guest lock each stored a head of its own, one behind the tail the
+ * drainer had already taken, and the next drain walked 4 GiB (review of
+ * stop 27). Here every line must come out whole, and each one queued
+ * exactly once, whatever the interleaving.
+ */
+#define RACE_LINES	10000
+
+struct producer {
+	struct vuart *u;
+	char letter;
+	uint32_t len;	/* with its '\n' */
+	unsigned queued;
+	int done;
+};
+
+static void *produce(void *arg)
+{
+	struct producer *p = arg;
+	char line[VUART_LINE_MAX];
+
+	memset(line, p->letter, p->len - 1);
+	line[p->len - 1] = '\n';
+	/* a full ring drops a line whole: write it again until it is queued */
+	while (p->queued < RACE_LINES)
+		p->queued += vuart_put(p->u, line, p->len);
+	__atomic_store_n(&p->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+struct tally {
+	unsigned a, b, bad;
+	unsigned bad_ring;
+};
+
+static void count_line(void *ctx, const char *line)
+{
+	struct tally *t = ctx;
+	size_t n = strlen(line);
+
+	if (n == 299 && strspn(line, "A") == n)
+		t->a++;
+	else if (n == 149 && strspn(line, "B") == n)
+		t->b++;
+	else
+		t->bad++;
+}
+
+static void test_two_vcpus_transmit(void **state)
+{
+	static struct vuart u;
+	struct producer pa = { &u, 'A', 300, 0, 0 }, pb = { &u, 'B', 150, 0, 0 };
+	struct tally t = { 0 };
+	pthread_t ta, tb;
+
+	(void)state;
+	vuart_init(&u);
+	assert_int_equal(pthread_create(&ta, NULL, produce, &pa), 0);
+	assert_int_equal(pthread_create(&tb, NULL, produce, &pb), 0);
+	while (!t.bad && !(__atomic_load_n(&pa.done, __ATOMIC_ACQUIRE) &&
+			   __atomic_load_n(&pb.done, __ATOMIC_ACQUIRE))) {
+		vuart_drain(&u, false, count_line, &t);
+		if (__atomic_load_n(&u.head, __ATOMIC_ACQUIRE) - u.tail > VUART_RING_SIZE)
+			t.bad_ring++;
+	}
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	vuart_drain(&u, true, count_line, &t);
+	assert_int_equal(t.bad, 0);
+	assert_int_equal(t.bad_ring, 0);
+	assert_int_equal(t.a, RACE_LINES);
+	assert_int_equal(t.b, RACE_LINES);
+}
+
+/* A head behind the tail (or a ring ahead of it) is skipped, never walked. */
+static void test_drain_bad_head(void **state)
+{
+	static struct vuart u;
+	struct lines l = { 0 };
+
+	(void)state;
+	vuart_init(&u);
+	out_str(&u, "abc\n");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 1);
+	u.head = 2;	/* behind the tail (4) */
+	assert_int_equal(vuart_drain(&u, true, collect, &l), 0);
+	assert_int_equal(u.tail, u.head);
+	u.head += VUART_RING_SIZE + 1;	/* more than a ring ahead */
+	assert_int_equal(vuart_drain(&u, true, collect, &l), 0);
+	assert_int_equal(u.tail, u.head);
+	out_str(&u, "ok\n");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 1);
+	assert_string_equal(l.text[1], "ok");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -467,6 +565,8 @@ int main(void)
 		cmocka_unit_test(test_loopback),
 		cmocka_unit_test(test_dlab_with_rx),
 		cmocka_unit_test(test_init_resets_rx),
+		cmocka_unit_test(test_two_vcpus_transmit),
+		cmocka_unit_test(test_drain_bad_head),
 	};
 
 	return cmocka_run_group_tests_name("vuart", tests, NULL, NULL);
