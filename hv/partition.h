@@ -248,6 +248,8 @@ struct pcpu {
 	volatile uint64_t nmis;
 	bool console;		/* drains the partitions' console buffers */
 	bool ran_guest;		/* its LAPIC has held a guest's state (idle_wait) */
+	/* this core took the inject vector in timer_save_hw's STI window (hv/vcpu_timer.c) */
+	volatile bool hv_timer_seen;
 	struct host_timer ht;	/* this core's own events, on the preemption timer */
 	/* a shared core: several vCPUs in a cyclic schedule ([schedule N]) */
 	bool shared;

@@ -85,9 +85,11 @@ void timer_program_lvt(struct vcpu *v)
  * out of the hardware by the read / write-0 / IRR protocol. In inject
  * mode a fire that raced the save may sit in the physical IRR: a short STI
  * window takes it (this core runs no direct-mode guest, so its APIC holds no
- * guest state) and credits it to this vCPU, not to the next one.
+ * guest state) and credits it to this vCPU, not to the next one. Per core
+ * (pcpu.hv_timer_seen): every core has the vector's gate and opens such
+ * windows, and one flag for all let a partition on one core add or take
+ * away a fire of another's (review of stop 27).
  */
-static volatile bool hv_timer_vector_seen;
 
 /*
  * The physical APIC holds nothing in service and nothing pending but
@@ -139,15 +141,15 @@ void timer_save_hw(struct vcpu *v)
 		return;
 	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR, v->pi_on)))
 		return;
-	hv_timer_vector_seen = false;
+	v->pcpu->hv_timer_seen = false;
 	asm volatile("sti; nop; nop; cli" ::: "memory");
-	if (hv_timer_vector_seen)
+	if (v->pcpu->hv_timer_seen)
 		vtimer_hw_fired(t);
 }
 
 void hv_timer_vector_handler(void)
 {
-	hv_timer_vector_seen = true;
+	this_pcpu()->hv_timer_seen = true;
 	wrmsr(X2APIC_EOI, 0);
 }
 
