@@ -387,10 +387,12 @@ static enum exit_action icr_send(struct vcpu *v, struct exit_ctx *x, uint64_t va
 	return icr_deliver(v, x, value, &r);
 }
 
-/* A denied destination stops the partition (x), not #GP. */
+/* A reserved bit is #GP; a denied destination stops the partition (x). */
 bool icr_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 {
 	(void)msr;
+	if (value & ICR_X2APIC_RESERVED)
+		return false;
 	v->icr_last = value & ~(1ull << 12);
 	icr_send(v, x, value);
 	return true;

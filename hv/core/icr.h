@@ -41,6 +41,15 @@ struct icr_route {
 };
 
 /*
+ * The x2APIC ICR's reserved bits (SDM Vol. 3A 11.12.9, figure 11-28): 13,
+ * 16-17 and 20-31. A WRMSR that sets one is #GP (11.12.1.3); the ICR is
+ * Tempo's to emulate, so the check is too (Bochs masks reserved x2APIC bits
+ * of the registers it emulates). Bit 12, the xAPIC's delivery status, is
+ * ignored, as KVM does.
+ */
+#define ICR_X2APIC_RESERVED	((0xfffull << 20) | (3ull << 16) | (1ull << 13))
+
+/*
  * @apic_ids: the partition's vCPUs' x2APIC ids (count @n <= 64); @self: the
  * index of the writing vCPU; @icr: the 64-bit value written.
  */

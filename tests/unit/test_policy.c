@@ -87,6 +87,29 @@ static void test_bitmap(void **state)
 
 static const uint32_t ids[3] = { 1, 2, 17 };
 
+/* What a guest may write to the x2APIC ICR, and what is #GP (SDM figure 11-28). */
+static void test_icr_x2apic_reserved(void **state)
+{
+	static const uint64_t good[] = {
+		0x40,				/* fixed */
+		(1u << 18) | 0x40,		/* self */
+		(3u << 18) | (1u << 14) | 0x40,	/* all but self, level asserted */
+		(5u << 8) | (1u << 14) | (1u << 15),	/* INIT assert, level-triggered */
+		(5u << 8) | (1u << 15),		/* INIT de-assert */
+		(6u << 8) | (1u << 14) | 0x9f,	/* SIPI */
+		(1u << 11) | (4u << 8),		/* logical, NMI */
+		(1u << 12) | 0x40,		/* delivery status: ignored */
+		0xffffffffull << 32 | 0x40,	/* any destination */
+	};
+	static const int reserved[] = { 13, 16, 17, 20, 24, 31 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_int_equal(good[i] & ICR_X2APIC_RESERVED, 0);
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		assert_true((0x40 | 1ull << reserved[i]) & ICR_X2APIC_RESERVED);
+}
+
 static void test_icr_physical(void **state)
 {
 	struct icr_route r;
@@ -192,6 +215,7 @@ int main(void)
 		cmocka_unit_test(test_table_sorted_disjoint),
 		cmocka_unit_test(test_rules),
 		cmocka_unit_test(test_bitmap),
+		cmocka_unit_test(test_icr_x2apic_reserved),
 		cmocka_unit_test(test_icr_physical),
 		cmocka_unit_test(test_icr_modes),
 		cmocka_unit_test(test_icr_shorthands_and_logical),
