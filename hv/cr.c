@@ -18,6 +18,8 @@
 #define CR4_CET		(1ull << 23)
 #define EFER_LME	(1ull << 8)
 #define EFER_LMA	(1ull << 10)
+#define SEG_AR_L	(1u << 13)	/* a code segment's L bit, in the VMCS access rights */
+#define TR_TYPE_BUSY16	3		/* a busy 16-bit TSS */
 
 enum pdpte_load { PDPTE_OK, PDPTE_RESERVED, PDPTE_NOT_RAM };
 
@@ -64,18 +66,22 @@ static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t v
 {
 	uint64_t old = vmread(VMCS_GUEST_CR0), efer = vmread(VMCS_GUEST_EFER);
 	uint32_t entry = (uint32_t)vmread(VMCS_ENTRY_CONTROLS);
+	bool ia32e_on = !(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME);
 
 	/*
 	 * The #GP cases of MOV to CR0 (SDM Vol. 2B MOV—Move to/from Control
 	 * Registers): bits 63:32 set, PG without PE, NW without CD, PG with
-	 * EFER.LME but no CR4.PAE, PG cleared in 64-bit code or with
-	 * CR4.PCIDE, WP cleared with CR4.CET. A value VM entry would refuse
-	 * (SDM 26.3.1.1) must never reach the VMCS.
+	 * EFER.LME but no CR4.PAE, or activating IA-32e mode with CS.L set or
+	 * TR a 16-bit TSS, PG cleared in 64-bit code or with CR4.PCIDE, WP
+	 * cleared with CR4.CET. A value VM entry would refuse (SDM 26.3.1.1;
+	 * in IA-32e mode CS.L with CS.D and a TR other than a busy 64-bit
+	 * TSS, 26.3.1.2) must never reach the VMCS.
 	 */
 	if ((value >> 32) || ((value & CR0_PG) && !(value & CR0_PE)) ||
 	    ((value & CR0_NW) && !(value & CR0_CD)) ||
-	    (!(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME) &&
-	     !(vmread(VMCS_GUEST_CR4) & CR4_PAE)) ||
+	    (ia32e_on && (!(vmread(VMCS_GUEST_CR4) & CR4_PAE) ||
+			  (vmread(VMCS_GUEST_CS_AR) & SEG_AR_L) ||
+			  (vmread(VMCS_GUEST_TR_AR) & 0xf) == TR_TYPE_BUSY16)) ||
 	    ((old & CR0_PG) && !(value & CR0_PG) &&
 	     (guest_64bit_code() || (vmread(VMCS_GUEST_CR4) & CR4_PCIDE))) ||
 	    (!(value & CR0_WP) && (vmread(VMCS_GUEST_CR4) & CR4_CET))) {
@@ -83,7 +89,7 @@ static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t v
 		return EXIT_RESUME;
 	}
 	/* The write exited, so the CPU did none of it: do what it would do. */
-	if (!(old & CR0_PG) && (value & CR0_PG) && (efer & EFER_LME)) {
+	if (ia32e_on) {
 		efer |= EFER_LMA;
 		entry |= ENTRY_IA32E_MODE_GUEST;
 	} else if ((old & CR0_PG) && !(value & CR0_PG) && (efer & EFER_LMA)) {
@@ -92,11 +98,14 @@ static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t v
 	}
 	/*
 	 * Loaded only by a MOV to CR0 that changes PG, CD or NW (SDM Vol. 3A
-	 * 4.4.1), not NE alone; the guest's CD and NW are in the shadow (the
-	 * VMCS keeps the cache on).
+	 * 4.4.1), not NE alone. The guest's CD and NW are in the shadow (the
+	 * VMCS keeps the cache on); its PG is the VMCS's, not the shadow's: PG
+	 * is not in the CR0 mask, so the guest turns paging off and on
+	 * without an exit, and the shadow keeps the PG of the last write that
+	 * exited.
 	 */
 	if ((value & CR0_PG) && !(efer & EFER_LMA) && (vmread(VMCS_GUEST_CR4) & CR4_PAE) &&
-	    ((value ^ v->arch.cr0_shadow) & (CR0_PG | CR0_CD | CR0_NW))) {
+	    (((value ^ old) & CR0_PG) || ((value ^ v->arch.cr0_shadow) & (CR0_CD | CR0_NW)))) {
 		switch (load_pdptes(v, vmread(VMCS_GUEST_CR3))) {
 		case PDPTE_NOT_RAM:
 			return exit_stop(x, "bad_pdpte", vmread(VMCS_GUEST_CR3),

@@ -1439,6 +1439,22 @@ static const char *a_lvt_timer_reserved(void)
 	return "accepted";
 }
 
+/*
+ * Reserved x2APIC ICR bits (13, 16-17, 20-31; SDM Vol. 3A figure 11-28) take
+ * #GP (11.12.1.3). Root mode emulates the ICR, so the check is its own: a
+ * self IPI with bit 20, then with bit 13. Neither may be sent.
+ */
+static const char *a_icr_reserved(void)
+{
+	uint32_t n = hostile_irq_count;
+	const char *r1 = try_wrmsr(0x830, (1u << 18) | (1u << 20) | IRQ_VECTOR);
+	const char *r2 = try_wrmsr(0x830, (1u << 18) | (1u << 13) | IRQ_VECTOR);
+
+	if (r1[0] != 'g' || r2[0] != 'g')
+		return wait_irq(n + 1, 5) ? "sent" : "accepted";
+	return wait_irq(n + 1, 5) ? "sent" : "gp";
+}
+
 /* NW without CD is #GP (MOV to CR0); here with NE cleared too, so the write exits. */
 static const char *a_cr0_nw_no_cd(void)
 {
@@ -1504,6 +1520,111 @@ static const char *a_pae_pdpte_reserved(void)
 	asm volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
 	asm volatile("mov %0, %%cr3" : : "r"(cr3) : "memory");
 	return r;
+}
+
+/*
+ * PAE PDPTEs are loaded by a MOV to CR0 that changes PG (SDM Vol. 3A 4.4.1),
+ * whether or not an earlier one exited. Paging on through a write that
+ * exits (CD, which Tempo shadows), then off by one that does not (PG is
+ * not in the CR0 mask), a reserved bit put in PDPTE 0, and on again by a
+ * write that exits for NE alone: PG changed, so the CPU would load the bad
+ * PDPTE and #GP. Tempo compared PG with its shadow, which still said on.
+ */
+static const char *a_pae_pdpte_pg_native(void)
+{
+	uint32_t cr0 = read_cr0() & ~CR0_PG, cr3, cr4, on = cr0 | CR0_PG | CR0_CD;
+	const char *r;
+
+	for (uint32_t i = 0; i < 512; i++)
+		pae_pd[i] = ((uint64_t)i << 21) | 0x83;
+	for (uint32_t i = 0; i < 4; i++)
+		pae_pdpt[i] = (uint32_t)pae_pd | 1;
+	asm volatile("mov %%cr3, %0" : "=r"(cr3));
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pae_pdpt) : "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | CR4_PAE) : "memory");
+	r = try_write_cr0(on);
+	if (r[0] != 'o' || !(read_cr0() & CR0_PG)) {
+		r = r[0] != 'o' ? "good_refused" : "not_paging";
+	} else {
+		/* CD and NE as the shadow has them: no exit, the CPU turns paging off */
+		asm volatile("mov %0, %%cr0" : : "r"(on & ~CR0_PG) : "memory");
+		pae_pdpt[0] |= 2;	/* R/W: reserved in a PAE PDPTE */
+		r = try_write_cr0(on ^ CR0_NE);
+		if (r[0] == 'o')
+			r = (read_cr0() & CR0_PG) ? "paging_on" : "ignored";
+		pae_pdpt[0] &= ~2ull;
+	}
+	try_write_cr0(cr0);
+	asm volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
+	asm volatile("mov %0, %%cr3" : : "r"(cr3) : "memory");
+	return r;
+}
+
+static uint64_t lm_gdt[64] __attribute__((aligned(8)));
+static uint8_t lm_tss16[104] __attribute__((aligned(16)));
+static uint64_t lm_pml4[512] __attribute__((aligned(4096)));
+
+/* Far return into @sel: CS from this GDT, the same code. */
+static void load_cs(uint32_t sel)
+{
+	asm volatile("pushl %0\n\tpushl $1f\n\tlret\n1:" : : "r"(sel) : "memory");
+}
+
+/*
+ * Activating IA-32e mode (MOV to CR0 setting PG with EFER.LME) is #GP when
+ * CS has its L bit set or TR holds a 16-bit TSS (SDM Vol. 2B, MOV to
+ * CR0). The write exits here (CD with it); completed, it would reach a VM
+ * entry that refuses both (SDM Vol. 3C 26.3.1.2). First from a code
+ * segment with L and D set (32-bit code outside IA-32e mode), then with a
+ * 16-bit TSS loaded. CR3 is a PML4 with nothing present: had the CPU gone
+ * into IA-32e mode, the next fetch would fault.
+ */
+static const char *a_ia32e_cs_l_tss16(void)
+{
+	struct __attribute__((packed)) { uint16_t limit; uint32_t base; } old, mine;
+	uint32_t cr0 = read_cr0() & ~CR0_PG, cr3, cr4, cs, n, tss = (uint32_t)lm_tss16;
+	uint64_t efer = efer_read() & ~EFER_LME;
+	const char *r1, *r2 = "not_run";
+
+	asm volatile("sgdt %0" : "=m"(old));
+	n = (old.limit + 1u) / 8;
+	if (n + 2 > sizeof(lm_gdt) / sizeof(lm_gdt[0]))
+		return "gdt_too_big";
+	for (uint32_t i = 0; i < n; i++)
+		lm_gdt[i] = ((const uint64_t *)old.base)[i];
+	lm_gdt[n] = 0x00ef9a000000ffffull;	/* code: L, D, G, present, base 0 */
+	lm_gdt[n + 1] = ((uint64_t)(tss & 0xff000000u) << 32) | ((uint64_t)0x8100 << 32) |
+			((uint64_t)((tss >> 16) & 0xff) << 32) | ((tss & 0xffffu) << 16) | 0x2b;
+	mine.limit = (uint16_t)((n + 2) * 8 - 1);
+	mine.base = (uint32_t)lm_gdt;
+	asm volatile("lgdt %0" : : "m"(mine) : "memory");
+	asm volatile("mov %%cs, %0" : "=r"(cs));
+	asm volatile("mov %%cr3, %0" : "=r"(cr3));
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)lm_pml4) : "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | CR4_PAE) : "memory");
+	if (try_wrmsr(EFER, efer | EFER_LME)[0] != 'o') {
+		r1 = "lme_refused";
+	} else {
+		load_cs(n * 8);
+		r1 = try_write_cr0(cr0 | CR0_PG | CR0_CD);
+		load_cs(cs);
+		if (r1[0] == 'g') {
+			asm volatile("ltr %w0" : : "r"((n + 1) * 8) : "memory");
+			r2 = try_write_cr0(cr0 | CR0_PG | CR0_CD);
+		}
+		try_write_cr0(cr0);
+		try_wrmsr(EFER, efer);
+	}
+	asm volatile("mov %0, %%cr4" : : "r"(cr4) : "memory");
+	asm volatile("mov %0, %%cr3" : : "r"(cr3) : "memory");
+	asm volatile("lgdt %0" : : "m"(old) : "memory");
+	if (r1[0] != 'g')
+		return r1[0] == 'o' ? "cs_l_accepted" : r1;
+	if (r2[0] != 'g')
+		return r2[0] == 'o' ? "tss16_accepted" : r2;
+	return "gp";
 }
 
 /*
@@ -2146,8 +2267,11 @@ static const struct attack attacks[] = {
 	{ "hc_storm", a_hc_storm },
 	{ "dr7_kept", a_dr7_kept },
 	{ "lvt_timer_reserved", a_lvt_timer_reserved },
+	{ "icr_reserved", a_icr_reserved },
 	{ "cr0_nw_no_cd", a_cr0_nw_no_cd },
 	{ "pae_pdpte_reserved", a_pae_pdpte_reserved },
+	{ "pae_pdpte_pg_native", a_pae_pdpte_pg_native },
+	{ "ia32e_cs_l_tss16", a_ia32e_cs_l_tss16 },
 	{ "tpr_mode_switch", a_tpr_mode_switch },
 	{ "ipi_hv_vectors", a_ipi_hv_vectors },
 	{ "hlt_single_step", a_hlt_single_step },
