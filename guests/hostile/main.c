@@ -1473,6 +1473,22 @@ static uint64_t pae_pdpt[4] __attribute__((aligned(32)));
 static uint64_t pae_pd[512] __attribute__((aligned(4096)));
 
 /*
+ * Four good PDPTEs (the low GiB mapped one to one in 2 MiB pages) in CR3
+ * and CR4.PAE set, paging still off; the old CR3 and CR4 for the caller.
+ */
+static void pae_tables_load(uint32_t *cr3, uint32_t *cr4)
+{
+	for (uint32_t i = 0; i < 512; i++)
+		pae_pd[i] = ((uint64_t)i << 21) | 0x83;		/* present, writable, 2 MiB */
+	for (uint32_t i = 0; i < 4; i++)
+		pae_pdpt[i] = (uint32_t)pae_pd | 1;
+	asm volatile("mov %%cr3, %0" : "=r"(*cr3));
+	asm volatile("mov %%cr4, %0" : "=r"(*cr4));
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pae_pdpt) : "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(*cr4 | CR4_PAE) : "memory");
+}
+
+/*
  * PAE paging switched on by a MOV to CR0 that exits (it sets CR0.CD too,
  * which Tempo shadows, so Tempo completes it): the CPU loads the four
  * PDPTEs, and one present with a reserved bit is #GP(0) (SDM Vol. 3A
@@ -1487,14 +1503,7 @@ static const char *a_pae_pdpte_reserved(void)
 	const char *r;
 	bool paging;
 
-	for (uint32_t i = 0; i < 512; i++)
-		pae_pd[i] = ((uint64_t)i << 21) | 0x83;		/* present, writable, 2 MiB */
-	for (uint32_t i = 0; i < 4; i++)
-		pae_pdpt[i] = (uint32_t)pae_pd | 1;
-	asm volatile("mov %%cr3, %0" : "=r"(cr3));
-	asm volatile("mov %%cr4, %0" : "=r"(cr4));
-	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pae_pdpt) : "memory");
-	asm volatile("mov %0, %%cr4" : : "r"(cr4 | CR4_PAE) : "memory");
+	pae_tables_load(&cr3, &cr4);
 	r = try_write_cr0(cr0 | CR0_PG | CR0_CD);
 	paging = read_cr0() & CR0_PG;
 	if (r[0] == 'o' && paging) {
@@ -1535,14 +1544,7 @@ static const char *a_pae_pdpte_pg_native(void)
 	uint32_t cr0 = read_cr0() & ~CR0_PG, cr3, cr4, on = cr0 | CR0_PG | CR0_CD;
 	const char *r;
 
-	for (uint32_t i = 0; i < 512; i++)
-		pae_pd[i] = ((uint64_t)i << 21) | 0x83;
-	for (uint32_t i = 0; i < 4; i++)
-		pae_pdpt[i] = (uint32_t)pae_pd | 1;
-	asm volatile("mov %%cr3, %0" : "=r"(cr3));
-	asm volatile("mov %%cr4, %0" : "=r"(cr4));
-	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pae_pdpt) : "memory");
-	asm volatile("mov %0, %%cr4" : : "r"(cr4 | CR4_PAE) : "memory");
+	pae_tables_load(&cr3, &cr4);
 	r = try_write_cr0(on);
 	if (r[0] != 'o' || !(read_cr0() & CR0_PG)) {
 		r = r[0] != 'o' ? "good_refused" : "not_paging";
