@@ -127,15 +127,17 @@ static bool tick_defer(struct vcpu *v, uint64_t now, uint64_t deadline)
  * 11.12.1.2)? Then the guest's timer fired while this exit ran (IF=0 in
  * root mode) and waits for the entry: a tick the guest felt.
  */
+static inline void tick_hit_test(struct vcpu *v, uint8_t vec, bool pending)
+{
+	v->tick_exit = false;
+	if (pending || (v->vt.in_hw && vec >= 16 && x2apic_irr_test(vec)))
+		v->tick_hits++;
+}
+
 void count_tick_hit(struct vcpu *v)
 {
-	uint8_t vec = timer_mode(v->vt.mode)->owns_lapic ? vtimer_vector(&v->vt) : HV_TIMER_VECTOR;
-
-	v->tick_exit = false;
-	if (!v->vt.in_hw || vec < 16)
-		return;
-	if (x2apic_irr_test(vec))
-		v->tick_hits++;
+	tick_hit_test(v, timer_mode(v->vt.mode)->owns_lapic ? vtimer_vector(&v->vt) : HV_TIMER_VECTOR,
+		      false);
 }
 
 /* Exit 52: compare the TSC with what is due (a clamped value fires early). */
@@ -187,7 +189,6 @@ bool tick_defer_early(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
 	uint64_t now, deadline;
-	uint8_t vec;
 	bool fired;
 
 	if (!tick_placed(v) || c->console || c->shared || v->apicv ||
@@ -207,14 +208,11 @@ bool tick_defer_early(struct vcpu *v)
 	v->exits_total++;
 	v->exits[EXIT_REASON_PREEMPTION_TIMER]++;
 	/*
-	 * count_tick_hit's test, shorter: a fired vector waits for the entry;
-	 * one ahead may still fire before it. Direct mode (tick_placed): the
-	 * guest's vector.
+	 * count_tick_hit without a second IRR read when the vector is known to
+	 * wait (fired); one ahead may still fire before the entry. Direct mode
+	 * (tick_placed): the guest's vector, in the hardware.
 	 */
-	v->tick_exit = false;
-	vec = vtimer_vector(&v->vt);
-	if (fired || (vec >= 16 && x2apic_irr_test(vec)))
-		v->tick_hits++;
+	tick_hit_test(v, vtimer_vector(&v->vt), fired);
 	/* direct, dedicated (the gate above): only host events are due */
 	vcpu_timer_arm_host(v);
 	return true;
