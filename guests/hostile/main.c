@@ -1591,14 +1591,16 @@ static const char *a_ia32e_cs_l_tss16(void)
 
 	asm volatile("sgdt %0" : "=m"(old));
 	n = (old.limit + 1u) / 8;
-	if (n + 2 > sizeof(lm_gdt) / sizeof(lm_gdt[0]))
+	if (n + 3 > sizeof(lm_gdt) / sizeof(lm_gdt[0]))
 		return "gdt_too_big";
 	for (uint32_t i = 0; i < n; i++)
 		lm_gdt[i] = ((const uint64_t *)old.base)[i];
 	lm_gdt[n] = 0x00ef9a000000ffffull;	/* code: L, D, G, present, base 0 */
 	lm_gdt[n + 1] = ((uint64_t)(tss & 0xff000000u) << 32) | ((uint64_t)0x8100 << 32) |
 			((uint64_t)((tss >> 16) & 0xff) << 32) | ((tss & 0xffffu) << 16) | 0x2b;
-	mine.limit = (uint16_t)((n + 2) * 8 - 1);
+	/* a 32-bit TSS (available, type 9) to leave in TR afterwards, as at reset */
+	lm_gdt[n + 2] = (lm_gdt[n + 1] & ~0xffffull) | ((uint64_t)0x0800 << 32) | 0x67;
+	mine.limit = (uint16_t)((n + 3) * 8 - 1);
 	mine.base = (uint32_t)lm_gdt;
 	asm volatile("lgdt %0" : : "m"(mine) : "memory");
 	asm volatile("mov %%cs, %0" : "=r"(cs));
@@ -1615,6 +1617,8 @@ static const char *a_ia32e_cs_l_tss16(void)
 		if (r1[0] == 'g') {
 			asm volatile("ltr %w0" : : "r"((n + 1) * 8) : "memory");
 			r2 = try_write_cr0(cr0 | CR0_PG | CR0_CD);
+			/* no 16-bit TSS left in TR for the attacks after this one */
+			asm volatile("ltr %w0" : : "r"((n + 2) * 8) : "memory");
 		}
 		try_write_cr0(cr0);
 		try_wrmsr(EFER, efer);
