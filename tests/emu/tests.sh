@@ -735,6 +735,15 @@ rtbench_line() {
 	serial "$1" | grep -E "^\\[$2\\] RTBENCH " | sed "s/^\\[$2\\] //"
 }
 
+# late_events OUT PARTITION MIN: how many of the partition's events rtbench's
+# log2 histogram puts at MIN ticks late or more (MIN a power of two)
+late_events() {
+	serial "$1" | awk -v p="[$2]" -v min="$3" '
+		$1 == p && $2 == "rtbench:" && $3 ~ /^[0-9]+\.\.[0-9]+$/ {
+			split($3, r, "\\.\\."); if (r[1] + 0 >= min) n += $4 }
+		END { print n + 0 }'
+}
+
 # rtbench_clean OUT EVENTS [PARTITION]: all events measured, none lost, early or doubled
 rtbench_clean() {
 	local line
@@ -963,15 +972,20 @@ test_bochs_shared() {
 		[ "$(kv "$with" $k)" = "$(kv "$alone" $k)" ] ||
 			{ echo "c's $k differs with neighbours: $with / alone: $alone"; return 1; }
 	done
-	# The p99 (the 1,485th of 1,500) sits near the share of c's events a
-	# host tick hits (random deadlines, ticks on the grid): a change of a few
-	# instructions on the direct exit path moves the ticks' phase and tips
-	# one run or the other over that edge (seen with 9ee0460, undone in
-	# 37974a0; again when the exit tail learnt NMIs and INITs: 4 beside the
-	# neighbours, 14 alone). No worse than alone by more than 10 ticks:
-	# a neighbour's interference would cost hundreds.
-	[ $(($(kv "$with" lat_p99_ticks) - $(kv "$alone" lat_p99_ticks))) -le 10 ] ||
-		{ echo "c's p99 is worse with neighbours: $with / alone: $alone"; return 1; }
+	# Late events (8 ticks or more) are those a host tick's exit meets:
+	# random deadlines, ticks on a 50,000-tick grid, an exit of about 400
+	# ticks, so about 0.8% of 1,500, 12 give or take 4, and which ones
+	# moves with the phase of c's start. The p99 (the 1,485th event) sits
+	# on that edge and flipped between 4 and 82 with a few instructions'
+	# change on the exit path (9ee0460, 37974a0, the NMI/INIT tail, and
+	# 2cb9810: 16 late beside the neighbours, 11 alone), so count the late
+	# events instead: no more than 15 over alone (3 standard deviations of
+	# the difference). A neighbour that reached c's core would cost
+	# hundreds of ticks on a share of the events, not a few.
+	local late_with late_alone
+	late_with=$(late_events "$1" c 8) late_alone=$(late_events "$solo" c 8)
+	[ "$late_with" -le $((late_alone + 15)) ] ||
+		{ echo "c has $late_with events 8+ ticks late with neighbours, $late_alone alone: $with / alone: $alone"; return 1; }
 	# the average within 4 ticks: c waits in HLT, and Bochs wakes a halted CPU
 	# at once when every CPU is halted (alone: idle cores sleep) but at its
 	# next time slice when another CPU runs (the shared core's guests)
