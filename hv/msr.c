@@ -102,6 +102,27 @@ static bool mtrr_def_type_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 }
 
 /*
+ * IA32_XSS exists where CPUID shows XSAVES (SDM Vol. 4), which is where VMX
+ * enables it. The physical one is 0 on every core (vmx_cpu_enable) and not
+ * the guest's to set: CPUID (0xD, 1) ECX:EDX offers no bit for it.
+ */
+static bool xss_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+{
+	(void)v;
+	(void)msr;
+	*value = 0;
+	return vmx_ctl.has_xsaves;
+}
+
+static bool xss_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	(void)v;
+	(void)x;
+	(void)msr;
+	return vmx_ctl.has_xsaves && !value;
+}
+
+/*
  * One entry per enum msr_handler: the rows' EMULATE actions. A missing
  * direction is #GP (the unit tests check that every EMULATE row names a
  * handler).
@@ -123,6 +144,7 @@ static const struct {
 	[MSR_H_LVT_TIMER] = { NULL, lvt_timer_wrmsr },
 	[MSR_H_EFER] = { efer_rdmsr, efer_wrmsr },
 	[MSR_H_MTRR_DEF_TYPE] = { mtrr_def_type_rdmsr, NULL },
+	[MSR_H_XSS] = { xss_rdmsr, xss_wrmsr },
 };
 
 /* ---- PASS ---- */

@@ -176,6 +176,17 @@ bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long er
 		return false;
 	}
 	flush_all_translations();
+	/*
+	 * A guest's XSAVES and XRSTORS (where VMX enables them) work on
+	 * XCR0 | IA32_XSS, and IA32_XSS is not in the VMCS: it stays this
+	 * core's. So it is 0 here whatever the firmware left (a supervisor
+	 * component such as Intel PT's would otherwise be the guest's to load),
+	 * and guests see it as 0 (hv/msr.c).
+	 */
+	if (vmx_ctl.has_xsaves && !wrmsr_safe(MSR_IA32_XSS, 0)) {
+		fmt_snprintf(err, errlen, "CPU %u: IA32_XSS cannot be cleared", cpu);
+		return false;
+	}
 	return true;
 }
 
@@ -248,6 +259,9 @@ static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 	vmwrite(VMCS_PIN_CONTROLS, vmx_ctl.pin);
 	vmwrite(VMCS_PROC_CONTROLS, vmx_ctl.proc);
 	vmwrite(VMCS_PROC_CONTROLS2, vmx_ctl.proc2);
+	/* guest XSAVES/XRSTORS run on IA32_XSS = 0 (vmx_cpu_enable): nothing to trap */
+	if (vmx_ctl.has_xsaves)
+		vmwrite(VMCS_XSS_EXIT_BITMAP, 0);
 	vmwrite(VMCS_EXIT_CONTROLS, vmx_ctl.exit);
 	vmwrite(VMCS_ENTRY_CONTROLS, vmx_ctl.entry);
 	vmwrite(VMCS_EXCEPTION_BITMAP, 0);

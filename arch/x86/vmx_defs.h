@@ -39,6 +39,7 @@
 #define VMCS_POSTED_INTR_DESC		0x2016	/* the descriptor, 64-byte aligned */
 #define VMCS_EOI_EXIT_BITMAP0		0x201c	/* 0x201c, 0x201e, 0x2020, 0x2022 */
 #define VMCS_EPT_POINTER		0x201a
+#define VMCS_XSS_EXIT_BITMAP		0x202c	/* with PROC2_ENABLE_XSAVES */
 #define VMCS_GUEST_PHYS_ADDR		0x2400
 #define VMCS_LINK_POINTER		0x2800
 #define VMCS_GUEST_DEBUGCTL		0x2802

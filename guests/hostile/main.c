@@ -814,6 +814,65 @@ static const char *a_spec_msrs_cpuid(void)
 	return "as_cpuid";
 }
 
+/*
+ * IA32_XSS (0xDA0) exists exactly where CPUID 0xD.1 EAX bit 3 offers
+ * XSAVES/XRSTORS, and takes only the supervisor components CPUID 0xD.1
+ * ECX:EDX offers (SDM Vol. 1 13.3, Vol. 4). And XSAVES saves no component
+ * outside XCR0 | IA32_XSS as the guest sees it: a supervisor component left
+ * on in the core's own XSS (Intel PT, CET, ...) would be the guest's to save
+ * and, with XRSTORS, to load.
+ */
+static const char *a_xss_cpuid(void)
+{
+	static uint8_t area[4096] __attribute__((aligned(64)));
+	uint32_t a, b, c, d, cr4, lo, hi;
+	uint64_t value, offered = 0, xcomp;
+	bool has = false;
+
+	cpuid(0, 0, &a, &b, &c, &d);
+	if (a >= 0xd) {
+		cpuid(1, 0, &a, &b, &c, &d);
+		if (c & (1u << 26)) {
+			cpuid(0xd, 1, &a, &b, &c, &d);
+			has = a & (1u << 3);
+			offered = ((uint64_t)d << 32) | c;
+		}
+	}
+	con_printf("hostile: xss_cpuid: XSAVES %s, supervisor components offered 0x%llx\n",
+		   has ? "offered" : "not offered", (unsigned long long)offered);
+	if ((try_rdmsr(0xda0, &value)[0] == 'o') != has)
+		return "cpuid_lies_xss";
+	if (!has)
+		return "as_cpuid";
+	if (value & ~offered)
+		return "xss_beyond_cpuid";
+	if (try_wrmsr(0xda0, value)[0] != 'o')
+		return "xss_write_back_gp";
+	for (unsigned int bit = 0; bit < 64; bit++) {
+		if ((offered >> bit) & 1)
+			continue;
+		if (try_wrmsr(0xda0, 1ull << bit)[0] == 'o') {
+			con_printf("hostile: xss_cpuid: IA32_XSS took bit %u\n", bit);
+			try_wrmsr(0xda0, value);
+			return "xss_took_unoffered";
+		}
+	}
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 18)));	/* OSXSAVE */
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\txsaves %1\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip), "=m"(area) : "a"(~0u), "d"(~0u) : "memory");
+	if (exc_caught_vector != -1)
+		return "xsaves_faults";
+	__builtin_memcpy(&xcomp, area + 520, sizeof(xcomp));	/* XCOMP_BV */
+	con_printf("hostile: xss_cpuid: XCR0 0x%llx, XSAVES XCOMP_BV 0x%llx\n",
+		   ((unsigned long long)hi << 32) | lo, (unsigned long long)xcomp);
+	if (!(xcomp >> 63) || (xcomp & ~(1ull << 63) & ~(((uint64_t)hi << 32) | lo) & ~value))
+		return "xsaves_beyond_xss";
+	return "as_cpuid";
+}
+
 /* reserved bits of the write-only command MSRs; and they cannot be read */
 static const char *a_spec_cmd_reserved(void)
 {
@@ -2261,6 +2320,7 @@ static const struct attack attacks[] = {
 	{ "xsetbv_all_offered", a_xsetbv_all_offered },
 	{ "spec_msrs_cpuid", a_spec_msrs_cpuid },
 	{ "spec_cmd_reserved", a_spec_cmd_reserved },
+	{ "xss_cpuid", a_xss_cpuid },
 	{ "cli_spin", a_cli_spin },
 	{ "wrmsr_tsc_adjust", a_wrmsr_tsc_adjust },
 	{ "efer_odd", a_efer_odd },

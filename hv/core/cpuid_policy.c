@@ -68,6 +68,8 @@ static const struct cpuid_rule rules[] = {
 	ROW(0xa, ANY, EDX, CLEAR, ALWAYS, ALL, "architectural PMU"),
 
 	ROW(0xd, 1, EAX, CLEAR, NO_XSAVES, B(3), "XSAVES/XRSTORS: only where VMX enables them"),
+	ROW(0xd, 1, ECX, CLEAR, ALWAYS, ALL, "IA32_XSS: no supervisor state component (it stays 0)"),
+	ROW(0xd, 1, EDX, CLEAR, ALWAYS, ALL, "IA32_XSS: no supervisor state component"),
 
 	/* TSC = crystal * EBX / EAX: the frequency given as the crystal */
 	ROW(0x15, ANY, EAX, VALUE, TSC_OURS, 1, "TSC/crystal ratio denominator"),

@@ -82,6 +82,8 @@ static const struct msr_rule rules[] = {
 	R(0x0839, 0x0839, PASS, GP, NONE, APIC, NONE, "x2APIC timer current count"),
 	R(0x083e, 0x083e, PASS, PASS, NONE, APIC, NONE, "x2APIC timer divide configuration"),
 	R(0x083f, 0x083f, GP, PASS, NONE, APIC, NONE, "x2APIC SELF IPI: reaches only this CPU"),
+	R(0x0da0, 0x0da0, EMULATE, EMULATE, XSS, NONE, NONE,
+	  "IA32_XSS: where XSAVES is offered; 0, no supervisor state component"),
 	R(0xc0000080, 0xc0000080, EMULATE, EMULATE, EFER, NONE, NONE,
 	  "IA32_EFER: in the VMCS, LMA kept"),
 	R(0xc0000081, 0xc0000084, PASS, PASS, NONE, NONE, ROOT,

@@ -65,6 +65,7 @@ enum msr_handler {
 	MSR_H_LVT_TIMER,	/* LVT timer: the guest timer's mode and vector */
 	MSR_H_EFER,		/* IA32_EFER: in the VMCS */
 	MSR_H_MTRR_DEF_TYPE,	/* enabled, default write-back: GUEST_MTRR_DEF_TYPE */
+	MSR_H_XSS,		/* IA32_XSS: 0 only, where XSAVES is offered */
 	MSR_H_COUNT
 };
 

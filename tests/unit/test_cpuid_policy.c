@@ -143,6 +143,9 @@ static void test_leaf_d(void **state)
 	assert_int_equal(r.reg[CPUID_EAX], 0x1234);
 	r = ask(&f, 0xd, 1, 0xffffffff);
 	assert_true(r.reg[CPUID_EAX] & B(3));
+	/* IA32_XSS stays 0: no supervisor component offered (Intel PT, CET, ...) */
+	assert_int_equal(r.reg[CPUID_ECX], 0);
+	assert_int_equal(r.reg[CPUID_EDX], 0);
 	f.has_xsaves = false;
 	r = ask(&f, 0xd, 1, 0xffffffff);
 	assert_false(r.reg[CPUID_EAX] & B(3));

@@ -42,6 +42,9 @@ static void test_rules(void **state)
 	assert_int_equal(msr_rule_find(0x3b)->write, MSR_IGNORE);	/* TSC_ADJUST */
 	assert_int_equal(msr_rule_find(0x1b)->write, MSR_EMULATE);	/* APIC base */
 	assert_int_equal(msr_rule_find(0x830)->write, MSR_EMULATE);	/* ICR */
+	assert_int_equal(msr_rule_find(0xda0)->read, MSR_EMULATE);	/* IA32_XSS */
+	assert_int_equal(msr_rule_find(0xda0)->write, MSR_EMULATE);
+	assert_int_equal(msr_rule_find(0xda0)->handler, MSR_H_XSS);
 	assert_int_equal(msr_rule_find(0x80f)->write, MSR_EMULATE);	/* SVR */
 	for (uint32_t m = 0x832; m <= 0x837; m++)
 		assert_int_equal(msr_rule_find(m)->write, MSR_EMULATE);	/* LVTs */
