@@ -16,6 +16,8 @@
 #define CR4_PCIDE	(1ull << 17)
 #define CR4_PKE		(1ull << 22)
 #define CR4_CET		(1ull << 23)
+#define CR4_PKS		(1ull << 24)
+#define CR4_CET		(1ull << 23)
 #define EFER_LME	(1ull << 8)
 #define EFER_LMA	(1ull << 10)
 #define SEG_AR_L	(1u << 13)	/* a code segment's L bit, in the VMCS access rights */
@@ -128,8 +130,12 @@ static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t v
 
 static enum exit_action write_cr4(struct vcpu *v, uint64_t value)
 {
-	/* VMX is not offered; PKE only where PKRU is switched (vmx.c's CR4 mask) */
-	if ((value & CR4_VMXE) || ((value & CR4_PKE) && !(xsave_plan.xcr0_allowed & XCR0_PKRU))) {
+	/*
+	 * VMX is not offered, nor CET or PKS (CPUID hides them); PKE only
+	 * where PKRU is switched (vmx.c's CR4 mask)
+	 */
+	if ((value & (CR4_VMXE | CR4_CET | CR4_PKS)) ||
+	    ((value & CR4_PKE) && !(xsave_plan.xcr0_allowed & XCR0_PKRU))) {
 		inject_exception(VEC_GP, true, 0);
 		return EXIT_RESUME;
 	}

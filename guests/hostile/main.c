@@ -664,6 +664,39 @@ static const char *a_cr4_pke(void)
 	return r;
 }
 
+/*
+ * CR4.CET (23, with CR0.WP) and CR4.PKS (24) where CPUID hides CET and PKS:
+ * #GP, as on a CPU without them (SDM 2.5: a reserved CR4 bit). Where the
+ * CPU has them and the bit went through, the guest would run with the
+ * host's S_CET or PKRS.
+ */
+static const char *a_cr4_cet_pks(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t bit;
+	} tries[] = { { "cet_set", 1u << 23 }, { "pks_set", 1u << 24 } };
+	uint32_t cr0, cr4;
+
+	asm volatile("mov %%cr0, %0" : "=r"(cr0));
+	asm volatile("mov %0, %%cr0" : : "r"(cr0 | (1u << 16)));	/* WP */
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	for (uint32_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		exc_caught_vector = -1;
+		asm volatile("movl $1f, %0\n\tmov %1, %%cr4\n1:\n\tmovl $0, %0"
+			     : "+m"(exc_resume_eip) : "r"(cr4 | tries[i].bit) : "memory");
+		if (exc_caught_vector == -1) {
+			asm volatile("mov %0, %%cr4" : : "r"(cr4));
+			asm volatile("mov %0, %%cr0" : : "r"(cr0));
+			return tries[i].name;
+		}
+		if (exc_caught_vector != 13)
+			return vector_name();
+	}
+	asm volatile("mov %0, %%cr0" : : "r"(cr0));
+	return "gp";
+}
+
 static const char *a_cr4_vmxe(void)
 {
 	uint32_t cr4;
@@ -870,6 +903,59 @@ static const char *a_xss_cpuid(void)
 		   ((unsigned long long)hi << 32) | lo, (unsigned long long)xcomp);
 	if (!(xcomp >> 63) || (xcomp & ~(1ull << 63) & ~(((uint64_t)hi << 32) | lo) & ~value))
 		return "xsaves_beyond_xss";
+	return "as_cpuid";
+}
+
+/*
+ * Features whose CPUID bit promises an MSR (SDM Vol. 4, each MSR's "if
+ * CPUID ..." column): where the bit is shown the MSR must read, and where
+ * the MSR cannot be read the bit must be hidden. A guest kernel that
+ * believes CPUID reads these without a fixup (Linux: TME_ACTIVATE at boot,
+ * PQR_ASSOC on every CPU for resctrl).
+ */
+static const char *a_feature_msrs_cpuid(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t leaf, reg;	/* reg: 1 EBX, 2 ECX, 3 EDX */
+		uint32_t bits;		/* any of them promises the MSR */
+		uint32_t msr;
+	} pairs[] = {
+		{ "pdcm", 1, 2, 1u << 15, 0x345 },		/* IA32_PERF_CAPABILITIES */
+		{ "rdt", 7, 1, (1u << 12) | (1u << 15), 0xc8f },	/* IA32_PQR_ASSOC */
+		{ "mpx", 7, 1, 1u << 14, 0xd90 },		/* IA32_BNDCFGS */
+		{ "pt", 7, 1, 1u << 25, 0x570 },		/* IA32_RTIT_CTL */
+		{ "waitpkg", 7, 2, 1u << 5, 0xe1 },		/* IA32_UMWAIT_CONTROL */
+		{ "cet", 7, 2, 1u << 7, 0x6a0 },		/* IA32_U_CET (CET_SS) */
+		{ "cet_ibt", 7, 3, 1u << 20, 0x6a0 },		/* IA32_U_CET (CET_IBT) */
+		{ "tme", 7, 2, 1u << 13, 0x982 },		/* IA32_TME_ACTIVATE */
+		{ "pks", 7, 2, 1u << 31, 0x6e1 },		/* IA32_PKRS */
+		{ "arch_lbr", 7, 3, 1u << 19, 0x14ce },		/* IA32_LBR_CTL */
+		{ "rdtscp", 0x80000001, 3, 1u << 27, 0xc0000103 },	/* IA32_TSC_AUX */
+	};
+	uint32_t r[4], max, max_ext;
+	uint64_t value;
+	const char *lie = NULL;
+
+	cpuid(0, 0, &max, &r[1], &r[2], &r[3]);
+	cpuid(0x80000000, 0, &max_ext, &r[1], &r[2], &r[3]);
+	for (uint32_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		bool shown = false, reads;
+
+		if (pairs[i].leaf < 0x80000000 ? pairs[i].leaf <= max : pairs[i].leaf <= max_ext) {
+			cpuid(pairs[i].leaf, 0, &r[0], &r[1], &r[2], &r[3]);
+			shown = r[pairs[i].reg] & pairs[i].bits;
+		}
+		reads = try_rdmsr(pairs[i].msr, &value)[0] == 'o';
+		con_printf("hostile: feature_msrs_cpuid: %s %s, MSR 0x%x %s\n", pairs[i].name,
+			   shown ? "shown" : "hidden", pairs[i].msr, reads ? "reads" : "#GP");
+		if (shown && !reads && !lie)
+			lie = pairs[i].name;
+	}
+	if (lie) {
+		con_printf("hostile: feature_msrs_cpuid: CPUID shows %s but its MSR is #GP\n", lie);
+		return "cpuid_lies";
+	}
 	return "as_cpuid";
 }
 
@@ -2312,6 +2398,7 @@ static const struct attack attacks[] = {
 	{ "getsec", a_getsec },
 	{ "cr4_vmxe", a_cr4_vmxe },
 	{ "cr4_pke", a_cr4_pke },
+	{ "cr4_cet_pks", a_cr4_cet_pks },
 	{ "xsetbv_bad", a_xsetbv_bad },
 	{ "xsetbv_opmask_only", a_xsetbv_opmask_only },
 	{ "xsetbv_zmm_no_avx", a_xsetbv_zmm_no_avx },
@@ -2321,6 +2408,7 @@ static const struct attack attacks[] = {
 	{ "spec_msrs_cpuid", a_spec_msrs_cpuid },
 	{ "spec_cmd_reserved", a_spec_cmd_reserved },
 	{ "xss_cpuid", a_xss_cpuid },
+	{ "feature_msrs_cpuid", a_feature_msrs_cpuid },
 	{ "cli_spin", a_cli_spin },
 	{ "wrmsr_tsc_adjust", a_wrmsr_tsc_adjust },
 	{ "efer_odd", a_efer_odd },

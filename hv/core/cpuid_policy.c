@@ -57,6 +57,18 @@ static const struct cpuid_rule rules[] = {
 	ROW(7, 0, EBX, CLEAR, ALWAYS, B(1), "IA32_TSC_ADJUST: writes are ignored"),
 	ROW(7, 0, EBX, CLEAR, NO_INVPCID, B(10), "INVPCID: only where VMX enables it"),
 	ROW(7, 0, ECX, CLEAR, ALWAYS, B(5), "WAITPKG: UMWAIT would sleep unseen"),
+	/*
+	 * Features whose MSRs have no row (#GP) and whose state no VMCS field
+	 * or XSAVE component Tempo switches: a guest that saw the bit would
+	 * touch the MSR unchecked (Linux: TME_ACTIVATE at boot, PQR_ASSOC for
+	 * resctrl, S_CET for kernel IBT). Attack feature_msrs_cpuid.
+	 */
+	ROW(7, 0, EBX, CLEAR, ALWAYS, B(12) | B(14) | B(15) | B(25),
+	    "RDT-M, MPX, RDT-A, Intel PT: PQR_ASSOC, BNDCFGS, RTIT_* are the host's"),
+	ROW(7, 0, ECX, CLEAR, ALWAYS, B(7) | B(13) | B(31),
+	    "CET_SS, TME, PKS: U_CET/S_CET, TME_ACTIVATE, PKRS are the host's"),
+	ROW(7, 0, EDX, CLEAR, ALWAYS, B(18) | B(19) | B(20),
+	    "PCONFIG, architectural LBR, CET_IBT: their MSRs are the host's"),
 	ROW(7, 0, ECX, MIRROR, GUEST_PKE, B(4), "OSPKE mirrors the guest's CR4.PKE"),
 	ROW(7, 0, EDX, CLEAR, ALWAYS,
 	    CPUID_7_EDX_SRBDS_CTRL | CPUID_7_EDX_TSX_FORCE_ABORT | CPUID_7_EDX_CORE_CAPS,
