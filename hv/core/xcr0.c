@@ -68,8 +68,12 @@ struct xsave_plan xsave_plan_make(const struct xsave_cpuid *c, uint32_t area_max
 	}
 	if (!(allowed & XCR0_AVX) || !whole(allowed, XCR0_AVX512))
 		allowed &= ~XCR0_AVX512;
-	if (!whole(allowed, XCR0_MPX))
-		allowed &= ~XCR0_MPX;
+	/*
+	 * MPX is not offered: IA32_BNDCFGS, which the SDM gives every MPX CPU,
+	 * has no row (CPUID 7 hides the flag), and MPX is gone from compilers
+	 * and kernels. Its two components stay out of XCR0 with it.
+	 */
+	allowed &= ~XCR0_MPX;
 	if (!whole(allowed, XCR0_AMX))
 		allowed &= ~XCR0_AMX;
 	p.xcr0_allowed = allowed;
