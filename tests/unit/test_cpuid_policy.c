@@ -105,10 +105,10 @@ static void test_leaf7(void **state)
 	assert_false(r.reg[CPUID_EBX] & B(1));		/* TSC_ADJUST */
 	assert_true(r.reg[CPUID_EBX] & B(10));		/* INVPCID, VMX has it */
 	assert_false(r.reg[CPUID_ECX] & B(5));		/* WAITPKG */
-	/* features whose MSRs are #GP: RDT, MPX, PT; CET, TME, PKS; PCONFIG, arch LBR */
+	/* features whose MSRs are #GP: RDT, MPX, PT; CET, TME, ENQCMD, PKS; UINTR, PCONFIG, arch LBR */
 	assert_false(r.reg[CPUID_EBX] & (B(12) | B(14) | B(15) | B(25)));
-	assert_false(r.reg[CPUID_ECX] & (B(7) | B(13) | B(31)));
-	assert_false(r.reg[CPUID_EDX] & (B(18) | B(19) | B(20)));
+	assert_false(r.reg[CPUID_ECX] & (B(7) | B(13) | B(29) | B(31)));
+	assert_false(r.reg[CPUID_EDX] & (B(5) | B(18) | B(19) | B(20)));
 	assert_false(r.reg[CPUID_ECX] & B(4));		/* OSPKE: CR4.PKE clear */
 	assert_true(r.reg[CPUID_ECX] & B(3));		/* PKU: PKRU allowed */
 	/* speculation controls: those with no MSR row hidden (spec_guest_cpuid7_edx) */
