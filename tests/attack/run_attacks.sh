@@ -118,6 +118,12 @@ for ((p = 0; p < ${#ranges[@]}; p++)); do
 	dir=$out/run$r part=h${r}_$k
 	log=$(tr -d '\r' < "$dir/serial.txt" 2>/dev/null)
 	stop=$(echo "$log" | sed -n "s/^PARTITION_STOP name=$part reason=\\([a-z_]*\\) .*/\\1/p")
+	# a lost ATTACK line reads as the wrong result: say when output was lost
+	dropped=$(echo "$log" | sed -n "s/^CONSOLE_DROP partition=$part bytes=\([0-9]*\) .*/\1/p" |
+		head -n 1)
+	[ -z "$dropped" ] || echo "WARNING: run$r $part: its console ring overflowed ($dropped bytes" \
+		"dropped, CONSOLE_DROP): the guest printed faster than the serial line drains, so" \
+		"results below may be missing rather than wrong; shorten the hostile guest's output"
 	read -r lo hi _ <<< "${ranges[p]}"
 	for ((i = lo; i <= hi; i++)); do
 		n=${names[i]}
