@@ -1036,7 +1036,8 @@ test_bochs_hv_fault() {
 }
 
 # pv-lazy: rewriting later traps once per event (the first write, with
-# nothing armed) instead of four times; rewriting earlier always traps; no
+# nothing armed) instead of four times; rewriting earlier traps (all but a
+# few, below); no
 # interrupt is lost, early or doubled either way. A rewrite-later event's
 # first deadline, postponed on the page but read at the exit armed for it,
 # fires as well (rtbench counts it as postponed: fired = events + postponed).
@@ -1050,8 +1051,16 @@ test_bochs_pv_lazy() {
 		rtbench_clean "$1" 300 passed || return 1
 	[ "$(window "$1" deadline_write_exits later)" = 1000 ] ||
 		{ echo "later: $(window "$1" deadline_write_exits later) write exits for 4000 writes"; return 1; }
-	[ "$(window "$1" deadline_write_exits earlier)" = 2000 ] ||
-		{ echo "earlier: $(window "$1" deadline_write_exits earlier) write exits for 2000 writes"; return 1; }
+	# Rewriting earlier traps unless an exit Tempo armed already comes
+	# first (armed <= the new deadline: a host tick that could not step past
+	# the guest's deadlines within its slack), which the page then covers.
+	# Where ticks fall moves with the image: 2,000 of 2,000 trapped at
+	# eb7d588, 1,999 once the XSS change moved the phase. Almost all trap
+	# (at most 1% lazy); the fires, none lost or early, are the check that
+	# a lazy one was right.
+	l=$(window "$1" deadline_write_exits earlier)
+	[ "$l" -le 2000 ] && [ "$l" -ge 1980 ] ||
+		{ echo "earlier: $l write exits for 2000 writes"; return 1; }
 	p=$(rtbench_extra "$1" later postponed)
 	p=${p:-0}
 	[ "$(window "$1" fired later)" = $((1000 + p)) ] && [ "$(window "$1" fired earlier)" = 1000 ] ||
