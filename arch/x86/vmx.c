@@ -100,6 +100,13 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 			((caps->exit >> 32) & EXIT_ACK_INTR_ON_EXIT);
 	c->has_rdtscp = c->proc2 & PROC2_ENABLE_RDTSCP;
 	c->has_invpcid = c->proc2 & PROC2_ENABLE_INVPCID;
+	/*
+	 * XSAVES for guests only where the CPU also says it has it (CPUID
+	 * 0xD.1 EAX[3]): IA32_XSS, cleared on every core (vmx_cpu_enable),
+	 * exists only there, and a nested VMM may offer the control alone.
+	 */
+	if (cpuid(0, 0).eax < 0xd || !(cpuid(0xd, 1).eax & (1u << 3)))
+		c->proc2 &= ~PROC2_ENABLE_XSAVES;
 	c->has_xsaves = c->proc2 & PROC2_ENABLE_XSAVES;
 	c->cr0_fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0);
 	c->cr0_fixed1 = rdmsr(MSR_IA32_VMX_CR0_FIXED1);

@@ -37,6 +37,7 @@ static const struct cpuid_rule rules[] = {
 	 */
 	ROW(1, ANY, EDX, CLEAR, ALWAYS, B(7) | B(14) | B(21) | B(22) | B(29) | B(31),
 	    "MCE, MCA, DS, ACPI, TM, PBE: the host's"),
+	ROW(1, ANY, ECX, CLEAR, ALWAYS, B(18), "DCA: its MSRs are the host's"),
 	ROW(1, ANY, ECX, SET, ALWAYS, B(31), "hypervisor present"),
 	ROW(1, ANY, ECX, MIRROR, GUEST_OSXSAVE, B(27),
 	    "OSXSAVE mirrors CR4.OSXSAVE: the guest's, not root mode's"),
@@ -63,16 +64,23 @@ static const struct cpuid_rule rules[] = {
 	 * touch the MSR unchecked (Linux: TME_ACTIVATE at boot, PQR_ASSOC for
 	 * resctrl, S_CET for kernel IBT). Attack feature_msrs_cpuid.
 	 */
-	ROW(7, 0, EBX, CLEAR, ALWAYS, B(12) | B(14) | B(15) | B(25),
-	    "RDT-M, MPX, RDT-A, Intel PT: PQR_ASSOC, BNDCFGS, RTIT_* are the host's"),
-	ROW(7, 0, ECX, CLEAR, ALWAYS, B(7) | B(13) | B(29) | B(31),
-	    "CET_SS, TME, ENQCMD, PKS: U_CET/S_CET, TME_ACTIVATE, PASID, PKRS are the host's"),
+	ROW(7, 0, EBX, CLEAR, ALWAYS, B(2) | B(12) | B(14) | B(15) | B(25),
+	    "SGX, RDT-M, MPX, RDT-A, Intel PT: EPC, PQR_ASSOC, BNDCFGS, RTIT_* are the host's"),
+	ROW(7, 0, ECX, CLEAR, ALWAYS, B(7) | B(13) | B(23) | B(24) | B(29) | B(30) | B(31),
+	    "CET_SS, TME, Key Locker (a per-core key), bus-lock detect (DEBUGCTL), ENQCMD, "
+	    "SGX_LC, PKS: their state is the host's"),
+	ROW(7, 0, ECX, CLEAR, NO_RDTSCP, B(22), "RDPID: #UD where VMX does not enable RDTSCP"),
 	ROW(7, 0, EDX, CLEAR, ALWAYS, B(5) | B(18) | B(19) | B(20),
 	    "UINTR, PCONFIG, architectural LBR, CET_IBT: their MSRs are the host's"),
 	ROW(7, 0, ECX, MIRROR, GUEST_PKE, B(4), "OSPKE mirrors the guest's CR4.PKE"),
 	ROW(7, 0, EDX, CLEAR, ALWAYS,
 	    CPUID_7_EDX_SRBDS_CTRL | CPUID_7_EDX_TSX_FORCE_ABORT | CPUID_7_EDX_CORE_CAPS,
 	    "speculation controls: only those whose MSRs have a row (spec_guest_cpuid7_edx)"),
+	ROW(7, 1, EAX, CLEAR, ALWAYS, B(8) | B(17) | B(20) | B(22) | B(27),
+	    "ArchPerfmonExt, FRED (and its NMI source), HRESET, MSRLIST: MSRs the host's"),
+	ROW(7, 1, EBX, CLEAR, ALWAYS, B(0), "PPIN: the host's (a machine-unique number)"),
+	ROW(7, 1, EDX, CLEAR, ALWAYS, B(15), "USER_MSR: its MSR is the host's"),
+	ROW(7, 2, EDX, CLEAR, ALWAYS, B(6), "UC_LOCK_DISABLE (MSR 0x33): the host's"),
 
 	ROW(0xa, ANY, EAX, CLEAR, ALWAYS, ALL, "architectural PMU: the counters are the host's"),
 	ROW(0xa, ANY, EBX, CLEAR, ALWAYS, ALL, "architectural PMU"),
@@ -126,6 +134,22 @@ enum cpuid_source cpuid_policy_source(const struct cpuid_facts *f, uint32_t leaf
 	 */
 	if (leaf > f->max_basic && leaf <= CPUID_GUEST_MAX_BASIC)
 		return CPUID_SRC_ZERO;
+	/*
+	 * Leaves of features hidden in leaf 7 (above), empty as on a CPU
+	 * without them: Linux keys RDT monitoring on leaf 0xF alone.
+	 */
+	switch (leaf) {
+	case 0xf:	/* RDT monitoring */
+	case 0x10:	/* RDT allocation */
+	case 0x12:	/* SGX */
+	case 0x14:	/* Intel PT */
+	case 0x19:	/* Key Locker */
+	case 0x1b:	/* PCONFIG */
+	case 0x1c:	/* architectural LBR */
+	case 0x20:	/* HRESET */
+	case 0x23:	/* ArchPerfmonExt */
+		return CPUID_SRC_ZERO;
+	}
 	return CPUID_SRC_HOST;
 }
 

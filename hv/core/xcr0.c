@@ -119,9 +119,11 @@ void xcr0_filter_cpuid(uint64_t allowed, uint32_t size_allowed, uint32_t leaf, u
 			*eax &= (uint32_t)allowed;
 			*edx &= (uint32_t)(allowed >> 32);
 			*ecx = size_allowed;
-		} else if (sub >= 2 && sub < XSAVE_COMPONENTS &&
-			   !(XCR0_SUPERVISOR & (1ull << sub)) && !(allowed & (1ull << sub))) {
-			/* as for a component the CPU lacks */
+		} else if (sub >= 2 && sub < XSAVE_COMPONENTS && !(allowed & (1ull << sub))) {
+			/*
+			 * as for a component the CPU lacks; supervisor ones too:
+			 * IA32_XSS offers none (0xD.1 ECX:EDX is 0)
+			 */
 			*eax = *ebx = *ecx = *edx = 0;
 		} else if (sub == 1) {
 			/* the XFD MSRs have no row (hv/core/msr_policy.c): a guest would #GP */

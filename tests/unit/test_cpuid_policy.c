@@ -106,9 +106,25 @@ static void test_leaf7(void **state)
 	assert_true(r.reg[CPUID_EBX] & B(10));		/* INVPCID, VMX has it */
 	assert_false(r.reg[CPUID_ECX] & B(5));		/* WAITPKG */
 	/* features whose MSRs are #GP: RDT, MPX, PT; CET, TME, ENQCMD, PKS; UINTR, PCONFIG, arch LBR */
-	assert_false(r.reg[CPUID_EBX] & (B(12) | B(14) | B(15) | B(25)));
-	assert_false(r.reg[CPUID_ECX] & (B(7) | B(13) | B(29) | B(31)));
+	assert_false(r.reg[CPUID_EBX] & (B(2) | B(12) | B(14) | B(15) | B(25)));
+	assert_false(r.reg[CPUID_ECX] & (B(7) | B(13) | B(23) | B(24) | B(29) | B(30) | B(31)));
 	assert_false(r.reg[CPUID_EDX] & (B(5) | B(18) | B(19) | B(20)));
+	assert_true(r.reg[CPUID_ECX] & B(22));		/* RDPID, where RDTSCP is enabled */
+	/* sub-leaf 1: ArchPerfmonExt, FRED, NMI_SRC, HRESET, MSRLIST; PPIN; USER_MSR */
+	r = ask(&f, 7, 1, 0xffffffff);
+	assert_false(r.reg[CPUID_EAX] & (B(8) | B(17) | B(20) | B(22) | B(27)));
+	assert_true(r.reg[CPUID_EAX] & B(18));		/* LKGS: an instruction, no MSR */
+	assert_false(r.reg[CPUID_EBX] & B(0));
+	assert_false(r.reg[CPUID_EDX] & B(15));
+	/* sub-leaf 2: UC_LOCK_DISABLE */
+	r = ask(&f, 7, 2, 0xffffffff);
+	assert_false(r.reg[CPUID_EDX] & B(6));
+	/* RDPID goes with RDTSCP (SDM: #UD in VMX non-root without it) */
+	f.has_rdtscp = false;
+	r = ask(&f, 7, 0, 0xffffffff);
+	assert_false(r.reg[CPUID_ECX] & B(22));
+	f.has_rdtscp = true;
+	r = ask(&f, 7, 0, 0xffffffff);
 	assert_false(r.reg[CPUID_ECX] & B(4));		/* OSPKE: CR4.PKE clear */
 	assert_true(r.reg[CPUID_ECX] & B(3));		/* PKU: PKRU allowed */
 	/* speculation controls: those with no MSR row hidden (spec_guest_cpuid7_edx) */
@@ -128,6 +144,24 @@ static void test_leaf7(void **state)
 	/* other sub-leaves: not the sub-leaf 0 rows */
 	r = ask(&f, 7, 2, 0xffffffff);
 	assert_true(r.reg[CPUID_EBX] & B(1));
+}
+
+/* the leaves of hidden features read 0, as on a CPU without them */
+static void test_hidden_leaves(void **state)
+{
+	static const uint32_t leaves[] = { 0xf, 0x10, 0x12, 0x14, 0x19, 0x1b, 0x1c, 0x20, 0x23 };
+	struct cpuid_facts f = facts();
+
+	(void)state;
+	f.max_basic = 0x23;
+	for (unsigned int i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
+		struct cpuid_out r = ask(&f, leaves[i], 0, 0xffffffff);
+
+		for (int reg = CPUID_EAX; reg <= CPUID_EDX; reg++)
+			assert_int_equal(r.reg[reg], 0);
+	}
+	/* a leaf with no hidden feature is still the host's */
+	assert_int_equal(ask(&f, 0xb, 0, 0x1234).reg[CPUID_EBX], 0x1234);
 }
 
 static void test_leaf_d(void **state)
@@ -219,6 +253,7 @@ int main(void)
 		cmocka_unit_test(test_rows_sorted_explained),
 		cmocka_unit_test(test_leaf1),
 		cmocka_unit_test(test_leaf7),
+		cmocka_unit_test(test_hidden_leaves),
 		cmocka_unit_test(test_leaf_d),
 		cmocka_unit_test(test_tsc_and_tempo_leaves),
 		cmocka_unit_test(test_extended),

@@ -212,6 +212,14 @@ static void test_cpuid_filter(void **state)
 	xcr0_filter_cpuid(0x2e7, 2752, 0xd, 5, &a, &b, &c, &d);
 	assert_int_equal(a, 64);
 	assert_int_equal(b, 1088);
+	/* supervisor components (PT 8, CET 11/12) read as absent: IA32_XSS offers none */
+	for (uint32_t i = 0; i < 3; i++) {
+		static const uint32_t sup[] = { 8, 11, 12 };
+
+		a = 128, b = 0, c = 1, d = 0;
+		xcr0_filter_cpuid(0x2e7, 2752, 0xd, sup[i], &a, &b, &c, &d);
+		assert_int_equal(a | b | c | d, 0);
+	}
 	/* sub-leaf 1: XSAVEOPT, XSAVEC, XGETBV1 stay; XFD (bit 4) goes */
 	a = 0x1f, b = 0, c = 0, d = 0;
 	xcr0_filter_cpuid(0x602e7, 11008, 0xd, 1, &a, &b, &c, &d);
