@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Control-register exits: MOV to CR0/CR4, MOV to/from CR8, and XSETBV (XCR0). */
 #include "arch/x86/cpu.h"
+#include "hv/core/cr4_policy.h"
 #include "hv/core/guest_walk.h"
 #include "hv/core/xcr0.h"
 #include "hv/exit.h"
@@ -12,11 +13,7 @@
 #define CR0_CD		(1ull << 30)
 #define CR0_PG		(1ull << 31)
 #define CR4_PAE		(1ull << 5)
-#define CR4_VMXE	(1ull << 13)
 #define CR4_PCIDE	(1ull << 17)
-#define CR4_PKE		(1ull << 22)
-#define CR4_CET		(1ull << 23)
-#define CR4_PKS		(1ull << 24)
 #define CR4_CET		(1ull << 23)
 #define EFER_LME	(1ull << 8)
 #define EFER_LMA	(1ull << 10)
@@ -130,12 +127,8 @@ static enum exit_action write_cr0(struct vcpu *v, struct exit_ctx *x, uint64_t v
 
 static enum exit_action write_cr4(struct vcpu *v, uint64_t value)
 {
-	/*
-	 * VMX is not offered, nor CET or PKS (CPUID hides them); PKE only
-	 * where PKRU is switched (vmx.c's CR4 mask)
-	 */
-	if ((value & (CR4_VMXE | CR4_CET | CR4_PKS)) ||
-	    ((value & CR4_PKE) && !(xsave_plan.xcr0_allowed & XCR0_PKRU))) {
+	/* only bits the guest owns (hv/core/cr4_policy.h): the rest are #GP */
+	if (!cr4_write_ok(value, (xsave_plan.xcr0_allowed & XCR0_PKRU) != 0)) {
 		inject_exception(VEC_GP, true, 0);
 		return EXIT_RESUME;
 	}

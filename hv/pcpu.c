@@ -14,6 +14,7 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
 #include "hv/core/bzimage.h"
+#include "hv/core/cr4_policy.h"
 #include "hv/partition.h"
 #include "hv/lib/log.h"
 #include "hv/platform.h"
@@ -64,7 +65,7 @@ static void vmx_setup_of(const struct vcpu *v, struct vmx_vcpu_setup *s)
 	*s = (struct vmx_vcpu_setup){
 		.cpu = v->pcpu->index,
 		.eptp = p->eptp,
-		.guest_pke = (xsave_plan.xcr0_allowed & XCR0_PKRU) != 0,
+		.cr4_mask = cr4_guest_host_mask((xsave_plan.xcr0_allowed & XCR0_PKRU) != 0),
 		.start = VMX_START_SIPI,
 		.sipi_vector = v->sipi_vector,
 	};

@@ -25,9 +25,6 @@
 #define CR0_PG	(1ull << 31)
 #define CR4_PAE	(1ull << 5)
 #define CR4_VMXE (1ull << 13)
-#define CR4_PKE	(1ull << 22)
-#define CR4_CET	(1ull << 23)
-#define CR4_PKS	(1ull << 24)
 #define EFER_LME (1ull << 8)
 #define EFER_LMA (1ull << 10)
 
@@ -293,15 +290,11 @@ static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 	 */
 	vmwrite(VMCS_CR0_GUEST_HOST_MASK, CR0_NE | CR0_CD | CR0_NW);
 	/*
-	 * VMXE is forced on. PKE is the guest's only where PKRU is an XSAVE
-	 * component the vCPU's area switches (hv's xsave_plan): elsewhere CPUID
-	 * hides PKU and setting PKE must #GP, or a guest could leave its PKRU
-	 * for the next partition on a shared core. CET and PKS are hidden
-	 * (their MSRs are the host's): setting either is #GP, as on a CPU
-	 * without them.
+	 * VMXE is forced on. Only the bits the guest owns are its own; the
+	 * rest exit and are #GP (hv/core/cr4_policy.h decides, hv/pcpu.c
+	 * passes the mask).
 	 */
-	vmwrite(VMCS_CR4_GUEST_HOST_MASK,
-		CR4_VMXE | CR4_CET | CR4_PKS | (s->guest_pke ? 0 : CR4_PKE));
+	vmwrite(VMCS_CR4_GUEST_HOST_MASK, s->cr4_mask);
 }
 
 /* What the CPU runs for a guest CR0 value: VMX-forced bits on (PE/PG exempt). */

@@ -43,7 +43,7 @@ enum vmx_start {
 struct vmx_vcpu_setup {
 	uint32_t cpu;		/* the core it runs on (its GDT, TSS, IDT, stack, GS base) */
 	uint64_t eptp;
-	bool guest_pke;		/* CR4.PKE is the guest's (its XSAVE area switches PKRU) */
+	uint64_t cr4_mask;	/* the CR4 guest/host mask: every bit the guest does not own */
 	enum vmx_start start;
 	uint64_t rip;		/* PROTECTED, LONG64 */
 	uint32_t sipi_vector;	/* SIPI */

@@ -665,17 +665,19 @@ static const char *a_cr4_pke(void)
 }
 
 /*
- * CR4.CET (23, with CR0.WP) and CR4.PKS (24) where CPUID hides CET and PKS:
- * #GP, as on a CPU without them (SDM 2.5: a reserved CR4 bit). Where the
- * CPU has them and the bit went through, the guest would run with the
- * host's S_CET or PKRS.
+ * CR4 bits of features CPUID hides: Key Locker (19), CET (23, with CR0.WP),
+ * PKS (24), UINTR (25). #GP, as on a CPU without them (SDM 2.5: a reserved
+ * CR4 bit), whether the CPU has them or not. Where the CPU had one and the
+ * bit went through, the guest would run on state Tempo does not switch
+ * (the host's S_CET or PKRS, the core's Key Locker key or UIF).
  */
-static const char *a_cr4_cet_pks(void)
+static const char *a_cr4_hidden_features(void)
 {
 	static const struct {
 		const char *name;
 		uint32_t bit;
-	} tries[] = { { "cet_set", 1u << 23 }, { "pks_set", 1u << 24 } };
+	} tries[] = { { "kl_set", 1u << 19 }, { "cet_set", 1u << 23 }, { "pks_set", 1u << 24 },
+		      { "uintr_set", 1u << 25 } };
 	uint32_t cr0, cr4;
 
 	asm volatile("mov %%cr0, %0" : "=r"(cr0));
@@ -893,9 +895,17 @@ static const char *a_xss_cpuid(void)
 	asm volatile("mov %%cr4, %0" : "=r"(cr4));
 	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 18)));	/* OSXSAVE */
 	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	cpuid(0xd, 1, &a, &b, &c, &d);	/* EBX: the area for XCR0 | XSS */
+	if (b > sizeof(area)) {
+		con_printf("hostile: xss_cpuid: XSAVES area %u bytes, more than %u\n", b,
+			   (uint32_t)sizeof(area));
+		asm volatile("mov %0, %%cr4" : : "r"(cr4));
+		return "area_too_small";
+	}
 	exc_caught_vector = -1;
 	asm volatile("movl $1f, %0\n\txsaves %1\n1:\n\tmovl $0, %0"
 		     : "+m"(exc_resume_eip), "=m"(area) : "a"(~0u), "d"(~0u) : "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(cr4));
 	if (exc_caught_vector != -1)
 		return "xsaves_faults";
 	__builtin_memcpy(&xcomp, area + 520, sizeof(xcomp));	/* XCOMP_BV */
@@ -2408,7 +2418,7 @@ static const struct attack attacks[] = {
 	{ "getsec", a_getsec },
 	{ "cr4_vmxe", a_cr4_vmxe },
 	{ "cr4_pke", a_cr4_pke },
-	{ "cr4_cet_pks", a_cr4_cet_pks },
+	{ "cr4_hidden_features", a_cr4_hidden_features },
 	{ "xsetbv_bad", a_xsetbv_bad },
 	{ "xsetbv_opmask_only", a_xsetbv_opmask_only },
 	{ "xsetbv_zmm_no_avx", a_xsetbv_zmm_no_avx },
