@@ -62,10 +62,11 @@ static const struct cpuid_rule rules[] = {
 	 * Features whose MSRs have no row (#GP) and whose state no VMCS field
 	 * or XSAVE component Tempo switches: a guest that saw the bit would
 	 * touch the MSR unchecked (Linux: TME_ACTIVATE at boot, PQR_ASSOC for
-	 * resctrl, S_CET for kernel IBT). Attack feature_msrs_cpuid.
+	 * resctrl, S_CET for kernel IBT). Attack feature_msrs_cpuid. (MPX
+	 * goes with its XCR0 components: xsave_plan_make, xcr0_filter_cpuid.)
 	 */
-	ROW(7, 0, EBX, CLEAR, ALWAYS, B(2) | B(12) | B(14) | B(15) | B(25),
-	    "SGX, RDT-M, MPX, RDT-A, Intel PT: EPC, PQR_ASSOC, BNDCFGS, RTIT_* are the host's"),
+	ROW(7, 0, EBX, CLEAR, ALWAYS, B(2) | B(12) | B(15) | B(25),
+	    "SGX, RDT-M, RDT-A, Intel PT: EPC, PQR_ASSOC, RTIT_* are the host's"),
 	ROW(7, 0, ECX, CLEAR, ALWAYS, B(7) | B(13) | B(23) | B(24) | B(29) | B(30) | B(31),
 	    "CET_SS, TME, Key Locker (a per-core key), bus-lock detect (DEBUGCTL), ENQCMD, "
 	    "SGX_LC, PKS: their state is the host's"),

@@ -70,8 +70,8 @@ struct xsave_plan xsave_plan_make(const struct xsave_cpuid *c, uint32_t area_max
 		allowed &= ~XCR0_AVX512;
 	/*
 	 * MPX is not offered: IA32_BNDCFGS, which the SDM gives every MPX CPU,
-	 * has no row (CPUID 7 hides the flag), and MPX is gone from compilers
-	 * and kernels. Its two components stay out of XCR0 with it.
+	 * has no row, and MPX is gone from compilers and kernels. Its two
+	 * components stay out of XCR0, and so its CPUID 7 flag is hidden below.
 	 */
 	allowed &= ~XCR0_MPX;
 	if (!whole(allowed, XCR0_AMX))
