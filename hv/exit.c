@@ -265,6 +265,9 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 	struct exit_ctx x;	/* not zeroed whole: its buffer is for stops alone */
 
 	x.reason = (uint32_t)vmread(VMCS_EXIT_REASON);
+	v->aside_decided = false;
+	if (v->aside_armed)
+		tick_aside_fold(v, x.reason);
 	/* first: this exit's length is what a guest deadline that falls in it waits */
 	if (x.reason == EXIT_REASON_PREEMPTION_TIMER && tick_defer_early(v))
 		return v;

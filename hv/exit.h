@@ -176,6 +176,13 @@ enum exit_action exit_hlt(struct vcpu *v, struct exit_ctx *x);
 void count_tick_hit(struct vcpu *v);
 /* Issue 14: a placed tick's exit that only steps aside, before the generic work (true: re-enter). */
 bool tick_defer_early(struct vcpu *v);
+/*
+ * The exit stub's tick step-aside: planned for a tick placed at @due
+ * (tick_aside_arm, hv/vcpu_timer.c, arms it), and what it did folded in at
+ * the next exit that reaches hv (@reason: that exit's), before anything else.
+ */
+void tick_aside_plan(struct vcpu *v, uint64_t due);
+void tick_aside_fold(struct vcpu *v, uint32_t reason);
 
 /* hv/inject.c */
 void inject_exception(uint32_t vector, bool has_error, uint32_t error);

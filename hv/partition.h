@@ -98,6 +98,17 @@ struct vcpu {
 	/* IA32_TSC_DEADLINE as tick_defer_early read it at this exit */
 	bool tick_deadline_valid;
 	uint64_t tick_deadline;
+	/*
+	 * The exit stub's tick step-aside (arch.aside, hv/timer_exit.c): the
+	 * steps it was allowed at the last entry (0: not armed); aside_decided:
+	 * this exit is the armed tick's, so the stub has judged the guest's
+	 * deadline already and hv does not defer.
+	 */
+	uint8_t aside_armed;
+	bool aside_decided;
+	uint32_t aside_before;	/* the placed time less the window's start */
+	uint64_t aside_tick;	/* the placed time it was planned for */
+	uint8_t aside_steps;	/* and that plan's steps (0: none) */
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	/*

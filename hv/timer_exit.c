@@ -152,7 +152,7 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 		deadline = v->tick_deadline_valid ? v->tick_deadline :
 						    rdmsr(MSR_IA32_TSC_DEADLINE);
 		v->tick_deadline_valid = false;
-		if (tick_defer(v, now, deadline)) {
+		if (!v->aside_decided && tick_defer(v, now, deadline)) {
 			v->tick_exit = true;	/* this exit may delay the guest too */
 			v->tick_defer_exits++;
 			return EXIT_RESUME;
@@ -191,7 +191,7 @@ bool tick_defer_early(struct vcpu *v)
 	uint64_t now, deadline;
 	bool fired;
 
-	if (!tick_placed(v) || c->console || c->shared || v->apicv ||
+	if (v->aside_decided || !tick_placed(v) || c->console || c->shared || v->apicv ||
 	    __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
 		return false;
 	now = rdtsc();
@@ -216,6 +216,66 @@ bool tick_defer_early(struct vcpu *v)
 	/* direct, dedicated (the gate above): only host events are due */
 	vcpu_timer_arm_host(v);
 	return true;
+}
+
+/*
+ * Issue 14: the exit stub's step-aside (arch/x86/vmx_entry.S,
+ * vmx_exit_aside) does tick_defer_early's work in some 30 instructions
+ * where that takes some 240: the deferral exit's length is what a guest
+ * deadline that falls in it waits, and its share of the guest's interval is
+ * its chance to. Armed where tick_defer_early would run (a placed tick on a
+ * dedicated core, nothing else on it, no kick waiting), for the tick's own
+ * exit only (the next event is the tick), with host_timer_aside_plan's
+ * window and steps (tick_aside_arm in hv/vcpu_timer.h, at every entry).
+ * Planned once for each placed time, at its first entry (the steps move
+ * it, and so does host_timer_defer); the watchdog, whose due time bounds
+ * the steps, only moves later. Every exit that reaches hv folds what the
+ * stub did first (tick_aside_fold).
+ */
+void tick_aside_plan(struct vcpu *v, uint64_t due)
+{
+	struct vmx_tick_aside *s = &v->arch.aside;
+	struct tick_aside_plan p;
+
+	v->aside_tick = due;
+	v->aside_steps = 0;
+	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &p))
+		return;
+	v->aside_steps = (uint8_t)p.steps;
+	v->aside_before = (uint32_t)(due - p.lo);
+	s->lo = (uint32_t)p.lo;
+	s->span = (uint32_t)p.span;
+	s->step = (uint32_t)p.step;
+	s->ptv = ptimer_value(0, p.step, vmx_ctl.preemption_timer_rate);
+}
+
+void tick_aside_fold(struct vcpu *v, uint32_t reason)
+{
+	struct vmx_tick_aside *s = &v->arch.aside;
+	uint32_t taken = (uint32_t)(v->aside_armed - s->left);
+	uint64_t now;
+
+	s->left = 0;
+	v->aside_armed = 0;
+	/* an exit 52 the stub let through: the guest's deadline is not near */
+	v->aside_decided = reason == EXIT_REASON_PREEMPTION_TIMER;
+	if (!taken)
+		return;
+	/*
+	 * Exit 52 here is the steps' last exit, which the stub let through:
+	 * the tick is due now. Any other exit came between: the stub armed
+	 * the next for a step after its latest, due where the window it moved
+	 * (lo, the low 32 bits) starts, plus what the window has before it.
+	 */
+	now = rdtsc();
+	host_timer_aside_taken(&v->pcpu->ht, taken,
+			       v->aside_decided ? now :
+						  now + (int32_t)(s->lo + v->aside_before -
+								  (uint32_t)now));
+	v->tick_defer_exits += taken;
+	v->exits_total += taken;
+	v->exits[EXIT_REASON_PREEMPTION_TIMER] += taken;
+	v->tick_hits += s->hits;
 }
 
 /*

@@ -12,6 +12,7 @@
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
 #include "hv/core/msr_policy.h"
+#include "hv/exit.h"
 #include "hv/pages.h"
 #include "hv/partition.h"
 #include "hv/platform.h"
@@ -160,6 +161,36 @@ void hv_timer_vector_handler(void)
  * vCPU whose partition is stopping (a shared core runs others too); an IPI
  * for this core's vCPUs always.
  */
+/*
+ * The exit stub's tick step-aside (hv/timer_exit.c): armed for the tick's
+ * own exit where tick_defer_early would run, from the plan made once for
+ * its placed time; disarmed otherwise. Every entry passes here: the rows
+ * themselves, not timer_mode(), as in vcpu_timer_arm.
+ */
+static inline void tick_aside_arm(struct vcpu *v, uint64_t due)
+{
+	struct vmx_tick_aside *s = &v->arch.aside;
+	const struct timer_mode_desc *m = &timer_modes[v->vt.mode];
+	struct pcpu *c = v->pcpu;
+	uint8_t vec = vtimer_vector(&v->vt);
+
+	s->left = 0;
+	v->aside_armed = 0;
+	if (due != c->ht.fire_tick || !m->places_ticks || !m->owns_lapic || !v->vt.in_hw ||
+	    !c->ht.slack_tsc || c->console || c->shared || v->apicv || vec < 16)
+		return;
+	if (v->aside_tick != due)
+		tick_aside_plan(v, due);
+	if (!v->aside_steps)
+		return;
+	s->irr_msr = X2APIC_IRR0 + vec / 32;
+	s->irr_mask = 1u << (vec % 32);
+	s->hits = 0;
+	s->left = v->aside_steps;
+	s->first = v->aside_steps;
+	v->aside_armed = v->aside_steps;
+}
+
 static inline void timer_arm_due(struct vcpu *v, uint64_t now, uint64_t due)
 {
 	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
@@ -167,8 +198,11 @@ static inline void timer_arm_due(struct vcpu *v, uint64_t now, uint64_t due)
 
 	if (__builtin_expect(mail != 0, 0) &&
 	    ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
-	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING)))
+	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING))) {
 		vmx_set_preemption_timer(0);
+		due = TIMER_NO_EVENT;	/* that exit is for the mail: no step-aside */
+	}
+	tick_aside_arm(v, due);
 }
 
 /* The host's next event; the watchdog counts from the vCPU's latest exit: this one. */
@@ -264,13 +298,18 @@ void vcpu_timer_apply_mode(struct vcpu *v)
 
 /*
  * What the timer adds to a short exit: the preemption-timer re-arm (an RDTSC,
- * the arithmetic, one VMWRITE). Timed with the TSC around the real code; in
- * Bochs a tick is an instruction, so this is an instruction count.
+ * the arithmetic, one VMWRITE, and the tick step-aside's copy). Timed with
+ * the TSC around the real code; in Bochs a tick is an instruction, so this
+ * is an instruction count. The step-aside is planned once for each placed
+ * tick (tick_aside_arm), at the first entry after the tick's own exit: the
+ * call before the timed one makes that plan, so the figure is a short
+ * exit's between ticks.
  */
 void vcpu_timer_measure_rearm(struct vcpu *v)
 {
 	uint64_t t0, t1, t2, t3, base, cost;
 
+	vcpu_timer_arm(v);
 	t0 = rdtsc();
 	t1 = rdtsc();
 	vcpu_timer_arm(v);

@@ -17,6 +17,21 @@
 #include "hv/lib/log.h"
 #include "hv/upcalls.h"
 
+#include <stddef.h>
+
+/* what vmx_entry.S reads (VA_ASIDE_*, vmx_defs.h) */
+_Static_assert(offsetof(struct vcpu_arch, aside) == VA_ASIDE, "VA_ASIDE");
+#define ASIDE_AT(f, off) _Static_assert(offsetof(struct vmx_tick_aside, f) == (off) - VA_ASIDE, #f)
+ASIDE_AT(ptv, VA_ASIDE_PTV);
+ASIDE_AT(lo, VA_ASIDE_LO);
+ASIDE_AT(span, VA_ASIDE_SPAN);
+ASIDE_AT(step, VA_ASIDE_STEP);
+ASIDE_AT(irr_msr, VA_ASIDE_IRR_MSR);
+ASIDE_AT(irr_mask, VA_ASIDE_IRR_MASK);
+ASIDE_AT(hits, VA_ASIDE_HITS);
+ASIDE_AT(left, VA_ASIDE_LEFT);
+ASIDE_AT(first, VA_ASIDE_FIRST);
+
 #define CR0_PE	(1ull << 0)
 #define CR0_ET	(1ull << 4)
 #define CR0_NE	(1ull << 5)

@@ -19,6 +19,35 @@ struct guest_regs {
 struct vcpu;
 
 /*
+ * Issue 14: the exit stub's tick step-aside (arch/x86/vmx_entry.S,
+ * vmx_exit_aside). hv arms it before an entry (left > 0) when the next
+ * preemption-timer exit is a host tick of a direct-mode vCPU, whose
+ * IA32_TSC_DEADLINE is the guest's. At that exit the stub reads the guest's
+ * deadline D; if D - lo (low 32 bits, unsigned) is below span, or D is 0
+ * (hardware clears it on fire) at the tick's first exit or with the
+ * guest's vector pending in the physical IRR and its IF set, the tick's
+ * exit would meet D or the guest's handler: the stub loads
+ * ptv into the preemption timer (the tick comes that much later), moves lo
+ * on by step for that exit, and re-enters at once, without saving the
+ * guest's registers or calling hv. A deadline that falls in that exit waits
+ * some 30 instructions, not the whole tick's. It counts the steps (left)
+ * and the ones at whose end the vector waited in the IRR (hits); hv folds
+ * both into its figures at the next exit that reaches it. Offsets:
+ * VA_ASIDE_* (vmx_defs.h).
+ */
+struct vmx_tick_aside {
+	uint64_t ptv;		/* the preemption-timer value of one step */
+	uint32_t lo;		/* TSC (low 32 bits) where the window of the next exit starts */
+	uint32_t span;		/* its length */
+	uint32_t step;		/* how far one step moves the tick, and lo */
+	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
+	uint32_t irr_mask;	/* and its bit there */
+	uint32_t hits;		/* steps at whose end the vector waited */
+	uint8_t left;		/* steps still allowed; 0: the stub takes every exit to hv */
+	uint8_t first;		/* left as armed: the tick's first exit has left == first */
+};
+
+/*
  * What VMX keeps per vCPU, embedded in hv's struct vcpu as `arch`. hv fills
  * owner, vmcs_pa and vpid when it builds the vCPU; the rest is arch's.
  */
@@ -31,6 +60,7 @@ struct vcpu_arch {
 	bool launched;
 	bool vmcs_ready;	/* built once (vmx_vmcs_setup); later runs only vmx_load it */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
+	struct vmx_tick_aside aside;	/* read by the exit stub: VA_ASIDE_* */
 };
 
 /* The state a vCPU starts in (vmx_vmcs_setup). */

@@ -280,4 +280,19 @@
 #define EPTP_MEMTYPE_WB			6ull
 #define EPTP_WALK_4			(3ull << 3)
 
+/*
+ * struct vcpu_arch's tick step-aside (arch/x86/vmx.h) as the exit stub
+ * reads it; arch/x86/vmx.c checks the offsets against the struct.
+ */
+#define VA_ASIDE		168
+#define VA_ASIDE_PTV		(VA_ASIDE + 0)
+#define VA_ASIDE_LO		(VA_ASIDE + 8)
+#define VA_ASIDE_SPAN		(VA_ASIDE + 12)
+#define VA_ASIDE_STEP		(VA_ASIDE + 16)
+#define VA_ASIDE_IRR_MSR	(VA_ASIDE + 20)
+#define VA_ASIDE_IRR_MASK	(VA_ASIDE + 24)
+#define VA_ASIDE_HITS		(VA_ASIDE + 28)
+#define VA_ASIDE_LEFT		(VA_ASIDE + 32)
+#define VA_ASIDE_FIRST		(VA_ASIDE + 33)
+
 #endif

@@ -146,10 +146,14 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 /*
  * A tick's exit defers past a guest deadline up to two margins ahead (the
  * tick's own exit can be longer than one margin: Bochs counts ~600
- * instructions for it); a phase-locked tick is placed a margin before that.
+ * instructions for it); a tick placed before a deadline comes four margins
+ * before it, at the end of the exit stub's step-aside window (below), whose
+ * four margins after the placed time hold the tick's whole exit (some 1,400
+ * Bochs instructions): the stub lets it through, and it is over before the
+ * deadline.
  */
 #define TICK_DEFER_WINDOW(m)	(2 * (m))
-#define TICK_BEFORE(m)		(3 * (m))
+#define TICK_BEFORE(m)		(4 * (m))
 /*
  * A placed tick keeps that window and a margin of its slack free for the
  * deferral at its exit: a fired deadline moves it to now + margin, an armed
@@ -159,7 +163,17 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  * under a margin ahead, the case where it would meet the tick's exit; at
  * the slack's very end, with no room, either would meet the whole tick.
  */
-#define TICK_DEFER_ROOM(m)	(TICK_DEFER_WINDOW(m) + (m))
+/* the exit stub's step-aside (below): its window and step */
+#define TICK_ASIDE_BEFORE(m)	(m)
+#define TICK_ASIDE_SPAN(m)	(TICK_ASIDE_BEFORE(m) + TICK_BEFORE(m))
+#define TICK_ASIDE_STEP(m)	(5 * (m))
+#define TICK_ASIDE_MAX		255u		/* the stub's count is a byte */
+#define TICK_ASIDE_REACH	(1ull << 31)	/* its differences are 32-bit */
+/*
+ * ... and a step of the exit stub's step-aside with a margin to spare (it
+ * moves the tick by TICK_ASIDE_STEP from its exit, not to the deadline).
+ */
+#define TICK_DEFER_ROOM(m)	(TICK_ASIDE_STEP(m) + (m))
 
 static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
 			    uint64_t deadline, uint64_t margin_tsc)
@@ -251,6 +265,53 @@ bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline, boo
 	if (target - h->next_tick > h->offset_max)
 		h->offset_max = target - h->next_tick;
 	return true;
+}
+
+/*
+ * The exit stub's step-aside (arch/x86/vmx.h struct vmx_tick_aside) does
+ * host_timer_defer's work at a fraction of its length: the deferral exit
+ * itself is what a deadline that falls in it waits for. Its window runs
+ * from a margin before the exit (a guest that took its interrupt just
+ * before it is still in its handler) to four after (the tick's whole exit:
+ * some 1,400 Bochs instructions from its due time, 600 of them before the
+ * TSC is read in hv); each step moves the tick past the window's end plus a
+ * margin, where a deadline in the window has been taken and its handler
+ * entered. The window is the placed time's: the stub reads no TSC, to be
+ * shorter (a preemption-timer exit comes when due, within the timer's
+ * granularity). Steps end within the slack and before the watchdog is due; they
+ * may follow host_timer_defer's and each other's (the plan is made afresh
+ * for each placed time), since the deadline they judge is the one armed now.
+ */
+
+bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
+			   struct tick_aside_plan *p)
+{
+	uint64_t end, n;
+
+	memset(p, 0, sizeof(*p));
+	if (!h->slack_tsc || !h->period_tsc || h->next_tick == TIMER_NO_EVENT || !margin_tsc ||
+	    margin_tsc >= TICK_ASIDE_REACH / 8 || h->fire_tick < TICK_ASIDE_BEFORE(margin_tsc))
+		return false;
+	end = MIN(add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1)), watchdog_due(h));
+	if (end <= h->fire_tick || end - h->fire_tick >= TICK_ASIDE_REACH ||
+	    end - h->fire_tick <= TICK_ASIDE_STEP(margin_tsc))
+		return false;
+	n = (end - h->fire_tick) / TICK_ASIDE_STEP(margin_tsc);
+	p->steps = (uint32_t)MIN(n, TICK_ASIDE_MAX);
+	p->lo = h->fire_tick - TICK_ASIDE_BEFORE(margin_tsc);
+	p->span = TICK_ASIDE_SPAN(margin_tsc);
+	p->step = TICK_ASIDE_STEP(margin_tsc);
+	return true;
+}
+
+void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due)
+{
+	if (!steps)
+		return;
+	h->fire_tick = due;
+	h->deferred += steps;
+	if (h->fire_tick > h->next_tick && h->fire_tick - h->next_tick > h->offset_max)
+		h->offset_max = h->fire_tick - h->next_tick;
 }
 
 /* ---- one vCPU's view of its timer ---- */

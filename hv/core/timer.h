@@ -83,6 +83,23 @@ uint64_t host_timer_next(const struct host_timer *h);
 bool host_timer_run(struct host_timer *h, uint64_t now);
 
 /*
+ * Issue 14, the exit stub's step-aside (arch/x86/vmx.h): at the placed
+ * tick's exit (and each later one it makes), a guest deadline in
+ * [lo, lo + span) moves the tick step later and lo with it, up to @steps
+ * times: the last step's exit comes by the slack's end (each one a little
+ * later, by the stub's own length) and before the watchdog is due. False
+ * (and steps 0) when the tick may not move: no slack, or no room left.
+ */
+struct tick_aside_plan {
+	uint64_t lo, span, step;
+	uint32_t steps;
+};
+bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
+			   struct tick_aside_plan *p);
+/* The stub took @steps steps: the tick is due at @due now (counted in deferred). */
+void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due);
+
+/*
  * Guest deadline to tick placement margin: the guest's interrupt has been
  * delivered and its handler entered (and has re-armed) by deadline + margin.
  */
