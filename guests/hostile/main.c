@@ -2196,6 +2196,59 @@ static const char *a_tick_sti_shadow_pending(void)
 	return r;
 }
 
+/*
+ * Issue 14's step-aside (arch/x86/vmx_entry.S vmx_exit_aside): a deadline
+ * kept in the exit stub's window at every tick (re-armed 20 us ahead with
+ * IF=0, so it never fires) makes each tick step aside as often as its slack
+ * allows, and no more: the tick still comes every ms. 100 ms of that,
+ * counting the TSC gaps: a step is a short exit (Bochs: ~35 instructions
+ * on top of the loop's ~40, so a gap longer than the loop's usual one by
+ * over 0.33 us, 16 ticks at 50 MHz), a tick a long one (~1,400, over
+ * 10 us). With the default slack (tick_us / 4) a tick has at most five.
+ */
+static const char *a_tick_aside_every_window(void)
+{
+	static uint32_t hist[64];	/* gaps in steps of 1/64 of a long one */
+	uint64_t lvt = 0, start, prev, now, gap, ahead = MS(1) / 50;
+	uint64_t long_gap = (uint32_t)tempo.tsc_khz / 100, extra = (uint32_t)tempo.tsc_khz / 3000;
+	uint32_t shorts = 0, longs = 0, step = (uint32_t)long_gap / 64 + 1, base = 0;
+
+	try_rdmsr(0x832, &lvt);
+	if (try_wrmsr(0x832, (2u << 17) | IRQ_VECTOR)[0] != 'o')
+		return "lvt_gp";
+	memset(hist, 0, sizeof(hist));
+	asm volatile("cli" ::: "memory");
+	start = prev = rdtsc();
+	do {
+		now = rdtsc();
+		wrmsr(0x6e0, now + ahead);
+		gap = now - prev;
+		if (gap >= long_gap)
+			longs++;
+		else
+			hist[(uint32_t)gap / step]++;
+		prev = now;
+	} while (now - start < MS(100));
+	wrmsr(0x6e0, 0);
+	asm volatile("sti" ::: "memory");
+	try_wrmsr(0x832, lvt);
+	/* the loop's own gap is the commonest; a step's is longer by its exit */
+	for (uint32_t i = 0; i < 64; i++)
+		if (hist[i] > hist[base])
+			base = i;
+	for (uint32_t i = base + (uint32_t)extra / step + 2; i < 64; i++)
+		shorts += hist[i];
+	if (longs < 95)
+		return "ticks_starved";
+	if (longs > 102)
+		return "extra_ticks";
+	if (!shorts)
+		return "no_steps";
+	if (shorts > 5 * longs + 5)
+		return "steps_unbounded";
+	return "steps_bounded";
+}
+
 /* With test=exit_fault on Tempo's command line: its exit handler faults, this partition stops. */
 static const char *a_hv_fault_selftest(void)
 {
@@ -2455,6 +2508,7 @@ static const struct attack attacks[] = {
 	{ "nmi_sti_shadow", a_nmi_sti_shadow },
 	{ "nmi_wakes_halted", a_nmi_wakes_halted },
 	{ "tick_sti_shadow_pending", a_tick_sti_shadow_pending },
+	{ "tick_aside_every_window", a_tick_aside_every_window },
 	{ "chan_info_bad", a_chan_info_bad },
 	{ "chan_bind_bad", a_chan_bind_bad },
 	{ "chan_ring_bad", a_chan_ring_bad },
