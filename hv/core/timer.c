@@ -147,10 +147,12 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  * A tick's exit defers past a guest deadline up to two margins ahead (the
  * tick's own exit can be longer than one margin: Bochs counts ~600
  * instructions for it); a tick placed before a deadline comes four margins
- * before it, at the end of the exit stub's step-aside window (below), whose
- * four margins after the placed time hold the tick's whole exit (some 1,400
- * Bochs instructions): the stub lets it through, and it is over before the
- * deadline.
+ * before it, a margin past the end of the exit stub's step-aside window
+ * (below), whose three margins after the placed time hold the tick's whole
+ * exit (some 1,400 Bochs instructions from its due time): the stub lets it
+ * through, and it is over before the deadline, even one that comes a margin
+ * early of the placement's guess (Linux's does: a step past it would land
+ * in its wake-up).
  */
 #define TICK_DEFER_WINDOW(m)	(2 * (m))
 #define TICK_BEFORE(m)		(4 * (m))
@@ -165,7 +167,7 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  */
 /* the exit stub's step-aside (below): its window and step */
 #define TICK_ASIDE_BEFORE(m)	(m)
-#define TICK_ASIDE_SPAN(m)	(TICK_ASIDE_BEFORE(m) + TICK_BEFORE(m))
+#define TICK_ASIDE_SPAN(m)	(TICK_ASIDE_BEFORE(m) + TICK_BEFORE(m) - (m))
 #define TICK_ASIDE_STEP(m)	(5 * (m))
 #define TICK_ASIDE_MAX		255u		/* the stub's count is a byte */
 #define TICK_ASIDE_REACH	(1ull << 31)	/* its differences are 32-bit */
@@ -272,11 +274,11 @@ bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline, boo
  * host_timer_defer's work at a fraction of its length: the deferral exit
  * itself is what a deadline that falls in it waits for. Its window runs
  * from a margin before the exit (a guest that took its interrupt just
- * before it is still in its handler) to four after (the tick's whole exit:
+ * before it is still in its handler) to three after (the tick's whole exit:
  * some 1,400 Bochs instructions from its due time, 600 of them before the
- * TSC is read in hv); each step moves the tick past the window's end plus a
- * margin, where a deadline in the window has been taken and its handler
- * entered. The window is the placed time's: the stub reads no TSC, to be
+ * TSC is read in hv); each step moves the tick past the window's end plus
+ * two margins, where a deadline in the window has been taken and its
+ * handler entered. The window is the placed time's: the stub reads no TSC, to be
  * shorter (a preemption-timer exit comes when due, within the timer's
  * granularity). Steps end within the slack and before the watchdog is due; they
  * may follow host_timer_defer's and each other's (the plan is made afresh
