@@ -13,6 +13,20 @@
 #include "arch/x86/vmx_defs.h"
 #include "hv/lib/spec_defs.h"
 
+/*
+ * L1TF: flush L1D before the guest runs (SDM Vol. 4 IA32_FLUSH_CMD; on
+ * MD_CLEAR CPUs it also overwrites the fill and store buffers). Else MDS:
+ * VERW with a memory operand overwrites the buffers (Intel, "Deep Dive:
+ * Microarchitectural Data Sampling"). Only RAX, RCX, RDX are touched, before
+ * the guest's registers are loaded.
+ */
+.macro flush_l1d
+	mov	$MSR_IA32_FLUSH_CMD, %ecx
+	mov	$FLUSH_CMD_L1D, %eax
+	xor	%edx, %edx
+	wrmsr
+.endm
+
 	.text
 /* void vmx_enter(struct vcpu_arch *a, int launched) */
 	.globl vmx_enter
@@ -43,23 +57,15 @@ vmx_enter:
 	jmp	2f
 1:	vmresume
 2:	pop	%rdi
+entry_failed:				/* RDI: the vcpu_arch */
 	and	$-16, %rsp
 	call	vmx_entry_failed	/* does not return */
 	ud2
 
-/*
- * L1TF: flush L1D before the guest runs (SDM Vol. 4 IA32_FLUSH_CMD; on
- * MD_CLEAR CPUs it also overwrites the fill and store buffers). Else MDS:
- * VERW with a memory operand overwrites the buffers (Intel, "Deep Dive:
- * Microarchitectural Data Sampling"). Only RAX, RCX, RDX are touched here,
- * before the guest's registers are loaded.
- */
+/* the entry's mitigation (flush_l1d above) */
 3:	cmpb	$SPEC_ENTRY_L1D_FLUSH, spec_entry_mode(%rip)
 	jne	5f
-	mov	$MSR_IA32_FLUSH_CMD, %ecx
-	mov	$FLUSH_CMD_L1D, %eax
-	xor	%edx, %edx
-	wrmsr
+	flush_l1d
 	jmp	4b
 5:	verw	spec_verw_sel(%rip)
 	jmp	4b
@@ -136,16 +142,11 @@ vmx_exit_aside:
 	pop	%rcx
 	pop	%rax
 	vmresume
-4:	mov	0(%rsp), %rdi		/* slot[0]: as vmx_enter's failure */
-	and	$-16, %rsp
-	call	vmx_entry_failed	/* does not return */
-	ud2
+4:	mov	0(%rsp), %rdi		/* slot[0] */
+	jmp	entry_failed
 5:	cmpb	$SPEC_ENTRY_L1D_FLUSH, spec_entry_mode(%rip)
 	jne	6f
-	mov	$MSR_IA32_FLUSH_CMD, %ecx
-	mov	$FLUSH_CMD_L1D, %eax
-	xor	%edx, %edx
-	wrmsr
+	flush_l1d
 	jmp	3b
 6:	pop	%rdx
 	pop	%rcx
