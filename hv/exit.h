@@ -183,6 +183,8 @@ bool tick_defer_early(struct vcpu *v);
  */
 void tick_aside_plan(struct vcpu *v, uint64_t due);
 void tick_aside_fold(struct vcpu *v, uint32_t reason);
+/* A kick's exit at once: the stub takes none of its exits aside (nothing was stepped yet). */
+void tick_aside_disarm(struct vcpu *v);
 
 /* hv/inject.c */
 void inject_exception(uint32_t vector, bool has_error, uint32_t error);

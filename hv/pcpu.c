@@ -15,6 +15,7 @@
 #include "arch/x86/vmx.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/cr4_policy.h"
+#include "hv/exit.h"
 #include "hv/partition.h"
 #include "hv/lib/log.h"
 #include "hv/platform.h"
@@ -53,8 +54,16 @@ void hv_root_nmi(void)
 	if (!partitions_go)	/* no VMCS yet, and GS may not be this_pcpu() */
 		return;
 	c = this_pcpu();
-	if (c->vmcs_loaded && __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
+	if (c->vmcs_loaded && __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE)) {
 		vmx_set_preemption_timer(0);
+		/*
+		 * that exit is the kick's: not one for the exit stub to step
+		 * aside (a dedicated core's vCPU; a step already under way may
+		 * still write its own value after this one: one step late)
+		 */
+		if (c->vcpu)
+			tick_aside_disarm(c->vcpu);
+	}
 }
 
 /* Where @v starts: the boot vCPU as its loader left it, an AP at its SIPI. */

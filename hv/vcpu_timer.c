@@ -155,19 +155,13 @@ void hv_timer_vector_handler(void)
 }
 
 /*
- * The preemption timer for @due, read against @now; then, if @v was kicked
- * since the mailbox was last read (after the VMWRITE: a kick NMI before it
- * would have its 0 overwritten), 0: exit at once. A stop counts only for a
- * vCPU whose partition is stopping (a shared core runs others too); an IPI
- * for this core's vCPUs always.
- */
-/*
  * The exit stub's tick step-aside (hv/timer_exit.c): armed for the tick's
  * own exit where tick_defer_early would run, from the plan made once for
- * its placed time; disarmed otherwise. Every entry passes here: the rows
- * themselves, not timer_mode(), as in vcpu_timer_arm.
+ * its placed time, when that exit is still to come (due > now: the window
+ * is the placed time's); disarmed otherwise. Every entry passes here: the
+ * rows themselves, not timer_mode(), as in vcpu_timer_arm.
  */
-static inline void tick_aside_arm(struct vcpu *v, uint64_t due)
+static inline void tick_aside_arm(struct vcpu *v, uint64_t now, uint64_t due)
 {
 	struct vmx_tick_aside *s = &v->arch.aside;
 	const struct timer_mode_desc *m = &timer_modes[v->vt.mode];
@@ -176,8 +170,8 @@ static inline void tick_aside_arm(struct vcpu *v, uint64_t due)
 
 	s->left = 0;
 	v->aside_armed = 0;
-	if (due != c->ht.fire_tick || !m->places_ticks || !m->owns_lapic || !v->vt.in_hw ||
-	    !c->ht.slack_tsc || c->console || c->shared || v->apicv || vec < 16)
+	if (due != c->ht.fire_tick || due <= now || !m->places_ticks || !m->owns_lapic ||
+	    !v->vt.in_hw || !c->ht.slack_tsc || c->console || c->shared || v->apicv || vec < 16)
 		return;
 	if (v->aside_tick != due)
 		tick_aside_plan(v, due);
@@ -185,14 +179,25 @@ static inline void tick_aside_arm(struct vcpu *v, uint64_t due)
 		return;
 	s->irr_msr = X2APIC_IRR0 + vec / 32;
 	s->irr_mask = 1u << (vec % 32);
+	s->vclass = vec & 0xf0u;
 	s->hits = 0;
-	s->left = v->aside_steps;
-	s->first = v->aside_steps;
 	v->aside_armed = v->aside_steps;
+	s->left = v->aside_steps;
 }
 
-static inline void timer_arm_due(struct vcpu *v, uint64_t now, uint64_t due)
+/*
+ * The preemption timer for @due, read against @now; then, if @v was kicked
+ * since the mailbox was last read (after the VMWRITE: a kick NMI before it
+ * would have its 0 overwritten), 0: exit at once. A stop counts only for a
+ * vCPU whose partition is stopping (a shared core runs others too); an IPI
+ * for this core's vCPUs always. The step-aside is armed first: an exit
+ * made at once is the kick's, and both this test and hv_root_nmi, after
+ * it, disarm it.
+ */
+static inline __attribute__((always_inline)) void timer_arm_due(struct vcpu *v, uint64_t now,
+								  uint64_t due)
 {
+	tick_aside_arm(v, now, due);
 	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
 	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
 
@@ -200,9 +205,8 @@ static inline void timer_arm_due(struct vcpu *v, uint64_t now, uint64_t due)
 	    ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
 	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING))) {
 		vmx_set_preemption_timer(0);
-		due = TIMER_NO_EVENT;	/* that exit is for the mail: no step-aside */
+		tick_aside_disarm(v);
 	}
-	tick_aside_arm(v, due);
 }
 
 /* The host's next event; the watchdog counts from the vCPU's latest exit: this one. */

@@ -29,8 +29,8 @@ ASIDE_AT(step, VA_ASIDE_STEP);
 ASIDE_AT(irr_msr, VA_ASIDE_IRR_MSR);
 ASIDE_AT(irr_mask, VA_ASIDE_IRR_MASK);
 ASIDE_AT(hits, VA_ASIDE_HITS);
+ASIDE_AT(vclass, VA_ASIDE_VCLASS);
 ASIDE_AT(left, VA_ASIDE_LEFT);
-ASIDE_AT(first, VA_ASIDE_FIRST);
 
 #define CR0_PE	(1ull << 0)
 #define CR0_ET	(1ull << 4)

@@ -24,10 +24,10 @@ struct vcpu;
  * preemption-timer exit is a host tick of a direct-mode vCPU, whose
  * IA32_TSC_DEADLINE is the guest's. At that exit the stub reads the guest's
  * deadline D; if D - lo (low 32 bits, unsigned) is below span, or D is 0
- * (hardware clears it on fire) at the tick's first exit or with the
- * guest's vector pending in the physical IRR and its IF set, the tick's
- * exit would meet D or the guest's handler: the stub loads
- * ptv into the preemption timer (the tick comes that much later), moves lo
+ * (hardware clears it on fire) with the guest's vector pending in the
+ * physical IRR where the guest would take it now (IF set, no STI or MOV-SS
+ * shadow, its class above the PPR), the tick's exit would meet D: the stub
+ * loads ptv into the preemption timer (the tick comes that much later), moves lo
  * on by step for that exit, and re-enters at once, without saving the
  * guest's registers or calling hv. A deadline that falls in that exit waits
  * some 30 instructions, not the whole tick's. It counts the steps (left)
@@ -43,8 +43,8 @@ struct vmx_tick_aside {
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
 	uint32_t hits;		/* steps at whose end the vector waited */
+	uint32_t vclass;	/* the vector's priority class (vector & 0xf0), against the PPR */
 	uint8_t left;		/* steps still allowed; 0: the stub takes every exit to hv */
-	uint8_t first;		/* left as armed: the tick's first exit has left == first */
 };
 
 /*

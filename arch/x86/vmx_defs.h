@@ -292,7 +292,7 @@
 #define VA_ASIDE_IRR_MSR	(VA_ASIDE + 20)
 #define VA_ASIDE_IRR_MASK	(VA_ASIDE + 24)
 #define VA_ASIDE_HITS		(VA_ASIDE + 28)
-#define VA_ASIDE_LEFT		(VA_ASIDE + 32)
-#define VA_ASIDE_FIRST		(VA_ASIDE + 33)
+#define VA_ASIDE_VCLASS		(VA_ASIDE + 32)
+#define VA_ASIDE_LEFT		(VA_ASIDE + 36)
 
 #endif

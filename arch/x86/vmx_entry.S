@@ -27,6 +27,8 @@
 	wrmsr
 .endm
 
+	.set	X2APIC_PPR_MSR, 0x80a	/* SDM Vol. 3A 11.12.1.2 */
+
 	.text
 /* void vmx_enter(struct vcpu_arch *a, int launched) */
 	.globl vmx_enter
@@ -156,20 +158,18 @@ vmx_exit_aside:
 	jmp	4b
 	/*
 	 * Outside the window. On hardware the MSR reads 0 once its deadline
-	 * fired (SDM Vol. 3A 11.5.4.1), so 0 at the tick's first exit may be
-	 * a fire just before it, its handler not done (Bochs shows the fired
-	 * value: in the window): step once. Later, a fire in this exit's
-	 * first instructions shows as the vector pending in the IRR with the
-	 * guest's IF set (it would have taken it before the exit).
+	 * fired (SDM Vol. 3A 11.5.4.1): a fire in this exit's first
+	 * instructions then shows as the vector pending in the IRR where the
+	 * guest would have taken it before the exit (hv/timer_exit.c
+	 * tick_guest_fired, the same test): IF set, no STI or MOV-SS shadow
+	 * (SDM Vol. 3C 25.4.2), its class above the processor priority (the
+	 * physical APIC's, the guest's in direct mode).
 	 */
 7:	mov	$MSR_IA32_TSC_DEADLINE, %ecx
 	rdmsr
 	or	%edx, %eax
 	jnz	9f
 	mov	24(%rsp), %rdx
-	movzbl	VA_ASIDE_LEFT(%rdx), %eax
-	cmp	VA_ASIDE_FIRST(%rdx), %al
-	je	1b
 	mov	VA_ASIDE_IRR_MSR(%rdx), %ecx
 	rdmsr
 	mov	24(%rsp), %rdx
@@ -178,7 +178,17 @@ vmx_exit_aside:
 	mov	$VMCS_GUEST_RFLAGS, %eax
 	vmread	%rax, %rcx
 	bt	$9, %ecx
-	jc	1b
+	jnc	9f
+	mov	$VMCS_GUEST_INTERRUPTIBILITY, %eax
+	vmread	%rax, %rcx
+	test	$3, %ecx
+	jnz	9f
+	mov	$X2APIC_PPR_MSR, %ecx
+	rdmsr
+	mov	24(%rsp), %rdx
+	and	$0xf0, %eax
+	cmp	VA_ASIDE_VCLASS(%rdx), %eax
+	jb	1b
 9:	pop	%rdx			/* hv takes this exit */
 	pop	%rcx
 	mov	8(%rsp), %rax

@@ -2204,7 +2204,7 @@ static const char *a_tick_sti_shadow_pending(void)
  * counting the TSC gaps: a step is a short exit (Bochs: ~35 instructions
  * on top of the loop's ~40, so a gap longer than the loop's usual one by
  * over 0.33 us, 16 ticks at 50 MHz), a tick a long one (~1,400, over
- * 10 us). With the default slack (tick_us / 4) a tick has at most five.
+ * 10 us). With the default slack (tick_us / 4) a tick has at most four.
  */
 static const char *a_tick_aside_every_window(void)
 {

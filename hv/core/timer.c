@@ -169,13 +169,19 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 #define TICK_ASIDE_BEFORE(m)	(m)
 #define TICK_ASIDE_SPAN(m)	(TICK_ASIDE_BEFORE(m) + TICK_BEFORE(m) - (m))
 #define TICK_ASIDE_STEP(m)	(5 * (m))
+/*
+ * What a step may overrun: its own exit and entry and the timer's
+ * granularity (Bochs: ~35 ticks; hardware: a µs or two, against a margin of
+ * 10 µs). The plan counts it, so the steps end by the slack's end.
+ */
+#define TICK_ASIDE_DRIFT(m)	(m)
 #define TICK_ASIDE_MAX		255u		/* the stub's count is a byte */
 #define TICK_ASIDE_REACH	(1ull << 31)	/* its differences are 32-bit */
 /*
  * ... and a step of the exit stub's step-aside with a margin to spare (it
  * moves the tick by TICK_ASIDE_STEP from its exit, not to the deadline).
  */
-#define TICK_DEFER_ROOM(m)	(TICK_ASIDE_STEP(m) + (m))
+#define TICK_DEFER_ROOM(m)	(TICK_ASIDE_STEP(m) + TICK_ASIDE_DRIFT(m))
 
 static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
 			    uint64_t deadline, uint64_t margin_tsc)
@@ -296,9 +302,9 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 		return false;
 	end = MIN(add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1)), watchdog_due(h));
 	if (end <= h->fire_tick || end - h->fire_tick >= TICK_ASIDE_REACH ||
-	    end - h->fire_tick <= TICK_ASIDE_STEP(margin_tsc))
+	    end - h->fire_tick < TICK_ASIDE_STEP(margin_tsc) + TICK_ASIDE_DRIFT(margin_tsc))
 		return false;
-	n = (end - h->fire_tick) / TICK_ASIDE_STEP(margin_tsc);
+	n = (end - h->fire_tick) / (TICK_ASIDE_STEP(margin_tsc) + TICK_ASIDE_DRIFT(margin_tsc));
 	p->steps = (uint32_t)MIN(n, TICK_ASIDE_MAX);
 	p->lo = h->fire_tick - TICK_ASIDE_BEFORE(margin_tsc);
 	p->span = TICK_ASIDE_SPAN(margin_tsc);
@@ -310,7 +316,7 @@ void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due)
 {
 	if (!steps)
 		return;
-	h->fire_tick = due;
+	h->fire_tick = MAX(due, h->next_tick);	/* a step only ever moves it later */
 	h->deferred += steps;
 	if (h->fire_tick > h->next_tick && h->fire_tick - h->next_tick > h->offset_max)
 		h->offset_max = h->fire_tick - h->next_tick;
