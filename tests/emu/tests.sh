@@ -355,14 +355,7 @@ test_bochs_restart() {
 		need "$1" '^PARTITION_END name=sgood state=shutdown exit_code=0$' "sgood shut down" &&
 		rtbench_clean "$1" 10000 && rtbench_clean "$1/quiet" 10000 && ends_whole "$1" || return 1
 	q=$(rtbench_line "$1/quiet" rt) l=$(rtbench_line "$1" rt)
-	# p99 within 10 ticks; the max within 40: its event meets a host-tick
-	# exit, and where in that exit depends on how Bochs interleaves the
-	# busy CPUs (measured: 513 quiet / 519 beside, then 511 / 529 after
-	# the exit tail grew by a few instructions). Anything Tempo sent to
-	# CPU 1 (a kick, a flush) would cost hundreds.
-	[ $(($(kv "$l" lat_p99_ticks) - $(kv "$q" lat_p99_ticks))) -le 10 ] &&
-		[ $(($(kv "$l" lat_max_ticks) - $(kv "$q" lat_max_ticks))) -le 40 ] ||
-		{ echo "rt beside the restarts: $l; quiet: $q"; return 1; }
+	rt_undisturbed "$1" "$1/quiet" "the restarts" || return 1
 	echo "rt beside 6 restarts: p99 $(kv "$l" lat_p99_ticks) max $(kv "$l" lat_max_ticks) avg $(kv "$l" lat_avg_ticks) ticks; quiet p99 $(kv "$q" lat_p99_ticks) max $(kv "$q" lat_max_ticks) avg $(kv "$q" lat_avg_ticks)"
 }
 
@@ -550,15 +543,7 @@ test_bochs_channel_edge() {
 		! serial "$1" | grep '^\[reader\] chan: write done' > /dev/null || { echo "the ro write went through"; return 1; }
 	rtbench_clean "$1" 10000 && rtbench_clean "$1/quiet" 10000 && ends_whole "$1" || return 1
 	q=$(rtbench_line "$1/quiet" rt) l=$(rtbench_line "$1" rt)
-	# p99 within 10 ticks, the max within 40, as in bochs_restart: rt's
-	# worst event meets a host-tick exit, and where in that exit depends on
-	# how Bochs interleaves the busy CPUs (measured: 527 beside / 520 quiet
-	# here, 537 / 519 on CI). A kick or a flush the flood caused on rt's
-	# core would cost hundreds.
-	for k in lat_p99_ticks:10 lat_max_ticks:40; do
-		[ $(($(kv "$l" ${k%:*}) - $(kv "$q" ${k%:*}))) -le ${k#*:} ] ||
-			{ echo "rt's ${k%:*} $(kv "$l" ${k%:*}) beside the flood, $(kv "$q" ${k%:*}) quiet"; return 1; }
-	done
+	rt_undisturbed "$1" "$1/quiet" "the flood" || return 1
 	echo "flood held to $(kv "$f" rings) rings in 50 ms ($(kv "$f" throttled) refused); rt p99 $(kv "$l" lat_p99_ticks) max $(kv "$l" lat_max_ticks), quiet $(kv "$q" lat_p99_ticks)/$(kv "$q" lat_max_ticks)"
 }
 
@@ -742,6 +727,26 @@ late_events() {
 		$1 == p && $2 == "rtbench:" && $3 ~ /^[0-9]+\.\.[0-9]+$/ {
 			split($3, r, "\\.\\."); if (r[1] + 0 >= min) n += $4 }
 		END { print n + 0 }'
+}
+
+# rt_undisturbed OUT QUIET WHAT: rt's 10,000 random events beside WHAT (OUT)
+# against the same run without it (QUIET): p99 within 10 ticks, and no
+# more than 15 more events 8 ticks late or more. The max was compared
+# (within 40) until the tick step-aside (issue 14): rt's worst events meet a
+# host tick whose steps ran out (its 50-150 µs deadlines keep falling in
+# the windows), and where in that exit depends on how Bochs interleaves
+# the busy CPUs (453 quiet / 608 beside on CI's tigerlake, with 11 and 12
+# late events). A kick or a flush WHAT caused on rt's core would cost
+# hundreds of ticks on a share of the events, not a few.
+rt_undisturbed() {
+	local q l late_l late_q
+	q=$(rtbench_line "$2" rt) l=$(rtbench_line "$1" rt)
+	[ "$(late_events "$1" rt 0)" = 10000 ] && [ "$(late_events "$2" rt 0)" = 10000 ] ||
+		{ echo "rt's latency histogram does not hold its 10,000 events"; return 1; }
+	late_l=$(late_events "$1" rt 8) late_q=$(late_events "$2" rt 8)
+	[ $(($(kv "$l" lat_p99_ticks) - $(kv "$q" lat_p99_ticks))) -le 10 ] &&
+		[ "$late_l" -le $((late_q + 15)) ] ||
+		{ echo "rt beside $3: $late_l events 8+ ticks late, $late_q quiet: $l; quiet: $q"; return 1; }
 }
 
 # rtbench_clean OUT EVENTS [PARTITION]: all events measured, none lost, early or doubled
