@@ -829,8 +829,9 @@ test_bochs_timer_direct() {
 	exits=$(window "$1" exits) ticks=$(window "$1" tick_exits) tsc=$(window "$1" tsc)
 	defer=$(window "$1" tick_defer_exits)
 	# besides the ticks, only the exits that moved a tick past a guest deadline:
-	# the exit stub's steps (one every five margins, within the slack: five
-	# a tick at most with its default, tick_us / 4) and hv's own deferral
+	# the exit stub's steps (five margins apart, each with a margin to spare,
+	# within the slack: four a tick at most with its default, tick_us / 4)
+	# and hv's own deferral
 	[ $((exits - 1)) -eq $((ticks + defer)) ] && [ "$defer" -le $((6 * ticks)) ] ||
 		{ echo "exits $exits besides $ticks ticks and $defer deferrals"; return 1; }
 	# 50,000 TSC ticks a host tick (1 ms at ips 50M); allow one either side
