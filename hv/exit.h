@@ -177,11 +177,12 @@ void count_tick_hit(struct vcpu *v);
 /* Issue 14: a placed tick's exit that only steps aside, before the generic work (true: re-enter). */
 bool tick_defer_early(struct vcpu *v);
 /*
- * The exit stub's tick step-aside: planned for a tick placed at @due
- * (tick_aside_arm, hv/vcpu_timer.c, arms it), and what it did folded in at
- * the next exit that reaches hv (@reason: that exit's), before anything else.
+ * The exit stub's tick step-aside: planned for a tick placed at @due and the
+ * guest's timer vector @vec (tick_aside_arm, hv/vcpu_timer.c, arms it), and
+ * what it did folded in at the next exit that reaches hv (@reason: that
+ * exit's), before anything else.
  */
-void tick_aside_plan(struct vcpu *v, uint64_t due);
+void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec);
 void tick_aside_fold(struct vcpu *v, uint32_t reason);
 /* A kick's exit at once: the stub takes none of its exits aside (nothing was stepped yet). */
 void tick_aside_disarm(struct vcpu *v);

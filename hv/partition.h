@@ -109,6 +109,7 @@ struct vcpu {
 	uint32_t aside_before;	/* the placed time less the window's start */
 	uint64_t aside_tick;	/* the placed time it was planned for */
 	uint8_t aside_steps;	/* and that plan's steps (0: none) */
+	uint8_t aside_vec;	/* and the guest's timer vector it was made for */
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
 	/*

@@ -232,12 +232,13 @@ bool tick_defer_early(struct vcpu *v)
  * the steps, only moves later. Every exit that reaches hv folds what the
  * stub did first (tick_aside_fold).
  */
-void tick_aside_plan(struct vcpu *v, uint64_t due)
+void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 {
-	struct vmx_tick_aside *s = &v->arch.aside;
+	struct vmx_tick_aside *s = v->arch.aside;
 	struct tick_aside_plan p;
 
 	v->aside_tick = due;
+	v->aside_vec = vec;
 	v->aside_steps = 0;
 	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &p))
 		return;
@@ -245,19 +246,23 @@ void tick_aside_plan(struct vcpu *v, uint64_t due)
 	v->aside_before = (uint32_t)(due - p.lo);
 	s->lo = (uint32_t)p.lo;
 	s->span = (uint32_t)p.span;
-	s->step = (uint32_t)p.step;
+	s->step_left = ((uint64_t)(uint32_t)p.step << 32) - 1;
 	s->ptv = ptimer_value(0, p.step, vmx_ctl.preemption_timer_rate);
+	s->irr_msr = X2APIC_IRR0 + vec / 32;
+	s->irr_mask = 1u << (vec % 32);
+	s->vclass = vec & 0xf0u;
+	s->hits = 0;
 }
 
 void tick_aside_disarm(struct vcpu *v)
 {
-	v->arch.aside.left = 0;
+	v->arch.aside->left = 0;
 	v->aside_armed = 0;
 }
 
 void tick_aside_fold(struct vcpu *v, uint32_t reason)
 {
-	struct vmx_tick_aside *s = &v->arch.aside;
+	struct vmx_tick_aside *s = v->arch.aside;
 	uint32_t taken = (uint32_t)(v->aside_armed - s->left);
 	uint64_t now = rdtsc(), due;
 
@@ -284,6 +289,7 @@ void tick_aside_fold(struct vcpu *v, uint32_t reason)
 	v->exits_total += taken;
 	v->exits[EXIT_REASON_PREEMPTION_TIMER] += taken;
 	v->tick_hits += s->hits;
+	s->hits = 0;
 }
 
 /*

@@ -163,7 +163,7 @@ void hv_timer_vector_handler(void)
  */
 static inline void tick_aside_arm(struct vcpu *v, uint64_t now, uint64_t due)
 {
-	struct vmx_tick_aside *s = &v->arch.aside;
+	struct vmx_tick_aside *s = v->arch.aside;
 	const struct timer_mode_desc *m = &timer_modes[v->vt.mode];
 	struct pcpu *c = v->pcpu;
 	uint8_t vec = vtimer_vector(&v->vt);
@@ -173,14 +173,11 @@ static inline void tick_aside_arm(struct vcpu *v, uint64_t now, uint64_t due)
 	if (due != c->ht.fire_tick || due <= now || !m->places_ticks || !m->owns_lapic ||
 	    !v->vt.in_hw || !c->ht.slack_tsc || c->console || c->shared || v->apicv || vec < 16)
 		return;
-	if (v->aside_tick != due)
-		tick_aside_plan(v, due);
+	/* the plan, and the vector's IRR bit and class, once per placed time */
+	if (v->aside_tick != due || v->aside_vec != vec)
+		tick_aside_plan(v, due, vec);
 	if (!v->aside_steps)
 		return;
-	s->irr_msr = X2APIC_IRR0 + vec / 32;
-	s->irr_mask = 1u << (vec % 32);
-	s->vclass = vec & 0xf0u;
-	s->hits = 0;
 	v->aside_armed = v->aside_steps;
 	s->left = v->aside_steps;
 }

@@ -129,7 +129,7 @@ uint32_t smp_boot(uint64_t tramp, uint64_t tsc_hz)
 	outb(0xa1, 0xff);
 	root_cpu_init();
 	smp_cpus[0].stack_top = (uint64_t)hv_pages_alloc(AP_STACK_SIZE, "boot CPU stack") +
-				AP_STACK_SIZE;
+				AP_STACK_SIZE - EA_SIZE;
 	cpu_common_init(0);
 	if (smp_cpus[0].state != CPU_ONLINE)
 		return 0;
@@ -145,7 +145,8 @@ uint32_t smp_boot(uint64_t tramp, uint64_t tsc_hz)
 		struct cpu_arch *c = &smp_cpus[i];
 		uint64_t start;
 
-		c->stack_top = (uint64_t)hv_pages_alloc(AP_STACK_SIZE, "AP stack") + AP_STACK_SIZE;
+		c->stack_top = (uint64_t)hv_pages_alloc(AP_STACK_SIZE, "AP stack") + AP_STACK_SIZE -
+			       EA_SIZE;
 		trap_cpu_alloc(i);
 		ap_boot_stack = c->stack_top;
 		ap_boot_index = i;

@@ -20,6 +20,11 @@ enum cpu_state {
 struct cpu_arch {
 	uint32_t apic_id;
 	volatile uint32_t state;	/* enum cpu_state */
+	/*
+	 * Where the CPU's stack starts (it grows down from here); above it, to
+	 * the end of its pages, the CPU's VM-exit area (struct vmx_exit_area,
+	 * EA_SIZE bytes), which HOST_RSP points at and nothing else touches.
+	 */
 	uint64_t stack_top;
 	uint64_t vmxon_pa;
 	void *local;		/* the GS base: hv's per-CPU block (hv_cpu_local) */

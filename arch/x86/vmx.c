@@ -11,6 +11,7 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/smp.h"
+#include "arch/x86/spec_ctl.h"
 #include "arch/x86/trap.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -19,18 +20,25 @@
 
 #include <stddef.h>
 
-/* what vmx_entry.S reads (VA_ASIDE_*, vmx_defs.h) */
-_Static_assert(offsetof(struct vcpu_arch, aside) == VA_ASIDE, "VA_ASIDE");
-#define ASIDE_AT(f, off) _Static_assert(offsetof(struct vmx_tick_aside, f) == (off) - VA_ASIDE, #f)
-ASIDE_AT(ptv, VA_ASIDE_PTV);
-ASIDE_AT(lo, VA_ASIDE_LO);
-ASIDE_AT(span, VA_ASIDE_SPAN);
-ASIDE_AT(step, VA_ASIDE_STEP);
-ASIDE_AT(irr_msr, VA_ASIDE_IRR_MSR);
-ASIDE_AT(irr_mask, VA_ASIDE_IRR_MASK);
-ASIDE_AT(hits, VA_ASIDE_HITS);
-ASIDE_AT(vclass, VA_ASIDE_VCLASS);
-ASIDE_AT(left, VA_ASIDE_LEFT);
+/* what vmx_entry.S reads (EA_*, vmx_defs.h) */
+#define EA_AT(f, off) _Static_assert(offsetof(struct vmx_exit_area, f) == (off), #f)
+EA_AT(arch, EA_ARCH);
+EA_AT(owner, EA_OWNER);
+EA_AT(aside.left, EA_LEFT);
+EA_AT(aside.lo, EA_LO);
+EA_AT(aside.span, EA_SPAN);
+EA_AT(aside.irr_msr, EA_IRR_MSR);
+EA_AT(aside.irr_mask, EA_IRR_MASK);
+EA_AT(aside.hits, EA_HITS);
+EA_AT(aside.vclass, EA_VCLASS);
+EA_AT(aside.ptv, EA_PTV);
+EA_AT(aside.step_left, EA_STEP_LEFT);
+EA_AT(rax, EA_RAX);
+EA_AT(rcx, EA_RCX);
+EA_AT(rdx, EA_RDX);
+_Static_assert(sizeof(struct vmx_exit_area) == EA_SIZE && EA_SIZE % 16 == 0, "EA_SIZE");
+/* the stub's one ADD moves both: lo must sit just above left */
+_Static_assert(EA_LO == EA_LEFT + 4, "EA_LO");
 
 #define CR0_PE	(1ull << 0)
 #define CR0_ET	(1ull << 4)
@@ -45,7 +53,7 @@ ASIDE_AT(left, VA_ASIDE_LEFT);
 
 struct vmx_controls vmx_ctl;
 
-extern char vmx_exit_stub[];
+extern char vmx_exit_stub_none[], vmx_exit_stub_l1d[], vmx_exit_stub_verw[];
 void vmx_enter(struct vcpu_arch *a, int launched);
 
 static bool adjust(const char *what, uint64_t cap, uint32_t required, uint32_t optional,
@@ -240,6 +248,7 @@ static void vmclear_ptrld(uint64_t pa)
 static void setup_host_state(struct vcpu_arch *a, uint32_t cpu)
 {
 	const struct cpu_arch *c = &smp_cpus[cpu];
+	struct vmx_exit_area *area;
 	uint64_t gdt, tss, idt, cr;
 
 	trap_cpu_tables(cpu, &gdt, &tss, &idt);
@@ -267,12 +276,18 @@ static void setup_host_state(struct vcpu_arch *a, uint32_t cpu)
 	vmwrite(VMCS_HOST_EFER, rdmsr(MSR_IA32_EFER));
 	vmwrite(VMCS_HOST_PAT, rdmsr(MSR_IA32_PAT));
 	/*
-	 * The exit stub finds the vCPU in the 16-byte slot HOST_RSP points at
-	 * (vmx_run fills it: a shared core's vCPUs share the slot).
+	 * The exit stub finds the vCPU in the CPU's exit area, HOST_RSP (vmx_run
+	 * fills it: a shared core's vCPUs share it), and the step-aside there.
+	 * The stub with the entry mitigation decided at boot (spec_boot, before
+	 * any vCPU is built).
 	 */
-	a->host_slot = c->stack_top - 16;
+	area = (struct vmx_exit_area *)(uintptr_t)c->stack_top;
+	a->host_slot = c->stack_top;
+	a->aside = &area->aside;
 	vmwrite(VMCS_HOST_RSP, a->host_slot);
-	vmwrite(VMCS_HOST_RIP, (uint64_t)vmx_exit_stub);
+	vmwrite(VMCS_HOST_RIP, spec_entry_mode == SPEC_ENTRY_L1D_FLUSH ? (uint64_t)vmx_exit_stub_l1d :
+			       spec_entry_mode == SPEC_ENTRY_VERW ? (uint64_t)vmx_exit_stub_verw :
+			       (uint64_t)vmx_exit_stub_none);
 }
 
 static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
@@ -480,11 +495,11 @@ void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa, uint64_t
 void vmx_run(struct vcpu_arch *a)
 {
 	bool launched = a->launched;
-	uint64_t *slot = (uint64_t *)(uintptr_t)a->host_slot;
+	struct vmx_exit_area *area = (struct vmx_exit_area *)(uintptr_t)a->host_slot;
 
 	/* the exit stub's: where to save the registers, and whom to tell */
-	slot[0] = (uint64_t)(uintptr_t)a;
-	slot[1] = (uint64_t)(uintptr_t)a->owner;
+	area->arch = (uint64_t)(uintptr_t)a;
+	area->owner = (uint64_t)(uintptr_t)a->owner;
 	a->launched = true;
 	vmx_enter(a, launched);
 	__builtin_unreachable();

@@ -20,7 +20,7 @@ struct vcpu;
 
 /*
  * Issue 14: the exit stub's tick step-aside (arch/x86/vmx_entry.S,
- * vmx_exit_aside). hv arms it before an entry (left > 0) when the next
+ * exit_aside). hv arms it before an entry (left > 0) when the next
  * preemption-timer exit is a host tick of a direct-mode vCPU, whose
  * IA32_TSC_DEADLINE is the guest's. At that exit the stub reads the guest's
  * deadline D; if D - lo (low 32 bits, unsigned) is below span, or D is 0
@@ -30,21 +30,46 @@ struct vcpu;
  * loads ptv into the preemption timer (the tick comes that much later), moves lo
  * on by step for that exit, and re-enters at once, without saving the
  * guest's registers or calling hv. A deadline that falls in that exit waits
- * some 30 instructions, not the whole tick's. It counts the steps (left)
+ * some 26 instructions, not the whole tick's. It counts the steps (left)
  * and the ones at whose end the vector waited in the IRR (hits); hv folds
- * both into its figures at the next exit that reaches it. Offsets:
- * VA_ASIDE_* (vmx_defs.h).
+ * both into its figures at the next exit that reaches it.
+ *
+ * It lives in the CPU's exit area (struct vmx_exit_area), which the stub
+ * reads off its stack pointer with no load: each of its instructions is one
+ * more that a deadline falling in the exit waits for. Offsets: EA_*
+ * (vmx_defs.h).
  */
 struct vmx_tick_aside {
-	uint64_t ptv;		/* the preemption-timer value of one step */
+	/*
+	 * One 64-bit word to the stub: a step adds step_left to it, so left
+	 * goes down by one and lo up by the step in one ADD (left >= 1: the
+	 * borrow out of left carries into lo). hv sets step_left =
+	 * (step << 32) - 1.
+	 */
+	uint32_t left;		/* steps still allowed; 0: the stub takes every exit to hv */
 	uint32_t lo;		/* TSC (low 32 bits) where the window of the next exit starts */
 	uint32_t span;		/* its length */
-	uint32_t step;		/* how far one step moves the tick, and lo */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
 	uint32_t hits;		/* steps at whose end the vector waited */
 	uint32_t vclass;	/* the vector's priority class (vector & 0xf0), against the PPR */
-	uint8_t left;		/* steps still allowed; 0: the stub takes every exit to hv */
+	uint32_t pad;
+	uint64_t ptv;		/* the preemption-timer value of one step */
+	uint64_t step_left;	/* (step << 32) - 1: how far one step moves the tick, and lo */
+};
+
+/*
+ * Where HOST_RSP points: the top of the CPU's stack, above whatever runs
+ * on it (struct cpu_arch stack_top). vmx_run fills arch and owner before each
+ * entry (a shared core's vCPUs share the area); the stub finds both there
+ * without a lookup, and keeps the three registers the step-aside uses.
+ */
+struct vmx_exit_area {
+	uint64_t arch;		/* struct vcpu_arch * */
+	uint64_t owner;		/* hv's struct vcpu *, opaque here */
+	struct vmx_tick_aside aside;
+	uint64_t rax, rcx, rdx;	/* the guest's, while the step-aside runs */
+	uint64_t pad;
 };
 
 /*
@@ -55,12 +80,12 @@ struct vcpu_arch {
 	struct guest_regs regs;	/* must stay first (vmx_entry.S) */
 	struct vcpu *owner;	/* what hv_exit_handler and hv_entry_failed are given */
 	uint64_t vmcs_pa;
-	uint64_t host_slot;	/* HOST_RSP: the stack slot where the exit stub finds us */
+	uint64_t host_slot;	/* HOST_RSP: its CPU's struct vmx_exit_area */
 	uint16_t vpid;
 	bool launched;
 	bool vmcs_ready;	/* built once (vmx_vmcs_setup); later runs only vmx_load it */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
-	struct vmx_tick_aside aside;	/* read by the exit stub: VA_ASIDE_* */
+	struct vmx_tick_aside *aside;	/* in its CPU's exit area: the stub's (EA_*) */
 };
 
 /* The state a vCPU starts in (vmx_vmcs_setup). */

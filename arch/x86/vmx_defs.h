@@ -281,18 +281,23 @@
 #define EPTP_WALK_4			(3ull << 3)
 
 /*
- * struct vcpu_arch's tick step-aside (arch/x86/vmx.h) as the exit stub
- * reads it; arch/x86/vmx.c checks the offsets against the struct.
+ * struct vmx_exit_area (arch/x86/vmx.h) as the exit stub reads it, from
+ * HOST_RSP; arch/x86/vmx.c checks the offsets against the struct.
  */
-#define VA_ASIDE		168
-#define VA_ASIDE_PTV		(VA_ASIDE + 0)
-#define VA_ASIDE_LO		(VA_ASIDE + 8)
-#define VA_ASIDE_SPAN		(VA_ASIDE + 12)
-#define VA_ASIDE_STEP		(VA_ASIDE + 16)
-#define VA_ASIDE_IRR_MSR	(VA_ASIDE + 20)
-#define VA_ASIDE_IRR_MASK	(VA_ASIDE + 24)
-#define VA_ASIDE_HITS		(VA_ASIDE + 28)
-#define VA_ASIDE_VCLASS		(VA_ASIDE + 32)
-#define VA_ASIDE_LEFT		(VA_ASIDE + 36)
+#define EA_ARCH			0
+#define EA_OWNER		8
+#define EA_LEFT			16	/* and EA_LO above it: one 64-bit word */
+#define EA_LO			20
+#define EA_SPAN			24
+#define EA_IRR_MSR		28
+#define EA_IRR_MASK		32
+#define EA_HITS			36
+#define EA_VCLASS		40
+#define EA_PTV			48
+#define EA_STEP_LEFT		56
+#define EA_RAX			64
+#define EA_RCX			72
+#define EA_RDX			80
+#define EA_SIZE			96	/* a multiple of 16: HOST_RSP stays aligned */
 
 #endif

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Guest entry and the VM-exit landing pad. HOST_RSP points at a 16-byte
- * aligned slot on the CPU's stack (vmx_run fills it) that holds the struct
- * vcpu_arch pointer and then hv's vCPU pointer, so the exit path finds both
- * without any lookup; the second is opaque here, only passed on to
- * hv_exit_handler. struct guest_regs is the first member of struct vcpu_arch
- * (arch/x86/vmx.h): rax, rbx, rcx, rdx, rsi, rdi, rbp, r8-r15 at offsets
+ * Guest entry and the VM-exit landing pad. HOST_RSP points at the CPU's
+ * exit area (struct vmx_exit_area, arch/x86/vmx.h; 16-byte aligned, above
+ * everything else on the CPU's stack): the struct vcpu_arch pointer, then
+ * hv's vCPU pointer (vmx_run fills both), then the tick step-aside, so the
+ * exit path finds them without any lookup; hv's vCPU is opaque here, only
+ * passed on to hv_exit_handler. struct guest_regs is the first member of
+ * struct vcpu_arch: rax, rbx, rcx, rdx, rsi, rdi, rbp, r8-r15 at offsets
  * 0, 8, ... 112.
  */
 
@@ -72,12 +73,32 @@ entry_failed:				/* RDI: the vcpu_arch */
 5:	verw	spec_verw_sel(%rip)
 	jmp	4b
 
-	.globl vmx_exit_stub
-vmx_exit_stub:
+/*
+ * The exit stubs, one per entry mitigation (HOST_RIP: vmx_exit_stub_for in
+ * arch/x86/vmx.c picks by spec_entry_mode at boot), so the step-aside's
+ * resume does not test the mode. HOST_RSP points at the CPU's exit area
+ * (struct vmx_exit_area, EA_*): its vcpu_arch, then hv's vCPU, then the
+ * step-aside. Every exit tests whether a step may be taken (left > 0), two
+ * instructions, before it saves anything.
+ */
+	.globl vmx_exit_stub_none, vmx_exit_stub_l1d, vmx_exit_stub_verw
+vmx_exit_stub_l1d:
+	cmpl	$0, EA_LEFT(%rsp)
+	jne	aside_l1d
 	push	%rax
-	mov	8(%rsp), %rax		/* slot[0]: the vcpu_arch */
-	cmpb	$0, VA_ASIDE_LEFT(%rax)	/* a tick that may step aside (below) */
-	jne	vmx_exit_aside
+	mov	8(%rsp), %rax		/* EA_ARCH */
+	jmp	vmx_exit_save
+vmx_exit_stub_verw:
+	cmpl	$0, EA_LEFT(%rsp)
+	jne	aside_verw
+	push	%rax
+	mov	8(%rsp), %rax
+	jmp	vmx_exit_save
+vmx_exit_stub_none:
+	cmpl	$0, EA_LEFT(%rsp)
+	jne	aside_none
+	push	%rax
+	mov	8(%rsp), %rax
 vmx_exit_save:
 	mov	%rbx, 8(%rax)
 	mov	%rcx, 16(%rax)
@@ -94,10 +115,10 @@ vmx_exit_save:
 	mov	%r14, 104(%rax)
 	mov	%r15, 112(%rax)
 	popq	0(%rax)			/* guest rax */
-	mov	8(%rsp), %rdi		/* slot[1]: hv's vCPU, opaque */
+	mov	8(%rsp), %rdi		/* EA_OWNER: hv's vCPU, opaque */
 	xor	%ebp, %ebp
 	call	hv_exit_handler	/* returns when that vCPU is to be resumed */
-	mov	0(%rsp), %rdi		/* slot[0] again: the same vcpu_arch */
+	mov	0(%rsp), %rdi		/* EA_ARCH again: the same vcpu_arch */
 	mov	$1, %esi
 	jmp	vmx_enter
 
@@ -105,57 +126,52 @@ vmx_exit_save:
  * Issue 14: a host tick that would meet the guest's deadline steps aside
  * here, before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a
  * guest deadline that falls in this exit waits for all of it, so it is as
- * short as it can be. RAX holds the vcpu_arch, the guest's RAX is at
- * 0(%rsp); RCX and RDX are saved below it, and no other register is
- * touched. The 32-bit difference holds while the window and the steps'
- * reach are under 2^31 TSC ticks (hv/core/timer.c caps them).
+ * short as it can be: 26 instructions from the exit to VMRESUME. Everything
+ * is read off RSP (the exit area), which does not move; RAX, RCX and RDX
+ * are kept there and no other register is touched. The 32-bit difference
+ * holds while the window and the steps' reach are under 2^31 TSC ticks
+ * (hv/core/timer.c caps them).
  * Only exit 52 (the preemption timer) may step: it never comes during event
  * delivery (SDM Vol. 3C 26.5.1), so there is nothing to re-inject. The
- * entry mitigation is vmx_enter's; nothing of the host's but the vCPU's own
- * step-aside fields and the VMCS is read here.
+ * entry's mitigation is the stub's own (\mitigation); nothing of the host's
+ * but the CPU's exit area and the VMCS is read here.
  */
-vmx_exit_aside:
-	push	%rcx
-	push	%rdx
+.macro exit_aside mitigation
+	mov	%rax, EA_RAX(%rsp)
+	mov	%rcx, EA_RCX(%rsp)
+	mov	%rdx, EA_RDX(%rsp)
+	mov	$MSR_IA32_TSC_DEADLINE, %ecx
+	rdmsr
+	sub	EA_LO(%rsp), %eax
+	cmp	EA_SPAN(%rsp), %eax
+	jae	17f
 	mov	$VMCS_EXIT_REASON, %ecx
 	vmread	%rcx, %rdx
 	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
-	jne	9f
-	mov	$MSR_IA32_TSC_DEADLINE, %ecx
+	jne	19f
+11:	mov	$VMCS_PREEMPTION_TIMER_VALUE, %eax	/* step: the tick, and the window, move on */
+	vmwrite	EA_PTV(%rsp), %rax
+	mov	EA_STEP_LEFT(%rsp), %rcx
+	add	%rcx, EA_LEFT(%rsp)	/* left - 1, lo + step */
+	mov	EA_IRR_MSR(%rsp), %ecx	/* a hit: the fire waits for the entry */
 	rdmsr
-	mov	24(%rsp), %rdx		/* slot[0]: the vcpu_arch */
-	sub	VA_ASIDE_LO(%rdx), %eax
-	cmp	VA_ASIDE_SPAN(%rdx), %eax
-	jae	7f
-1:	decb	VA_ASIDE_LEFT(%rdx)	/* step: the tick, and the window, move on */
-	mov	VA_ASIDE_STEP(%rdx), %eax
-	add	%eax, VA_ASIDE_LO(%rdx)
-	mov	$VMCS_PREEMPTION_TIMER_VALUE, %eax
-	vmwrite	VA_ASIDE_PTV(%rdx), %rax
-	mov	VA_ASIDE_IRR_MSR(%rdx), %ecx	/* a hit: the fire waits for the entry */
-	rdmsr
-	mov	24(%rsp), %rcx
-	test	VA_ASIDE_IRR_MASK(%rcx), %eax
-	jz	2f
-	incl	VA_ASIDE_HITS(%rcx)
-2:	cmpb	$SPEC_ENTRY_NONE, spec_entry_mode(%rip)
-	jne	5f
-3:	pop	%rdx
-	pop	%rcx
-	pop	%rax
-	vmresume
-4:	mov	0(%rsp), %rdi		/* slot[0] */
-	jmp	entry_failed
-5:	cmpb	$SPEC_ENTRY_L1D_FLUSH, spec_entry_mode(%rip)
-	jne	6f
+	test	EA_IRR_MASK(%rsp), %eax
+	jnz	16f
+12:
+	.if \mitigation == SPEC_ENTRY_L1D_FLUSH
 	flush_l1d
-	jmp	3b
-6:	pop	%rdx
-	pop	%rcx
-	pop	%rax
+	.endif
+	mov	EA_RAX(%rsp), %rax
+	mov	EA_RCX(%rsp), %rcx
+	mov	EA_RDX(%rsp), %rdx
+	.if \mitigation == SPEC_ENTRY_VERW
 	verw	spec_verw_sel(%rip)
+	.endif
 	vmresume
-	jmp	4b
+	mov	EA_ARCH(%rsp), %rdi
+	jmp	entry_failed
+16:	incl	EA_HITS(%rsp)
+	jmp	12b
 	/*
 	 * Outside the window. On hardware the MSR reads 0 once its deadline
 	 * fired (SDM Vol. 3A 11.5.4.1): a fire in this exit's first
@@ -165,33 +181,44 @@ vmx_exit_aside:
 	 * (SDM Vol. 3C 25.4.2), its class above the processor priority (the
 	 * physical APIC's, the guest's in direct mode).
 	 */
-7:	mov	$MSR_IA32_TSC_DEADLINE, %ecx
+17:	mov	$VMCS_EXIT_REASON, %ecx
+	vmread	%rcx, %rdx
+	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
+	jne	19f
+	mov	$MSR_IA32_TSC_DEADLINE, %ecx
 	rdmsr
 	or	%edx, %eax
-	jnz	9f
-	mov	24(%rsp), %rdx
-	mov	VA_ASIDE_IRR_MSR(%rdx), %ecx
+	jnz	19f
+	mov	EA_IRR_MSR(%rsp), %ecx
 	rdmsr
-	mov	24(%rsp), %rdx
-	test	VA_ASIDE_IRR_MASK(%rdx), %eax
-	jz	9f
+	test	EA_IRR_MASK(%rsp), %eax
+	jz	19f
 	mov	$VMCS_GUEST_RFLAGS, %eax
 	vmread	%rax, %rcx
 	bt	$9, %ecx
-	jnc	9f
+	jnc	19f
 	mov	$VMCS_GUEST_INTERRUPTIBILITY, %eax
 	vmread	%rax, %rcx
 	test	$3, %ecx
-	jnz	9f
+	jnz	19f
 	mov	$X2APIC_PPR_MSR, %ecx
 	rdmsr
-	mov	24(%rsp), %rdx
 	and	$0xf0, %eax
-	cmp	VA_ASIDE_VCLASS(%rdx), %eax
-	jb	1b
-9:	pop	%rdx			/* hv takes this exit */
-	pop	%rcx
-	mov	8(%rsp), %rax
+	cmp	EA_VCLASS(%rsp), %eax
+	jb	11b
+19:	mov	EA_RCX(%rsp), %rcx	/* hv takes this exit */
+	mov	EA_RDX(%rsp), %rdx
+	mov	EA_RAX(%rsp), %rax
+	push	%rax
+	mov	8(%rsp), %rax		/* EA_ARCH */
 	jmp	vmx_exit_save
+.endm
+
+aside_none:
+	exit_aside SPEC_ENTRY_NONE
+aside_l1d:
+	exit_aside SPEC_ENTRY_L1D_FLUSH
+aside_verw:
+	exit_aside SPEC_ENTRY_VERW
 
 	.section .note.GNU-stack, "", @progbits
