@@ -99,16 +99,19 @@ struct vcpu {
 	bool tick_deadline_valid;
 	uint64_t tick_deadline;
 	/*
-	 * The exit stub's tick step-aside (arch.aside, hv/timer_exit.c): the
-	 * steps it was allowed at the last entry (0: not armed); aside_decided:
-	 * this exit is the armed tick's, so the stub has judged the guest's
-	 * deadline already and hv does not defer.
+	 * The exit stub's tick step-aside (arch.aside, hv/timer_exit.c):
+	 * tick_aside, this vCPU has the stub that can (direct mode on a core of
+	 * its own, fixed at VMCS setup); aside_armed, it was armed at the last
+	 * entry; aside_decided: this exit is the armed tick's, so the stub has
+	 * judged the guest's deadline already and hv does not defer.
 	 */
-	uint8_t aside_armed;
+	bool tick_aside;
+	bool aside_armed;
 	bool aside_decided;
 	uint32_t aside_before;	/* the placed time less the window's start */
+	uint32_t aside_step;	/* how far the step moves the tick */
 	uint64_t aside_tick;	/* the placed time it was planned for */
-	uint8_t aside_steps;	/* and that plan's steps (0: none) */
+	bool aside_ok;		/* and whether that plan has room for a step */
 	uint8_t aside_vec;	/* and the guest's timer vector it was made for */
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */

@@ -163,23 +163,25 @@ void hv_timer_vector_handler(void)
  */
 static inline void tick_aside_arm(struct vcpu *v, uint64_t now, uint64_t due)
 {
-	struct vmx_tick_aside *s = v->arch.aside;
 	const struct timer_mode_desc *m = &timer_modes[v->vt.mode];
 	struct pcpu *c = v->pcpu;
-	uint8_t vec = vtimer_vector(&v->vt);
+	uint8_t vec;
 
-	s->left = 0;
-	v->aside_armed = 0;
+	if (!v->tick_aside)
+		return;
+	vec = vtimer_vector(&v->vt);
+	v->arch.aside->closed = 1;
+	v->aside_armed = false;
 	if (due != c->ht.fire_tick || due <= now || !m->places_ticks || !m->owns_lapic ||
-	    !v->vt.in_hw || !c->ht.slack_tsc || c->console || c->shared || v->apicv || vec < 16)
+	    !v->vt.in_hw || !c->ht.slack_tsc || v->apicv || vec < 16)
 		return;
 	/* the plan, and the vector's IRR bit and class, once per placed time */
 	if (v->aside_tick != due || v->aside_vec != vec)
 		tick_aside_plan(v, due, vec);
-	if (!v->aside_steps)
+	if (!v->aside_ok)
 		return;
-	v->aside_armed = v->aside_steps;
-	s->left = v->aside_steps;
+	v->aside_armed = true;
+	v->arch.aside->closed = 0;
 }
 
 /*

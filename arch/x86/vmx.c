@@ -24,21 +24,23 @@
 #define EA_AT(f, off) _Static_assert(offsetof(struct vmx_exit_area, f) == (off), #f)
 EA_AT(arch, EA_ARCH);
 EA_AT(owner, EA_OWNER);
-EA_AT(aside.left, EA_LEFT);
+EA_AT(deadline.value, EA_DEADLINE);
 EA_AT(aside.lo, EA_LO);
+EA_AT(aside.closed, EA_CLOSED);
 EA_AT(aside.span, EA_SPAN);
+EA_AT(aside.ptv, EA_PTV);
 EA_AT(aside.irr_msr, EA_IRR_MSR);
 EA_AT(aside.irr_mask, EA_IRR_MASK);
-EA_AT(aside.hits, EA_HITS);
+EA_AT(aside.irr_seen, EA_IRR_SEEN);
 EA_AT(aside.vclass, EA_VCLASS);
-EA_AT(aside.ptv, EA_PTV);
-EA_AT(aside.step_left, EA_STEP_LEFT);
 EA_AT(rax, EA_RAX);
 EA_AT(rcx, EA_RCX);
 EA_AT(rdx, EA_RDX);
-_Static_assert(sizeof(struct vmx_exit_area) == EA_SIZE && EA_SIZE % 16 == 0, "EA_SIZE");
-/* the stub's one ADD moves both: lo must sit just above left */
-_Static_assert(EA_LO == EA_LEFT + 4, "EA_LO");
+/* MSR-store entries are 16-byte aligned (SDM Vol. 3C 26.2.1.2), as is the area */
+_Static_assert(offsetof(struct vmx_exit_area, deadline) % 16 == 0, "deadline");
+_Static_assert(sizeof(struct vmx_exit_area) <= EA_SIZE && EA_SIZE % 16 == 0, "EA_SIZE");
+/* the stub's one 64-bit SUB reads both: closed must sit just above lo */
+_Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 
 #define CR0_PE	(1ull << 0)
 #define CR0_ET	(1ull << 4)
@@ -53,7 +55,7 @@ _Static_assert(EA_LO == EA_LEFT + 4, "EA_LO");
 
 struct vmx_controls vmx_ctl;
 
-extern char vmx_exit_stub_none[], vmx_exit_stub_l1d[], vmx_exit_stub_verw[];
+extern char vmx_exit_stub[], vmx_exit_aside_none[], vmx_exit_aside_l1d[], vmx_exit_aside_verw[];
 void vmx_enter(struct vcpu_arch *a, int launched);
 
 static bool adjust(const char *what, uint64_t cap, uint32_t required, uint32_t optional,
@@ -245,11 +247,11 @@ static void vmclear_ptrld(uint64_t pa)
 	}
 }
 
-static void setup_host_state(struct vcpu_arch *a, uint32_t cpu)
+static void setup_host_state(struct vcpu_arch *a, uint32_t cpu, bool tick_aside)
 {
 	const struct cpu_arch *c = &smp_cpus[cpu];
 	struct vmx_exit_area *area;
-	uint64_t gdt, tss, idt, cr;
+	uint64_t gdt, tss, idt, cr, rip;
 
 	trap_cpu_tables(cpu, &gdt, &tss, &idt);
 	asm volatile("mov %%cr0, %0" : "=r"(cr));
@@ -277,17 +279,29 @@ static void setup_host_state(struct vcpu_arch *a, uint32_t cpu)
 	vmwrite(VMCS_HOST_PAT, rdmsr(MSR_IA32_PAT));
 	/*
 	 * The exit stub finds the vCPU in the CPU's exit area, HOST_RSP (vmx_run
-	 * fills it: a shared core's vCPUs share it), and the step-aside there.
-	 * The stub with the entry mitigation decided at boot (spec_boot, before
-	 * any vCPU is built).
+	 * fills it: a shared core's vCPUs share it), and the step-aside there,
+	 * closed until hv arms it. A vCPU that may step aside gets the stub that
+	 * can, with the entry mitigation decided at boot (spec_boot, before any
+	 * vCPU is built).
 	 */
 	area = (struct vmx_exit_area *)(uintptr_t)c->stack_top;
+	area->aside.closed = 1;
 	a->host_slot = c->stack_top;
 	a->aside = &area->aside;
+	/* the stub reads the guest's deadline as the exit stored it */
+	area->deadline = (struct vmx_msr_entry){ .index = MSR_IA32_TSC_DEADLINE };
+	vmwrite(VMCS_EXIT_MSR_STORE_ADDR, (uint64_t)(uintptr_t)&area->deadline);
+	vmwrite(VMCS_EXIT_MSR_STORE_COUNT, tick_aside ? 1 : 0);
+	if (!tick_aside)
+		rip = (uint64_t)vmx_exit_stub;
+	else if (spec_entry_mode == SPEC_ENTRY_L1D_FLUSH)
+		rip = (uint64_t)vmx_exit_aside_l1d;
+	else if (spec_entry_mode == SPEC_ENTRY_VERW)
+		rip = (uint64_t)vmx_exit_aside_verw;
+	else
+		rip = (uint64_t)vmx_exit_aside_none;
 	vmwrite(VMCS_HOST_RSP, a->host_slot);
-	vmwrite(VMCS_HOST_RIP, spec_entry_mode == SPEC_ENTRY_L1D_FLUSH ? (uint64_t)vmx_exit_stub_l1d :
-			       spec_entry_mode == SPEC_ENTRY_VERW ? (uint64_t)vmx_exit_stub_verw :
-			       (uint64_t)vmx_exit_stub_none);
+	vmwrite(VMCS_HOST_RIP, rip);
 }
 
 static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
@@ -409,7 +423,7 @@ void vmx_vmcs_setup(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 {
 	vmclear_ptrld(a->vmcs_pa);
 	setup_controls(a, s);
-	setup_host_state(a, s->cpu);
+	setup_host_state(a, s->cpu, s->tick_aside);
 
 	/* what every vCPU starts with; its entry state below changes some */
 	vmwrite(VMCS_GUEST_CR3, 0);

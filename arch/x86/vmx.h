@@ -20,19 +20,20 @@ struct vcpu;
 
 /*
  * Issue 14: the exit stub's tick step-aside (arch/x86/vmx_entry.S,
- * exit_aside). hv arms it before an entry (left > 0) when the next
+ * exit_aside). hv arms it before an entry (closed = 0) when the next
  * preemption-timer exit is a host tick of a direct-mode vCPU, whose
  * IA32_TSC_DEADLINE is the guest's. At that exit the stub reads the guest's
- * deadline D; if D - lo (low 32 bits, unsigned) is below span, or D is 0
- * (hardware clears it on fire) with the guest's vector pending in the
- * physical IRR where the guest would take it now (IF set, no STI or MOV-SS
- * shadow, its class above the PPR), the tick's exit would meet D: the stub
- * loads ptv into the preemption timer (the tick comes that much later), moves lo
- * on by step for that exit, and re-enters at once, without saving the
- * guest's registers or calling hv. A deadline that falls in that exit waits
- * some 26 instructions, not the whole tick's. It counts the steps (left)
- * and the ones at whose end the vector waited in the IRR (hits); hv folds
- * both into its figures at the next exit that reaches it.
+ * deadline D (the VM exit stored it: struct vmx_exit_area deadline); if
+ * D - lo (low 32 bits) is below span, or D is 0 (hardware clears it on
+ * fire) with the guest's vector pending in the physical IRR where the guest
+ * would take it now (IF set, no STI or MOV-SS shadow, its class above the
+ * PPR), the tick's exit would meet D: the stub loads ptv into the
+ * preemption timer (the tick comes that much later), closes the window, and
+ * re-enters at once, without saving the guest's registers or calling hv. A
+ * deadline that falls in that exit waits 21 instructions, not the whole
+ * tick's. One step an arming: the next exit is hv's, which folds the step
+ * (and a hit: the vector waiting in the IRR at the stub's end, in the word
+ * the stub kept) into its figures and judges that exit itself.
  *
  * It lives in the CPU's exit area (struct vmx_exit_area), which the stub
  * reads off its stack pointer with no load: each of its instructions is one
@@ -41,21 +42,28 @@ struct vcpu;
  */
 struct vmx_tick_aside {
 	/*
-	 * One 64-bit word to the stub: a step adds step_left to it, so left
-	 * goes down by one and lo up by the step in one ADD (left >= 1: the
-	 * borrow out of left carries into lo). hv sets step_left =
-	 * (step << 32) - 1.
+	 * One 64-bit word to the stub, which subtracts it from D's low 32
+	 * bits: with closed != 0 the difference is out of any span's reach,
+	 * so the window test is the armed test too.
 	 */
-	uint32_t left;		/* steps still allowed; 0: the stub takes every exit to hv */
-	uint32_t lo;		/* TSC (low 32 bits) where the window of the next exit starts */
-	uint32_t span;		/* its length */
+	uint32_t lo;		/* TSC (low 32 bits) where the window starts */
+	uint32_t closed;	/* 0: armed; the step (or hv) sets it, and every exit goes to hv */
+	uint64_t span;		/* the window's length */
+	uint64_t ptv;		/* the preemption-timer value of the step */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
-	uint32_t hits;		/* steps at whose end the vector waited */
+	uint32_t irr_seen;	/* that IRR word at the step's end: a hit if irr_mask is set in it */
 	uint32_t vclass;	/* the vector's priority class (vector & 0xf0), against the PPR */
-	uint32_t pad;
-	uint64_t ptv;		/* the preemption-timer value of one step */
-	uint64_t step_left;	/* (step << 32) - 1: how far one step moves the tick, and lo */
+};
+
+/*
+ * One entry of a VM-exit MSR-store area (SDM Vol. 3C 25.7.2, 28.4): the
+ * processor writes the MSR's value there at every VM exit.
+ */
+struct vmx_msr_entry {
+	uint32_t index;
+	uint32_t reserved;	/* must be 0 */
+	uint64_t value;
 };
 
 /*
@@ -67,9 +75,17 @@ struct vmx_tick_aside {
 struct vmx_exit_area {
 	uint64_t arch;		/* struct vcpu_arch * */
 	uint64_t owner;		/* hv's struct vcpu *, opaque here */
+	/*
+	 * A vCPU with the step-aside stub: its VM-exit MSR-store area, the
+	 * guest's IA32_TSC_DEADLINE as it was at the exit. The stub reads it
+	 * with a MOV, not an RDMSR: in SMP Bochs every RDMSR ends a trace,
+	 * which a turn of the other CPUs follows (some 5 TSC ticks more for a
+	 * deadline in the exit to wait); on hardware the store is part of the
+	 * exit.
+	 */
+	struct vmx_msr_entry deadline;
 	struct vmx_tick_aside aside;
 	uint64_t rax, rcx, rdx;	/* the guest's, while the step-aside runs */
-	uint64_t pad;
 };
 
 /*
@@ -105,6 +121,7 @@ struct vmx_vcpu_setup {
 	uint64_t cr3;		/* LONG64: the identity map */
 	uint64_t gdt_base;	/* LONG64: GDT with 0x10 = 64-bit code, 0x18 = data */
 	uint32_t gdt_limit;
+	bool tick_aside;	/* the exit stub that can step host ticks aside (vmx_tick_aside) */
 };
 
 /* The control words every VMCS uses, fixed once at boot from the caps. */

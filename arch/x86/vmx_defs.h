@@ -286,18 +286,18 @@
  */
 #define EA_ARCH			0
 #define EA_OWNER		8
-#define EA_LEFT			16	/* and EA_LO above it: one 64-bit word */
-#define EA_LO			20
-#define EA_SPAN			24
-#define EA_IRR_MSR		28
-#define EA_IRR_MASK		32
-#define EA_HITS			36
-#define EA_VCLASS		40
+#define EA_DEADLINE		24	/* the MSR-store entry's value (its index at 16) */
+#define EA_LO			32	/* and EA_CLOSED above it: one 64-bit word */
+#define EA_CLOSED		36
+#define EA_SPAN			40
 #define EA_PTV			48
-#define EA_STEP_LEFT		56
-#define EA_RAX			64
-#define EA_RCX			72
-#define EA_RDX			80
-#define EA_SIZE			96	/* a multiple of 16: HOST_RSP stays aligned */
+#define EA_IRR_MSR		56
+#define EA_IRR_MASK		60
+#define EA_IRR_SEEN		64
+#define EA_VCLASS		68
+#define EA_RAX			72
+#define EA_RCX			80
+#define EA_RDX			88
+#define EA_SIZE			96	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
 
 #endif

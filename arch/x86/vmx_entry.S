@@ -74,31 +74,17 @@ entry_failed:				/* RDI: the vcpu_arch */
 	jmp	4b
 
 /*
- * The exit stubs, one per entry mitigation (HOST_RIP: vmx_exit_stub_for in
- * arch/x86/vmx.c picks by spec_entry_mode at boot), so the step-aside's
- * resume does not test the mode. HOST_RSP points at the CPU's exit area
- * (struct vmx_exit_area, EA_*): its vcpu_arch, then hv's vCPU, then the
- * step-aside. Every exit tests whether a step may be taken (left > 0), two
- * instructions, before it saves anything.
+ * The exit stubs. HOST_RSP points at the CPU's exit area (struct
+ * vmx_exit_area, EA_*): its vcpu_arch, then hv's vCPU, then the
+ * step-aside. A vCPU that may step its ticks aside (direct mode on a core
+ * of its own) has one of the vmx_exit_aside_* stubs, one per entry
+ * mitigation, so its resume does not test the mode (vmx.c picks it at
+ * VMCS setup); every other vCPU has vmx_exit_stub, which tests nothing.
  */
-	.globl vmx_exit_stub_none, vmx_exit_stub_l1d, vmx_exit_stub_verw
-vmx_exit_stub_l1d:
-	cmpl	$0, EA_LEFT(%rsp)
-	jne	aside_l1d
+	.globl vmx_exit_stub
+vmx_exit_stub:
 	push	%rax
 	mov	8(%rsp), %rax		/* EA_ARCH */
-	jmp	vmx_exit_save
-vmx_exit_stub_verw:
-	cmpl	$0, EA_LEFT(%rsp)
-	jne	aside_verw
-	push	%rax
-	mov	8(%rsp), %rax
-	jmp	vmx_exit_save
-vmx_exit_stub_none:
-	cmpl	$0, EA_LEFT(%rsp)
-	jne	aside_none
-	push	%rax
-	mov	8(%rsp), %rax
 vmx_exit_save:
 	mov	%rbx, 8(%rax)
 	mov	%rcx, 16(%rax)
@@ -126,11 +112,16 @@ vmx_exit_save:
  * Issue 14: a host tick that would meet the guest's deadline steps aside
  * here, before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a
  * guest deadline that falls in this exit waits for all of it, so it is as
- * short as it can be: 26 instructions from the exit to VMRESUME. Everything
- * is read off RSP (the exit area), which does not move; RAX, RCX and RDX
- * are kept there and no other register is touched. The 32-bit difference
- * holds while the window and the steps' reach are under 2^31 TSC ticks
- * (hv/core/timer.c caps them).
+ * short as it can be: 21 instructions from the exit to VMRESUME, one RDMSR
+ * among them, for the hit (in SMP Bochs each RDMSR ends a trace, which a
+ * turn of the other CPUs follows; the deadline is the one the exit stored,
+ * read with a MOV). Everything is read off RSP (the exit area), which does
+ * not move; RAX, RCX and RDX are kept there and no other register is
+ * touched. The window test is the armed test: lo and closed are one 64-bit
+ * word, subtracted from D's low 32 bits (a 32-bit MOV clears RAX's upper
+ * half), so closed != 0 leaves the difference above any span. A window
+ * across a 2^32 boundary of the TSC does not step (hv judges that exit).
+ * One step an arming: it sets closed.
  * Only exit 52 (the preemption timer) may step: it never comes during event
  * delivery (SDM Vol. 3C 26.5.1), so there is nothing to re-inject. The
  * entry's mitigation is the stub's own (\mitigation); nothing of the host's
@@ -140,24 +131,20 @@ vmx_exit_save:
 	mov	%rax, EA_RAX(%rsp)
 	mov	%rcx, EA_RCX(%rsp)
 	mov	%rdx, EA_RDX(%rsp)
-	mov	$MSR_IA32_TSC_DEADLINE, %ecx
-	rdmsr
-	sub	EA_LO(%rsp), %eax
-	cmp	EA_SPAN(%rsp), %eax
+	mov	EA_DEADLINE(%rsp), %eax	/* D's low 32 bits, as the exit stored it */
+	sub	EA_LO(%rsp), %rax
+	cmp	EA_SPAN(%rsp), %rax
 	jae	17f
 	mov	$VMCS_EXIT_REASON, %ecx
 	vmread	%rcx, %rdx
 	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
 	jne	19f
-11:	mov	$VMCS_PREEMPTION_TIMER_VALUE, %eax	/* step: the tick, and the window, move on */
+11:	mov	$VMCS_PREEMPTION_TIMER_VALUE, %eax	/* step: the tick comes ptv later */
 	vmwrite	EA_PTV(%rsp), %rax
-	mov	EA_STEP_LEFT(%rsp), %rcx
-	add	%rcx, EA_LEFT(%rsp)	/* left - 1, lo + step */
-	mov	EA_IRR_MSR(%rsp), %ecx	/* a hit: the fire waits for the entry */
+	incl	EA_CLOSED(%rsp)
+	mov	EA_IRR_MSR(%rsp), %ecx	/* a hit: the fire waits for the entry (hv tests the bit) */
 	rdmsr
-	test	EA_IRR_MASK(%rsp), %eax
-	jnz	16f
-12:
+	mov	%eax, EA_IRR_SEEN(%rsp)
 	.if \mitigation == SPEC_ENTRY_L1D_FLUSH
 	flush_l1d
 	.endif
@@ -170,25 +157,23 @@ vmx_exit_save:
 	vmresume
 	mov	EA_ARCH(%rsp), %rdi
 	jmp	entry_failed
-16:	incl	EA_HITS(%rsp)
-	jmp	12b
 	/*
-	 * Outside the window. On hardware the MSR reads 0 once its deadline
-	 * fired (SDM Vol. 3A 11.5.4.1): a fire in this exit's first
-	 * instructions then shows as the vector pending in the IRR where the
-	 * guest would have taken it before the exit (hv/timer_exit.c
+	 * Outside the window, or not armed. On hardware the MSR reads 0 once
+	 * its deadline fired (SDM Vol. 3A 11.5.4.1): a fire in this exit's
+	 * first instructions then shows as the vector pending in the IRR where
+	 * the guest would have taken it before the exit (hv/timer_exit.c
 	 * tick_guest_fired, the same test): IF set, no STI or MOV-SS shadow
 	 * (SDM Vol. 3C 25.4.2), its class above the processor priority (the
 	 * physical APIC's, the guest's in direct mode).
 	 */
-17:	mov	$VMCS_EXIT_REASON, %ecx
+17:	cmpl	$0, EA_CLOSED(%rsp)
+	jne	19f
+	mov	$VMCS_EXIT_REASON, %ecx
 	vmread	%rcx, %rdx
 	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
 	jne	19f
-	mov	$MSR_IA32_TSC_DEADLINE, %ecx
-	rdmsr
-	or	%edx, %eax
-	jnz	19f
+	cmpq	$0, EA_DEADLINE(%rsp)
+	jne	19f
 	mov	EA_IRR_MSR(%rsp), %ecx
 	rdmsr
 	test	EA_IRR_MASK(%rsp), %eax
@@ -214,11 +199,12 @@ vmx_exit_save:
 	jmp	vmx_exit_save
 .endm
 
-aside_none:
+	.globl vmx_exit_aside_none, vmx_exit_aside_l1d, vmx_exit_aside_verw
+vmx_exit_aside_none:
 	exit_aside SPEC_ENTRY_NONE
-aside_l1d:
+vmx_exit_aside_l1d:
 	exit_aside SPEC_ENTRY_L1D_FLUSH
-aside_verw:
+vmx_exit_aside_verw:
 	exit_aside SPEC_ENTRY_VERW
 
 	.section .note.GNU-stack, "", @progbits
