@@ -108,10 +108,9 @@ struct vcpu {
 	bool tick_aside;
 	bool aside_armed;
 	bool aside_decided;
-	uint32_t aside_before;	/* the placed time less the window's start */
-	uint32_t aside_step;	/* how far the step moves the tick */
+	uint32_t aside_lo;	/* the first window's start, biased (struct vmx_tick_aside) */
 	uint64_t aside_tick;	/* the placed time it was planned for */
-	bool aside_ok;		/* and whether that plan has room for a step */
+	uint32_t aside_steps;	/* and that plan's steps (0: none) */
 	uint8_t aside_vec;	/* and the guest's timer vector it was made for */
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */

@@ -239,18 +239,23 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 
 	v->aside_tick = due;
 	v->aside_vec = vec;
-	v->aside_ok = false;
+	v->aside_steps = 0;
 	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &p))
 		return;
-	v->aside_ok = true;
-	v->aside_before = (uint32_t)(due - p.lo);
-	v->aside_step = (uint32_t)p.step;
-	s->lo = (uint32_t)p.lo;
+	v->aside_steps = p.steps;
+	/*
+	 * The windows, biased so that the last one ends at 2^32 and the step
+	 * after it carries into closed (the plan keeps them all under 2^31)
+	 */
+	v->aside_lo = (uint32_t)(0 - (uint32_t)(p.steps - 1) * (uint32_t)p.step - (uint32_t)p.span);
+	s->bias = v->aside_lo - (uint32_t)p.lo;
 	s->span = p.span;
+	s->step = p.step;
 	s->ptv = ptimer_value(0, p.step, vmx_ctl.preemption_timer_rate);
 	s->irr_msr = X2APIC_IRR0 + vec / 32;
 	s->irr_mask = 1u << (vec % 32);
 	s->vclass = vec & 0xf0u;
+	s->irr_seen = 0;
 }
 
 void tick_aside_disarm(struct vcpu *v)
@@ -262,36 +267,34 @@ void tick_aside_disarm(struct vcpu *v)
 void tick_aside_fold(struct vcpu *v, uint32_t reason)
 {
 	struct vmx_tick_aside *s = v->arch.aside;
-	bool stepped = s->closed != 0;
-	uint64_t now = rdtsc(), due;
+	uint64_t word = ((uint64_t)s->closed << 32 | s->lo) - v->aside_lo, now = rdtsc(), due;
+	uint32_t taken = (uint32_t)(word / s->step);
 
 	s->closed = 1;
 	v->aside_armed = false;
 	/*
-	 * Where the stub aimed the exit it judged: the window's start (lo, the
-	 * low 32 bits) plus what the window has before it, and the step if it
-	 * took one. An exit 52 it let through came there (the preemption timer
-	 * is never early), so the guest's deadline is not near and hv does not
-	 * defer; one that came two margins or more late, or early (a kick's,
-	 * made at once), is hv's to judge by the TSC, and so is the exit after
-	 * a step, which the stub did not see. Bochs takes the exit some 500
-	 * instructions late while the guest runs (465-605 measured here, a
-	 * margin: the timer counts from the VM entry, after hv armed it),
-	 * which the window allows for.
+	 * Where the stub aimed the exit it judged last: the placed time plus a
+	 * step for each it took. An exit 52 it let through came there (the
+	 * preemption timer is never early), so the guest's deadline is not
+	 * near and hv does not defer; one that came two margins or more late,
+	 * or early (a kick's, made at once), is hv's to judge by the TSC.
+	 * Bochs takes the exit some 500 instructions late while the guest runs
+	 * (465-605 measured here, a margin: the timer counts from the VM
+	 * entry, after hv armed it), which the window allows for.
 	 */
-	due = now + (int32_t)(s->lo + v->aside_before + (stepped ? v->aside_step : 0) -
-			      (uint32_t)now);
-	v->aside_decided = !stepped && reason == EXIT_REASON_PREEMPTION_TIMER && now >= due &&
+	due = v->aside_tick + (uint64_t)taken * s->step;
+	v->aside_decided = reason == EXIT_REASON_PREEMPTION_TIMER && now >= due &&
 			   now - due < 2 * tick_margin(v);
-	if (!stepped)
+	if (!taken)
 		return;
-	/* the tick stepped: it is due where the stub aimed it */
-	host_timer_aside_taken(&v->pcpu->ht, 1, due);
-	v->tick_defer_exits++;
-	v->exits_total++;
-	v->exits[EXIT_REASON_PREEMPTION_TIMER]++;
+	/* a tick stepped: it is due where the stub aimed its last step */
+	host_timer_aside_taken(&v->pcpu->ht, taken, due);
+	v->tick_defer_exits += taken;
+	v->exits_total += taken;
+	v->exits[EXIT_REASON_PREEMPTION_TIMER] += taken;
 	if (s->irr_seen & s->irr_mask)
 		v->tick_hits++;
+	s->irr_seen = 0;
 }
 
 /*

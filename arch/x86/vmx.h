@@ -23,17 +23,24 @@ struct vcpu;
  * exit_aside). hv arms it before an entry (closed = 0) when the next
  * preemption-timer exit is a host tick of a direct-mode vCPU, whose
  * IA32_TSC_DEADLINE is the guest's. At that exit the stub reads the guest's
- * deadline D (the VM exit stored it: struct vmx_exit_area deadline); if
- * D - lo (low 32 bits) is below span, or D is 0 (hardware clears it on
- * fire) with the guest's vector pending in the physical IRR where the guest
- * would take it now (IF set, no STI or MOV-SS shadow, its class above the
- * PPR), the tick's exit would meet D: the stub loads ptv into the
- * preemption timer (the tick comes that much later), closes the window, and
- * re-enters at once, without saving the guest's registers or calling hv. A
- * deadline that falls in that exit waits 21 instructions, not the whole
- * tick's. One step an arming: the next exit is hv's, which folds the step
- * (and a hit: the vector waiting in the IRR at the stub's end, in the word
- * the stub kept) into its figures and judges that exit itself.
+ * deadline D (the VM exit stored it: struct vmx_exit_area deadline); if D
+ * is in the window, or D is 0 (hardware clears it on fire) with the guest's
+ * vector pending in the physical IRR where the guest would take it now (IF
+ * set, no STI or MOV-SS shadow, its class above the PPR), the tick's exit
+ * would meet D: the stub loads ptv into the preemption timer (the tick
+ * comes that much later), moves the window on by the step, and re-enters at
+ * once, without saving the guest's registers or calling hv. A deadline that
+ * falls in that exit waits 23 instructions, not the whole tick's. hv folds
+ * the steps (and a hit: the vector waiting in the IRR at a step's end, in
+ * the word the stub keeps) into its figures at the next exit that reaches
+ * it.
+ *
+ * The window, in the low 32 bits of the TSC shifted by bias: D + bias - lo
+ * below span. hv picks bias so that the last step's window ends at 2^32:
+ * the step after it carries out of lo into closed, which is how the steps
+ * are counted down, and no window wraps. lo and closed are one 64-bit word
+ * to the stub, subtracted from D + bias; closed != 0 leaves the difference
+ * above any span, so the window test is the armed test too.
  *
  * It lives in the CPU's exit area (struct vmx_exit_area), which the stub
  * reads off its stack pointer with no load: each of its instructions is one
@@ -41,19 +48,17 @@ struct vcpu;
  * (vmx_defs.h).
  */
 struct vmx_tick_aside {
-	/*
-	 * One 64-bit word to the stub, which subtracts it from D's low 32
-	 * bits: with closed != 0 the difference is out of any span's reach,
-	 * so the window test is the armed test too.
-	 */
-	uint32_t lo;		/* TSC (low 32 bits) where the window starts */
-	uint32_t closed;	/* 0: armed; the step (or hv) sets it, and every exit goes to hv */
+	uint32_t lo;		/* the window's start, biased; each step adds step */
+	uint32_t closed;	/* 0: armed; the last step carries into it, hv sets it */
 	uint64_t span;		/* the window's length */
-	uint64_t ptv;		/* the preemption-timer value of the step */
+	uint64_t ptv;		/* the preemption-timer value of a step */
+	uint32_t bias;		/* added to D's low 32 bits */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
-	uint32_t irr_seen;	/* that IRR word at the step's end: a hit if irr_mask is set in it */
+	uint32_t irr_seen;	/* those IRR words at the steps' ends, ORed: a hit if irr_mask is set */
 	uint32_t vclass;	/* the vector's priority class (vector & 0xf0), against the PPR */
+	uint32_t pad;
+	uint64_t step;		/* how far a step moves the tick, and lo */
 };
 
 /*

@@ -291,13 +291,15 @@
 #define EA_CLOSED		36
 #define EA_SPAN			40
 #define EA_PTV			48
-#define EA_IRR_MSR		56
-#define EA_IRR_MASK		60
-#define EA_IRR_SEEN		64
-#define EA_VCLASS		68
-#define EA_RAX			72
-#define EA_RCX			80
-#define EA_RDX			88
-#define EA_SIZE			96	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
+#define EA_BIAS			56
+#define EA_IRR_MSR		60
+#define EA_IRR_MASK		64
+#define EA_IRR_SEEN		68
+#define EA_VCLASS		72
+#define EA_STEP			80
+#define EA_RAX			88
+#define EA_RCX			96
+#define EA_RDX			104
+#define EA_SIZE			112	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
 
 #endif

@@ -112,16 +112,14 @@ vmx_exit_save:
  * Issue 14: a host tick that would meet the guest's deadline steps aside
  * here, before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a
  * guest deadline that falls in this exit waits for all of it, so it is as
- * short as it can be: 21 instructions from the exit to VMRESUME, one RDMSR
+ * short as it can be: 23 instructions from the exit to VMRESUME, one RDMSR
  * among them, for the hit (in SMP Bochs each RDMSR ends a trace, which a
  * turn of the other CPUs follows; the deadline is the one the exit stored,
  * read with a MOV). Everything is read off RSP (the exit area), which does
  * not move; RAX, RCX and RDX are kept there and no other register is
- * touched. The window test is the armed test: lo and closed are one 64-bit
- * word, subtracted from D's low 32 bits (a 32-bit MOV clears RAX's upper
- * half), so closed != 0 leaves the difference above any span. A window
- * across a 2^32 boundary of the TSC does not step (hv judges that exit).
- * One step an arming: it sets closed.
+ * touched. The window test is the armed test and counts the steps down
+ * too: lo and closed are one 64-bit word, subtracted from D + bias (32-bit,
+ * so RAX's upper half is 0), and the last step carries into closed.
  * Only exit 52 (the preemption timer) may step: it never comes during event
  * delivery (SDM Vol. 3C 26.5.1), so there is nothing to re-inject. The
  * entry's mitigation is the stub's own (\mitigation); nothing of the host's
@@ -132,6 +130,7 @@ vmx_exit_save:
 	mov	%rcx, EA_RCX(%rsp)
 	mov	%rdx, EA_RDX(%rsp)
 	mov	EA_DEADLINE(%rsp), %eax	/* D's low 32 bits, as the exit stored it */
+	add	EA_BIAS(%rsp), %eax	/* 32-bit: RAX's upper half stays 0 */
 	sub	EA_LO(%rsp), %rax
 	cmp	EA_SPAN(%rsp), %rax
 	jae	17f
@@ -141,10 +140,11 @@ vmx_exit_save:
 	jne	19f
 11:	mov	$VMCS_PREEMPTION_TIMER_VALUE, %eax	/* step: the tick comes ptv later */
 	vmwrite	EA_PTV(%rsp), %rax
-	incl	EA_CLOSED(%rsp)
+	mov	EA_STEP(%rsp), %rcx
+	add	%rcx, EA_LO(%rsp)	/* 64-bit: the window on; past the last, into closed */
 	mov	EA_IRR_MSR(%rsp), %ecx	/* a hit: the fire waits for the entry (hv tests the bit) */
 	rdmsr
-	mov	%eax, EA_IRR_SEEN(%rsp)
+	or	%eax, EA_IRR_SEEN(%rsp)
 	.if \mitigation == SPEC_ENTRY_L1D_FLUSH
 	flush_l1d
 	.endif
