@@ -220,7 +220,7 @@ bool tick_defer_early(struct vcpu *v)
 
 /*
  * Issue 14: the exit stub's step-aside (arch/x86/vmx_entry.S,
- * vmx_exit_aside) does tick_defer_early's work in some 30 instructions
+ * exit_aside) does tick_defer_early's work in 23 instructions
  * where that takes some 240: the deferral exit's length is what a guest
  * deadline that falls in it waits, and its share of the guest's interval is
  * its chance to. Armed where tick_defer_early would run (a placed tick on a

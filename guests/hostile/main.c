@@ -2197,11 +2197,12 @@ static const char *a_tick_sti_shadow_pending(void)
 }
 
 /*
- * Issue 14's step-aside (arch/x86/vmx_entry.S vmx_exit_aside): a deadline
- * kept in the exit stub's window at every tick (re-armed 20 us ahead with
- * IF=0, so it never fires) makes each tick step aside as often as its slack
+ * Issue 14's step-aside (arch/x86/vmx_entry.S exit_aside): a deadline
+ * kept in the exit stub's window at every tick (re-armed 5 us ahead with
+ * IF=0, so it never fires, and close enough that the window does not drift
+ * off it in a few steps) makes each tick step aside as often as its slack
  * allows, and no more: the tick still comes every ms. 100 ms of that,
- * counting the TSC gaps: a step is a short exit (Bochs: ~35 instructions
+ * counting the TSC gaps: a step is a short exit (Bochs: ~25 instructions
  * on top of the loop's ~40, so a gap longer than the loop's usual one by
  * over 0.33 us, 16 ticks at 50 MHz), a tick a long one (~1,400, over
  * 10 us). With the default slack (tick_us / 4) a tick has at most four.
@@ -2209,7 +2210,7 @@ static const char *a_tick_sti_shadow_pending(void)
 static const char *a_tick_aside_every_window(void)
 {
 	static uint32_t hist[64];	/* gaps in steps of 1/64 of a long one */
-	uint64_t lvt = 0, start, prev, now, gap, ahead = MS(1) / 50;
+	uint64_t lvt = 0, start, prev, now, gap, ahead = MS(1) / 200;
 	uint64_t long_gap = (uint32_t)tempo.tsc_khz / 100, extra = (uint32_t)tempo.tsc_khz / 3000;
 	uint32_t shorts = 0, longs = 0, step = (uint32_t)long_gap / 64 + 1, base = 0;
 
