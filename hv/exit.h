@@ -184,8 +184,13 @@ bool tick_defer_early(struct vcpu *v);
  */
 void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec);
 void tick_aside_fold(struct vcpu *v, uint32_t reason);
-/* A kick's exit at once: the stub takes none of its exits aside (nothing was stepped yet). */
+/*
+ * A kick's exit at once: the stub takes none of its exits aside. _disarm
+ * before the entry (nothing was stepped yet); _close from hv_root_nmi, which
+ * may come while the guest runs after steps the next exit still folds.
+ */
 void tick_aside_disarm(struct vcpu *v);
+void tick_aside_close(struct vcpu *v);
 
 /* hv/inject.c */
 void inject_exception(uint32_t vector, bool has_error, uint32_t error);

@@ -108,9 +108,8 @@ struct vcpu {
 	bool tick_aside;
 	bool aside_armed;
 	bool aside_decided;
-	uint32_t aside_lo;	/* the first window's start, biased (struct vmx_tick_aside) */
 	uint64_t aside_tick;	/* the placed time it was planned for */
-	uint32_t aside_steps;	/* and that plan's steps (0: none) */
+	struct tick_aside_plan aside_plan;	/* and that plan (steps 0: none) */
 	uint8_t aside_vec;	/* and the guest's timer vector it was made for */
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */

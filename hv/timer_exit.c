@@ -235,42 +235,43 @@ bool tick_defer_early(struct vcpu *v)
 void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 {
 	struct vmx_tick_aside *s = v->arch.aside;
-	struct tick_aside_plan p;
+	const struct tick_aside_plan *p = &v->aside_plan;
 
 	v->aside_tick = due;
 	v->aside_vec = vec;
-	v->aside_steps = 0;
-	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &p))
-		return;
-	v->aside_steps = p.steps;
-	/*
-	 * The windows, biased so that the last one ends at 2^32 and the step
-	 * after it carries into closed (the plan keeps them all under 2^31)
-	 */
-	v->aside_lo = (uint32_t)(0 - (uint32_t)(p.steps - 1) * (uint32_t)p.step - (uint32_t)p.span);
-	s->bias = v->aside_lo - (uint32_t)p.lo;
-	s->span = p.span;
-	s->step = p.step;
-	s->ptv = ptimer_value(0, p.step, vmx_ctl.preemption_timer_rate);
+	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &v->aside_plan))
+		return;		/* steps 0: not armed */
+	s->bias = p->bias;
+	s->span = p->span;
+	s->step = p->step;
+	s->ptv = ptimer_value(0, p->step, vmx_ctl.preemption_timer_rate);
 	s->irr_msr = X2APIC_IRR0 + vec / 32;
 	s->irr_mask = 1u << (vec % 32);
 	s->vclass = vec & 0xf0u;
 	s->irr_seen = 0;
 }
 
-void tick_aside_disarm(struct vcpu *v)
+void tick_aside_close(struct vcpu *v)
 {
 	v->arch.aside->closed = 1;
+}
+
+void tick_aside_disarm(struct vcpu *v)
+{
+	tick_aside_close(v);
 	v->aside_armed = false;
 }
 
 void tick_aside_fold(struct vcpu *v, uint32_t reason)
 {
 	struct vmx_tick_aside *s = v->arch.aside;
-	uint64_t word = ((uint64_t)s->closed << 32 | s->lo) - v->aside_lo, now = rdtsc(), due;
-	uint32_t taken = (uint32_t)(word / s->step);
+	uint32_t taken;
+	uint64_t now = rdtsc(), due;
 
 	s->closed = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* closed before lo is read */
+	/* from lo alone: a kick's hv_root_nmi may have set closed meanwhile */
+	taken = host_timer_aside_steps_taken(&v->aside_plan, s->lo);
 	v->aside_armed = false;
 	/*
 	 * Where the stub aimed the exit it judged last: the placed time plus a
@@ -285,15 +286,15 @@ void tick_aside_fold(struct vcpu *v, uint32_t reason)
 	due = v->aside_tick + (uint64_t)taken * s->step;
 	v->aside_decided = reason == EXIT_REASON_PREEMPTION_TIMER && now >= due &&
 			   now - due < 2 * tick_margin(v);
-	if (!taken)
-		return;
-	/* a tick stepped: it is due where the stub aimed its last step */
-	host_timer_aside_taken(&v->pcpu->ht, taken, due);
-	v->tick_defer_exits += taken;
-	v->exits_total += taken;
-	v->exits[EXIT_REASON_PREEMPTION_TIMER] += taken;
-	if (s->irr_seen & s->irr_mask)
-		v->tick_hits++;
+	if (taken) {
+		/* a tick stepped: it is due where the stub aimed its last step */
+		host_timer_aside_taken(&v->pcpu->ht, taken, due);
+		v->tick_defer_exits += taken;
+		v->exits_total += taken;
+		v->exits[EXIT_REASON_PREEMPTION_TIMER] += taken;
+		if (s->irr_seen & s->irr_mask)
+			v->tick_hits++;
+	}
 	s->irr_seen = 0;
 }
 

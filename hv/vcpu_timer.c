@@ -178,10 +178,12 @@ static inline void tick_aside_arm(struct vcpu *v, uint64_t now, uint64_t due)
 	/* the plan, and the vector's IRR bit and class, once per placed time */
 	if (v->aside_tick != due || v->aside_vec != vec)
 		tick_aside_plan(v, due, vec);
-	if (!v->aside_steps)
+	if (!v->aside_plan.steps)
 		return;
 	v->aside_armed = true;
-	v->arch.aside->lo = v->aside_lo;
+	v->arch.aside->lo = v->aside_plan.lo0;
+	/* armed, and lo set, before the stub (or hv_root_nmi) sees closed = 0 */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	v->arch.aside->closed = 0;
 }
 

@@ -175,8 +175,8 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  * 10 µs). The plan counts it, so the steps end by the slack's end.
  */
 #define TICK_ASIDE_DRIFT(m)	(m)
-#define TICK_ASIDE_MAX		255u		/* the stub's count is a byte */
-#define TICK_ASIDE_REACH	(1ull << 31)	/* its differences are 32-bit */
+#define TICK_ASIDE_MAX		255u		/* more than a slack under a period holds */
+#define TICK_ASIDE_REACH	(1ull << 31)	/* its windows are 32-bit */
 /*
  * ... and a step of the exit stub's step-aside with a margin to spare (it
  * moves the tick by TICK_ASIDE_STEP from its exit, not to the deadline).
@@ -309,7 +309,20 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 	p->lo = h->fire_tick - TICK_ASIDE_BEFORE(margin_tsc);
 	p->span = TICK_ASIDE_SPAN(margin_tsc);
 	p->step = TICK_ASIDE_STEP(margin_tsc);
+	/* the steps and the last window fit in TICK_ASIDE_REACH: no wrap below 2^32 */
+	p->lo0 = (uint32_t)(0 - (uint32_t)((p->steps - 1) * p->step + p->span));
+	p->bias = p->lo0 - (uint32_t)p->lo;
 	return true;
+}
+
+uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint32_t lo_now)
+{
+	/* past the last step lo has wrapped below lo0 (a step is more than the margin lo0 leaves) */
+	uint64_t moved = ((uint64_t)(lo_now < p->lo0) << 32 | lo_now) - p->lo0;
+
+	if (!p->step)
+		return 0;
+	return (uint32_t)MIN(moved / p->step, (uint64_t)p->steps);
 }
 
 void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due)

@@ -93,9 +93,22 @@ bool host_timer_run(struct host_timer *h, uint64_t now);
 struct tick_aside_plan {
 	uint64_t lo, span, step;
 	uint32_t steps;
+	/*
+	 * The stub's windows in the low 32 bits, shifted by bias: window k is
+	 * [lo0 + k * step, + span) against D + bias, the last one ending at
+	 * 2^32, so the step after it carries out of the 32 bits (arch/x86/vmx.h
+	 * struct vmx_tick_aside).
+	 */
+	uint32_t lo0, bias;
 };
 bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 			   struct tick_aside_plan *p);
+/*
+ * How many steps the stub took, from its window's start now (@lo_now, the
+ * low 32 bits: the carry out of the last step is not read, so whatever hv
+ * wrote above them does not count), at most @p's steps.
+ */
+uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint32_t lo_now);
 /* The stub took @steps steps: the tick is due at @due now (counted in deferred). */
 void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due);
 

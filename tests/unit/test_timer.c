@@ -587,6 +587,76 @@ static void test_tick_aside_plan(void **state)
 }
 
 /*
+ * The stub's window arithmetic (arch/x86/vmx_entry.S exit_aside), done here
+ * as it does it: x = D + bias in 32 bits, x - (closed << 32 | lo) below span
+ * in 64, each step adding step to that word. Window k takes exactly the
+ * deadlines in [p.lo + k * step, + span); the step after the last carries
+ * into closed and no window takes anything then; hv counts the steps from
+ * lo alone, whatever it wrote into closed.
+ */
+static void check_aside_windows(const struct tick_aside_plan *p)
+{
+	uint64_t word = p->lo0;
+	const int64_t edges[] = { -1, 0, 1, (int64_t)p->span - 1, (int64_t)p->span };
+
+	assert_true(p->steps >= 1);
+	for (uint32_t k = 0; k <= p->steps; k++) {
+		for (unsigned e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
+			uint64_t d = p->lo + k * p->step + (uint64_t)edges[e];
+			uint64_t x = (uint32_t)((uint32_t)d + p->bias);
+			bool in = edges[e] >= 0 && (uint64_t)edges[e] < p->span;
+
+			assert_int_equal(x - word < p->span, in && k < p->steps);
+		}
+		assert_int_equal(word >> 32, k == p->steps);	/* closed */
+		assert_int_equal(host_timer_aside_steps_taken(p, (uint32_t)word), k);
+		/* hv closing it (hv_root_nmi) changes nothing the fold reads */
+		assert_int_equal(host_timer_aside_steps_taken(p, (uint32_t)(word | 1ull << 32)), k);
+		if (k < p->steps)
+			word += p->step;
+	}
+}
+
+static void test_tick_aside_windows(void **state)
+{
+	struct host_timer h;
+	struct tick_aside_plan p;
+
+	(void)state;
+	/* the defaults: four steps */
+	host_timer_init(&h, 0, 50000, 0);
+	h.slack_tsc = 12500;
+	assert_true(host_timer_aside_plan(&h, 500, &p));
+	assert_int_equal(p.steps, 4);
+	check_aside_windows(&p);
+	/* the placed time just below, and just above, a 2^32 boundary of the TSC */
+	host_timer_init(&h, (1ull << 32) - 50600, 50000, 0);
+	h.slack_tsc = 12500;
+	assert_true(host_timer_aside_plan(&h, 500, &p));
+	check_aside_windows(&p);
+	host_timer_init(&h, (5ull << 32) - 49000, 50000, 0);
+	h.slack_tsc = 12500;
+	assert_true(host_timer_aside_plan(&h, 500, &p));
+	check_aside_windows(&p);
+	/* the most steps: 255, and one */
+	host_timer_init(&h, 0, 1u << 20, 0);
+	h.slack_tsc = (1u << 20) - 1;
+	assert_true(host_timer_aside_plan(&h, 100, &p));
+	assert_int_equal(p.steps, 255);
+	check_aside_windows(&p);
+	host_timer_init(&h, 0, 50000, 0);
+	h.slack_tsc = 3500;
+	assert_true(host_timer_aside_plan(&h, 500, &p));
+	assert_int_equal(p.steps, 1);
+	check_aside_windows(&p);
+	/* a margin near the plan's limit: the windows still end at 2^32 */
+	host_timer_init(&h, 0, 1ull << 33, 0);
+	h.slack_tsc = (1ull << 31) - 1;
+	assert_true(host_timer_aside_plan(&h, (1u << 28) - 1, &p));
+	check_aside_windows(&p);
+}
+
+/*
  * The step-aside against a direct guest, as run_tick_guest: at each entry
  * the stub is armed from host_timer_aside_plan (planned once a placed
  * time), and at the tick's exit it reads the guest's deadline @prologue
@@ -1830,6 +1900,7 @@ int main(void)
 		cmocka_unit_test(test_tick_guest_feels_nothing),
 		cmocka_unit_test(test_tick_aside_plan),
 		cmocka_unit_test(test_tick_aside_guest),
+		cmocka_unit_test(test_tick_aside_windows),
 		cmocka_unit_test(test_tick_spares_guest_work),
 		cmocka_unit_test(test_host_missed),
 		cmocka_unit_test(test_host_no_drift),
