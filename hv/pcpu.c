@@ -94,11 +94,11 @@ void vcpu_vmcs_setup(struct vcpu *v)
 {
 	struct vmx_vcpu_setup s;
 
+	const struct timer_mode_desc *m = timer_mode(v->part->cfg->timer);
+
 	vmx_setup_of(v, &s);
 	/* the stub that can step ticks aside: direct mode on a core of its own (tick_aside_arm) */
-	v->tick_aside = timer_mode(v->part->cfg->timer)->places_ticks &&
-			timer_mode(v->part->cfg->timer)->owns_lapic && !v->pcpu->shared &&
-			!v->pcpu->console;
+	v->tick_aside = m->places_ticks && m->owns_lapic && !v->pcpu->shared && !v->pcpu->console;
 	s.tick_aside = v->tick_aside;
 	vmx_vmcs_setup(&v->arch, &s);
 	v->pcpu->vmcs_loaded = true;

@@ -270,8 +270,8 @@ void tick_aside_fold(struct vcpu *v, uint32_t reason)
 
 	s->closed = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* closed before lo is read */
-	/* from lo alone: a kick's hv_root_nmi may have set closed meanwhile */
-	taken = host_timer_aside_steps_taken(&v->aside_plan, s->lo);
+	/* a kick's hv_root_nmi may have set closed meanwhile: it does not count */
+	taken = host_timer_aside_steps_taken(&v->aside_plan, (uint64_t)s->closed << 32 | s->lo);
 	v->aside_armed = false;
 	/*
 	 * Where the stub aimed the exit it judged last: the placed time plus a

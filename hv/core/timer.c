@@ -315,11 +315,13 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 	return true;
 }
 
-uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint32_t lo_now)
+uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint64_t word)
 {
+	uint32_t lo_now = (uint32_t)word;
 	/* past the last step lo has wrapped below lo0 (a step is more than the margin lo0 leaves) */
-	uint64_t moved = ((uint64_t)(lo_now < p->lo0) << 32 | lo_now) - p->lo0;
+	uint64_t moved;
 
+	moved = ((uint64_t)(lo_now < p->lo0) << 32 | lo_now) - p->lo0;
 	if (!p->step)
 		return 0;
 	return (uint32_t)MIN(moved / p->step, (uint64_t)p->steps);

@@ -104,11 +104,11 @@ struct tick_aside_plan {
 bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 			   struct tick_aside_plan *p);
 /*
- * How many steps the stub took, from its window's start now (@lo_now, the
- * low 32 bits: the carry out of the last step is not read, so whatever hv
- * wrote above them does not count), at most @p's steps.
+ * How many steps the stub took, from its window word now (@word: closed <<
+ * 32 | lo). Only lo is read: closed holds the last step's carry or hv's own
+ * write (a kick's hv_root_nmi), and neither counts. At most @p's steps.
  */
-uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint32_t lo_now);
+uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint64_t word);
 /* The stub took @steps steps: the tick is due at @due now (counted in deferred). */
 void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due);
 
