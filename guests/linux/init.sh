@@ -10,9 +10,9 @@
 #   LINUX_INIT cpus=N
 #   LINUX_CLOCKEVENT <clockevent0/current_device>
 #   LINUX_CLOCKSOURCE <clocksource0/current_clocksource>
-#   LINUX_CYCLICTEST_OUT <each line cyclictest printed>
+#   LINUX_CYCLICTEST_OUT <each line cyclictest printed, but its histogram's buckets>
 #   LINUX_TIMER_IRQS events=N   (CPU 0's local timer interrupts during cyclictest)
-#   LINUX_CYCLICTEST loops=N min_us=A avg_us=B max_us=C
+#   LINUX_CYCLICTEST loops=N min_us=A avg_us=B max_us=C p99_us=D p999_us=E overflows=F
 #   LINUX_DONE
 # then powers the machine off, or with shell=ttyS0 on the command line starts
 #   LINUX_SHELL tty=ttyS0
@@ -20,8 +20,11 @@
 # docs/operating.md), again after each exit; "poweroff -f" there ends it.
 # cyclictest_loops=N on the kernel command line
 # sets cyclictest's loop count (default 1000; 0 skips cyclictest). It runs as
-# "cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l N" (rt-tests 2.x dropped -n:
-# clock_nanosleep is its only mode).
+# "cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l N -h 2000" (rt-tests 2.x dropped -n:
+# clock_nanosleep is its only mode). The histogram (1 us buckets up to 2 ms;
+# F is how many wake-ups were later than that) gives the 99th and 99.9th
+# percentiles: with a few hundred wake-ups a run, the maximum is one
+# wake-up and the percentiles say how the tail is made.
 # chan_test=ITEM[;ITEM...] on the command line runs the channel checks before
 # cyclictest (guests/linux/README.md). An ITEM is words joined by commas: the
 # arguments of /bin/tempo-chan, e.g.
@@ -192,19 +195,36 @@ timer_irqs() {
 if [ "$loops" -gt 0 ]; then
 	irq0=$(timer_irqs)
 	taskset -c 0 tempo-stats	# under Tempo: a VCPU_STATS line opens the window
-	cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l "$loops" > /tmp/cyc.txt 2>&1
+	cyclictest -m -q -t1 -a 0 -p80 -i 1000 -l "$loops" -h 2000 > /tmp/cyc.txt 2>&1
 	rc=$?
 	taskset -c 0 tempo-stats	# ... and one closes it
 	irq1=$(timer_irqs)
 	say "LINUX_TIMER_IRQS events=$((irq1 - irq0))"
 	while IFS= read -r line; do
-		say "LINUX_CYCLICTEST_OUT $line"
+		case $line in
+		[0-9]*) ;;	# a histogram bucket: in the percentiles below
+		*) say "LINUX_CYCLICTEST_OUT $line" ;;
+		esac
 	done < /tmp/cyc.txt
-	# T: 0 (  71) P:80 I:1000 C:   1000 Min:     34 Act:   40 Avg:   37 Max:      53
-	# shellcheck disable=SC2046 # split into the four numbers
-	set -- $(sed -n 's/.* C: *\([0-9]*\) *Min: *\([0-9]*\).* Avg: *\([0-9]*\) *Max: *\([0-9]*\).*/\1 \2 \3 \4/p' /tmp/cyc.txt | head -n 1)
-	if [ $# -eq 4 ]; then
-		say "LINUX_CYCLICTEST loops=$1 min_us=$2 avg_us=$3 max_us=$4"
+	# "000083 000012": 12 wake-ups 83 us late; "# Total: 000001000",
+	# "# Min Latencies: 00069" (Avg, Max), "# Histogram Overflows: 00000"
+	# shellcheck disable=SC2046 # split into the seven numbers
+	set -- $(awk '
+		function num(s) { sub(/^0+/, "", s); return s + 0 }	# busybox awk: 0500 is octal
+		/^[0-9]+ [0-9]+$/ { b = num($1); n[b] = num($2); if (b > top) top = b }
+		/^# Total:/ { total = num($3) }
+		/^# Min Latencies:/ { mn = num($4) }
+		/^# Avg Latencies:/ { av = num($4) }
+		/^# Max Latencies:/ { mx = num($4) }
+		/^# Histogram Overflows:/ { over = num($4) }
+		function pct(q,   need, c, i) {	# the smallest latency with q of the wake-ups at or below it
+			need = int(total * q / 1000 + 0.999); c = 0
+			for (i = 0; i <= top; i++) { c += n[i]; if (c >= need) return i }
+			return mx	# in the overflow: the maximum says at least as much
+		}
+		END { if (total > 0) print total, mn, av, mx, pct(990), pct(999), over }' /tmp/cyc.txt)
+	if [ $# -eq 7 ]; then
+		say "LINUX_CYCLICTEST loops=$1 min_us=$2 avg_us=$3 max_us=$4 p99_us=$5 p999_us=$6 overflows=$7"
 	else
 		say "LINUX_CYCLICTEST loops=0 min_us=na avg_us=na max_us=na error=rc$rc"
 	fi

@@ -124,12 +124,13 @@ echo "bare.sh: wall_s to_kernel=$(span "$t0" "$t_kernel") to_init=$(span "$t0" "
 ticks=$(sed -n 's/^\([0-9]*\)i\[SIM *\] quit_sim called.*/\1/p' "$run_out/bochs.log" 2>/dev/null | tail -n 1)
 [ -n "$ticks" ] && echo "bare.sh: Bochs ticks at the end: $ticks ($(awk -v t="$ticks" -v i="$ips" 'BEGIN { printf "%.1f", t / i }') emulated s)"
 
-res=$(printf '%s\n' "$lines" | sed -n 's/^LINUX_CYCLICTEST loops=\([0-9]*\) min_us=\([0-9]*\) avg_us=\([0-9]*\) max_us=\([0-9]*\).*/\1 \2 \3 \4/p' | head -n 1)
+res=$(printf '%s\n' "$lines" | sed -n 's/^LINUX_CYCLICTEST loops=\([0-9]*\) min_us=\([0-9]*\) avg_us=\([0-9]*\) max_us=\([0-9]*\)\( p99_us=\([0-9]*\) p999_us=\([0-9]*\)\)\{0,1\}.*/\1 \2 \3 \4 \6 \7/p' | head -n 1)
 if [ -n "$res" ]; then
 	set -- $res
 	echo "BENCH mode=bare guest=linux workload=cyclictest shared=1 neighbour=none events=$1" \
 		"exits_per_event=na tick_exits=na lat_min_ticks=na lat_avg_ticks=na lat_p99_ticks=na" \
-		"lat_max_ticks=na ratio_p99=na cyc_min_us=$2 cyc_avg_us=$3 cyc_max_us=$4" \
+		"lat_max_ticks=na ratio_p99=na cyc_min_us=$2 cyc_avg_us=$3 cyc_p99_us=${5:-na}" \
+		"cyc_p999_us=${6:-na} cyc_max_us=$4" \
 		"cpus=$cpus cpu_model=$model ips=$ips tick_us=na seed=na"
 fi
 [ $fail -eq 0 ] && echo "bare.sh: pass" || echo "bare.sh: FAIL; output in $run_out"
