@@ -120,7 +120,7 @@ $(BUILD)/test/linux-corrupt.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh \
 	$(Q)boot/mkiso.sh $@ $(HV_ELF) "exit=emu" tests/emu/configs/linux-corrupt.cfg:partitions \
 		$(GUEST_MODULES) $(LINUX_DIR)/bzImage-truncated:linux $(LINUX_INITRD):initrd
 
-LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct emulated shell chan \
+LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct alone emulated shell chan \
 		   large)
 linux-test-images: $(LINUX_TEST_ISOS)
 

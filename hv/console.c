@@ -35,13 +35,14 @@ void print_vcpu_stats(const struct partition *p, const struct vcpu *v,
 		   "deadline_write_exits=%lu extint_exits=%lu eoi_exits=%lu fast_exits=%lu "
 		   "programmed=%lu fired=%lu injected=%lu dropped_masked=%lu "
 		   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu "
-		   "tick_hits=%lu tick_defer_exits=%lu posted_taken=%lu\n",
+		   "tick_hits=%lu tick_defer_exits=%lu posted_taken=%lu tick_busy=%lu\n",
 		   p->cfg->name, v->index, timer_mode_name(s->mode), s->tsc,
 		   s->exits, s->tick_exits, s->timer_exits,
 		   s->deadline_write_exits, s->extint_exits, s->eoi_exits, s->fast_exits,
 		   s->timer.programmed, s->timer.fired, s->timer.injected,
 		   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
-		   s->tick_late_max_ticks, s->tick_hits, s->tick_defer_exits, s->posted_taken);
+		   s->tick_late_max_ticks, s->tick_hits, s->tick_defer_exits, s->posted_taken,
+		   s->tick_busy);
 }
 
 static void print_snapshots(struct partition *p)

@@ -182,6 +182,7 @@ void vcpu_snapshot_fill(const struct vcpu *v, struct vcpu_snapshot *s)
 	s->tick_hits = v->tick_hits;
 	s->tick_defer_exits = v->tick_defer_exits;
 	s->posted_taken = v->pi_taken;
+	s->tick_busy = v->tick_busy;
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
 }

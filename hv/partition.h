@@ -36,7 +36,7 @@
 struct vcpu_snapshot {
 	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
 	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max_ticks, tick_hits, tick_defer_exits;
-	uint64_t posted_taken;
+	uint64_t posted_taken, tick_busy;
 	struct vtimer_stats timer;
 	uint32_t mode;
 };
@@ -94,6 +94,12 @@ struct vcpu {
 	 */
 	uint64_t tick_hits;
 	uint64_t tick_defer_exits;	/* exit 52s that moved a tick past a guest deadline */
+	/*
+	 * Host-tick exits that found the guest running, not in HLT: a tick in
+	 * its work, a wake-up's included, which tick_hits does not see once the
+	 * interrupt was taken (an idle guest's ticks cost it nothing).
+	 */
+	uint64_t tick_busy;
 	bool tick_exit;			/* this exit is a host tick (direct, inject) */
 	/* IA32_TSC_DEADLINE as tick_defer_early read it at this exit */
 	bool tick_deadline_valid;

@@ -17,11 +17,11 @@
  * set at their own ticks are never stale. Almost every tick finds the vCPU
  * active: one VMREAD, then back to the guest.
  */
-static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x)
+static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x,
+					     uint32_t activity)
 {
 	struct partition *p = v->part;
 	enum halt_view views[MAX_VCPUS_PER_PART];
-	uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
 
 	/*
 	 * Only until something wakes it: a sibling's NMI or INIT does now
@@ -160,8 +160,11 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 	}
 	/* a host tick, or (soft_deadline modes) the guest's deadline: the tail fires it */
 	if (host_timer_run(h, now)) {
+		uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
+
 		v->host_tick_exits++;
-		a = check_halted_forever(v, x);
+		v->tick_busy += activity == ACTIVITY_ACTIVE;
+		a = check_halted_forever(v, x, activity);
 		if (a != EXIT_RESUME)
 			return a;
 		/* the guest's deadline is in the hardware: this tick may delay its interrupt */
