@@ -138,10 +138,11 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 /*
  * Issue 14: in direct mode a guest fire that lands while the core is in a
  * host-tick exit waits for the VM entry (with IF=0 in root mode it stays in
- * the physical IRR). A tick placed just after the guest's deadline finds
- * its handler entered and its next deadline a period away. The grid does not
- * move (next_tick), and the offset never exceeds the slack, so a tick is at
- * most slack + one exit late and never missed (slack < period).
+ * the physical IRR). A tick placed four margins before the guest's
+ * deadline is over before it fires; one at the slack's end, when that does
+ * not fit, comes well after the guest's work after its interrupt. The grid
+ * does not move (next_tick), and the offset never exceeds the slack, so a
+ * tick is at most slack + one exit late and never missed (slack < period).
  */
 /*
  * A tick's exit defers past a guest deadline up to two margins ahead (the
@@ -183,38 +184,58 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  */
 #define TICK_DEFER_ROOM(m)	(TICK_ASIDE_STEP(m) + TICK_ASIDE_DRIFT(m))
 
-static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
-			    uint64_t deadline, uint64_t margin_tsc)
+/*
+ * Where a tick near a guest deadline at @deadline goes, given its grid time
+ * @grid: the offset from @grid, or false if the deadline is not near it.
+ */
+static bool tick_offset_near(uint64_t grid, uint64_t slack_tsc, uint64_t deadline,
+			     uint64_t margin_tsc, uint64_t *off)
 {
-	uint64_t target;
+	uint64_t after;
 
 	/*
 	 * Before the deadline, out of host_timer_defer's window and a margin
 	 * more: the tick's exit is over before the guest's timer fires, and
 	 * the guest's work after its interrupt (a wake-up, a control loop's
-	 * step: longer than a margin) runs undisturbed. Else just after it,
-	 * when the guest's handler has been entered and its next deadline is a
-	 * period of its own away.
+	 * step: longer than a margin) runs undisturbed.
 	 */
-	if (deadline >= add_sat(grid_next, TICK_BEFORE(margin_tsc)) &&
-	    deadline - TICK_BEFORE(margin_tsc) - grid_next <= slack_tsc)
-		return deadline - TICK_BEFORE(margin_tsc) - grid_next;
-	target = add_sat(deadline, margin_tsc);
-	if (target >= grid_next && target - grid_next <= slack_tsc)
-		return target - grid_next;
+	if (deadline >= add_sat(grid, TICK_BEFORE(margin_tsc)) &&
+	    deadline - TICK_BEFORE(margin_tsc) - grid <= slack_tsc) {
+		*off = deadline - TICK_BEFORE(margin_tsc) - grid;
+		return true;
+	}
+	/*
+	 * Too close after the grid time for that, or shortly before it: on the
+	 * grid, or just after the deadline, the tick would land in that work
+	 * (Linux's wake-up after its interrupt is some 3,500 Bochs
+	 * instructions, 7 margins). So as far after the deadline as the slack
+	 * allows, its end: then every placed tick is either four margins
+	 * before the deadline or at least the slack less four margins after
+	 * it (a deadline that far before the grid time keeps the grid).
+	 */
+	after = slack_tsc > TICK_BEFORE(margin_tsc) ? slack_tsc - TICK_BEFORE(margin_tsc) : 0;
+	if (add_sat(deadline, after) > grid && deadline < add_sat(grid, TICK_BEFORE(margin_tsc))) {
+		*off = slack_tsc;
+		return true;
+	}
+	return false;
+}
+
+static uint64_t tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
+			    uint64_t deadline, uint64_t margin_tsc)
+{
+	uint64_t off;
+
+	if (tick_offset_near(grid_next, slack_tsc, deadline, margin_tsc, &off))
+		return off;
 	/*
 	 * Phase lock: the guest's deadline a tick period on is only a guess,
 	 * and a guest that re-arms from its handler runs a little late of it
-	 * every period. So place the tick before the guessed deadline, out of
-	 * host_timer_defer's window (TICK_DEFER_WINDOW) and a margin more,
-	 * where the grid allows: a guess that is early only widens that gap.
-	 * Just after it otherwise (deadline that close to grid_this).
+	 * every period. The same rules against the guessed deadline: a guess
+	 * that is early only widens the gap before it.
 	 */
-	if (deadline >= grid_this + TICK_BEFORE(margin_tsc) &&
-	    deadline - TICK_BEFORE(margin_tsc) - grid_this <= slack_tsc)
-		return deadline - TICK_BEFORE(margin_tsc) - grid_this;
-	if (target >= grid_this && target - grid_this <= slack_tsc)
-		return target - grid_this;
+	if (tick_offset_near(grid_this, slack_tsc, deadline, margin_tsc, &off))
+		return off;
 	return 0;
 }
 
