@@ -202,7 +202,7 @@ unit:	## Host unit tests (cmocka, ASan+UBSan)
 test: deps	## Install what is missing, then run unit and emulator tests
 	@tests/run_tests.sh
 
-# LINUX_BENCH=0 leaves out the Linux rows (four Linux boots in Bochs, ~20 min)
+# LINUX_BENCH=0 leaves out the Linux rows (five Linux boots in Bochs, ~30 min)
 LINUX_BENCH	?= 1
 bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images $(CHANDEMO_ISO))	## Latency benchmark in Bochs: bare metal vs direct/inject/emulated, rtbench and Linux (table + BENCH lines)
 	@tests/bench/bench.sh $(BUILD)/bench
@@ -214,8 +214,8 @@ bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images $(CHANDEMO_ISO
 			--iso $(CHANDEMO_ISO) --timeout 1500 --out $(BUILD)/bench/channel-linux && \
 		boot/channel-demo-table.sh $(BUILD)/bench/channel-linux/serial.txt $(BOCHS_MODEL) 50000000; fi
 
-linux-demo: deps linux-test-images	## Linux (cyclictest, direct mode) beside the latency guest in Bochs, then Linux bare metal: the figures
-	BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/linux-demo direct bare
+linux-demo: deps linux-test-images	## Linux (cyclictest, direct mode) beside the latency guest in Bochs, alone, then Linux bare metal: the figures
+	BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/linux-demo direct alone bare
 
 # ---- on a server: GRUB install, and QEMU/KVM with nested VMX ----
 # make install [DESTDIR=/mnt] [PREFIX=/boot/tempo] [CONFIG=my.cfg]; then update-grub.

@@ -576,8 +576,8 @@ static __attribute__((noreturn)) void boot_continue(void)
 		 hv_config.tick_us, host_tick_tsc, vmx.preemption_timer_rate,
 		 host_tick_tsc ? "" : " (tickless)");
 	if (host_tick_slack_tsc)
-		log_info("Host tick slack: %u us = %lu TSC ticks (placed after direct/inject "
-			 "guest deadlines)\n", hv_config.tick_slack_us, host_tick_slack_tsc);
+		log_info("Host tick slack: %u us = %lu TSC ticks (a direct guest's ticks placed "
+			 "out of its deadlines' way)\n", hv_config.tick_slack_us, host_tick_slack_tsc);
 	__atomic_store_n(&partitions_go, true, __ATOMIC_RELEASE);
 	enter_pcpu_loop(smp_cpus[0].stack_top);
 }

@@ -38,7 +38,7 @@ struct timer_mode_desc {
 	bool injects_fired;
 	/* May run on a core shared by a [schedule] (the LAPIC timer can be switched away). */
 	bool may_share_core;
-	/* Host ticks are placed after the guest's next deadline (tick_slack_us). */
+	/* Host ticks are placed out of the guest's deadlines' way (tick_slack_us). */
 	bool places_ticks;
 	/* The guest may register a pv-lazy page (TEMPO_HC_PV_TIMER). */
 	bool pv_page;

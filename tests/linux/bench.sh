@@ -71,7 +71,7 @@ cyc() {	# ROW DIR
 }
 
 run_bare() {
-	tests/linux/bare.sh "$BUILD/linux" --loops 1000 --timeout 1500 > "$out/bare.log" 2>&1 ||
+	tests/linux/bare.sh "$BUILD/linux" --loops 10000 --timeout 1500 > "$out/bare.log" 2>&1 ||
 		{ echo "bare: the run failed (see $out/bare.log)" >&2; return 1; }
 	rm -rf "$out/bare"
 	cp -r "$BUILD/linux/bare/run" "$out/bare"
