@@ -124,17 +124,16 @@ void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due);
  * for the VM entry). @deadline: the guest's armed TSC deadline read at the
  * tick handled at @grid_this (0: none; it may be in the past); @margin_tsc:
  * HOST_TICK_MARGIN_NS in TSC ticks. Returns 0 .. @slack_tsc:
- *  - deadline - 3 margins within [grid_next, grid_next + slack]: the tick
- *    comes three margins before that deadline, its exit over before the
+ *  - deadline - 4 margins within [grid_next, grid_next + slack]: the tick
+ *    comes four margins before that deadline, its exit over before the
  *    guest's interrupt and the work the guest does after it;
- *  - else deadline + margin within [grid_next, grid_next + slack]: the tick
- *    comes just after that deadline, when the guest's next one is a period
- *    of its own away;
  *  - else, phase lock: a guest whose period divides the tick period has a
  *    deadline at deadline + n * its period = deadline + (grid_next -
- *    grid_this): place the tick three margins before it (out of the
- *    deferral window, below), or, if that is before the grid, just after it
- *    (deadline + margin - grid_this), if within the slack;
+ *    grid_this): the same, four margins before that guess;
+ *  - else, if that deadline (or the guess) is under four margins after its
+ *    grid time or less than slack - 4 margins before it: the slack's end,
+ *    out of the guest's work after its interrupt (with a slack over four
+ *    margins; a smaller one keeps the grid);
  *  - else 0 (on the grid).
  * Pure; tests/unit/test_timer.c.
  */

@@ -301,6 +301,15 @@ static void test_tick_offset_rules(void **state)
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1791, m), 250);
 	/* 210 or more before it: the grid is that far after it already */
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1790, m), 0);
+	/* a slack of four margins or less has no end past the work: the grid */
+	assert_int_equal(host_tick_offset(g0, g1, 4 * m, 2010, m), 0);
+	assert_int_equal(host_tick_offset(g0, g1, 4 * m + 1, 2010, m), 4 * m + 1);
+	/*
+	 * a slack over half a period: "four margins before the phase lock's
+	 * guess" (23,250) goes before "the slack's end for the deadline read"
+	 * (27,000 would be 1,750 into the guessed deadline's work)
+	 */
+	assert_int_equal(host_tick_offset(50000, 100000, 27000, 75250, 500), 23250);
 	/* past the slack, and no phase within it: on the grid */
 	assert_int_equal(host_tick_offset(g0, g1, slack, 2291, m), 0);
 	assert_int_equal(host_tick_offset(g0, g1, slack, 1500, m), 0);
@@ -834,7 +843,8 @@ static void test_tick_aside_guest(void **state)
 	/*
 	 * ... with the slack at its largest too (a period less one): the
 	 * steps' own length counted, the last still ends before the next tick
-	 * is due (without that allowance a tick is missed here). Placement
+	 * is due (the run above at the default slack is the one that misses a
+	 * tick without that allowance, TICK_ASIDE_DRIFT). Placement
 	 * puts this guest's ticks at the slack's end (its deadline is always
 	 * just after the grid time), a step before it: on the grid, the stub
 	 * has the whole slack to step through.
@@ -854,14 +864,15 @@ static void test_tick_aside_guest(void **state)
  * wake-up path: about 3,500 Bochs instructions). Returns how many of @ticks
  * host-tick exits (after the first two) began inside that work.
  */
-static uint64_t run_work_guest(uint64_t gperiod, uint64_t phase, uint64_t work, uint64_t ticks)
+static uint64_t run_work_guest(uint64_t gperiod, uint64_t phase, uint64_t work, uint64_t ticks,
+			       uint64_t slack)
 {
 	const uint64_t period = 50000, margin = 500;
 	struct host_timer h;
 	uint64_t n = 0, in_work = 0, t, last, next;
 
 	host_timer_init(&h, 0, period, 0);
-	h.slack_tsc = 12500;
+	h.slack_tsc = slack;
 	while (n < ticks) {
 		t = host_timer_next(&h);
 		/* the deadline that fired last (or none yet) and the armed one */
@@ -892,16 +903,28 @@ static uint64_t run_work_guest(uint64_t gperiod, uint64_t phase, uint64_t work, 
  */
 static void test_tick_spares_guest_work(void **state)
 {
-	(void)state;
-	for (uint64_t gperiod = 50000; gperiod <= 100000; gperiod += 50000) {
-		for (uint64_t phase = 0; phase < gperiod; phase += 250) {
-			uint64_t hits = run_work_guest(gperiod, phase, 3500, 60);
+	/* the default slack (a quarter period), and larger ones up to a period less one */
+	static const uint64_t slacks[] = { 12500, 30000, 40000, 49999 };
+	/* 1 ms and 2 ms guests, and one five times the tick's rate */
+	static const uint64_t gperiods[] = { 50000, 100000, 10000 };
 
-			if (hits)
-				print_message("period %lu phase %lu: %lu ticks in the work\n",
-					      (unsigned long)gperiod, (unsigned long)phase,
-					      (unsigned long)hits);
-			assert_int_equal(hits, 0);
+	(void)state;
+	for (unsigned i = 0; i < sizeof(slacks) / sizeof(slacks[0]); i++) {
+		for (unsigned j = 0; j < sizeof(gperiods) / sizeof(gperiods[0]); j++) {
+			uint64_t gperiod = gperiods[j];
+
+			for (uint64_t phase = 0; phase < gperiod; phase += 250) {
+				uint64_t hits = run_work_guest(gperiod, phase,
+							       gperiod > 10000 ? 3500 : 2000, 60,
+							       slacks[i]);
+
+				if (hits)
+					print_message("slack %lu period %lu phase %lu: %lu ticks in "
+						      "the work\n", (unsigned long)slacks[i],
+						      (unsigned long)gperiod, (unsigned long)phase,
+						      (unsigned long)hits);
+				assert_int_equal(hits, 0);
+			}
 		}
 	}
 }
