@@ -26,11 +26,19 @@
 #                       file; tests/emu/console_drive.py connects, types and writes
 #                       serial.txt, and touches serial.done when the line closes
 #     --show            copy the serial output to stdout as it arrives
+#     --stall S         end the run as "stalled" once neither the serial output
+#                       nor the emulator's CPU time has moved for S seconds
+#                       (default $EMU_STALL_S, else 180; 0 turns the guard off)
 # Exit status 0 when the run ended as expected, 1 otherwise, 2 on bad usage.
+#
+# Why a stall guard: an emulator asleep in the kernel (a write to a terminal
+# nobody reads, say) uses no CPU and prints nothing, and without the guard it
+# costs the test its whole timeout. A run that keeps computing (Bochs zeroing
+# gigabytes prints nothing for minutes) is not a stall: its CPU time moves.
 set -uo pipefail
 
 emu="" iso="" cpus=1 model=${EMU_MODEL:-corei7_ivy_bridge_3770k} ips=50000000 mem=256 timeout_s=120
-expect=ok out="" show=0 bad_msrs=0 com1_port=""
+expect=ok out="" show=0 bad_msrs=0 com1_port="" stall_s=${EMU_STALL_S:-180}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--emu) emu=$2; shift 2 ;;
@@ -45,6 +53,7 @@ while [ $# -gt 0 ]; do
 	--show) show=1; shift ;;
 	--ignore-bad-msrs) bad_msrs=1; shift ;;
 	--com1-socket) com1_port=$2; shift 2 ;;
+	--stall) stall_s=$2; shift 2 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -72,6 +81,85 @@ out=$(readlink -f "$out")
 [ -n "$com1_port" ] || : > "$out/serial.txt"
 com1="mode=file, dev=$out/serial.txt"
 [ -z "$com1_port" ] || com1="mode=socket-server, dev=127.0.0.1:$com1_port"
+
+# cpu_ticks PID: user plus system CPU time of PID (all its threads), in clock ticks
+cpu_ticks() {
+	local st rest
+	read -r st < "/proc/$1/stat" 2>/dev/null || return 1
+	rest=${st##*) }
+	# shellcheck disable=SC2086
+	set -- $rest
+	echo $((${12} + ${13}))
+}
+
+# stall_report PID SECONDS: what the emulator was doing when the guard ended it
+stall_report() {
+	local t
+	echo "run.sh: stalled: no serial output and no CPU time for $2 s (pid $1)"
+	echo "state: $(sed 's/.*) \([A-Za-z]\).*/\1/' "/proc/$1/stat" 2>/dev/null)"
+	for t in /proc/"$1"/task/*; do
+		echo "thread ${t##*/}: wchan $(cat "$t/wchan" 2>/dev/null || echo '?')"
+		sed 's/^/    /' "$t/stack" 2>/dev/null || echo "    (kernel stack not readable: needs root)"
+	done
+	echo "open files:"
+	ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.* \([0-9]* -> .*\)/    \1/p'
+}
+
+# guard TIMEOUT_PID: watches the emulator (the child of timeout(1)); drains
+# Bochs' screen pseudo-terminal as soon as Bochs names it; ends the emulator
+# once neither the serial files nor its CPU time have moved for stall_s.
+guard() {
+	local epid="" last="" now still=0 step=2 pts="" drain=""
+	while kill -0 "$1" 2>/dev/null; do
+		sleep "$step"
+		[ -n "$epid" ] || epid=$(pgrep -P "$1" | head -n 1)
+		[ -n "$epid" ] || continue
+		if [ -z "$pts" ] && [ "$emu" = bochs ]; then
+			pts=$(sed -n 's/^Bochs connected to screen "\(\/dev\/pts\/[0-9]*\)".*/\1/p' \
+				"$out/emu.log" 2>/dev/null | head -n 1)
+			if [ -n "$pts" ]; then
+				# noctty: the drain must never become that terminal's owner
+				dd if="$pts" iflag=noctty of="$out/screen.log" status=none 2>/dev/null &
+				drain=$!
+				echo "$drain" > "$out/.drain.pid"
+			fi
+		fi
+		[ "$stall_s" -gt 0 ] || continue
+		now="$(stat -c %s "$out/serial.txt" "$out/e9.txt" 2>/dev/null | tr '\n' ' ')$(cpu_ticks "$epid")" ||
+			continue
+		if [ "$now" = "$last" ]; then
+			still=$((still + step))
+		else
+			still=0 last=$now
+		fi
+		if [ "$still" -ge "$stall_s" ]; then
+			stall_report "$epid" "$still" > "$out/stall.txt" 2>&1
+			kill -KILL "$epid" 2>/dev/null
+			return
+		fi
+	done
+}
+
+# run_guarded CMD...: CMD under timeout(1) with the guard beside it; sets status
+# (124/137 a timeout, "stalled" when the guard ended it)
+run_guarded() {
+	local tpid gpid
+	rm -f "$out/stall.txt" "$out/.drain.pid"
+	timeout --kill-after=5 "$timeout_s" "$@" < /dev/null > "$out/emu.log" 2>&1 &
+	tpid=$!
+	guard "$tpid" &
+	gpid=$!
+	wait "$tpid"
+	status=$?
+	kill "$gpid" 2>/dev/null
+	wait "$gpid" 2>/dev/null
+	[ -f "$out/.drain.pid" ] && kill "$(cat "$out/.drain.pid")" 2>/dev/null
+	rm -f "$out/.drain.pid"
+	if [ -s "$out/stall.txt" ]; then
+		cat "$out/stall.txt" >> "$out/emu.log"
+		status=stalled
+	fi
+}
 
 tail_pid=""
 if [ $show -eq 1 ]; then
@@ -101,17 +189,18 @@ log: $out/bochs.log
 magic_break: enabled=1
 RC
 	printf 'continue\nquit\n' > "$out/bochs.rc"
-	# Bochs' term display (curses) writes to a plain file here: no
-	# pseudo-terminal, so nothing can block its writes (long runs under
-	# script(1) stalled with Bochs asleep in n_tty_write). TERM names a
-	# terminal curses knows; the screen's escapes land in emu.log.
-	TERM=xterm timeout --kill-after=5 "$timeout_s" \
-		bochs -q -f "$out/bochsrc" -rc "$out/bochs.rc" \
-		< /dev/null > "$out/emu.log" 2>&1
-	status=$?
+	# Debian's Bochs is built with its debugger on the terminal: its term
+	# display then opens a pseudo-terminal of its own (/dev/ptmx), draws
+	# the VGA screen into it with curses and names the other end on
+	# stderr ('Bochs connected to screen "/dev/pts/N"'). Nobody holds that
+	# end, so once its buffer (about 64 KiB: the cursor blinks ~18 bytes
+	# at a time for as long as the guest runs) is full, Bochs sleeps in
+	# n_tty_write for good. The guard below drains it into screen.log.
+	# TERM names a terminal curses knows.
+	TERM=xterm run_guarded bochs -q -f "$out/bochsrc" -rc "$out/bochs.rc"
 	# Bochs 2.7 sometimes crashes (SIGSEGV, 139) while tearing down after a
 	# clean quit with several CPUs: take the status it had decided on.
-	if [ "$status" -eq 139 ]; then
+	if [ "$status" = 139 ]; then
 		decided=$(sed -n 's/.*quit_sim called with exit code \([0-9]*\).*/\1/p' \
 			"$out/bochs.log" | tail -n 1)
 		if [ -n "$decided" ]; then
@@ -137,9 +226,7 @@ qemu-bios | qemu-uefi | qemu-uefi-esp)
 			-drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
 			-drive "if=pflash,format=raw,file=$out/vars.fd")
 	fi
-	timeout --kill-after=5 "$timeout_s" qemu-system-x86_64 "${args[@]}" \
-		< /dev/null > "$out/emu.log" 2>&1
-	status=$?
+	run_guarded qemu-system-x86_64 "${args[@]}"
 	;;
 *)
 	echo "run.sh: unknown emulator $emu" >&2
@@ -156,7 +243,9 @@ fi
 marker=$(tr -d '\r' < "$out/serial.txt" | grep -o 'TEMPO_EXIT code=[0-9]* status=[a-z-]*' | tail -n 1)
 verdict=pass
 why=""
-if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+if [ "$status" = stalled ]; then
+	verdict=fail why="stalled: $(head -n 1 "$out/stall.txt" | sed 's/^run.sh: stalled: //'); see $out/stall.txt"
+elif [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
 	verdict=fail why="timeout after ${timeout_s}s"
 elif [ "$status" -ne "$want_status" ]; then
 	verdict=fail why="emulator exit status $status, expected $want_status"

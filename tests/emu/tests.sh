@@ -6,7 +6,7 @@
 
 EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch bochs_no_x2apic bochs_fault
 	qemu_bios qemu_uefi qemu_ud qemu_many_cpus
-	bochs_partitions bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
+	bochs_partitions bochs_stall_guard bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
 	bochs_bad_cpu bochs_all_cpus bochs_console_cut
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
@@ -192,6 +192,42 @@ ends_whole() {
 		tr -d '\r' < "$1/serial.txt" | tail -n 1 | grep '^TEMPO_EXIT ' > /dev/null && return 0
 	echo "the log's end was cut: $(tail -c 40 "$1/serial.txt" | od -An -c | tr -s ' ' | tr -d '\n')"
 	return 1
+}
+
+# The stall guard (tests/emu/run.sh): Bochs' own screen pseudo-terminal is
+# drained while it runs (its /dev/ptmx and the reader of the other end are
+# both there), and a Bochs stopped on purpose (SIGSTOP: no output, no CPU
+# time) is ended and named "stalled" within the guard's window (10 s here,
+# checked every 2 s), not after the run's 120 s timeout.
+test_bochs_stall_guard() {
+	local rpid epid pts start i msg
+	bochs "$1" --cpus 4 --iso "$DEMO_ISO" --expect ok --stall 10 > "$1/run.out" 2>&1 &
+	rpid=$!
+	for ((i = 0; i < 100; i++)); do
+		epid=$(pgrep -f "bochs-bin .*-f $1/bochsrc" | head -n 1)
+		[ -n "$epid" ] && [ -s "$1/screen.log" ] && break
+		sleep 0.2
+	done
+	[ -n "$epid" ] || { kill "$rpid"; echo "no Bochs process for $1"; return 1; }
+	[ -s "$1/screen.log" ] || { kill "$rpid"; echo "the screen terminal was not drained"; return 1; }
+	pts=$(sed -n 's/^Bochs connected to screen "\(.*\)".*/\1/p' "$1/emu.log")
+	ls -l "/proc/$epid/fd" | grep -q ' -> /dev/ptmx$' &&
+		[ -n "$pts" ] && ls -l /proc/[0-9]*/fd 2> /dev/null | grep -q " -> $pts\$" ||
+		{ kill "$rpid"; echo "Bochs' terminal $pts has no reader"; return 1; }
+	kill -STOP "$epid"
+	start=$SECONDS
+	wait "$rpid"
+	msg=$(cat "$1/run.out")
+	kill -KILL "$epid" 2> /dev/null
+	case $msg in
+	*"fail (stalled: no serial output and no CPU time for "*) ;;
+	*) echo "not reported as stalled: $msg"; return 1 ;;
+	esac
+	[ $((SECONDS - start)) -le 20 ] ||
+		{ echo "stalled run took $((SECONDS - start)) s to end (guard: 10 s)"; return 1; }
+	grep -q '^state: T' "$1/stall.txt" && grep -q 'open files:' "$1/stall.txt" ||
+		{ echo "stall.txt lacks the state or the open files"; return 1; }
+	echo "stalled Bochs ended after $((SECONDS - start)) s"
 }
 
 test_bochs_partitions() {

@@ -19,7 +19,7 @@
 # Tempo's lines about the partition, a KUT_FIGURES line where the test prints
 # figures (lat_*_ticks for tscdeadline_latency, NAME_ticks for vmexit), and
 # last one line
-#   KUT test= mode= result=pass|fail|skip|stopped|timeout passes= fails= skips=
+#   KUT test= mode= result=pass|fail|skip|stopped|timeout|stalled passes= fails= skips=
 #       failed=NAME,NAME summary="..." exit_code= reason=
 # (na where a value is absent). Exit status 0 for pass, 1 for any other
 # result, 2 for bad usage or a harness error (no KUT line then). Where the
@@ -226,7 +226,10 @@ exit_code=$(echo "$end_line" | sed -n 's/.* exit_code=\(-*[0-9]*\).*/\1/p')
 [ "$state" != stopped ] || exit_code=na
 reason=$(echo "$stop_line" | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
 
-if echo "$emu_msg" | grep 'timeout after' > /dev/null || [ -z "$end_line" ]; then
+# a stall (tests/emu/run.sh's guard) is never an expected result
+if echo "$emu_msg" | grep 'fail (stalled' > /dev/null; then
+	result=stalled
+elif echo "$emu_msg" | grep 'timeout after' > /dev/null || [ -z "$end_line" ]; then
 	result=timeout
 elif [ "$state" = stopped ]; then
 	result=stopped
