@@ -19,10 +19,11 @@ KASFLAGS	:= -m64 -I. -MMD -MP
 KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -no-pie -T linker.ld
 
 # The layers (docs/architecture.md): the library, the pure core, the
-# VMX-bound hypervisor, and arch/ and drivers/ under them.
+# VMX-bound hypervisor in its rooms (hv/ROOM/), and arch/ and drivers/ under them.
+HV_ROOMS	:= state guest apic time dev build ops run exit start
 HV_LIB_SRCS	:= $(sort $(wildcard hv/lib/*.c))
 HV_CORE_SRCS	:= $(sort $(wildcard hv/core/*.c))
-HV_VMX_SRCS	:= $(sort $(wildcard hv/*.c))
+HV_VMX_SRCS	:= $(foreach r,$(HV_ROOMS),$(sort $(wildcard hv/$(r)/*.c)))
 HV_C_SRCS	:= $(HV_VMX_SRCS) $(HV_CORE_SRCS) $(HV_LIB_SRCS) \
 		   $(sort $(wildcard arch/x86/*.c)) $(sort $(wildcard drivers/*.c))
 HV_S_SRCS	:= boot/entry.S boot/trampoline.S arch/x86/isr.S arch/x86/vmx_entry.S

@@ -29,14 +29,14 @@ enum stop_code {
 	STOP_NO_VMX = 0x12,
 };
 
-/* exit=emu: hv_stop also ends the emulator (hv/main.c). */
+/* exit=emu: hv_stop also ends the emulator (hv/start/main.c). */
 void stop_set_emulator_exit(int on);
 /* Once other CPUs run, how to halt them; they check hv_stopping on an NMI. */
 void hv_set_halt_others(void (*fn)(void));
 extern volatile int hv_stopping;
 __attribute__((noreturn)) void hv_stop(enum stop_code code, const char *why);
 
-/* @bytes of the hypervisor's pool, rounded up to pages and zeroed (hv/pages.c); stops when empty. */
+/* @bytes of the hypervisor's pool, rounded up to pages and zeroed (hv/state/pages.c); stops when empty. */
 void *hv_pages_alloc(uint64_t bytes, const char *what);
 
 /*
@@ -45,7 +45,7 @@ void *hv_pages_alloc(uint64_t bytes, const char *what);
  */
 void *hv_cpu_local(uint32_t index);
 
-/* The root-mode loop of every core once it is up (hv/pcpu.c). */
+/* The root-mode loop of every core once it is up (hv/run/loop.c). */
 __attribute__((noreturn)) void hv_pcpu_loop(void);
 
 /*

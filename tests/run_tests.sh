@@ -126,11 +126,11 @@ if [ "$what" = all ] || [ "$what" = layering ]; then
 	bad_tree=$(mktemp -d "${TMPDIR:-/tmp}/tempo-layers.XXXXXX")
 	mkdir -p "$bad_tree/hv/core" "$bad_tree/arch/x86"
 	printf '#include "arch/x86/apic.h"\n' > "$bad_tree/hv/core/policy.c"
-	printf '#include "hv/partition.h"\n' > "$bad_tree/arch/x86/apic.h"
+	printf '#include "hv/state/partition.h"\n' > "$bad_tree/arch/x86/apic.h"
 	printf '\n' > "$bad_tree/hv/partition.h"
 	out=$(tests/layering/check.sh "$bad_tree" 2>&1)
 	if [ $? -ne 0 ] && echo "$out" | grep 'file=hv/core/policy.c include=arch/x86/apic.h' > /dev/null &&
-		echo "$out" | grep 'file=arch/x86/apic.h include=hv/partition.h' > /dev/null; then
+		echo "$out" | grep 'file=arch/x86/apic.h include=hv/state/partition.h' > /dev/null; then
 		pass layering_check_fails_on_a_broken_tree
 	else
 		fail layering_check_fails_on_a_broken_tree "$(echo "$out" | tail -n 3 | tr '\n' ' ')"

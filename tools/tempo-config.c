@@ -44,7 +44,7 @@
 
 #define MIB			(1ull << 20)
 #define GIB			(1ull << 30)
-/* The boot's figures (hv/main.c, arch/x86/boot_layout.h, hv/partition.h). */
+/* The boot's figures (hv/start/main.c, arch/x86/boot_layout.h, hv/state/partition.h). */
 #define IDENTITY_MAP_LIMIT	(4 * GIB)
 /* arch/x86/highmap.h's, which tools may not include (docs/architecture.md) */
 #define HIGHMAP_LIMIT		(1ull << 47)
@@ -499,7 +499,7 @@ static uint64_t file_size(const char *path)
 }
 
 /*
- * What hv/main.c's plan_memory, map_high_ram and smp_boot leave the
+ * What hv/start/main.c's plan_memory, map_high_ram and smp_boot leave the
  * partitions: usable RAM below 4 GiB less page 0, the image at 1 MiB, the
  * modules (GRUB loads them just above the image; their real place is in the
  * boot log), Tempo's pool (hv_pool_bytes: 8 MiB and a share for each CPU,
@@ -692,7 +692,7 @@ static bool is_bzimage(const uint8_t *img, size_t len)
 }
 
 /*
- * hv/build.c's load_linux checks, before it copies anything. This and
+ * hv/build/build.c's load_linux checks, before it copies anything. This and
  * check_multiboot return 0, or the length of the message put in @err.
  */
 static int check_linux(const struct partition_config *pc, const struct module_set *mods,
@@ -717,7 +717,7 @@ static int check_linux(const struct partition_config *pc, const struct module_se
 	return 0;
 }
 
-/* hv/build.c's load_image and the module placement after it. */
+/* hv/build/build.c's load_image and the module placement after it. */
 static int check_multiboot(const struct partition_config *pc, const struct module_set *mods,
 			   const uint8_t *img, size_t len, char *err, size_t errlen)
 {
@@ -775,7 +775,7 @@ static int check_image(const struct partition_config *pc, const struct module_se
 }
 
 /*
- * hv/build.c's partitions_build, partition by partition: the RAM, then
+ * hv/build/build.c's partitions_build, partition by partition: the RAM, then
  * the image; its messages.
  */
 static int place_partitions(struct machine *m, const struct hv_config *cfg,

@@ -72,7 +72,7 @@ static inline uint64_t read_cr4(void)
  * ends it anyway (SDM Vol. 3C 26.6.1: with "virtual NMIs" 0, blocking by NMI
  * is loaded from the guest's interruptibility state); Bochs 2.7 keeps NMIs
  * blocked across entries until an IRET (../shared/EMULATORS.md), so every
- * kick after a core's first (hv/partition.h's mailbox) was never seen there
+ * kick after a core's first (hv/state/partition.h's mailbox) was never seen there
  * and its tests did not exercise the kick path. Costs one IRET per NMI
  * exit; a no-op for NMI blocking on hardware. (No red zone: -mno-red-zone.)
  */

@@ -107,7 +107,7 @@ isr_common:
 
 /*
  * The hypervisor's timer vector, taken only in timer_save_hw's short STI
- * window (hv/vcpu_timer.c: a shared core's switch-out, an inject vCPU's mode
+ * window (hv/time/vcpu_timer.c: a shared core's switch-out, an inject vCPU's mode
  * switch): caller-saved registers, C, iret.
  */
 	.globl isr_hv_timer
@@ -141,7 +141,7 @@ isr_hv_timer:
 	iretq
 
 /*
- * The idle wake-up (hv/pcpu.c idle_wait): a root-mode core with nothing
+ * The idle wake-up (hv/run/loop.c idle_wait): a root-mode core with nothing
  * to run sleeps in HLT until its own TSC deadline; the handler only EOIs.
  * The posted-interrupt notification taken in root mode too (arch/x86/trap.h).
  */

@@ -3,7 +3,7 @@
  * Speculation control, the hardware side: what the CPU reports (CPUID 7,
  * IA32_ARCH_CAPABILITIES), what every VM entry does (spec_entry_mode, read
  * by arch/x86/vmx_entry.S) and the branch-predictor barrier. Which
- * mitigations a CPU needs is hv's decision (hv/core/spec.c, from hv/main.c);
+ * mitigations a CPU needs is hv's decision (hv/core/spec.c, from hv/start/main.c);
  * docs/containment.md.
  */
 #ifndef TEMPO_ARCH_X86_SPEC_CTL_H

@@ -214,7 +214,7 @@ bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long er
 	 * XCR0 | IA32_XSS, and IA32_XSS is not in the VMCS: it stays this
 	 * core's. So it is 0 here whatever the firmware left (a supervisor
 	 * component such as Intel PT's would otherwise be the guest's to load),
-	 * and guests see it as 0 (hv/msr.c).
+	 * and guests see it as 0 (hv/exit/msr.c).
 	 */
 	if (vmx_ctl.has_xsaves && !wrmsr_safe(MSR_IA32_XSS, 0)) {
 		fmt_snprintf(err, errlen, "CPU %u: IA32_XSS cannot be cleared", cpu);
@@ -337,7 +337,7 @@ static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 	vmwrite(VMCS_CR0_GUEST_HOST_MASK, CR0_NE | CR0_CD | CR0_NW);
 	/*
 	 * VMXE is forced on. Only the bits the guest owns are its own; the
-	 * rest exit and are #GP (hv/core/cr4_policy.h decides, hv/pcpu.c
+	 * rest exit and are #GP (hv/core/cr4_policy.h decides, hv/run/loop.c
 	 * passes the mask).
 	 */
 	vmwrite(VMCS_CR4_GUEST_HOST_MASK, s->cr4_mask);

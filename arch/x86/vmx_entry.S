@@ -161,7 +161,7 @@ vmx_exit_save:
 	 * Outside the window, or not armed. On hardware the MSR reads 0 once
 	 * its deadline fired (SDM Vol. 3A 11.5.4.1): a fire in this exit's
 	 * first instructions then shows as the vector pending in the IRR where
-	 * the guest would have taken it before the exit (hv/timer_exit.c
+	 * the guest would have taken it before the exit (hv/time/timer_exit.c
 	 * tick_guest_fired, the same test): IF set, no STI or MOV-SS shadow
 	 * (SDM Vol. 3C 25.4.2), its class above the processor priority (the
 	 * physical APIC's, the guest's in direct mode).

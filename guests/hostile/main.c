@@ -1888,7 +1888,7 @@ static const char *a_ipi_hv_vectors(void)
 
 /*
  * HLT single-stepped with IF = 0 while an interrupt waits, in inject mode
- * (so the HLT exits: hv/timer_exit.c exit_hlt). On hardware the step's #DB
+ * (so the HLT exits: hv/time/timer_exit.c exit_hlt). On hardware the step's #DB
  * is a trap after HLT; a VM entry into the HLT state with RFLAGS.TF = 1
  * must carry it as a pending single-step (BS) or it fails its checks (SDM
  * Vol. 3C 26.3.1.5). The guest must get its #DB, run on, and take the
@@ -2153,7 +2153,7 @@ static const char *a_nmi_sti_shadow(void)
 }
 
 /*
- * Issue 14's fired-deadline rule (hv/timer_exit.c tick_guest_fired): its own
+ * Issue 14's fired-deadline rule (hv/time/timer_exit.c tick_guest_fired): its own
  * timer vector left pending in the IRR (fired with IF=0), the guest loops
  * sti; cli, so IF is 1 only in the STI shadow, where no interrupt is taken.
  * A host tick whose exit lands in the shadow must not read the vector as

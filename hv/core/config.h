@@ -123,7 +123,7 @@
 #define CONFIG_GUEST_MMIO_END	0x100000000ull
 #define CONFIG_GUEST_PHYS_LIMIT	(1ull << 36)
 
-/* What follows a partition's end (hv/partition_stop.c). */
+/* What follows a partition's end (hv/run/life.c). */
 enum restart_policy {
 	RESTART_NEVER,		/* every end is final; a guest's reset request stops it */
 	RESTART_ON_FAILURE,	/* restart after a stop by Tempo or a reset request */

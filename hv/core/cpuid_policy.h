@@ -2,7 +2,7 @@
 /*
  * What a guest's CPUID answers: one table (hv/core/cpuid_policy.c) of rows
  * "leaf, sub-leaf, register: bits cleared / set / mirrored / synthesised,
- * and why". hv/cpuid.c executes the real CPUID (or not, cpuid_policy_source)
+ * and why". hv/exit/cpuid.c executes the real CPUID (or not, cpuid_policy_source)
  * and hands the answer to cpuid_policy_apply with the facts the rows need.
  * A new rule is a new row; a new kind of fact is one enum value and one case
  * in cpuid_fact(). Pure.
@@ -34,7 +34,7 @@ struct cpuid_facts {
 	bool has_invpcid, has_xsaves, has_rdtscp;	/* VMX can enable them */
 	bool guest_osxsave, guest_pke;	/* the guest's CR4.OSXSAVE, CR4.PKE */
 	bool guest_apic_on;	/* its IA32_APIC_BASE enable bit (EN) */
-	/* TEMPO_CPUID_STATS: take a snapshot, 1 if it was (hv/hypercall_exit.c) */
+	/* TEMPO_CPUID_STATS: take a snapshot, 1 if it was (hv/exit/hypercall.c) */
 	uint32_t (*stats)(void *ctx);
 	void *stats_ctx;
 };

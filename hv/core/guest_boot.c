@@ -401,7 +401,7 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
 	put16(w, IAPC_BOOT_ARCH_FLAGS);
 	put8(w, 0);						/* reserved */
 	put32(w, FADT_HW_REDUCED_ACPI | FADT_RESET_REG_SUP);
-	put_gas_io8(w, IO_RESET_PORT);				/* RESET_REG (hv/io.c) */
+	put_gas_io8(w, IO_RESET_PORT);				/* RESET_REG (hv/exit/io.c) */
 	put8(w, IO_RESET_VALUE);				/* RESET_VALUE */
 	put_zero(w, FADT_MINOR - (FADT_RESET_VALUE + 1));	/* ARM_BOOT_ARCH */
 	put8(w, FADT_MINOR_VERSION);

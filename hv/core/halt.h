@@ -5,7 +5,7 @@
  * A vCPU in the HLT activity state with RFLAGS.IF = 0 and no event queued
  * for injection waits for an event that only a sibling can send: an NMI or
  * INIT of its partition (hv/core/icr.c). The hypervisor's side
- * (hv/timer_exit.c) therefore looks again at every tick: a vCPU that is
+ * (hv/time/timer_exit.c) therefore looks again at every tick: a vCPU that is
  * not halted, or has an NMI or INIT on its way, is live, and a vCPU woken
  * by an NMI is live again. Only a host tick (the preemption timer runs in
  * HLT) still brings a halted one to an exit.

@@ -2,7 +2,7 @@
 /*
  * Hypercall decoding and argument checks (hv/core/hypercall.h). Nothing here
  * touches guest memory: a range is only checked against the RAM size, and
- * hv/hypercall_exit.c maps it with gpa_to_hva(), which applies the same test.
+ * hv/exit/hypercall.c maps it with gpa_to_hva(), which applies the same test.
  */
 #include "hv/core/hypercall.h"
 

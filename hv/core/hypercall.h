@@ -2,7 +2,7 @@
 /*
  * Hypercall decoding: the guest's registers in, a decision out. Pure (no
  * VMCS, no hardware, no partition structure), so the host unit tests and
- * the fuzzer run it as the hypervisor does; hv/hypercall_exit.c reads the registers,
+ * the fuzzer run it as the hypervisor does; hv/exit/hypercall.c reads the registers,
  * calls hypercall_decode() and carries out what it says.
  *
  * Every argument a decision carries has been checked: a range lies wholly

@@ -2,11 +2,11 @@
 /*
  * What a guest's port I/O reaches: one table (hv/core/io_policy.c) of port
  * ranges and the device that answers them. Every IN and OUT exits (the I/O
- * bitmaps are all ones); hv/io.c looks the port up and runs the device's
+ * bitmaps are all ones); hv/exit/io.c looks the port up and runs the device's
  * handler. A port no row names has no device: reads float high (all ones),
  * writes are dropped. String I/O (INS/OUTS) stops the partition. Pure.
  *
- * A new device is one row here and one case in hv/io.c.
+ * A new device is one row here and one case in hv/exit/io.c.
  */
 #ifndef TEMPO_HV_CORE_IO_POLICY_H
 #define TEMPO_HV_CORE_IO_POLICY_H

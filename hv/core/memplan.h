@@ -68,7 +68,7 @@ uint64_t memplan_largest(const struct memplan *mp, uint64_t align);
  * each vCPU the config asks for its struct, VMCS, virtual-APIC page and an
  * XSAVE area (up to about 24 KiB), plus for each GiB of partition RAM the
  * EPT page directory that maps it in 2 MiB pages (4 KiB; the base covers
- * each partition's PML4, PDPTs and its part of a GiB). hv/main.c carves it;
+ * each partition's PML4, PDPTs and its part of a GiB). hv/start/main.c carves it;
  * tempo-config plans with the same figure.
  */
 #define HV_POOL_BASE_BYTES	((uint64_t)8 << 20)

@@ -9,11 +9,11 @@
  * the software timer's (MSR_VIRT_DEADLINE). msr_action() combines the two
  * for a mode (hv/core/timer_modes.h); the MSR bitmaps are built from it:
  * PASS goes to the hardware without an exit, every other action exits and
- * is handled in hv/msr.c. An MSR not in the table gets #GP, as on a CPU
+ * is handled in hv/exit/msr.c. An MSR not in the table gets #GP, as on a CPU
  * that lacks it. Pure.
  *
  * A new MSR rule is one row here and, for EMULATE, one handler (enum
- * msr_handler, and its entry in hv/msr.c's handler table).
+ * msr_handler, and its entry in hv/exit/msr.c's handler table).
  */
 #ifndef TEMPO_HV_MSR_POLICY_H
 #define TEMPO_HV_MSR_POLICY_H
@@ -38,8 +38,8 @@ enum msr_action {
 	MSR_PASS,		/* hardware access, no exit */
 	MSR_EMULATE,		/* the row's named handler computes the value / checks the write */
 	MSR_IGNORE,		/* reads give 0, writes are dropped */
-	MSR_VAPIC,		/* the virtual LAPIC's register (hv/x2apic.c) */
-	MSR_SOFT_DEADLINE,	/* the software TSC deadline (hv/x2apic.c) */
+	MSR_VAPIC,		/* the virtual LAPIC's register (hv/apic/x2apic.c) */
+	MSR_SOFT_DEADLINE,	/* the software TSC deadline (hv/apic/x2apic.c) */
 };
 
 /* Which timer modes take a row from its read/write actions. */
@@ -49,7 +49,7 @@ enum msr_virt {
 	MSR_VIRT_DEADLINE,	/* modes with soft_deadline: MSR_SOFT_DEADLINE */
 };
 
-/* The handlers of EMULATE actions, by name (hv/msr.c holds one per value). */
+/* The handlers of EMULATE actions, by name (hv/exit/msr.c holds one per value). */
 enum msr_handler {
 	MSR_H_NONE = 0,
 	MSR_H_APIC_BASE,	/* IA32_APIC_BASE: fixed, x2APIC on */
@@ -104,7 +104,7 @@ void msr_bitmap_trap(uint8_t bitmap[4096], uint32_t first, uint32_t last);
 /*
  * The same for a mode that owns the LAPIC (msr_bitmap_build) and for one
  * that does not, with the TSC deadline trapped or not (msr_bitmap_build_virtual):
- * the two shapes hv/vcpu_timer.c builds.
+ * the two shapes hv/time/vcpu_timer.c builds.
  */
 void msr_bitmap_build(uint8_t bitmap[4096]);
 void msr_bitmap_build_virtual(uint8_t bitmap[4096], int trap_deadline);

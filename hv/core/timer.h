@@ -2,7 +2,7 @@
 /*
  * The per-core timer state machine (DESIGN.md, "Per-core timer state
  * machine"). Pure C: no hardware access. The VMX side (the exit handlers,
- * hv/vcpu_timer.c, hv/switch.c) feeds it what happened and does what it
+ * hv/time/vcpu_timer.c, hv/run/switch.c) feeds it what happened and does what it
  * returns; the unit tests drive it with a simulated CPU and check it against
  * a simpler reference model.
  *
@@ -220,7 +220,7 @@ void vtimer_write_lvt(struct vtimer *t, uint32_t lvt);
 bool vtimer_lvt_masked(const struct vtimer *t);
 #define LVT_VECTOR_MASK	0xffu
 
-/* Inline: the tick's deferral exit reads it (hv/timer_exit.c tick_defer_early). */
+/* Inline: the tick's deferral exit reads it (hv/time/timer_exit.c tick_defer_early). */
 static inline uint8_t vtimer_vector(const struct vtimer *t)
 {
 	return (uint8_t)(t->lvt & LVT_VECTOR_MASK);

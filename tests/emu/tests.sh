@@ -904,7 +904,7 @@ test_bochs_timer_emulated() {
 	writes=$(window "$1" deadline_write_exits)
 	timer=$(window "$1" timer_exits) ticks=$(window "$1" tick_exits)
 	[ "$writes" = 2000 ] || { echo "$writes deadline-write exits for 2000 writes"; return 1; }
-	# every deadline write and expiry went the fast path (hv/exit.c)
+	# every deadline write and expiry went the fast path (hv/exit/exit.c)
 	[ "$(window "$1" fast_exits)" -ge $((writes + timer - ticks)) ] ||
 		{ echo "only $(window "$1" fast_exits) fast-path exits"; return 1; }
 	need "$1" '^TRACE partition=rt vcpu=0 seq=[0-9]+ tsc=[0-9]+ event=(deadline_write|inject|lvt) ' \

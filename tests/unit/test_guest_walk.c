@@ -525,7 +525,7 @@ static void test_names(void **state)
 	assert_string_equal(gw_result_name((enum gw_result)99), "?");
 }
 
-/* What MOV to CR0 checks before PAE PDPTEs go into the VMCS (hv/cr.c). */
+/* What MOV to CR0 checks before PAE PDPTEs go into the VMCS (hv/exit/cr.c). */
 static void test_pdpte_reserved(void **state)
 {
 	(void)state;

@@ -42,7 +42,7 @@ static void test_devices(void **state)
 	assert_int_equal(io_rule_find(0x40)->device, IO_NONE);	/* PIT */
 	assert_int_equal(io_rule_find(0x20)->device, IO_NONE);	/* PIC */
 	assert_int_equal(io_rule_find(0x70)->device, IO_NONE);	/* CMOS */
-	/* PCI: a bus only in partitions with channels (hv/io.c asks vpci_claims) */
+	/* PCI: a bus only in partitions with channels (hv/exit/io.c asks vpci_claims) */
 	assert_int_equal(io_rule_find(0xcf8)->device, IO_PCI);
 	for (uint32_t p = 0xcfc; p <= 0xcff; p++)
 		assert_int_equal(io_rule_find((uint16_t)p)->device, IO_PCI);

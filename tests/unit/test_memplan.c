@@ -134,7 +134,7 @@ static void test_add_limit_and_wrap(void **state)
 	expect_empty();
 }
 
-/* RAM above 4 GiB comes in once it is mapped (hv/main.c: map_high_ram). */
+/* RAM above 4 GiB comes in once it is mapped (hv/start/main.c: map_high_ram). */
 static void test_raise_limit(void **state)
 {
 	(void)state;

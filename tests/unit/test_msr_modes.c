@@ -76,7 +76,7 @@ static void test_actions_per_mode(void **state)
 	/* an unknown mode has nothing of its own */
 	assert_int_equal(act(0x6e0, TIMER_MODE_COUNT, true), MSR_SOFT_DEADLINE);
 	assert_int_equal(act(0x808, TIMER_MODE_COUNT, true), MSR_VAPIC);
-	/* hv/msr.c's fast row asks for 0x6e0 directly: it is the one deadline row */
+	/* hv/exit/msr.c's fast row asks for 0x6e0 directly: it is the one deadline row */
 	{
 		unsigned int n, deadline_rows = 0;
 		const struct msr_rule *r = msr_rules(&n);
@@ -113,7 +113,7 @@ static void test_bitmaps_per_mode(void **state)
 		const struct timer_mode_desc *d = timer_mode((enum timer_mode)m);
 
 		msr_bitmap_build_mode(bm, d);
-		/* the two shapes hv/vcpu_timer.c builds are the modes' own */
+		/* the two shapes hv/time/vcpu_timer.c builds are the modes' own */
 		if (d->owns_lapic) {
 			assert_memory_equal(bm, direct, sizeof(bm));
 		} else {
@@ -162,7 +162,7 @@ static void test_kept_on_shared_cores(void **state)
 			if (msr_action(&r[i], d, true) == MSR_PASS)
 				assert_int_not_equal(r[i].kept, MSR_KEPT_NONE);
 	}
-	/* what hv/switch.c's switched_msrs[] holds, in its order */
+	/* what hv/run/switch.c's switched_msrs[] holds, in its order */
 	assert_int_equal(msr_root_switched(got, 8), 6);
 	assert_memory_equal(got, want, sizeof(want));
 	assert_int_equal(msr_root_switched(got, 2), 6);	/* a short array: the count all the same */

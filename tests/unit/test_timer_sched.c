@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * Time partitioning on a shared core: the cyclic schedule (hv/core/sched.c) and
- * the timer state machine (hv/core/timer.c) driven together, as hv/switch.c
- * (switch_out, switch_in, shared_core_loop, hv_switch_window), hv/exit.c (the
- * exit tail), hv/inject.c (deliver_virtual), hv/vcpu_timer.c (the preemption
- * timer's arming) and hv/timer_exit.c (the external-interrupt and
+ * the timer state machine (hv/core/timer.c) driven together, as hv/run/switch.c
+ * (switch_out, switch_in, shared_core_loop, hv_switch_window), hv/exit/exit.c (the
+ * exit tail), hv/apic/inject.c (deliver_virtual), hv/time/vcpu_timer.c (the preemption
+ * timer's arming) and hv/time/timer_exit.c (the external-interrupt and
  * preemption-timer exits) drive them, on a simulated core: one TSC, one
  * physical TSC_DEADLINE MSR and LVT timer shared by whoever runs, the
  * hypervisor's vector in the physical IRR, and the VMX-preemption timer with
@@ -234,7 +234,7 @@ static void ref_delivered(struct gvcpu *g, int i)
 	}
 }
 
-/* ---- the hypervisor (hv/exit.c, hv/inject.c, hv/switch.c, hv/vcpu_timer.c) ---- */
+/* ---- the hypervisor (hv/exit/exit.c, hv/apic/inject.c, hv/run/switch.c, hv/time/vcpu_timer.c) ---- */
 
 static bool irr_has(const struct vlapic *l, uint8_t vec)
 {

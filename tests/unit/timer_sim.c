@@ -2,8 +2,8 @@
 /*
  * The simulated core and the reference model (see timer_sim.h).
  *
- * The hypervisor side does what hv/timer_exit.c, hv/inject.c, hv/vcpu_timer.c
- * and hv/switch.c are meant to do (DESIGN.md, "Per-core timer state machine"):
+ * The hypervisor side does what hv/time/timer_exit.c, hv/apic/inject.c, hv/time/vcpu_timer.c
+ * and hv/run/switch.c are meant to do (DESIGN.md, "Per-core timer state machine"):
  *  - exit 52 (preemption timer): vtimer_check + host_timer_run;
  *  - short exits (CPUID, ...) touch no timer MSR;
  *  - every entry arms the preemption timer with ptimer_value() for the
@@ -654,7 +654,7 @@ static void long_stay(struct sim *s, int want_mode)
 			ref_fire(s, s->tsc, !(s->phys_lvt & LVT_MASK));
 		/*
 		 * inject mode may let its own vector in right away (timer_save_hw
-		 * in hv/vcpu_timer.c: sti; nop; nop; cli), as the physical APIC
+		 * in hv/time/vcpu_timer.c: sti; nop; nop; cli), as the physical APIC
 		 * holds no guest state: a fire from before the disarm is handled
 		 * now.
 		 */
@@ -710,7 +710,7 @@ static void long_stay(struct sim *s, int want_mode)
  * Exit 52 in direct or inject mode with a slack: the hypervisor reads the
  * guest's IA32_TSC_DEADLINE (what RDMSR returns: on hardware 0 once fired,
  * in Bochs the fired value) and defers the tick past it or, having run the
- * tick, places the next one (hv/timer_exit.c preemption_timer).
+ * tick, places the next one (hv/time/timer_exit.c preemption_timer).
  */
 static void host_run_placed(struct sim *s, uint64_t now)
 {

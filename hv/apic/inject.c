@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Events into the guest: exceptions, the event an exit interrupted, and,
+ * for the modes without the LAPIC of their own, the virtual LAPIC's
+ * interrupts before every entry.
+ */
+#include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "hv/exit/exit.h"
+#include "hv/lib/lib.h"
+
+#define CR0_PE		(1ull << 0)
+
+/*
+ * A real-mode vCPU (an AP in its trampoline, with unrestricted guest) takes
+ * exceptions through the IVT, which has no error codes: VM entry refuses an
+ * error code unless CR0.PE = 1 (SDM Vol. 3C 26.2.1.3).
+ */
+void inject_exception(uint32_t vector, bool has_error, uint32_t error)
+{
+	uint32_t info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector;
+
+	if (has_error && (vmread(VMCS_GUEST_CR0) & CR0_PE)) {
+		info |= INTR_INFO_DELIVER_CODE;
+		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, error);
+	}
+	vmwrite(VMCS_ENTRY_INTR_INFO, info);
+}
+
+/* An exit during event delivery: deliver that event again (SDM 27.2.4). */
+void reinject_vectoring(void)
+{
+	uint32_t info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
+
+	if (!(info & INTR_INFO_VALID))
+		return;
+	if (info & INTR_INFO_DELIVER_CODE)
+		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, vmread(VMCS_IDT_VECTORING_ERROR));
+	vmwrite(VMCS_ENTRY_INTR_INFO, info & ~(1u << 12));
+}
+
+/*
+ * Off the LAPIC-owning modes, before every entry: an expired software
+ * deadline fires, and the highest deliverable vector is injected when the
+ * guest can take it, else the interrupt window is opened so the guest exits
+ * when it can.
+ */
+void hv_deliver_virtual(struct vcpu *v)
+{
+	if (!timer_mode(v->vt.mode)->owns_lapic)
+		deliver_virtual(v);
+}
+
+/* Each vector waiting in @v's IPI bitmap, taken out and handed to @sink. */
+static void pending_take(struct vcpu *v, void (*sink)(struct vcpu *v, uint8_t vector))
+{
+	for (uint32_t i = 0; i < 8; i++) {
+		uint32_t bits;
+
+		/* a plain read first: a shared core scans on every entry, mostly empty */
+		if (!__atomic_load_n(&v->ipi_pending[i], __ATOMIC_RELAXED))
+			continue;
+		bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
+		while (bits) {
+			sink(v, (uint8_t)(i * 32 + __builtin_ctz(bits)));
+			bits &= bits - 1;
+		}
+	}
+}
+
+static void raise_virtual(struct vcpu *v, uint8_t vector)
+{
+	vlapic_raise(&v->vt.vlapic, vector);
+}
+
+/* runs on @v's own core (exit_tail): the SELF IPI register does it */
+static void raise_physical(struct vcpu *v, uint8_t vector)
+{
+	(void)v;
+	wrmsr(X2APIC_SELF_IPI, vector);
+}
+
+/*
+ * The virtual-APIC page (SDM Vol. 3C 29.1): the registers at their xAPIC
+ * offsets, each 32 bits on a 16-byte stride. The CPU delivers from VIRR
+ * and RVI, moves a vector to VISR and SVI, retires it on the guest's EOI,
+ * and computes VPPR from VTPR and SVI; nothing else in the page changes
+ * while the guest runs (reads and every other write still exit).
+ */
+#define VAPIC_TPR	(0x80 / 4)
+#define VAPIC_ISR	(0x100 / 4)
+#define VAPIC_IRR	(0x200 / 4)
+
+/*
+ * Both directions copy only what changed, so a timer event's exit pays for
+ * one copy, not four. Out: only when hv changed the vLAPIC (dirty). In:
+ * only when the guest interrupt status is not what the page last matched:
+ * the CPU changes the page only by delivering (SVI rises to the vector,
+ * RVI falls to the next) and by EOI virtualization (SVI falls), and with
+ * no self-IPI virtualization and no posted interrupts nothing adds to
+ * VIRR, so an unchanged RVI:SVI means an unchanged VIRR and VISR. With
+ * posted interrupts (v->pi_on) none of that holds: the CPU ORs the PIR
+ * into VIRR, any word, raises RVI only if the vector is higher, and a guest
+ * that nests its handlers can then end a run with the same RVI:SVI and
+ * another VISR (an EOI lowers SVI, a posted vector delivered in between
+ * sets a VISR bit below it, a higher one raises SVI back). So with them
+ * every IRR and ISR word is read back.
+ */
+void apicv_sync_out(struct vcpu *v)
+{
+	struct vlapic *l = &v->vt.vlapic;
+	volatile uint32_t *pg = v->vapic;
+	int rvi, svi;
+
+	if (!l->dirty)
+		return;
+	rvi = vlapic_highest_irr(l);
+	svi = vlapic_highest_isr(l);
+	for (uint32_t d = l->dirty & 0xffff; d; d &= d - 1) {
+		uint32_t w = (uint32_t)__builtin_ctz(d);
+
+		if (w < 8)
+			pg[VAPIC_IRR + 4 * w] = l->irr[w];
+		else
+			pg[VAPIC_ISR + 4 * (w - 8)] = l->isr[w - 8];
+	}
+	if (l->dirty & VLAPIC_DIRTY_TPR)
+		pg[VAPIC_TPR] = l->tpr;
+	v->apicv_status = (uint16_t)(((uint32_t)(svi < 0 ? 0 : svi) << 8) |
+				     (uint32_t)(rvi < 0 ? 0 : rvi));
+	vmwrite(VMCS_GUEST_INTR_STATUS, v->apicv_status);
+	l->dirty = 0;
+}
+
+void apicv_sync_in(struct vcpu *v)
+{
+	struct vlapic *l = &v->vt.vlapic;
+	const volatile uint32_t *pg = v->vapic;
+	uint16_t status = (uint16_t)vmread(VMCS_GUEST_INTR_STATUS), old = v->apicv_status;
+	uint32_t lo, hi;
+
+	if (v->pi_on) {
+		for (uint32_t i = 0; i < 8; i++) {
+			l->irr[i] = pg[VAPIC_IRR + 4 * i];
+			l->isr[i] = pg[VAPIC_ISR + 4 * i];
+		}
+		v->apicv_status = status;
+		return;
+	}
+	if (status == old)
+		return;
+	/*
+	 * Every bit the CPU changed lies between the lowest and the highest of
+	 * the old and new RVI and SVI: deliveries take VIRR bits from the old
+	 * RVI down to above the new one into VISR, EOIs clear VISR bits above
+	 * the new SVI. Only those words are read back.
+	 */
+	lo = MIN(MIN(status & 0xff, status >> 8), MIN(old & 0xff, old >> 8)) >> 5;
+	hi = MAX(MAX(status & 0xff, status >> 8), MAX(old & 0xff, old >> 8)) >> 5;
+	for (uint32_t i = lo; i <= hi; i++) {
+		l->irr[i] = pg[VAPIC_IRR + 4 * i];
+		l->isr[i] = pg[VAPIC_ISR + 4 * i];
+	}
+	v->apicv_status = status;
+}
+
+void deliver_virtual(struct vcpu *v)
+{
+	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+	bool merge;
+	int vector;
+
+	if (v->pv)
+		pv_sync(v);
+	/*
+	 * The IPI kick is read here: cleared before the bitmaps, so none is
+	 * missed. A dedicated core's vCPU has bits there only for Tempo's own
+	 * vectors (hv/apic/x2apic.c), and then the kick bit is set.
+	 */
+	merge = v->pcpu->shared;
+	if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI) {
+		__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
+		merge = true;
+	}
+	if (merge)
+		pending_take(v, raise_virtual);
+	/* posted while this core was in root mode (or before a notification came) */
+	if (v->pi_on && pi_pending(&v->pi)) {
+		uint32_t posted[8] = { 0 };
+
+		pi_take(&v->pi, posted);
+		for (uint32_t i = 0; i < 8; i++)
+			for (uint32_t bits = posted[i]; bits; bits &= bits - 1) {
+				raise_virtual(v, (uint8_t)(i * 32 + __builtin_ctz(bits)));
+				v->pi_taken++;
+			}
+	}
+	/*
+	 * A fired hardware deadline arrives as an interrupt (inject): nothing
+	 * to check, unless the count-down timer runs (in software in every
+	 * mode but direct).
+	 */
+	if (!timer_mode(v->vt.mode)->injects_fired || v->vt.countdown.due != LAPIC_TIMER_IDLE)
+		vtimer_check(&v->vt, rdtsc());
+	if (v->pv)
+		pv_publish_armed(v);
+	vector = vlapic_pending(&v->vt.vlapic);
+	if (v->apicv) {
+		/*
+		 * The CPU delivers the vector itself when the guest can take it
+		 * (RVI above VPPR, IF = 1, no STI or MOV-SS shadow: SDM Vol. 3C
+		 * 29.2), no injection and no window. One it can take now leaves
+		 * HLT, as an injected one would; one it cannot yet keeps HLT
+		 * exiting on, so a `sti; hlt` is never entered with a vector
+		 * waiting (exit_hlt); with none, HLT does not exit at all.
+		 */
+		apicv_sync_out(v);
+		proc &= ~PROC_HLT_EXITING;
+		if (vector >= 0) {
+			if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
+			    !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & 3)) {
+				if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
+					vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+			} else {
+				proc |= PROC_HLT_EXITING;
+			}
+		}
+		if (v->nmi_pending)
+			proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
+		else
+			proc &= ~PROC_INTR_WINDOW_EXITING;
+		vmwrite(VMCS_PROC_CONTROLS, proc);
+		return;
+	}
+	if (vector >= 0 && !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID)) {
+		if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
+		    !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & 3)) {
+			vmwrite(VMCS_ENTRY_INTR_INFO,
+				INTR_INFO_VALID | INTR_TYPE_EXT_INTR | (uint32_t)vector);
+			vlapic_accept(&v->vt.vlapic, (uint8_t)vector);
+			vcpu_trace(v, TRACE_INJECT, (uint64_t)vector, rdtsc());
+			/* an interrupt ends HLT (SDM 26.6.3 allows injecting into it) */
+			if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
+				vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+			vector = vlapic_pending(&v->vt.vlapic);
+		}
+	}
+	/*
+	 * and HLT exiting, so a `sti; hlt` wakes on it (exit_hlt); the window
+	 * also serves an NMI that waits for an STI shadow to end (deliver_nmi)
+	 */
+	if (vector >= 0 || v->nmi_pending)
+		proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
+	else
+		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
+	vmwrite(VMCS_PROC_CONTROLS, proc);
+}
+
+/*
+ * A vCPU that owns its LAPIC (direct) with an IPI on one of Tempo's vectors
+ * in its bitmap (hv/apic/x2apic.c): its APIC is the guest's, so the vectors go
+ * there, as the sender asked.
+ * Clearing the kick bit keeps the next entry from exiting again at once.
+ */
+void deliver_pending_to_apic(struct vcpu *v)
+{
+	__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_IPI, __ATOMIC_ACQ_REL);
+	pending_take(v, raise_physical);
+}
+
+/* Guest interruptibility (SDM Vol. 3C 25.4.2): blocking by STI, by MOV SS, by NMI */
+#define INTERRUPTIBILITY_STI	(1u << 0)
+#define INTERRUPTIBILITY_MOVSS	(1u << 1)
+#define INTERRUPTIBILITY_NMI	(1u << 3)
+#define NMI_VECTOR		2
+
+/*
+ * An NMI IPI from the partition (nmi_pending): injected now if the guest
+ * can take one (no event on its way in, no NMI or MOV-SS blocking), else
+ * at the NMI window (exit_nmi_window). With virtual NMIs the CPU tracks
+ * the guest's NMI blocking until its IRET, as for a real NMI.
+ */
+void deliver_nmi(struct vcpu *v)
+{
+	uint32_t intr = (uint32_t)vmread(VMCS_GUEST_INTERRUPTIBILITY);
+	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+
+	if ((vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) ||
+	    (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_NMI))) {
+		/* NMIs that come while one is being handled latch as one (SDM 6.7.1) */
+		if (intr & INTERRUPTIBILITY_NMI)
+			__atomic_store_n(&v->nmi_pending, 1, __ATOMIC_RELEASE);
+		/*
+		 * In an STI shadow some CPUs fail the entry of an NMI (SDM 26.3.1.5)
+		 * and the NMI window may open inside it: the interrupt window
+		 * (IF is 1 there) ends after the shadow's instruction instead.
+		 */
+		if (intr & INTERRUPTIBILITY_STI)
+			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_INTR_WINDOW_EXITING);
+		else if (vmx_ctl.pin & PIN_VIRTUAL_NMIS)
+			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
+		return;		/* the window, or without virtual NMIs the next exit */
+	}
+	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | NMI_VECTOR);
+	/* one more waits: the window after this one's IRET (virtual NMIs) */
+	if (__atomic_sub_fetch(&v->nmi_pending, 1, __ATOMIC_ACQ_REL) && (vmx_ctl.pin & PIN_VIRTUAL_NMIS))
+		vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
+	else if (proc & PROC_NMI_WINDOW_EXITING)
+		vmwrite(VMCS_PROC_CONTROLS, proc & ~PROC_NMI_WINDOW_EXITING);
+	/* an NMI ends HLT (SDM 26.6.3), even with IF = 0: not halted for ever */
+	if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
+		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
+	__atomic_store_n(&v->halted_forever, false, __ATOMIC_RELEASE);
+}
+

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Trapped MMIO: an EPT violation on a page a device model answers for (a
+ * channel function's BAR0 today). The exit gives the guest-physical address
+ * and the direction, not the data: the instruction is fetched through the
+ * guest's own page tables (hv/core/guest_walk.c) and decoded
+ * (hv/core/mmio_decode.c); only plain MOVs are emulated, anything else
+ * stops the partition with what was found. Every value the guest chose (its
+ * page tables, the bytes at RIP, the register) is read through checked
+ * helpers; nothing here dereferences a guest address.
+ */
+#include "hv/guest/mmio.h"
+
+#include "hv/core/guest_walk.h"
+#include "hv/core/mmio_decode.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+#include "hv/state/pages.h"
+
+/* EPT-violation exit qualification (SDM Vol. 3C 28.2.1, table 28-7) */
+#define EPT_Q_READ		(1ull << 0)
+#define EPT_Q_WRITE		(1ull << 1)
+#define EPT_Q_FETCH		(1ull << 2)
+#define EPT_Q_GLA_VALID		(1ull << 7)
+#define EPT_Q_GLA_TRANSLATED	(1ull << 8)	/* the access itself, not a paging-structure read */
+
+#define CS_AR_L			(1u << 13)
+#define CS_AR_DB		(1u << 14)
+
+static bool guest_ram_read(void *ctx, uint64_t gpa, void *dst, uint32_t len)
+{
+	const void *src = gpa_to_hva((const struct partition *)ctx, gpa, len);
+
+	if (!src)
+		return false;
+	memcpy(dst, src, len);
+	return true;
+}
+
+static void paging_of_guest(struct guest_paging *pg)
+{
+	memset(pg, 0, sizeof(*pg));
+	pg->cr0 = vmread(VMCS_GUEST_CR0);
+	pg->cr3 = vmread(VMCS_GUEST_CR3);
+	pg->cr4 = vmread(VMCS_GUEST_CR4);
+	pg->efer = vmread(VMCS_GUEST_EFER);
+	/* PAE under EPT: the CPU uses the PDPTEs it loaded into the VMCS (SDM 28.3.1.6) */
+	if ((pg->cr0 & GW_CR0_PG) && (pg->cr4 & GW_CR4_PAE) && !(pg->efer & GW_EFER_LMA)) {
+		pg->pdpte_valid = true;
+		for (uint32_t i = 0; i < 4; i++)
+			pg->pdpte[i] = vmread(VMCS_GUEST_PDPTE0 + 2 * i);
+	}
+}
+
+static enum exit_action refuse(struct exit_ctx *x, uint64_t gpa, const char *why)
+{
+	fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "gpa=0x%lx %s", gpa, why);
+	return exit_stop(x, "mmio", vmread(VMCS_EXIT_QUALIFICATION), x->detail_buf);
+}
+
+enum exit_action mmio_emulate(struct vcpu *v, struct exit_ctx *x, uint64_t gpa,
+			      const struct mmio_device *dev)
+{
+	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
+	uint32_t cs_ar = (uint32_t)vmread(VMCS_GUEST_CS_AR);
+	uint64_t rip = vmread(VMCS_GUEST_RIP), linear, intr;
+	struct guest_mem mem = { guest_ram_read, v->part };
+	struct guest_paging pg;
+	struct mmio_access a;
+	enum mmio_cpu_mode mode;
+	enum mmio_decode_result r;
+	struct gw_walk stop;
+	uint8_t insn[X86_INSN_MAX_BYTES];
+	uint32_t got;
+
+	/*
+	 * Only the final access of an instruction is emulated: not a fetch
+	 * from the device, not the guest's page walk through it, not an
+	 * access made while delivering an event (pushing a frame onto a
+	 * stack there).
+	 */
+	if (q & EPT_Q_FETCH)
+		return refuse(x, gpa, "instruction fetch from a device");
+	if ((q & (EPT_Q_GLA_VALID | EPT_Q_GLA_TRANSLATED)) !=
+	    (EPT_Q_GLA_VALID | EPT_Q_GLA_TRANSLATED))
+		return refuse(x, gpa, "page-table walk through a device");
+	if (vmread(VMCS_IDT_VECTORING_INFO) & INTR_INFO_VALID)
+		return refuse(x, gpa, "access during event delivery");
+	paging_of_guest(&pg);
+	mode = mmio_cpu_mode(pg.efer & GW_EFER_LMA, cs_ar & CS_AR_L, cs_ar & CS_AR_DB);
+	linear = mode == MMIO_CPU_64 ? rip : (vmread(VMCS_GUEST_CS_BASE) + rip) & 0xffffffffull;
+	got = guest_fetch(&pg, &mem, linear, GW_ACCESS_FETCH | (guest_cpl() == 3 ? GW_ACCESS_USER : 0),
+			  insn, sizeof(insn), &stop);
+	r = mmio_decode(insn, got, mode, &a);
+	if (r != MMIO_DECODE_OK) {
+		fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "gpa=0x%lx insn %s (%u bytes read)",
+			     gpa, mmio_decode_result_name(r), got);
+		return exit_stop(x, "mmio", q, x->detail_buf);
+	}
+	if (a.store != !!(q & EPT_Q_WRITE))
+		return refuse(x, gpa, "the instruction and the exit disagree on the direction");
+	/*
+	 * One page's access: the linear address (valid with bit 7) must fall
+	 * where the exit's GPA does, and the access must end in that page (a
+	 * MOV that straddles RAM and the device is not split here).
+	 */
+	linear = vmread(VMCS_GUEST_LINEAR_ADDR);
+	if ((linear & (PAGE_SIZE - 1)) != (gpa & (PAGE_SIZE - 1)) ||
+	    (gpa & (PAGE_SIZE - 1)) + a.size_bytes > PAGE_SIZE)
+		return refuse(x, gpa, "access crosses a page boundary");
+	if (a.store) {
+		uint64_t value = a.src_imm ? a.imm : mmio_store_value(&a, read_gpr(v, a.reg));
+
+		dev->write(v, dev->ctx, gpa, a.size_bytes, value);
+	} else {
+		uint64_t data = dev->read(v, dev->ctx, gpa, a.size_bytes);
+		uint64_t reg = mmio_load_apply(&a, read_gpr(v, a.reg), data);
+
+		if ((a.reg & 15) == 4)
+			vmwrite(VMCS_GUEST_RSP, reg);
+		else
+			*gpr(v, a.reg) = reg;
+	}
+	rip += a.insn_bytes;
+	if (mode != MMIO_CPU_64)
+		rip &= mode == MMIO_CPU_32 ? 0xffffffffull : 0xffffull;
+	vmwrite(VMCS_GUEST_RIP, rip);
+	/* the emulated instruction ends STI / MOV SS blocking (SDM 25.4.2) */
+	intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
+	if (intr & 3)
+		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
+	single_step_trap();
+	return EXIT_RESUME;
+}

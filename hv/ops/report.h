@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* The end of the run and its report (hv/ops/report.c). */
+#ifndef TEMPO_HV_REPORT_H
+#define TEMPO_HV_REPORT_H
+
+/*
+ * Once every partition has ended: drain the consoles, print PARTITION_END,
+ * EXITS, TRACE, HOSTTICK, SCHED and TIMER_COST, and stop the machine. Only
+ * one core does it; the others return.
+ */
+void end_run_if_done(void);
+
+struct partition;
+/* HOSTTICK (and ROOT_STRAY) lines, one per core: at the end and for the monitor's ticks. */
+void print_host_ticks(void);
+/* The last TRACE lines of each of @p's vCPUs. */
+void print_trace(const struct partition *p);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* Facts about the machine that the boot CPU found and everyone reads. */
+#ifndef TEMPO_HV_PLATFORM_H
+#define TEMPO_HV_PLATFORM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hv/core/spec.h"
+#include "hv/core/xcr0.h"
+
+struct platform {
+	uint64_t tsc_hz;
+	uint32_t cpuid_max_basic;
+	uint32_t cpu_count;	/* online CPUs */
+	bool has_nx;		/* CPUID 0x80000001 EDX[20]: a guest may set EFER.NXE */
+	uint8_t maxphyaddr;	/* CPUID 0x80000008 EAX[7:0], 36 without the leaf */
+	/* the CPU clears IA32_TSC_DEADLINE when the timer fires (Bochs does not) */
+	bool tsc_deadline_clears;
+};
+
+extern struct platform platform;
+
+/* The speculation mitigations this CPU needs (hv/core/spec.c, decided in hv/start/main.c). */
+extern struct spec_plan spec_plan;
+
+/* The XCR0 bits guests may set and the area that holds them, from CPUID 0xD at boot (hv/guest/fpu.c). */
+extern struct xsave_plan xsave_plan;
+
+/*
+ * test=exit_fault: a guest CPUID of this leaf makes its exit handler take
+ * #UD, to show that a fault while handling one partition's exit stops that
+ * partition (hv_fault) and no other.
+ */
+#define HV_TEST_FAULT_LEAF	0x400000ffu
+extern bool hv_test_exit_fault;
+
+#endif
