@@ -347,3 +347,7 @@ test-images: $(ESP_IMG) $(ESP_TEST_IMGS)
 # ---- end of the UEFI block ----
 
 -include $(HV_OBJS:.o=.d)
+
+# tests/layering/calls.py reads these
+print-%:
+	@echo '$($*)'

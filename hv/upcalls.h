@@ -57,13 +57,17 @@ void hv_root_nmi(void);
 
 /*
  * VM exits (arch/x86/vmx_entry.S, with the guest's registers saved in
- * @v's struct vcpu_arch): returns @v once it is to be resumed as it is, or
- * does not return. The return value is not used.
+ * @v's struct vcpu_arch): returns the vCPU to resume (@v), or NULL once @v
+ * has left its core, and the stub then enters hv_pcpu_loop afresh.
  */
 struct vcpu;
 struct vcpu *hv_exit_handler(struct vcpu *v);
-/* VMLAUNCH/VMRESUME of @v failed with VM-instruction error @error (@name). */
-__attribute__((noreturn)) void hv_entry_failed(struct vcpu *v, uint32_t error, const char *name);
+/*
+ * The VMRESUME of @v that the exit stub made after hv_exit_handler failed
+ * with VM-instruction error @error: the same answer as hv_exit_handler's
+ * (NULL: @v left, its partition stopped).
+ */
+struct vcpu *hv_resume_failed(struct vcpu *v, uint32_t error);
 
 /* The hypervisor's vector (0xee) arrived in root mode, in an inject-mode save window. */
 void hv_timer_vector_handler(void);

@@ -2,12 +2,12 @@
 #ifndef TEMPO_ARCH_X86_TRAP_H
 #define TEMPO_ARCH_X86_TRAP_H
 
-#define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/time/vcpu_timer.h) */
+#define TRAP_HV_TIMER_VECTOR 0xee	/* = HV_TIMER_VECTOR (hv/time/time.h) */
 #define TRAP_IDLE_WAKE_VECTOR 0xed	/* an idle core's own wake-up deadline */
 #define TRAP_SPURIOUS_VECTOR 0xef	/* the local APIC's spurious vector (isr.S) */
 /* posted interrupts' notification (hv/core/posted.h); in root mode only an EOI */
 #define TRAP_POSTED_VECTOR 0xec
-/* The vectors above: a guest's IPI on one of them takes the virtual path (hv/apic/x2apic.c). */
+/* The vectors above: a guest's IPI on one of them takes the virtual path (hv/apic/ipi.c). */
 #define TRAP_HV_VECTOR_FIRST 0xec
 #define TRAP_HV_VECTOR_LAST 0xef
 

@@ -508,7 +508,7 @@ void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa, uint64_t
 	vmwrite(VMCS_MSR_BITMAP, msr_bitmap_pa);
 }
 
-void vmx_run(struct vcpu_arch *a)
+uint32_t vmx_run(struct vcpu_arch *a)
 {
 	bool launched = a->launched;
 	struct vmx_exit_area *area = (struct vmx_exit_area *)(uintptr_t)a->host_slot;
@@ -518,15 +518,7 @@ void vmx_run(struct vcpu_arch *a)
 	area->owner = (uint64_t)(uintptr_t)a->owner;
 	a->launched = true;
 	vmx_enter(a, launched);
-	__builtin_unreachable();
-}
-
-void vmx_entry_failed(struct vcpu_arch *a);
-void vmx_entry_failed(struct vcpu_arch *a)
-{
-	uint32_t e = (uint32_t)vmread(VMCS_INSTR_ERROR);
-
-	hv_entry_failed(a->owner, e, vmx_instr_error_name(e));
+	return (uint32_t)vmread(VMCS_INSTR_ERROR);
 }
 
 const char *vmx_instr_error_name(uint32_t err)

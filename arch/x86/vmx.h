@@ -19,7 +19,7 @@ struct guest_regs {
 struct vcpu;
 
 /*
- * Issue 14: the exit stub's tick step-aside (arch/x86/vmx_entry.S,
+ * The exit stub's tick step-aside (arch/x86/vmx_entry.S,
  * exit_aside). hv arms it before an entry (closed = 0) when the next
  * preemption-timer exit is a host tick of a direct-mode vCPU, whose
  * IA32_TSC_DEADLINE is the guest's. At that exit the stub reads the guest's
@@ -99,7 +99,7 @@ struct vmx_exit_area {
  */
 struct vcpu_arch {
 	struct guest_regs regs;	/* must stay first (vmx_entry.S) */
-	struct vcpu *owner;	/* what hv_exit_handler and hv_entry_failed are given */
+	struct vcpu *owner;	/* what hv_exit_handler and hv_resume_failed are given */
 	uint64_t vmcs_pa;
 	uint64_t host_slot;	/* HOST_RSP: its CPU's struct vmx_exit_area */
 	uint16_t vpid;
@@ -191,11 +191,12 @@ void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa, uint64_t
 			     bool x2apic, uint64_t pi_desc_pa, uint8_t pi_vector);
 
 /*
- * Enter @a (VMLAUNCH the first time, VMRESUME after). Never returns: exits
- * go to hv_exit_handler(@a->owner). The caller has armed the preemption
- * timer (vmx_set_preemption_timer).
+ * Enter @a (VMLAUNCH the first time, VMRESUME after): exits go to
+ * hv_exit_handler(@a->owner). Returns only if the entry failed, with the
+ * VM-instruction error (SDM Vol. 3C 31.4). The caller has armed the
+ * preemption timer (vmx_set_preemption_timer).
  */
-__attribute__((noreturn)) void vmx_run(struct vcpu_arch *a);
+uint32_t vmx_run(struct vcpu_arch *a);
 
 /* What the CPU runs for a guest CR0/CR4 value: the VMX-forced bits on. */
 uint64_t vmx_guest_cr0(uint64_t want);

@@ -31,10 +31,19 @@
 	.set	X2APIC_PPR_MSR, 0x80a	/* SDM Vol. 3A 11.12.1.2 */
 
 	.text
-/* void vmx_enter(struct vcpu_arch *a, int launched) */
+/*
+ * void vmx_enter(struct vcpu_arch *a, int launched): returns only if the
+ * VMLAUNCH or VMRESUME failed (the caller reads VMCS_INSTR_ERROR), with the
+ * callee-saved registers it had: the guest's were loaded over them.
+ */
 	.globl vmx_enter
 vmx_enter:
-	push	%rdi			/* for vmx_entry_failed */
+	push	%rbx
+	push	%rbp
+	push	%r12
+	push	%r13
+	push	%r14
+	push	%r15
 	/* decided once at boot (hv/core/spec.c, spec_set_entry_mode): one test on every entry */
 	cmpb	$SPEC_ENTRY_NONE, spec_entry_mode(%rip)
 	jne	3f
@@ -59,11 +68,13 @@ vmx_enter:
 	vmlaunch
 	jmp	2f
 1:	vmresume
-2:	pop	%rdi
-entry_failed:				/* RDI: the vcpu_arch */
-	and	$-16, %rsp
-	call	vmx_entry_failed	/* does not return */
-	ud2
+2:	pop	%r15
+	pop	%r14
+	pop	%r13
+	pop	%r12
+	pop	%rbp
+	pop	%rbx
+	ret
 
 /* the entry's mitigation (flush_l1d above) */
 3:	cmpb	$SPEC_ENTRY_L1D_FLUSH, spec_entry_mode(%rip)
@@ -103,13 +114,29 @@ vmx_exit_save:
 	popq	0(%rax)			/* guest rax */
 	mov	8(%rsp), %rdi		/* EA_OWNER: hv's vCPU, opaque */
 	xor	%ebp, %ebp
-	call	hv_exit_handler	/* returns when that vCPU is to be resumed */
-	mov	0(%rsp), %rdi		/* EA_ARCH again: the same vcpu_arch */
+	call	hv_exit_handler	/* the vCPU to resume, or NULL: it left its core */
+resume:
+	test	%rax, %rax
+	jz	left
+	mov	EA_ARCH(%rsp), %rdi	/* the same vcpu_arch */
 	mov	$1, %esi
-	jmp	vmx_enter
+	call	vmx_enter		/* returns only if the VMRESUME failed */
+resume_failed:				/* RSP: the exit area, as at the exit */
+	mov	$VMCS_INSTR_ERROR, %eax
+	vmread	%rax, %rsi
+	mov	EA_OWNER(%rsp), %rdi
+	call	hv_resume_failed
+	jmp	resume
+	/*
+	 * The vCPU has left (its partition ended, a window ended, an INIT):
+	 * the core's loop starts afresh on this stack, below the exit area,
+	 * which stays the CPU's.
+	 */
+left:	call	hv_pcpu_loop
+	ud2
 
 /*
- * Issue 14: a host tick that would meet the guest's deadline steps aside
+ * A host tick that would meet the guest's deadline steps aside
  * here, before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a
  * guest deadline that falls in this exit waits for all of it, so it is as
  * short as it can be: 23 instructions from the exit to VMRESUME, one RDMSR
@@ -155,8 +182,7 @@ vmx_exit_save:
 	verw	spec_verw_sel(%rip)
 	.endif
 	vmresume
-	mov	EA_ARCH(%rsp), %rdi
-	jmp	entry_failed
+	jmp	resume_failed
 	/*
 	 * Outside the window, or not armed. On hardware the MSR reads 0 once
 	 * its deadline fired (SDM Vol. 3A 11.5.4.1): a fire in this exit's

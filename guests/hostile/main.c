@@ -2153,7 +2153,7 @@ static const char *a_nmi_sti_shadow(void)
 }
 
 /*
- * Issue 14's fired-deadline rule (hv/time/timer_exit.c tick_guest_fired): its own
+ * The fired-deadline rule (hv/time/timer_exit.c tick_guest_fired): its own
  * timer vector left pending in the IRR (fired with IF=0), the guest loops
  * sti; cli, so IF is 1 only in the STI shadow, where no interrupt is taken.
  * A host tick whose exit lands in the shadow must not read the vector as
@@ -2197,7 +2197,7 @@ static const char *a_tick_sti_shadow_pending(void)
 }
 
 /*
- * Issue 14's step-aside (arch/x86/vmx_entry.S exit_aside): a deadline
+ * The exit stub's step-aside (arch/x86/vmx_entry.S exit_aside): a deadline
  * kept in the exit stub's window at every tick (re-armed 5 us ahead with
  * IF=0, so it never fires, and close enough that the window does not drift
  * off it in a few steps) makes each tick step aside as often as its slack

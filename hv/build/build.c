@@ -10,17 +10,18 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/trap.h"
-#include "hv/dev/channel.h"
+#include "hv/apic/apic.h"
 #include "hv/core/bzimage.h"
 #include "hv/core/elf.h"
-#include "hv/core/mb_header.h"
 #include "hv/core/guest_boot.h"
-#include "hv/core/io_policy.h"
+#include "hv/core/mb_header.h"
 #include "hv/core/version.h"
 #include "hv/guest/fpu.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/state/ept.h"
+#include "hv/state/hooks.h"
 #include "hv/state/pages.h"
 #include "hv/state/partition.h"
 #include "hv/state/platform.h"
@@ -29,9 +30,6 @@
 #define MB2_BOOT_MAGIC	0x36d76289u
 #define GIB		(1ull << 30)
 #define MIB2		(2ull << 20)
-
-struct partition partitions[CONFIG_MAX_PARTITIONS];
-uint32_t partition_count;
 
 
 static const struct boot_module *find_module(const struct boot_info *bi, const char *name)
@@ -47,51 +45,6 @@ static const struct boot_module *find_module(const struct boot_info *bi, const c
 	return NULL;
 }
 
-#define EPT_TABLE_MASK	0x000ffffffffff000ull
-
-/* The table an EPT entry points to, made if the entry is empty; NULL if it maps a page. */
-static uint64_t *ept_table(uint64_t *entry)
-{
-	if (!*entry)
-		*entry = (uint64_t)hv_pages_alloc(PAGE_SIZE, "EPT table") | EPT_RWX;
-	if (*entry & EPT_LARGE_PAGE)
-		return NULL;
-	return (uint64_t *)(uintptr_t)(*entry & EPT_TABLE_MASK);
-}
-
-/*
- * Map guest-physical [gpa, gpa + size) of @p onto host-physical @hpa with
- * @perm (EPT_READ, _WRITE, _EXEC), write-back: 2 MiB pages where both
- * addresses are aligned, 4 KiB pages elsewhere. Both 4 KiB aligned. Returns
- * -1 if part of the range is mapped already (nothing is ever remapped).
- */
-int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm)
-{
-	uint64_t *pml4 = (uint64_t *)(uintptr_t)(p->eptp & EPT_TABLE_MASK);
-
-	while (size) {
-		uint64_t *pdpt = ept_table(&pml4[(gpa >> 39) & 511]);
-		uint64_t *pd = pdpt ? ept_table(&pdpt[(gpa >> 30) & 511]) : NULL;
-		uint64_t *pde = pd ? &pd[(gpa >> 21) & 511] : NULL, *pt, step = PAGE_SIZE;
-
-		if (!pde)
-			return -1;
-		if (!((gpa | hpa) & (MIB2 - 1)) && size >= MIB2 && !*pde) {
-			*pde = hpa | perm | EPT_MEMTYPE_WB | EPT_LARGE_PAGE;
-			step = MIB2;
-		} else {
-			pt = ept_table(pde);
-			if (!pt || pt[(gpa >> 12) & 511])
-				return -1;
-			pt[(gpa >> 12) & 511] = hpa | perm | EPT_MEMTYPE_WB;
-		}
-		gpa += step;
-		hpa += step;
-		size -= step;
-	}
-	return 0;
-}
-
 /*
  * An EPT with the partition's RAM where its guest sees it (hv/core/guest_ram.h):
  * below the MMIO window from 0, the rest from 4 GiB, one host range behind both.
@@ -100,7 +53,7 @@ static void build_ept(struct partition *p)
 {
 	uint64_t low = guest_ram_low(p->mem_size), high = guest_ram_high(p->mem_size);
 
-	p->eptp = (uint64_t)hv_pages_alloc(PAGE_SIZE, "EPT PML4") | EPTP_MEMTYPE_WB | EPTP_WALK_4;
+	ept_create(p);
 	/* an empty EPT and disjoint 2 MiB-aligned ranges: cannot fail */
 	ept_map(p, 0, p->mem_hpa, low, EPT_RWX);
 	if (high)
@@ -300,9 +253,9 @@ static int build_schedules(const struct hv_config *cfg, char *err, size_t errlen
 
 				if (v->pcpu != c || c->slot_count >= SCHED_MAX_WINDOWS)
 					continue;
-				v->fpu = hv_pages_alloc(fpu_bytes, "FPU state");
-				v->fpu_bytes = fpu_bytes;
-				fpu_area_reset(v->fpu, fpu_bytes);
+				v->saved.fpu = hv_pages_alloc(fpu_bytes, "FPU state");
+				v->saved.fpu_bytes = fpu_bytes;
+				fpu_area_reset(v->saved.fpu, fpu_bytes);
 				c->slots[c->slot_count++] = v;
 			}
 		c->window_count = sc->window_count;
@@ -349,7 +302,12 @@ static int load_partition(struct partition *p, const struct boot_info *bi, char 
  */
 static const struct boot_info *boot_modules;
 
-/* How a vCPU comes out of reset: at boot, at each restart of its partition, at an INIT. */
+/*
+ * How a vCPU comes out of reset: at boot, at each restart of its partition,
+ * at an INIT. Its registers and the state every room keeps for it: the
+ * timer's and the saved CPU state here, the rest by the rooms' hooks
+ * (hv/state/hooks.h: the APIC, the count-down timer, the xAPIC page).
+ */
 void vcpu_reset(struct vcpu *v)
 {
 	const struct partition_config *pc = v->part->cfg;
@@ -359,63 +317,40 @@ void vcpu_reset(struct vcpu *v)
 	v->arch.vmcs_ready = false;
 	v->sipi_vector = 0;
 	v->sipi_pending = false;
-	v->halted_forever = false;
-	v->tick_exit = false;
-	v->tick_deadline_valid = false;
-	v->icr_last = 0;
-	for (uint32_t i = 0; i < ARRAY_SIZE(v->ipi_pending); i++)
-		v->ipi_pending[i] = 0;
-	pi_init(&v->pi, TRAP_POSTED_VECTOR, v->apic_id);
 	vtimer_init(&v->vt, pc->timer);
 	v->vt.lvt = APIC_LVT_MASKED;	/* the LVT's reset value */
-	vcpu_apic_reset(v);
-	apic_base_init(&v->apic_base, APIC_MODE_X2APIC, v->index == 0);	/* as Tempo hands over */
-	memset(v->msrs, 0, sizeof(v->msrs));
-	v->cr2 = 0;
-	memset(v->dr, 0, sizeof(v->dr));
-	v->dr6 = 0xffff0ff0;	/* the reset value (SDM 18.2.3) */
-	v->xcr0 = 1;
-	v->spec_ctrl = 0;
-	if (v->fpu)
-		fpu_area_reset(v->fpu, v->fpu_bytes);
-	v->pv = NULL;
-	v->pv_seen = 0;
-	v->mode_request = 0;	/* a mode switched from the monitor is forgotten too */
-	v->mode_busy = false;
+	memset(v->saved.msrs, 0, sizeof(v->saved.msrs));
+	v->saved.cr2 = 0;
+	memset(v->saved.dr, 0, sizeof(v->saved.dr));
+	v->saved.dr6 = 0xffff0ff0;	/* the reset value (SDM 18.2.3) */
+	v->saved.xcr0 = 1;
+	v->saved.spec_ctrl = 0;
+	if (v->saved.fpu)
+		fpu_area_reset(v->saved.fpu, v->saved.fpu_bytes);
+	part_hooks_vcpu_reset(v);
 	v->state = v->index == 0 ? VCPU_RUNNING : VCPU_WAIT_SIPI;
 }
 
 /*
- * A restart, on a core with console duty once every vCPU has left: RAM
- * zeroed, the image and boot information loaded again from the pristine
- * modules, the vCPUs out of reset. Their cores do the rest at their next
- * start (vcpu_restart_cpu, vcpu_vmcs_setup).
+ * A restart, once every vCPU has left and its RAM is zeroed (hv/run/life.c):
+ * the image and boot information loaded again from the pristine modules,
+ * the vCPUs out of reset, every room's partition state as at build
+ * (part_hooks_reset). Their cores do the rest at their next start
+ * (vcpu_restart_cpu, vcpu_vmcs_setup).
  */
 int partition_rebuild(struct partition *p, char *err, size_t errlen)
 {
-	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
-
-	log_info("Partition '%s': restarting: %lu MiB zeroed, image reloaded\n", p->cfg->name,
-		 p->mem_size >> 20);
-	/* in pieces, the consoles drained between them: other partitions' lines keep flowing */
-	for (uint64_t off = 0; off < p->mem_size; off += MIB2) {	/* mem_size: 2 MiB multiple */
-		rep_stosq(mem + off, 0, MIB2 / 8);
-		console_drain_all(false);
-	}
-	console_reset(p);
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		struct vcpu *v = p->vcpus[i];
 
 		vcpu_reset(v);
 		v->restarted = true;
 		/* the old instance's INIT, NMI and SIPI in flight go with it */
-		v->init_pending = v->nmi_pending = v->sipi_after_init = 0;
+		v->apic.init_pending = v->apic.nmi_pending = v->apic.sipi_after_init = 0;
 	}
 	p->linux_boot = false;
 	p->exit_code = 0;
-	p->port92 = IO_PORT92_RESET;
-	fw_cfg_init(&p->fw_cfg, p->mem_size, (uint16_t)p->vcpu_count);
-	channels_partition_reset(p);
+	part_hooks_reset(p);
 	return load_partition(p, boot_modules, err, errlen);
 }
 
@@ -426,7 +361,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 
 	boot_modules = bi;
 	xsave_plan_boot();
-	vcpu_timer_boot();
+	apic_model_boot();
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *pc = &cfg->partitions[i];
 		struct partition *p = &partitions[i];
@@ -450,8 +385,6 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		p->cfg = pc;
 		p->id = i;
 		p->mem_size = pc->memory_bytes;
-		p->port92 = IO_PORT92_RESET;
-		vuart_init(&p->uart);
 		if (pc->base) {
 			if (!memplan_take(mp, pc->base, pc->memory_bytes)) {
 				fmt_snprintf(err, errlen, "partition '%s' (line %u): base 0x%lx + "
@@ -497,12 +430,11 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 			v->arch.vpid = next_vpid++;
 			v->arch.vmcs_pa = (uint64_t)hv_pages_alloc(PAGE_SIZE, "VMCS");
 			if (vmx_ctl.has_apicv)
-				v->vapic = hv_pages_alloc(PAGE_SIZE, "virtual-APIC page");
+				v->apic.page = hv_pages_alloc(PAGE_SIZE, "virtual-APIC page");
 			vcpu_reset(v);
 			p->vcpus[p->vcpu_count++] = v;
 		}
-		fw_cfg_init(&p->fw_cfg, p->mem_size, (uint16_t)p->vcpu_count);
-		if (channels_partition_init(p, cfg, err, errlen) || load_partition(p, bi, err, errlen))
+		if (part_hooks_init(p, cfg, err, errlen) || load_partition(p, bi, err, errlen))
 			return -1;
 		log_info("Partition '%s': %u vCPU%s (CPUs", pc->name, p->vcpu_count,
 			 p->vcpu_count == 1 ? "" : "s");

@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef TEMPO_HV_PARTITION_BUILD_H
-#define TEMPO_HV_PARTITION_BUILD_H
+/*
+ * Building partitions (hv/build/build.c): their RAM, EPT, images and boot
+ * information, vCPUs and shared cores' schedules, and the same again, but
+ * the carving, at a restart.
+ */
+#ifndef TEMPO_HV_BUILD_BUILD_H
+#define TEMPO_HV_BUILD_BUILD_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +13,9 @@
 #include "hv/core/boot_info.h"
 #include "hv/core/config.h"
 #include "hv/core/memplan.h"
+
+struct partition;
+struct vcpu;
 
 /*
  * Carve RAM, build the EPT, load the image and the boot information of every
@@ -17,13 +25,14 @@
 int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 		     struct memplan *mp, char *err, size_t errlen);
 
-struct partition;
+/* @v's registers, timer, APIC and SIPI state at reset. */
+void vcpu_reset(struct vcpu *v);
 
 /*
- * Map guest-physical [gpa, gpa + size) of @p onto host-physical @hpa with
- * EPT permissions @perm (4 KiB aligned; 2 MiB pages where aligned). -1 if
- * part of it is mapped already.
+ * A restart once every vCPU has left and @p's RAM is zeroed: its image and
+ * boot information loaded again, its vCPUs out of reset. 0, or -1 with the
+ * reason in @err.
  */
-int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm);
+int partition_rebuild(struct partition *p, char *err, size_t errlen);
 
 #endif

@@ -38,8 +38,8 @@ enum msr_action {
 	MSR_PASS,		/* hardware access, no exit */
 	MSR_EMULATE,		/* the row's named handler computes the value / checks the write */
 	MSR_IGNORE,		/* reads give 0, writes are dropped */
-	MSR_VAPIC,		/* the virtual LAPIC's register (hv/apic/x2apic.c) */
-	MSR_SOFT_DEADLINE,	/* the software TSC deadline (hv/apic/x2apic.c) */
+	MSR_VAPIC,		/* the virtual LAPIC's register (hv/apic/regs.c, the timer's hv/time/timer_regs.c) */
+	MSR_SOFT_DEADLINE,	/* the software TSC deadline (hv/time/timer_regs.c) */
 };
 
 /* Which timer modes take a row from its read/write actions. */

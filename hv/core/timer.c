@@ -136,7 +136,7 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 }
 
 /*
- * Issue 14: in direct mode a guest fire that lands while the core is in a
+ * In direct mode a guest fire that lands while the core is in a
  * host-tick exit waits for the VM entry (with IF=0 in root mode it stays in
  * the physical IRR). A tick placed four margins before the guest's
  * deadline is over before it fires; one at the slack's end, when that does

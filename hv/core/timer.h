@@ -83,7 +83,7 @@ uint64_t host_timer_next(const struct host_timer *h);
 bool host_timer_run(struct host_timer *h, uint64_t now);
 
 /*
- * Issue 14, the exit stub's step-aside (arch/x86/vmx.h): at the placed
+ * The exit stub's step-aside (arch/x86/vmx.h): at the placed
  * tick's exit (and each later one it makes), a guest deadline in
  * [lo, lo + span) moves the tick step later and lo with it, up to @steps
  * times: the last step's exit comes by the slack's end (each one a little

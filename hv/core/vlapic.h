@@ -25,7 +25,7 @@ struct vlapic {
 	uint32_t isr[8];
 	uint8_t tpr;
 	/*
-	 * What changed since the virtual-APIC page last took it (hv/apic/inject.c,
+	 * What changed since the virtual-APIC page last took it (hv/apic/deliver.c,
 	 * apicv_sync_out): bit i the IRR word i, 8 + i the ISR word i, 16 the
 	 * TPR. Every function here that changes them sets their bits.
 	 */

@@ -3,7 +3,7 @@
  * The xAPIC register page (SDM Vol. 3A 11.4.1, table 11-1) of a guest in
  * xAPIC mode, as the hypervisor traps it: each access becomes either an
  * operation on the x2APIC register of the same function (the MSR paths of
- * hv/apic/x2apic.c: the hardware in direct mode, the virtual LAPIC otherwise) or
+ * hv/apic/regs.c: the hardware in direct mode, the virtual LAPIC otherwise) or
  * one that this model answers itself, for what only the xAPIC form has: the
  * 8-bit writable ID, the writable LDR, the DFR, and the ICR as two halves.
  * Pure and host-testable (tests/unit/test_xapic.c).

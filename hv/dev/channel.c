@@ -8,15 +8,18 @@
 #include "hv/dev/channel.h"
 
 #include "arch/x86/cpu.h"
+#include "hv/apic/apic.h"
+#include "hv/core/chan_pci_abi.h"
 #include "hv/core/hypercall_abi.h"
-#include "hv/lib/apic_defs.h"
-#include "hv/exit/exit.h"
+#include "hv/core/io_policy.h"
 #include "hv/guest/mmio.h"
+#include "hv/lib/apic_defs.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/state/ept.h"
+#include "hv/state/hooks.h"
 #include "hv/state/partition.h"
-#include "hv/build/build.h"
 #include "hv/state/platform.h"
 
 #define MIB2		(2ull << 20)
@@ -28,8 +31,6 @@ _Static_assert(CONFIG_MAX_PEERS <= TEMPO_CHANNEL_MAX_PEERS, "the ABI lists every
 _Static_assert(CONFIG_MAX_CHANNELS <= 256, "local indexes fit a byte");
 _Static_assert(CONFIG_MAX_CHANNELS <= VPCI_MAX_CHANNELS, "a PCI function for every channel");
 
-struct channel channels[CONFIG_MAX_CHANNELS];
-uint32_t channel_count;
 static uint64_t tsc_per_ms;
 
 int channels_build(const struct hv_config *cfg, struct memplan *mp, char *err, size_t errlen)
@@ -77,9 +78,28 @@ int channels_build(const struct hv_config *cfg, struct memplan *mp, char *err, s
 	return 0;
 }
 
-/* The partition's side of the config, before its image loads: local indexes, PCI functions. */
-int channels_partition_init(struct partition *p, const struct hv_config *cfg, char *err,
-			    size_t errlen)
+static bool chan_bar0_mmio(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, void *opaque,
+			   enum exit_action *a);
+static enum exit_action chan_pci_port(struct vcpu *v, struct exit_ctx *x, uint16_t port,
+				      uint8_t size, bool in, uint32_t *value, void *opaque);
+
+/* Each channel function's BAR0 region where its BAR decodes now (none where it does not). */
+static void chan_regions_follow(struct partition *p)
+{
+	for (uint32_t i = 0; i < p->channel_count; i++) {
+		struct vpci_window w = vpci_bar0(&p->pci.fn[i]);
+
+		mmio_region_set(p, p->chan_region[i], w.gpa, w.decodes ? w.size : 0);
+	}
+}
+
+/*
+ * The partition's side of the config, before its image loads: local
+ * indexes, a PCI function for each channel, their BAR0 regions and the
+ * configuration ports of the bus.
+ */
+static int chan_part_init(struct partition *p, const struct hv_config *cfg, char *err,
+			  size_t errlen)
 {
 	struct vpci_chan_desc descs[CONFIG_MAX_CHANNELS];
 
@@ -116,7 +136,22 @@ int channels_partition_init(struct partition *p, const struct hv_config *cfg, ch
 			     "BAR (config_parse should have refused it)", p->cfg->name);
 		return -1;
 	}
+	if (!p->channel_count)
+		return 0;
+	for (uint32_t i = 0; i < p->channel_count; i++) {
+		p->chan_region[i] = mmio_region_add(p, NULL, 0, 0, chan_bar0_mmio,
+						    (void *)(uintptr_t)i, "channel BAR0");
+		if (p->chan_region[i] < 0)
+			goto full;
+	}
+	chan_regions_follow(p);
+	if (port_region_add(p, TEMPO_PCI_CF8, TEMPO_PCI_CF8, chan_pci_port, NULL, "PCI") < 0 ||
+	    port_region_add(p, TEMPO_PCI_CFC, TEMPO_PCI_CFC + 3, chan_pci_port, NULL, "PCI") < 0)
+		goto full;
 	return 0;
+full:
+	fmt_snprintf(err, errlen, "partition '%s': its region table is full", p->cfg->name);
+	return -1;
 }
 
 void channel_info(const struct vcpu *v, uint32_t local, void *dst)
@@ -148,7 +183,8 @@ void channel_bind(struct vcpu *v, uint32_t local, uint32_t vector, uint32_t vcpu
 			 vector ? vector | vcpu << 8 : 0, __ATOMIC_RELEASE);
 }
 
-void channels_partition_reset(struct partition *p)
+/* @p restarts: its doorbells are unbound until its new instance binds them. */
+static void chan_part_reset(struct partition *p)
 {
 	for (uint32_t i = 0; i < p->channel_count; i++) {
 		__atomic_store_n(&channels[p->channel_of[i]].peers[p->channel_self[i]].bound, 0,
@@ -156,12 +192,15 @@ void channels_partition_reset(struct partition *p)
 		chan_regs_reset(&p->chan_regs[i]);
 	}
 	vpci_reset(&p->pci);
+	chan_regions_follow(p);
 	/*
 	 * Every vCPU has left: none holds the lock, unless a hypervisor fault
 	 * ended one inside it (hv_exit_fault), which must not hang the restart.
 	 */
 	__atomic_store_n(&p->pci_lock, 0, __ATOMIC_RELEASE);
 }
+
+PART_HOOK(40, channels, .init = chan_part_init, .reset = chan_part_reset);
 
 /* One more ring in this millisecond, unless @limit are spent already. */
 static bool throttle_take(struct channel_peer_state *s, uint32_t limit)
@@ -272,33 +311,38 @@ static void msi_follow(struct partition *p, uint32_t local)
 			 bound, __ATOMIC_RELEASE);
 }
 
-uint32_t channel_pci_in(struct vcpu *v, uint16_t port, uint8_t size)
-{
-	struct partition *p = v->part;
-	uint32_t value;
-
-	pci_lock(p);
-	value = vpci_io_read(&p->pci, port, size);
-	pci_unlock(p);
-	return value;
-}
-
-void channel_pci_out(struct vcpu *v, uint16_t port, uint8_t size, uint32_t value)
+/*
+ * Ports 0xCF8 and 0xCFC-0xCFF: the configuration mechanism, for the access
+ * widths hv/core/vpci.c takes (others read all ones and are dropped).
+ */
+static enum exit_action chan_pci_port(struct vcpu *v, struct exit_ctx *x, uint16_t port,
+				      uint8_t size, bool in, uint32_t *value, void *opaque)
 {
 	struct partition *p = v->part;
 	struct vpci_event ev;
 
-	/*
-	 * BAR2 is not followed: the channel stays mapped where the boot put
-	 * it (the address the BAR reads at reset, as firmware leaves it), so
-	 * nothing a guest writes makes root mode map, unmap or allocate EPT
-	 * tables. A guest that moves BAR2 finds nothing at the new place (an
-	 * access there stops it, as any access outside its RAM and channels).
-	 */
+	(void)x;
+	(void)opaque;
+	if (!vpci_claims(port, size))
+		return EXIT_RESUME;
 	pci_lock(p);
-	if (vpci_io_write(&p->pci, port, size, value, &ev) & VPCI_EV_MSI)
-		msi_follow(p, ev.chan);
+	if (in) {
+		*value = vpci_io_read(&p->pci, port, size);
+	} else {
+		/*
+		 * BAR2 is not followed: the channel stays mapped where the boot
+		 * put it (the address the BAR reads at reset, as firmware leaves
+		 * it), so nothing a guest writes makes root mode map, unmap or
+		 * allocate EPT tables. A guest that moves BAR2 finds nothing at the
+		 * new place (an access there stops it, as any access outside its
+		 * RAM and channels). BAR0 is emulated: its region follows.
+		 */
+		if (vpci_io_write(&p->pci, port, size, *value, &ev) & VPCI_EV_MSI)
+			msi_follow(p, ev.chan);
+		chan_regions_follow(p);
+	}
 	pci_unlock(p);
+	return EXIT_RESUME;
 }
 
 /* The BAR0 an EPT violation hit. */
@@ -337,7 +381,9 @@ static void bar0_write(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size, ui
 	pci_unlock(v->part);
 }
 
-bool channel_mmio(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, enum exit_action *a)
+/* An access to a channel function's BAR0 region: its registers (hv/core/chan_regs.h). */
+static bool chan_bar0_mmio(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, void *opaque,
+			   enum exit_action *a)
 {
 	struct partition *p = v->part;
 	struct bar0_hit hit;
@@ -345,8 +391,8 @@ bool channel_mmio(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, enum exit_ac
 	uint32_t offset;
 	int32_t local;
 
-	if (!p->channel_count)
-		return false;
+	(void)opaque;
+	/* the region follows the BAR, but a sibling may move it meanwhile: ask the bus */
 	pci_lock(p);
 	local = vpci_find_bar0(&p->pci, gpa, &offset);
 	pci_unlock(p);

@@ -7,6 +7,7 @@
 #include "arch/x86/vmx.h"
 #include "hv/core/cpuid_policy.h"
 #include "hv/exit/exit.h"
+#include "hv/ops/console.h"
 #include "hv/state/platform.h"
 
 #define CR4_OSXSAVE	(1ull << 18)
@@ -40,7 +41,7 @@ enum exit_action exit_cpuid(struct vcpu *v, struct exit_ctx *x)
 	cr4 = vmread(VMCS_GUEST_CR4);
 	f.guest_osxsave = cr4 & CR4_OSXSAVE;
 	f.guest_pke = cr4 & CR4_PKE;
-	f.guest_apic_on = v->apic_base.mode != APIC_MODE_DISABLED;
+	f.guest_apic_on = v->apic.base.mode != APIC_MODE_DISABLED;
 	if (cpuid_policy_source(&f, leaf) == CPUID_SRC_HOST) {
 		struct cpuid_regs h = cpuid(leaf, sub);
 

@@ -2,27 +2,30 @@
 /*
  * VM-exit dispatch: one row per basic exit reason, in a table. A handler
  * completes the guest's instruction and returns what happens next (enum
- * exit_action, hv/exit/exit.h): the vCPU resumes, or the dispatcher stops the
- * partition with the handler's report, ends it as the guest asked, or
- * switches the core. Anything not in the table stops the partition too: an
- * exit we did not plan for is never ignored.
+ * exit_action, hv/state/exit_ctx.h): the vCPU resumes, or the dispatcher
+ * stops the partition with the handler's report, ends it as the guest
+ * asked, or switches the core. Anything not in the table stops the
+ * partition too: an exit we did not plan for is never ignored.
  *
  * A row marked fast may finish without the generic work of the full path
  * (the vectoring check, the mailbox, the window end, the console): its
  * handler runs first with ctx.fast set and either finishes the exit or
  * answers EXIT_SLOW, and then the full path runs it again.
  *
- * The concerns are in files of their own: CPUID (cpuid.c), MSRs (msr.c),
- * the x2APIC (x2apic.c), port I/O (io.c), control registers (cr.c),
- * hypercalls (hypercall_exit.c), time (timer_exit.c), event injection
- * (inject.c) and the pv-lazy page (pv_lazy.c).
+ * The families are in files of their own: CPUID (cpuid.c), MSRs (msr.c)
+ * and the xAPIC page (xapic_page.c), port I/O (io.c), control registers
+ * (cr.c), hypercalls (hypercall.c); time's exits are hv/time/'s. An access
+ * outside the partition's RAM goes to whoever registered its page
+ * (hv/state/region.h).
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/vmx.h"
-#include "hv/dev/channel.h"
+#include "hv/apic/apic.h"
 #include "hv/exit/exit.h"
-#include "hv/ops/monitor.h"
 #include "hv/lib/fmt.h"
+#include "hv/ops/monitor.h"
+#include "hv/run/run.h"
+#include "hv/time/time.h"
 #include "hv/upcalls.h"
 
 /* ---- the exits that only stop, or only complete ---- */
@@ -49,17 +52,19 @@ static enum exit_action exit_triple_fault(struct vcpu *v, struct exit_ctx *x)
 #define EPT_Q_MAPPED	(7ull << 3)
 
 /*
- * Outside its RAM and channels: a device's registers (trapped MMIO), or a
- * stop. Only an unmapped page can be a device's: a right missing on a
- * mapped one (a ro channel's write) stops the partition, wherever a guest
- * has put a BAR.
+ * Outside its RAM and channels: a device's registers (trapped MMIO, the
+ * region registry says whose), or a stop. Only an unmapped page can be a
+ * device's: a right missing on a mapped one (a ro channel's write) stops
+ * the partition, wherever a guest has put a BAR.
  */
 static enum exit_action exit_ept_violation(struct vcpu *v, struct exit_ctx *x)
 {
 	uint64_t gpa = vmread(VMCS_GUEST_PHYS_ADDR), q = vmread(VMCS_EXIT_QUALIFICATION);
+	const struct mmio_region *r;
 	enum exit_action a;
 
-	if (!(q & EPT_Q_MAPPED) && (xapic_mmio(v, x, gpa, &a) || channel_mmio(v, x, gpa, &a)))
+	if (!(q & EPT_Q_MAPPED) && (r = mmio_region_find(v->part, v, gpa)) &&
+	    r->fn(v, x, gpa, r->opaque, &a))
 		return a;
 	fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "gpa=0x%lx", gpa);
 	return exit_stop(x, "ept_violation", q, x->detail_buf);
@@ -167,60 +172,75 @@ static const struct exit_row exit_rows[EXIT_REASON_COUNT] = {
 
 /* ---- acting on the answer ---- */
 
-/* Every action but EXIT_RESUME leaves the exit for good. */
-static __attribute__((noreturn)) void exit_leave(struct vcpu *v, enum exit_action a,
-						 const struct exit_ctx *x)
+/*
+ * Every action but EXIT_RESUME leaves the exit: the partition's end is
+ * recorded (hv/state/partition.c), the vCPU leaves its core (hv/run/), and
+ * the exit stub returns to the core's loop (NULL), or with a shared core's
+ * next window of the same vCPU resumes it.
+ */
+static struct vcpu *exit_leave(struct vcpu *v, enum exit_action a, const struct exit_ctx *x)
 {
 	switch (a) {
 	case EXIT_LEAVE:
-		vcpu_leave(v);
+		break;
 	case EXIT_SWITCH:
-		hv_switch_window(v);
+		return vcpu_switch_window(v);
 	case EXIT_SHUTDOWN:
 		partition_shutdown(v, x->code);
+		break;
 	case EXIT_POWEROFF:
 		partition_poweroff(v);
+		break;
 	case EXIT_RESET:
 		partition_reset(v, x->stop_detail);
+		break;
 	case EXIT_INIT:
 		/* the BSP at INIT starts over at the reset vector: the partition's reset */
-		if (!v->index)
+		if (!v->index) {
 			partition_reset(v, "INIT IPI to the boot vCPU");
+			break;
+		}
 		vcpu_init_reset(v);
+		return NULL;
 	case EXIT_HALT:
 		halt_forever();
 	case EXIT_STOP:
 		partition_stop(v, x->stop_reason, x->stop_qual, x->stop_detail);
+		break;
 	case EXIT_RESUME:
 	case EXIT_SLOW:
 	default:
+		partition_stop(v, "exit_action", a, "a handler answered an unknown action");
 		break;
 	}
-	partition_stop(v, "exit_action", a, "a handler answered an unknown action");
+	vcpu_leave(v);
+	return NULL;
 }
 
-/* The fast path: a fast row, on a core with nothing else to do first. */
-static bool exit_fast(struct vcpu *v, const struct exit_row *row, struct exit_ctx *x)
+/*
+ * The fast path: a fast row, on a core with nothing else to do first.
+ * EXIT_SLOW: the full path takes the exit; else the handler's answer, the
+ * exit counted and, for EXIT_RESUME, the entry prepared.
+ */
+static enum exit_action exit_fast(struct vcpu *v, const struct exit_row *row, struct exit_ctx *x)
 {
 	enum exit_action a;
 
 	/* a kick is read by the full path, a shared core's window end too */
 	if (!row->fast || v->pcpu->console || v->pcpu->shared ||
 	    __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
-		return false;
+		return EXIT_SLOW;
 	x->fast = true;
 	a = row->handler(v, x);
 	x->fast = false;
-	if (a == EXIT_SLOW)
-		return false;
 	if (a != EXIT_RESUME)
-		exit_leave(v, a, x);
-	v->exits_total++;
-	v->exits[x->reason]++;
+		return a;
+	v->stats.exits_total++;
+	v->stats.exits[x->reason]++;
 	if (!timer_mode(v->vt.mode)->owns_lapic)
 		deliver_virtual(v);
 	vcpu_timer_arm(v);
-	return true;
+	return EXIT_RESUME;
 }
 
 /*
@@ -240,33 +260,32 @@ static enum exit_action exit_tail(struct vcpu *v)
 		if (mail & MAILBOX_EVENT)	/* the flags below say whose (a shared core's too) */
 			__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_EVENT, __ATOMIC_ACQ_REL);
 	}
-	/* an INIT or NMI from the partition (hv/apic/x2apic.c, vcpu_send_event) */
-	if (__builtin_expect(v->init_pending | v->nmi_pending, 0)) {
-		if (v->init_pending)
+	/* an INIT or NMI from the partition (hv/apic/ipi.c, vcpu_send_event) */
+	if (__builtin_expect(v->apic.init_pending | v->apic.nmi_pending, 0)) {
+		if (v->apic.init_pending)
 			return EXIT_INIT;
 		deliver_nmi(v);
 	}
 	if (v->pcpu->shared && rdtsc() >= sched_window_end(&v->pcpu->sched))
 		return EXIT_SWITCH;
 	if (v->pcpu->console)
-		console_drain_all(false);
+		operator_service();
 	if (!timer_mode(v->vt.mode)->owns_lapic)
 		deliver_virtual(v);
 	else if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI)
 		deliver_pending_to_apic(v);
-	if (v->tick_exit)
+	if (v->aside.tick_exit)
 		count_tick_hit(v);
 	return EXIT_RESUME;
 }
 
-struct vcpu *hv_exit_handler(struct vcpu *v);
 struct vcpu *hv_exit_handler(struct vcpu *v)
 {
 	struct exit_ctx x;	/* not zeroed whole: its buffer is for stops alone */
 
 	x.reason = (uint32_t)vmread(VMCS_EXIT_REASON);
-	v->aside_decided = false;
-	if (v->aside_armed)
+	v->aside.decided = false;
+	if (v->aside.armed)
 		tick_aside_fold(v, x.reason);
 	/* first: this exit's length is what a guest deadline that falls in it waits */
 	if (x.reason == EXIT_REASON_PREEMPTION_TIMER && tick_defer_early(v))
@@ -281,28 +300,45 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 	enum exit_action a;
 
 	/* what the CPU delivered and retired in the virtual-APIC page */
-	if (v->apicv)
+	if (v->apic.apicv)
 		apicv_sync_in(v);
 	/* a fast exit's reason is its basic reason: no entry failure */
-	if (row && row->handler && x.reason == basic && exit_fast(v, row, &x))
-		return v;
+	if (row && row->handler && x.reason == basic) {
+		a = exit_fast(v, row, &x);
+		if (a == EXIT_RESUME)
+			return v;
+		if (a != EXIT_SLOW)
+			return exit_leave(v, a, &x);
+	}
 	v->pcpu->exit_vcpu = v;	/* a fault from here on stops this partition only */
-	v->exits_total++;
+	v->stats.exits_total++;
 	if (basic < EXIT_REASON_COUNT)
-		v->exits[basic]++;
+		v->stats.exits[basic]++;
 	if ((x.reason & EXIT_REASON_ENTRY_FAILURE) && basic != EXIT_REASON_INVALID_GUEST_STATE)
-		exit_leave(v, exit_stop(&x, "vm_entry_failed", x.reason,
-					vmx_exit_reason_name(basic)), &x);
+		return exit_leave(v, exit_stop(&x, "vm_entry_failed", x.reason,
+					       vmx_exit_reason_name(basic)), &x);
 	if (!row || !row->handler)
-		exit_leave(v, exit_stop(&x, "unhandled_exit", basic, vmx_exit_reason_name(basic)),
-			   &x);
+		return exit_leave(v, exit_stop(&x, "unhandled_exit", basic,
+					       vmx_exit_reason_name(basic)), &x);
 	reinject_vectoring();
 	a = row->handler(v, &x);
 	if (a == EXIT_RESUME)
 		a = exit_tail(v);
 	if (a != EXIT_RESUME)
-		exit_leave(v, a, &x);
+		return exit_leave(v, a, &x);
 	vcpu_timer_arm(v);
 	v->pcpu->exit_vcpu = NULL;
 	return v;
+}
+
+/*
+ * The VM entry that resumed @v failed (VMfailValid, @error): arch's exit
+ * stub hands it back here as an exit that stops the partition.
+ */
+struct vcpu *hv_resume_failed(struct vcpu *v, uint32_t error)
+{
+	struct exit_ctx x = { 0 };
+
+	return exit_leave(v, exit_stop(&x, "vm_entry_failed", error, vmx_instr_error_name(error)),
+			  &x);
 }

@@ -2,16 +2,19 @@
 /*
  * RDMSR and WRMSR exits: the action hv/core/msr_policy.c gives the MSR in
  * this vCPU's timer mode, and for EMULATE the row's named handler (the
- * table below; the x2APIC ones are in hv/apic/x2apic.c).
+ * table below; the x2APIC ones are hv/apic/'s, the timer's hv/time/'s).
  */
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/spec_ctl.h"
+#include "hv/apic/apic.h"
 #include "hv/core/msr_policy.h"
-#include "hv/lib/apic_defs.h"
 #include "hv/core/spec.h"
 #include "hv/exit/exit.h"
+#include "hv/lib/apic_defs.h"
+#include "hv/state/pages.h"
 #include "hv/state/platform.h"
+#include "hv/time/time.h"
 
 #define CR0_PG		(1ull << 31)
 #define EFER_SCE	(1ull << 0)
@@ -123,6 +126,34 @@ static bool xss_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t
 }
 
 /*
+ * SDM Vol. 3A 11.4.4, 11.12.5: IA32_APIC_BASE's state machine (hv/apic/);
+ * what it changes reaches the rooms that hold it: a disabled APIC's timer
+ * first (nothing due fires into the new state), then its registers, then
+ * the LVT the hardware holds; its MSR bitmap for the new APIC mode; its
+ * xAPIC page where it moved to.
+ */
+static bool apic_base_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	struct apic_base_effect e;
+
+	(void)x;
+	(void)msr;
+	if (!apic_base_take(v, value, &e))
+		return false;
+	if (e.reset) {
+		timer_reset_live(v);
+		apic_reset_live(v);
+		timer_reset(v);
+		timer_program_lvt(v);
+	}
+	if (e.mode_changed)
+		apic_apply_model(v);
+	if (e.base_moved && v->apic.xapic_region)
+		mmio_region_set(v->part, v->apic.xapic_region - 1, v->apic.base.base, PAGE_SIZE);
+	return true;
+}
+
+/*
  * One entry per enum msr_handler: the rows' EMULATE actions. A missing
  * direction is #GP (the unit tests check that every EMULATE row names a
  * handler).
@@ -216,7 +247,7 @@ static bool pass_wrmsr(uint32_t msr, uint64_t value)
 static bool x2apic_msr_gone(const struct vcpu *v, uint32_t msr)
 {
 	return msr >= X2APIC_MSR_FIRST && msr <= X2APIC_MSR_LAST &&
-	       v->apic_base.mode != APIC_MODE_X2APIC;
+	       v->apic.base.mode != APIC_MODE_X2APIC;
 }
 
 bool msr_read(struct vcpu *v, uint32_t msr, uint64_t *value)
@@ -232,8 +263,9 @@ bool msr_read(struct vcpu *v, uint32_t msr, uint64_t *value)
 	case MSR_EMULATE:
 		return rule->handler < MSR_H_COUNT && emulation[rule->handler].rd &&
 		       emulation[rule->handler].rd(v, msr, value);
-	case MSR_VAPIC:
-		return vapic_rdmsr(v, msr, value);
+	case MSR_VAPIC:	/* the timer's registers are the time room's */
+		return timer_reg_is(msr) ? timer_reg_rdmsr(v, msr, value) :
+					   vapic_rdmsr(v, msr, value);
 	case MSR_SOFT_DEADLINE:
 		return soft_deadline_rdmsr(v, msr, value);
 	default:
@@ -254,7 +286,8 @@ bool msr_write(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 		return rule->handler < MSR_H_COUNT && emulation[rule->handler].wr &&
 		       emulation[rule->handler].wr(v, x, msr, value);
 	case MSR_VAPIC:
-		return vapic_wrmsr(v, x, msr, value);
+		return timer_reg_is(msr) ? timer_reg_wrmsr(v, x, msr, value) :
+					   vapic_wrmsr(v, x, msr, value);
 	case MSR_SOFT_DEADLINE:
 		return soft_deadline_wrmsr(v, x, msr, value);
 	default:
@@ -299,7 +332,7 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct exit_ctx *x)
 		    v->pcpu->shared || !soft_deadline_wrmsr(v, x, msr, value))
 			return EXIT_SLOW;
 		skip_instruction();
-		v->fast_exits++;
+		v->stats.fast_exits++;
 		return EXIT_RESUME;
 	}
 	ok = !x2apic_msr_gone(v, msr) && msr_write(v, x, msr, value);

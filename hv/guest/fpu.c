@@ -8,7 +8,6 @@
 #include "hv/state/partition.h"
 #include "hv/state/platform.h"
 
-struct xsave_plan xsave_plan;
 
 static bool host_has_xsave(void)
 {
@@ -71,10 +70,10 @@ void xsave_plan_boot(void)
 static void fpu_save(struct vcpu *v)
 {
 	if (xsave_plan.xcr0_allowed)
-		asm volatile("xsave64 %0" : "=m"(*(uint8_t(*)[XSAVE_AREA_MAX])v->fpu)
-			     : "a"((uint32_t)v->xcr0), "d"((uint32_t)(v->xcr0 >> 32)) : "memory");
+		asm volatile("xsave64 %0" : "=m"(*(uint8_t(*)[XSAVE_AREA_MAX])v->saved.fpu)
+			     : "a"((uint32_t)v->saved.xcr0), "d"((uint32_t)(v->saved.xcr0 >> 32)) : "memory");
 	else
-		asm volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->fpu) : : "memory");
+		asm volatile("fxsave64 %0" : "=m"(*(uint8_t(*)[512])v->saved.fpu) : : "memory");
 }
 
 static void restore_area(const void *area, uint64_t xcr0)
@@ -93,7 +92,7 @@ static void restore_area(const void *area, uint64_t xcr0)
 
 static void fpu_restore(struct vcpu *v)
 {
-	restore_area(v->fpu, v->xcr0);
+	restore_area(v->saved.fpu, v->saved.xcr0);
 }
 
 void fpu_area_reset(void *area, uint64_t bytes)
@@ -126,7 +125,7 @@ void fpu_reset_core(void)
 void fpu_switch_out(struct vcpu *v)
 {
 	if (xsave_plan.xcr0_allowed)
-		v->xcr0 = xgetbv0();
+		v->saved.xcr0 = xgetbv0();
 	fpu_save(v);
 }
 

@@ -15,7 +15,10 @@
 #include "hv/core/mmio_decode.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
+#include "hv/guest/inject.h"
+#include "hv/guest/insn.h"
 #include "hv/state/pages.h"
+#include "hv/state/partition.h"
 
 /* EPT-violation exit qualification (SDM Vol. 3C 28.2.1, table 28-7) */
 #define EPT_Q_READ		(1ull << 0)

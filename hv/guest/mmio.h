@@ -9,7 +9,9 @@
 
 #include <stdint.h>
 
-#include "hv/exit/exit.h"
+#include "hv/state/exit_ctx.h"
+
+struct vcpu;
 
 struct mmio_device {
 	/* a load of @size bytes (1, 2, 4, 8) at @gpa */

@@ -7,12 +7,13 @@
 
 #include "arch/x86/cpu.h"
 #include "hv/lib/log.h"
-#include "hv/ops/monitor.h"
+#include "hv/state/hooks.h"
 #include "hv/state/partition.h"
 #include "hv/state/platform.h"
 #include "hv/upcalls.h"
 
 static volatile int drain_lock;	/* 0 free, else the holder's CPU index + 1 */
+static volatile int focus = -1;	/* whose input the console is (console_set_focus) */
 
 struct emit_ctx {
 	const char *name;
@@ -50,9 +51,9 @@ static void print_snapshots(struct partition *p)
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		struct vcpu *v = p->vcpus[i];
 
-		while (v->snap_tail != __atomic_load_n(&v->snap_head, __ATOMIC_ACQUIRE)) {
-			print_vcpu_stats(p, v, &v->snaps[v->snap_tail % VCPU_SNAPSHOTS]);
-			__atomic_store_n(&v->snap_tail, v->snap_tail + 1, __ATOMIC_RELEASE);
+		while (v->stats.snap_tail != __atomic_load_n(&v->stats.snap_head, __ATOMIC_ACQUIRE)) {
+			print_vcpu_stats(p, v, &v->stats.snaps[v->stats.snap_tail % VCPU_SNAPSHOTS]);
+			__atomic_store_n(&v->stats.snap_tail, v->stats.snap_tail + 1, __ATOMIC_RELEASE);
 		}
 		/* the vCPU's core found it busy (hv/ops/monitor.c); it does not print itself */
 		if (__atomic_exchange_n(&v->mode_busy, false, __ATOMIC_ACQ_REL))
@@ -67,7 +68,7 @@ static void print_snapshots(struct partition *p)
  * partition's last words). Without it, a busy drainer means there is nothing
  * to do here.
  */
-static bool drain_lock_take(bool wait)
+bool console_lock(bool wait)
 {
 	int free = 0, me = (int)this_pcpu()->index + 1;
 
@@ -110,7 +111,7 @@ static bool prompt_due(uint32_t i)
 	uint32_t now_len = partitions[i].uart.line_len;
 	uint64_t now;
 
-	if (monitor_focus() != (int)i || !now_len)
+	if (__atomic_load_n(&focus, __ATOMIC_RELAXED) != (int)i || !now_len)
 		return false;
 	now = rdtsc();
 	if (now_len != len[i]) {
@@ -124,12 +125,8 @@ static bool prompt_due(uint32_t i)
 	return true;
 }
 
-void console_drain_all(bool flush)
+void console_drain(bool flush)
 {
-	if (!drain_lock_take(flush))
-		return;
-	if (partitions_go && !hv_stopping)
-		monitor_poll();
 	for (uint32_t i = 0; i < partition_count; i++) {
 		struct emit_ctx ctx = { partitions[i].cfg->name };
 		/*
@@ -150,21 +147,78 @@ void console_drain_all(bool flush)
 			partitions[i].end_report_pending = false;
 		}
 	}
+}
+
+void console_unlock(void)
+{
 	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }
 
-void console_reset(struct partition *p)
+void console_drain_all(bool flush)
+{
+	if (!console_lock(flush))
+		return;
+	console_drain(flush);
+	console_unlock();
+}
+
+void console_set_focus(int target)
+{
+	__atomic_store_n(&focus, target, __ATOMIC_RELAXED);
+}
+
+/* A restart: @p's virtual UART back to its reset state, its unprinted bytes gone. */
+static void console_reset(struct partition *p)
 {
 	struct emit_ctx ctx = { p->cfg->name };
 
-	drain_lock_take(true);
+	console_lock(true);
 	vuart_drain(&p->uart, true, emit_line, &ctx);	/* the old instance's last partial line */
 	vuart_init(&p->uart);
 	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }
 
+PART_HOOK(10, console, .reset = console_reset);
+
 void console_release(uint32_t cpu)
 {
 	if (__atomic_load_n(&drain_lock, __ATOMIC_ACQUIRE) == (int)cpu + 1)
 		__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * On demand (hypercall, CPUID leaf TEMPO_CPUID_STATS): a copy of the
+ * counters, a few dozen instructions on the guest's core; the console core
+ * formats it later (a VCPU_STATS line a script can difference between two
+ * calls). A full ring drops the copy.
+ */
+void vcpu_snapshot_fill(const struct vcpu *v, struct vcpu_snapshot *s)
+{
+	s->tsc = rdtsc();
+	s->exits = v->stats.exits_total;
+	s->tick_exits = v->stats.host_tick_exits;
+	s->timer_exits = v->stats.exits[EXIT_REASON_PREEMPTION_TIMER];
+	s->deadline_write_exits = v->stats.deadline_write_exits;
+	s->extint_exits = v->stats.exits[EXIT_REASON_EXTERNAL_INTR];
+	s->eoi_exits = v->stats.eoi_exits;
+	s->fast_exits = v->stats.fast_exits;
+	s->host_ticks = v->pcpu->ht.ticks;
+	s->tick_late_max_ticks = v->pcpu->ht.late_max_ticks;
+	s->tick_hits = v->stats.tick_hits;
+	s->tick_defer_exits = v->stats.tick_defer_exits;
+	s->posted_taken = v->stats.pi_taken;
+	s->tick_busy = v->stats.tick_busy;
+	s->timer = v->vt.stats;
+	s->mode = v->vt.mode;
+}
+
+bool snapshot_vcpu(struct vcpu *v)
+{
+	uint32_t head = v->stats.snap_head;
+
+	if (head - __atomic_load_n(&v->stats.snap_tail, __ATOMIC_ACQUIRE) >= VCPU_SNAPSHOTS)
+		return false;
+	vcpu_snapshot_fill(v, &v->stats.snaps[head % VCPU_SNAPSHOTS]);
+	__atomic_store_n(&v->stats.snap_head, head + 1, __ATOMIC_RELEASE);
+	return true;
 }

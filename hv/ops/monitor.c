@@ -3,8 +3,9 @@
  * The operator's side of the serial console: what is typed on COM1 goes to
  * one partition's virtual UART or to the monitor (hv/core/console_input.c
  * routes it), and the monitor's commands (hv/core/monitor.c parses them) are
- * done here. It runs where the consoles drain, under the drain lock: on the
- * console core, or, when every core runs a guest, at guests' exits.
+ * done here. It runs where the consoles drain, under the drain lock, just
+ * before the drain (operator_service): on the console core, or, when every
+ * core runs a guest, at guests' exits.
  *
  * A flood cannot stall anything: at most MONITOR_POLL_BYTES bytes are taken
  * a poll (the UART drops what its FIFO cannot hold), a partition's receive
@@ -13,16 +14,19 @@
 #include "hv/ops/monitor.h"
 
 #include "arch/x86/apic.h"
+#include "arch/x86/cpu.h"
+#include "hv/apic/apic.h"
 #include "hv/core/console_input.h"
 #include "hv/core/monitor.h"
-#include "hv/exit/exit.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
 #include "hv/lib/uart16550.h"
+#include "hv/ops/console.h"
+#include "hv/ops/report.h"
 #include "hv/state/partition.h"
 #include "hv/state/platform.h"
-#include "hv/ops/report.h"
+#include "hv/upcalls.h"
 
 #define MONITOR_POLL_BYTES	64
 /*
@@ -89,7 +93,7 @@ static void cmd_list(void)
 		uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE), o = 0;
 
 		for (uint32_t k = 0; k < p->vcpu_count; k++) {
-			exits += p->vcpus[k]->exits_total;
+			exits += p->vcpus[k]->stats.exits_total;
 			o += (uint32_t)fmt_snprintf(cpus + o, sizeof(cpus) - o, "%s%u", k ? "," : "",
 						    p->vcpus[k]->pcpu->index);
 			if (o >= sizeof(cpus))
@@ -115,7 +119,7 @@ static void cmd_stats(const struct partition *p)
 
 /*
  * A timer mode switch is the vCPU's own to make, at one of its exits with
- * nothing in service (the hypercall's rules: hv/exit/hypercall.c): the
+ * nothing in service (the hypercall's rules: hv/time/mode.c): the
  * request waits in the vCPU, and a kick makes the exit come at once.
  */
 static int cmd_mode(struct partition *p, uint32_t vcpu, uint32_t mode, char *err, size_t len)
@@ -215,7 +219,7 @@ static void to_monitor(uint8_t b)
 	}
 }
 
-void monitor_poll(void)
+static void monitor_poll(void)
 {
 	static uint64_t last_tsc;
 	uint64_t now = rdtsc();
@@ -253,32 +257,15 @@ void monitor_poll(void)
 	}
 }
 
-int monitor_focus(void)
+void operator_service(void)
 {
-	return typed ? (int)cin.focus : -1;
-}
-
-/*
- * The bit is cleared before the requests are looked at: one the monitor
- * stores meanwhile sets it again. A shared core's bit is set again while
- * another of its vCPUs still has a request (it is taken in that one's window).
- */
-bool vcpu_mode_request_take(struct vcpu *v)
-{
-	struct pcpu *c = v->pcpu;
-	uint32_t want;
-	bool others = false;
-
-	__atomic_fetch_and(&c->mailbox, ~MAILBOX_MODE, __ATOMIC_ACQ_REL);
-	want = __atomic_exchange_n(&v->mode_request, 0, __ATOMIC_ACQ_REL);
-	for (uint32_t k = 0; c->shared && k < c->slot_count; k++)
-		others |= __atomic_load_n(&c->slots[k]->mode_request, __ATOMIC_ACQUIRE) != 0;
-	if (others)
-		__atomic_fetch_or(&c->mailbox, MAILBOX_MODE, __ATOMIC_ACQ_REL);
-	if (!want)
-		return false;
-	/* refused (an interrupt in service): the console core reports it, not this core */
-	if (vcpu_timer_mode_set(v, want - 1) != TEMPO_HC_OK)
-		__atomic_store_n(&v->mode_busy, true, __ATOMIC_RELEASE);
-	return true;
+	if (!console_lock(false))
+		return;		/* another core is at it */
+	if (partitions_go && !hv_stopping) {
+		monitor_poll();
+		if (typed)	/* someone is at the console: their partition's prompt shows */
+			console_set_focus((int)cin.focus);
+	}
+	console_drain(false);
+	console_unlock();
 }

@@ -1,20 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The operator's console: COM1's input, routed, and the monitor's commands (hv/ops/monitor.c). */
-#ifndef TEMPO_HV_MONITOR_RUN_H
-#define TEMPO_HV_MONITOR_RUN_H
+#ifndef TEMPO_HV_OPS_MONITOR_H
+#define TEMPO_HV_OPS_MONITOR_H
 
-#include <stdbool.h>
-
-struct vcpu;
-
-/* Take what was typed (a bounded amount) and act on it; under the drain lock. */
-void monitor_poll(void);
 /*
- * Whose input the console is: a partition's index, or partition_count for
- * the monitor; -1 until a byte has been typed (nobody is at the console).
+ * The console duty of a core (the console core's loop, or a guest's exit
+ * when every core runs one): what was typed is taken (a bounded amount) and
+ * acted on, then the partitions' output goes out. A core that finds
+ * another at it returns at once.
  */
-int monitor_focus(void);
-/* At @v's exit with MAILBOX_MODE: make the monitor's mode switch; true if it had one. */
-bool vcpu_mode_request_take(struct vcpu *v);
+void operator_service(void);
 
 #endif

@@ -7,6 +7,8 @@
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/ops/console.h"
+#include "hv/time/time.h"
 #include "hv/state/partition.h"
 #include "hv/upcalls.h"
 
@@ -29,12 +31,12 @@ static void print_exit_stats(const struct partition *p)
 		const struct vcpu *v = p->vcpus[i];
 		char line[480];
 		int n = fmt_snprintf(line, sizeof(line), "EXITS partition=%s vcpu=%u total=%lu",
-				     p->cfg->name, v->index, v->exits_total);
+				     p->cfg->name, v->index, v->stats.exits_total);
 
 		for (uint32_t r = 0; r < EXIT_REASON_COUNT; r++)
-			if (v->exits[r] && n < (int)sizeof(line))
+			if (v->stats.exits[r] && n < (int)sizeof(line))
 				n += fmt_snprintf(line + n, sizeof(line) - n, " %s=%lu",
-						  vmx_exit_reason_name(r), v->exits[r]);
+						  vmx_exit_reason_name(r), v->stats.exits[r]);
 		log_printf(LOG_EMERG, "%s\n", line);
 	}
 }
@@ -99,10 +101,10 @@ void print_trace(const struct partition *p)
 {
 	for (uint32_t i = 0; i < p->vcpu_count; i++) {
 		const struct vcpu *v = p->vcpus[i];
-		uint32_t n = v->trace_next < 8 ? v->trace_next : 8;
+		uint32_t n = v->stats.trace_next < 8 ? v->stats.trace_next : 8;
 
-		for (uint32_t k = v->trace_next - n; k != v->trace_next; k++) {
-			const struct trace_entry *t = &v->trace[k % TRACE_RING];
+		for (uint32_t k = v->stats.trace_next - n; k != v->stats.trace_next; k++) {
+			const struct trace_entry *t = &v->stats.trace[k % TRACE_RING];
 
 			log_printf(LOG_EMERG, "TRACE partition=%s vcpu=%u seq=%u tsc=%lu event=%s "
 				   "value=0x%lx\n", p->cfg->name, v->index, k, t->tsc,

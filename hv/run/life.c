@@ -1,200 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * The end of a partition: stopped by the hypervisor with a PARTITION_STOP
- * report, shut down or powered off by the guest, or lost to a hypervisor
- * fault in its exit handler. Its vCPUs leave their cores for good.
+ * A vCPU's life on its core beyond running: leaving it for good (its
+ * partition ended) or until its partition's restart, an INIT and the SIPI
+ * after it, and the restart itself, done in root mode by one core once
+ * every vCPU has left.
  */
-#include "hv/state/partition.h"
-
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
-#include "hv/core/restart.h"
+#include "arch/x86/smp.h"
+#include "hv/build/build.h"
 #include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/ops/console.h"
+#include "hv/run/run.h"
+#include "hv/state/pages.h"
+#include "hv/state/partition.h"
 #include "hv/state/platform.h"
-#include "hv/upcalls.h"
-
-/* Ask every other vCPU of @p to leave: mailbox first, then the NMI. */
-void kick_partition(struct partition *p, struct vcpu *self)
-{
-	for (uint32_t i = 0; i < p->vcpu_count; i++) {
-		struct vcpu *t = p->vcpus[i];
-
-		if (t == self)
-			continue;
-		__atomic_fetch_or(&t->pcpu->mailbox, MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
-		x2apic_send_nmi(t->pcpu->apic_id);
-	}
-}
-
-/*
- * The end of a partition is reported by the console core, after the
- * partition's last console lines: the stopping core only formats the line
- * and never waits for the UART (on a shared core that would eat the other
- * vCPUs' windows). With no console core, the stopping core prints it.
- */
-static void report_end(struct partition *p)
-{
-	__atomic_store_n(&p->end_report_pending, true, __ATOMIC_RELEASE);
-	if (this_pcpu()->console && !this_pcpu()->faulted)
-		console_drain_all(true);
-}
-
-/* One more restart of @p, and its PARTITION_RESTART line as its end report. */
-static void restart_report(struct partition *p, const char *reason)
-{
-	const struct partition_config *pc = p->cfg;
-
-	p->restarts++;
-	fmt_snprintf(p->end_report, sizeof(p->end_report),
-		     "PARTITION_RESTART name=%s reason=%s count=%u limit=%u window_s=%u\n",
-		     pc->name, reason, p->restarts, pc->restart_limit, pc->restart_window_s);
-}
-
-/*
- * Move @p from running to its end (@final: STOPPED or SHUTDOWN) or to a
- * restart. One caller wins; it formats the report. Returns false if @p had
- * already left PART_RUNNING (another vCPU or the monitor was first).
- */
-static bool end_partition(struct partition *p, enum restart_end kind, uint32_t final,
-			  const char *reason, const char *report)
-{
-	uint64_t now = rdtsc();
-	struct restart_verdict v = restart_decide(p->cfg, &p->window, kind, now, platform.tsc_hz);
-	uint32_t expected = PART_RUNNING;
-	uint32_t to = v.restart ? PART_RESTARTING : final;
-	const struct partition_config *pc = p->cfg;
-
-	if (!__atomic_compare_exchange_n(&p->state, &expected, to, false, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return false;
-	if (v.restart) {
-		restart_commit(&p->window, v, now);
-		restart_report(p, reason);
-	} else if (pc->restart != RESTART_NEVER && kind != RESTART_END_REQUEST) {
-		char within[24] = "in this run";
-
-		if (pc->restart_window_s)
-			fmt_snprintf(within, sizeof(within), "within %u s", pc->restart_window_s);
-		fmt_snprintf(p->end_report, sizeof(p->end_report),
-			     "Partition '%s': restart limit reached (%u restarts %s), not "
-			     "restarted\n%s", pc->name, p->window.count, within, report);
-	} else {
-		fmt_snprintf(p->end_report, sizeof(p->end_report), "%s", report);
-	}
-	report_end(p);
-	return true;
-}
-
-/* A PARTITION_STOP line for @p as a vCPU of it (@v) or the monitor (@v NULL) saw it. */
-static void stop_line(char *buf, size_t len, struct partition *p, struct vcpu *v,
-		      const char *reason, uint64_t qual, const char *detail)
-{
-	fmt_snprintf(buf, len, "PARTITION_STOP name=%s reason=%s rip=0x%lx qual=0x%lx vcpu=%u "
-		     "cpu=%u detail=\"%s\"\n", p->cfg->name, reason, v ? vmread(VMCS_GUEST_RIP) : 0,
-		     qual, v ? v->index : 0, v ? v->pcpu->index : this_pcpu()->index, detail);
-}
-
-void partition_stop(struct vcpu *v, const char *reason, uint64_t qual, const char *detail)
-{
-	struct partition *p = v->part;
-	char line[320];
-
-	stop_line(line, sizeof(line), p, v, reason, qual, detail);
-	if (end_partition(p, RESTART_END_FAILURE, PART_STOPPED, reason, line))
-		kick_partition(p, v);
-	vcpu_leave(v);
-}
-
-void partition_reset(struct vcpu *v, const char *how)
-{
-	struct partition *p = v->part;
-	char line[320], detail[96];
-
-	fmt_snprintf(detail, sizeof(detail), "the guest asked for a reset (%s)", how);
-	stop_line(line, sizeof(line), p, v, "reset", 0, detail);
-	if (end_partition(p, RESTART_END_RESET, PART_STOPPED, "reset", line))
-		kick_partition(p, v);
-	vcpu_leave(v);
-}
-
-bool partition_stop_request(struct partition *p, bool restart)
-{
-	uint32_t expected = PART_RUNNING;
-	char line[320];
-
-	if (restart) {
-		/* the operator's restart: always, and outside the limit's count */
-		if (!__atomic_compare_exchange_n(&p->state, &expected, PART_RESTARTING, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return false;
-		restart_report(p, "monitor");
-	} else {
-		if (!__atomic_compare_exchange_n(&p->state, &expected, PART_STOPPED, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-			return false;
-		stop_line(line, sizeof(line), p, NULL, "monitor", 0, "stopped from the monitor");
-		fmt_snprintf(p->end_report, sizeof(p->end_report), "%s", line);
-	}
-	__atomic_store_n(&p->end_report_pending, true, __ATOMIC_RELEASE);
-	kick_partition(p, NULL);
-	return true;
-}
-
-static __attribute__((noreturn)) void end_by_request(struct vcpu *v, int64_t code,
-						      const char *how, const char *reason)
-{
-	struct partition *p = v->part;
-	char line[160];
-
-	fmt_snprintf(line, sizeof(line), "Partition '%s' %s (exit code %ld)\n", p->cfg->name,
-		     how, code);
-	if (end_partition(p, RESTART_END_REQUEST, PART_SHUTDOWN, reason, line)) {
-		p->exit_code = code;
-		kick_partition(p, v);
-	}
-	vcpu_leave(v);
-}
-
-void partition_shutdown(struct vcpu *v, int64_t code)
-{
-	end_by_request(v, code, "shut down", "shutdown");
-}
-
-void partition_poweroff(struct vcpu *v)
-{
-	end_by_request(v, 0, "powered off (ACPI S5)", "poweroff");
-}
-
-void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
-{
-	struct pcpu *c;
-	struct vcpu *v;
-	char detail[96];
-
-	/* before partitions run there is no exit, and GS may not be this_pcpu() yet */
-	if (!partitions_go || hv_stopping)
-		return;
-	c = this_pcpu();
-	v = c->exit_vcpu;
-	/* a fault while stopping it is the hypervisor's own: not again */
-	if (!v)
-		return;
-	c->exit_vcpu = NULL;
-	/*
-	 * What this core held when it faulted is not to be waited for: the
-	 * console lock is released (its drain may have been cut short), the
-	 * report is left to the console core, and the other vCPUs are kicked
-	 * first, in case the fault was inside a stop that had not kicked yet.
-	 */
-	c->faulted = true;
-	console_release(c->index);
-	kick_partition(v->part, v);
-	fmt_snprintf(detail, sizeof(detail), "exception %lu (error 0x%lx) at hypervisor rip 0x%lx",
-		     vector, error_code, rip);
-	partition_stop(v, "hv_fault", vector, detail);
-}
+#include "hv/time/time.h"
 
 /*
  * A vCPU leaves its core for good: nothing of its LAPIC timer may go on
@@ -212,26 +36,6 @@ static void apic_quiesce(void)
 }
 
 /*
- * State and generation in one load: a rebuild publishes PART_RUNNING with
- * the new generation in one store, so a stop seen here is the stop of the
- * generation it came with, and a vCPU that left that one is not counted
- * twice.
- */
-bool vcpu_note_end(struct vcpu *v)
-{
-	struct partition *p = v->part;
-	uint64_t run = __atomic_load_n(&p->run, __ATOMIC_ACQUIRE);
-	uint32_t gen = (uint32_t)(run >> 32);
-
-	if ((uint32_t)run == PART_RUNNING || v->left_gen == gen + 1)
-		return false;
-	v->state = VCPU_STOPPED;
-	v->left_gen = gen + 1;
-	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
-	return true;
-}
-
-/*
  * As hardware does at INIT (SDM 9.1, 9.4.4): the vCPU out of reset, waiting
  * for SIPI, while its partition runs on. A SIPI its sibling sent after the
  * INIT, before this core took it, is kept. The next start reloads the
@@ -240,8 +44,8 @@ bool vcpu_note_end(struct vcpu *v)
 void vcpu_init_reset(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
-	struct apic_base_state base = v->apic_base;
-	uint8_t xapic_id = v->xapic.id;
+	struct apic_base_state base = v->apic.base;
+	uint8_t xapic_id = v->apic.xapic.id;
 
 	c->exit_vcpu = NULL;
 	apic_quiesce();
@@ -249,12 +53,13 @@ void vcpu_init_reset(struct vcpu *v)
 		asm volatile("sti; nop; nop; cli" ::: "memory");	/* as vcpu_leave */
 	vcpu_reset(v);
 	/* INIT keeps IA32_APIC_BASE and the xAPIC id (SDM 11.4.7.3) */
-	v->apic_base = base;
-	v->xapic.id = xapic_id;
+	v->apic.base = base;
+	v->apic.xapic.id = xapic_id;
+	if (v->apic.xapic_region)	/* and the page stays there */
+		mmio_region_set(v->part, v->apic.xapic_region - 1, base.base, PAGE_SIZE);
 	v->restarted = true;
 	__atomic_store_n(&v->state, VCPU_WAIT_SIPI, __ATOMIC_SEQ_CST);
 	vcpu_sipi_poll(v);
-	hv_pcpu_loop();
 }
 
 bool vcpu_sipi_poll(struct vcpu *v)
@@ -262,12 +67,12 @@ bool vcpu_sipi_poll(struct vcpu *v)
 	uint32_t sipi;
 
 	/* INIT and NMI mean nothing to a vCPU waiting for SIPI (SDM 9.4.4) */
-	if (__atomic_load_n(&v->init_pending, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&v->init_pending, 0, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&v->nmi_pending, __ATOMIC_ACQUIRE))
-		__atomic_store_n(&v->nmi_pending, 0, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&v->apic.init_pending, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&v->apic.init_pending, 0, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&v->apic.nmi_pending, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&v->apic.nmi_pending, 0, __ATOMIC_RELEASE);
 	/* a SIPI parked for a reset that has ended is this vCPU's SIPI */
-	sipi = __atomic_exchange_n(&v->sipi_after_init, 0, __ATOMIC_SEQ_CST);
+	sipi = __atomic_exchange_n(&v->apic.sipi_after_init, 0, __ATOMIC_SEQ_CST);
 	if (sipi && !__atomic_load_n(&v->sipi_pending, __ATOMIC_ACQUIRE)) {
 		v->sipi_vector = sipi & 0xff;
 		__atomic_store_n(&v->sipi_pending, true, __ATOMIC_RELEASE);
@@ -291,21 +96,13 @@ void vcpu_leave(struct vcpu *v)
 	if (c->shared || !partition_final(p))
 		asm volatile("sti; nop; nop; cli" ::: "memory");
 	v->state = VCPU_STOPPED;
-	/* a dedicated core keeps a restarting vCPU: it starts it again (hv_pcpu_loop) */
+	/* a dedicated core keeps a restarting vCPU: its loop starts it again */
 	if (!c->shared && partition_final(p))
 		c->vcpu = NULL;
 	__atomic_fetch_and(&c->mailbox, ~MAILBOX_STOP_VCPU, __ATOMIC_ACQ_REL);
 	/* its incarnation cannot end before this vCPU has left: the generation is current */
 	v->left_gen = (uint32_t)(__atomic_load_n(&p->run, __ATOMIC_ACQUIRE) >> 32) + 1;
 	__atomic_fetch_add(&p->vcpus_done, 1, __ATOMIC_ACQ_REL);
-	hv_pcpu_loop();
-}
-
-void hv_entry_failed(struct vcpu *v, uint32_t error, const char *name)
-{
-	log_err("VMX: VM entry of partition '%s' vCPU %u failed: VM-instruction error %u (%s)\n",
-		v->part->cfg->name, v->index, error, name);
-	partition_stop(v, "vm_entry_failed", error, name);
 }
 
 static bool rebuild_due(struct partition *p)
@@ -338,6 +135,24 @@ static bool may_rebuild(const struct pcpu *c, const struct partition *p)
 	return false;
 }
 
+#define MIB2	(2ull << 20)
+
+/*
+ * A restarting partition's RAM, zeroed in pieces with the consoles drained
+ * between them: other partitions' lines keep flowing.
+ */
+static void partition_zero(struct partition *p)
+{
+	uint8_t *mem = (uint8_t *)(uintptr_t)p->mem_hpa;
+
+	log_info("Partition '%s': restarting: %lu MiB zeroed, image reloaded\n", p->cfg->name,
+		 p->mem_size >> 20);
+	for (uint64_t off = 0; off < p->mem_size; off += MIB2) {	/* mem_size: 2 MiB multiple */
+		rep_stosq(mem + off, 0, MIB2 / 8);
+		console_drain_all(false);
+	}
+}
+
 /*
  * A restart, in root mode outside any guest's exit: once every vCPU of the
  * partition has left and its end is reported, one core claims it, rebuilds
@@ -361,6 +176,7 @@ void partition_restart_poll(void)
 			__atomic_store_n(&p->rebuilding, 0, __ATOMIC_RELEASE);
 			continue;
 		}
+		partition_zero(p);
 		if (partition_rebuild(p, err, sizeof(err))) {
 			log_err("Partition '%s': restart failed: %s\n", p->cfg->name, err);
 			fmt_snprintf(p->end_report, sizeof(p->end_report),

@@ -2,43 +2,25 @@
 /*
  * The root-mode life of every core: each dedicated core starts its vCPU
  * when its partition goes (the boot vCPU at once, the others at their
- * SIPI), a shared core runs its schedule (hv/run/switch.c), the others drain the
- * consoles and idle; kicks come as NMIs (hv_root_nmi).
+ * SIPI), a shared core runs its schedule (hv/run/switch.c), the others
+ * serve the operator's console and idle; kicks come as NMIs (hv_root_nmi).
+ * A vCPU that leaves its core comes back here, on a fresh stack (arch's
+ * exit stub enters hv_pcpu_loop when the exit answers NULL).
  */
-#include "hv/run/loop.h"
-
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
-#include "arch/x86/smp.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
-#include "hv/core/bzimage.h"
-#include "hv/core/cr4_policy.h"
-#include "hv/exit/exit.h"
-#include "hv/state/partition.h"
-#include "hv/lib/log.h"
-#include "hv/state/platform.h"
+#include "hv/lib/fmt.h"
+#include "hv/ops/console.h"
+#include "hv/ops/monitor.h"
 #include "hv/ops/report.h"
+#include "hv/run/run.h"
+#include "hv/state/partition.h"
+#include "hv/state/platform.h"
+#include "hv/time/time.h"
 #include "hv/upcalls.h"
-
-struct pcpu *pcpus;
-uint32_t pcpu_count;
-volatile bool partitions_go;
-
-void pcpus_init(uint32_t count)
-{
-	pcpus = hv_pages_alloc((uint64_t)count * sizeof(*pcpus), "per-CPU state");
-	for (uint32_t i = 0; i < count; i++)
-		pcpus[i] = (struct pcpu){ .self = &pcpus[i], .index = i,
-					  .apic_id = smp_cpus[i].apic_id };
-	pcpu_count = count;
-}
-
-void *hv_cpu_local(uint32_t index)
-{
-	return &pcpus[index];
-}
 
 /*
  * A kick (NMI) taken in root mode, after this core last read its mailbox or
@@ -66,74 +48,8 @@ void hv_root_nmi(void)
 	}
 }
 
-/* Where @v starts: the boot vCPU as its loader left it, an AP at its SIPI. */
-static void vmx_setup_of(const struct vcpu *v, struct vmx_vcpu_setup *s)
-{
-	const struct partition *p = v->part;
-
-	*s = (struct vmx_vcpu_setup){
-		.cpu = v->pcpu->index,
-		.eptp = p->eptp,
-		.cr4_mask = cr4_guest_host_mask((xsave_plan.xcr0_allowed & XCR0_PKRU) != 0),
-		.start = VMX_START_SIPI,
-		.sipi_vector = v->sipi_vector,
-	};
-	if (v->index == 0 && p->linux_boot) {
-		s->start = VMX_START_LONG64;
-		s->rip = p->entry;
-		s->cr3 = LINUX_PT_GPA;
-		s->gdt_base = LINUX_GDT_GPA;
-		s->gdt_limit = LINUX_GDT_SIZE - 1;
-	} else if (v->index == 0) {
-		s->start = VMX_START_PROTECTED;
-		s->rip = p->entry;
-	}
-}
-
-void vcpu_vmcs_setup(struct vcpu *v)
-{
-	struct vmx_vcpu_setup s;
-
-	const struct timer_mode_desc *m = timer_mode(v->part->cfg->timer);
-
-	vmx_setup_of(v, &s);
-	/* the stub that can step ticks aside: direct mode on a core of its own (tick_aside_arm) */
-	v->tick_aside = m->places_ticks && m->owns_lapic && !v->pcpu->shared && !v->pcpu->console;
-	s.tick_aside = v->tick_aside;
-	vmx_vmcs_setup(&v->arch, &s);
-	v->pcpu->vmcs_loaded = true;
-	if (v->restarted) {
-		vmx_flush_vpid(v->arch.vpid);	/* the old instance's translations */
-		v->restarted = false;
-	}
-	vcpu_timer_apply_mode(v);
-	timer_program_lvt(v);
-	/*
-	 * direct/inject: the deadline lives in the hardware from the first
-	 * entry on (vtimer_restore marks it so), or the first save would skip it
-	 * and lose what the guest wrote in its first window.
-	 */
-	if (!timer_mode_software(v->vt.mode))
-		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(&v->vt));
-}
-
-void vcpu_enter(struct vcpu *v)
-{
-	v->pcpu->exit_vcpu = NULL;
-	/*
-	 * posted while it was out, the notification perhaps taken in a
-	 * root-mode STI window (vcpu_leave's): ON stays set and no other
-	 * notification would come
-	 */
-	if (v->pi_on && pi_pending(&v->pi))
-		hv_deliver_virtual(v);
-	if (v->apicv)
-		apicv_sync_out(v);	/* the vLAPIC may have changed while it was out (INIT, restart) */
-	vcpu_timer_arm(v);
-	vmx_run(&v->arch);
-}
-
-static __attribute__((noreturn)) void start_vcpu(struct pcpu *c, struct vcpu *v)
+/* @v's first entry on this core, or its first after a restart or an INIT (returns if it failed). */
+static void start_vcpu(struct pcpu *c, struct vcpu *v)
 {
 	c->ran_guest = true;
 	host_timer_init(&c->ht, rdtsc(), host_tick_tsc, host_watchdog_tsc);
@@ -204,11 +120,42 @@ void hv_pcpu_loop(void)
 			}
 		}
 		if (c->console)
-			console_drain_all(false);
+			operator_service();
 		if (partitions_go)
 			partition_restart_poll();
 		if (partitions_go && (c->console || !c->vcpu))
 			end_run_if_done();
 		idle_wait(c);
 	}
+}
+
+/*
+ * An exception in root mode while this core handled a partition's exit:
+ * that partition is stopped (hv_fault) and the core goes on with its
+ * loop. What it held is not waited for: the console lock is released (its
+ * drain may have been cut short), and the other vCPUs are kicked first, in
+ * case the fault came inside a stop that had not kicked yet.
+ */
+void hv_exit_fault(uint64_t vector, uint64_t error_code, uint64_t rip)
+{
+	struct pcpu *c;
+	struct vcpu *v;
+	char detail[96];
+
+	/* before partitions run there is no exit, and GS may not be this_pcpu() yet */
+	if (!partitions_go || hv_stopping)
+		return;
+	c = this_pcpu();
+	v = c->exit_vcpu;
+	/* a fault while stopping it is the hypervisor's own: not again */
+	if (!v)
+		return;
+	c->exit_vcpu = NULL;
+	console_release(c->index);
+	kick_partition(v->part, v);
+	fmt_snprintf(detail, sizeof(detail), "exception %lu (error 0x%lx) at hypervisor rip 0x%lx",
+		     vector, error_code, rip);
+	partition_stop(v, "hv_fault", vector, detail);
+	vcpu_leave(v);
+	hv_pcpu_loop();
 }

@@ -5,55 +5,32 @@
  * out of the core (MSRs, CR2, debug registers, FPU, SPEC_CTRL, an inject
  * deadline) and the next one's goes in (docs/containment.md).
  */
-#include "hv/run/switch.h"
-
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
-#include "hv/exit/exit.h"
 #include "hv/guest/fpu.h"
+#include "hv/ops/monitor.h"
+#include "hv/ops/report.h"
+#include "hv/run/run.h"
 #include "hv/state/partition.h"
 #include "hv/state/platform.h"
-#include "hv/ops/report.h"
+#include "hv/time/time.h"
 
 static const uint32_t switched_msrs[6] = {
 	0xc0000081, 0xc0000082, 0xc0000083, 0xc0000084,	/* STAR, LSTAR, CSTAR, FMASK */
 	0xc0000102, 0xc0000103,				/* KERNEL_GS_BASE, TSC_AUX */
 };
 
-/*
- * DR0-3 and DR6 are not in the VMCS (DR7 and DEBUGCTL are, loaded and saved
- * with the debug controls): on a shared core one partition's breakpoint
- * addresses and debug status would be the next one's. Root mode runs with
- * DR7 = 0x400 after every exit (SDM 27.5.1), so they never fire there.
- */
+/* DR0-3 and DR6 are the guest's but not the VMCS's (vcpu_saved_restore loads them back). */
 static void debug_regs_save(struct vcpu *v)
 {
-	asm volatile("mov %%dr0, %0" : "=r"(v->dr[0]));
-	asm volatile("mov %%dr1, %0" : "=r"(v->dr[1]));
-	asm volatile("mov %%dr2, %0" : "=r"(v->dr[2]));
-	asm volatile("mov %%dr3, %0" : "=r"(v->dr[3]));
-	asm volatile("mov %%dr6, %0" : "=r"(v->dr6));
-}
-
-static void debug_regs_restore(struct vcpu *v)
-{
-	asm volatile("mov %0, %%dr0" : : "r"(v->dr[0]));
-	asm volatile("mov %0, %%dr1" : : "r"(v->dr[1]));
-	asm volatile("mov %0, %%dr2" : : "r"(v->dr[2]));
-	asm volatile("mov %0, %%dr3" : : "r"(v->dr[3]));
-	asm volatile("mov %0, %%dr6" : : "r"(v->dr6));
-}
-
-/* @v's MSRs, CR2 and debug registers into the core: a window's start, a restart. */
-static inline void switched_state_restore(struct vcpu *v)
-{
-	for (int i = 0; i < 6; i++)
-		wrmsr(switched_msrs[i], v->msrs[i]);
-	asm volatile("mov %0, %%cr2" : : "r"(v->cr2));
-	debug_regs_restore(v);
+	asm volatile("mov %%dr0, %0" : "=r"(v->saved.dr[0]));
+	asm volatile("mov %%dr1, %0" : "=r"(v->saved.dr[1]));
+	asm volatile("mov %%dr2, %0" : "=r"(v->saved.dr[2]));
+	asm volatile("mov %%dr3, %0" : "=r"(v->saved.dr[3]));
+	asm volatile("mov %%dr6, %0" : "=r"(v->saved.dr6));
 }
 
 static void switch_out(struct vcpu *v)
@@ -62,18 +39,19 @@ static void switch_out(struct vcpu *v)
 	uint64_t cr2;
 
 	for (int i = 0; i < 6; i++)
-		v->msrs[i] = rdmsr(switched_msrs[i]);
+		v->saved.msrs[i] = rdmsr(switched_msrs[i]);
 	asm volatile("mov %%cr2, %0" : "=r"(cr2));
-	v->cr2 = cr2;
+	v->saved.cr2 = cr2;
 	debug_regs_save(v);
 	fpu_switch_out(v);
 	if (spec_plan.spec_ctrl)
-		v->spec_ctrl = rdmsr(MSR_IA32_SPEC_CTRL);
+		v->saved.spec_ctrl = rdmsr(MSR_IA32_SPEC_CTRL);
 	if (!timer_mode(t->mode)->soft_deadline)	/* the deadline is in the hardware */
 		timer_save_hw(v);
 }
 
-static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
+/* @v's window: its state into the core and into the guest (returns only if the entry failed). */
+static void switch_in(struct pcpu *c, struct vcpu *v)
 {
 	c->exit_vcpu = v;	/* a fault restoring its state stops its partition */
 	/* before its IPI bitmap is read below: a sender sees it here, or we see its bit */
@@ -95,11 +73,11 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	 * vCPU's LSTAR, KERNEL_GS_BASE, TSC_AUX and CR2 are another
 	 * partition's, and RDMSR of them does not exit.
 	 */
-	switched_state_restore(v);
+	vcpu_saved_restore(v);
 	vcpu_trace(v, TRACE_WINDOW_IN, c->sched.cur, rdtsc());
 	fpu_switch_in(v);
 	if (spec_plan.spec_ctrl)
-		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
+		wrmsr(MSR_IA32_SPEC_CTRL, v->saved.spec_ctrl);
 	/*
 	 * Another partition ran here last: its branch-predictor entries must
 	 * not steer this one's indirect branches (IBPB, Intel "Speculative
@@ -108,24 +86,9 @@ static __attribute__((noreturn)) void switch_in(struct pcpu *c, struct vcpu *v)
 	if (c->last_part && c->last_part != v->part && spec_plan.pred_cmd)
 		spec_ibpb();
 	c->last_part = v->part;
-	hv_deliver_virtual(v);
+	if (!timer_mode(v->vt.mode)->owns_lapic)
+		deliver_virtual(v);
 	vcpu_enter(v);
-}
-
-/*
- * A dedicated core starts a restarted vCPU: what the VMCS does not load is
- * still the old instance's (MSRs, CR2, debug registers, SPEC_CTRL, FPU and
- * XCR0, vectors a direct-mode guest left in service). vcpu_reset zeroed the
- * vCPU's copies; they go in as a shared core's switch_in loads them.
- */
-void vcpu_restart_cpu(struct vcpu *v)
-{
-	switched_state_restore(v);
-	if (spec_plan.spec_ctrl)
-		wrmsr(MSR_IA32_SPEC_CTRL, v->spec_ctrl);
-	fpu_reset_core();
-	x2apic_give_back();
-	x2apic_eoi_all();
 }
 
 static bool slot_runnable(struct vcpu *v)
@@ -163,7 +126,7 @@ void shared_core_loop(struct pcpu *c)
 		for (uint32_t k = 0; k < c->slot_count; k++)
 			slot_runnable(c->slots[k]);	/* notice stopped partitions */
 		if (c->console)
-			console_drain_all(false);
+			operator_service();
 		if (partitions_go)
 			partition_restart_poll();
 		if (partitions_go)
@@ -172,7 +135,7 @@ void shared_core_loop(struct pcpu *c)
 	}
 }
 
-void hv_switch_window(struct vcpu *v)
+struct vcpu *vcpu_switch_window(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
 	int32_t slot;
@@ -181,9 +144,11 @@ void hv_switch_window(struct vcpu *v)
 	slot = sched_slot(&c->sched);
 	if (slot >= 0 && c->slots[slot] == v) {
 		/* the next window is ours too: carry on without a switch */
-		hv_deliver_virtual(v);
-		vcpu_enter(v);
+		if (!timer_mode(v->vt.mode)->owns_lapic)
+			deliver_virtual(v);
+		vcpu_entry_prepare(v);
+		return v;
 	}
 	switch_out(v);
-	shared_core_loop(c);
+	return NULL;
 }

@@ -30,6 +30,9 @@
 #include "hv/state/partition.h"
 #include "hv/build/build.h"
 #include "hv/state/platform.h"
+#include "hv/time/time.h"
+#include "hv/apic/apic.h"
+#include "hv/run/run.h"
 #include "hv/upcalls.h"
 #include "hv/core/version.h"
 
@@ -43,8 +46,6 @@ static struct acpi_info acpi_info;
 static struct hv_config hv_config;
 static struct memplan memplan;
 
-struct platform platform;
-struct spec_plan spec_plan;
 
 static const char *mem_type_name(uint32_t type)
 {
@@ -75,8 +76,6 @@ static void apply_cmdline(const char *cmdline)
 	if (cmdline_get(cmdline, "debugcon", val, sizeof(val)) && !strcmp(val, "off"))
 		debugcon_enable(0);
 }
-
-bool hv_test_exit_fault;
 
 static void run_self_test(const char *cmdline)
 {
@@ -303,7 +302,7 @@ static uint64_t *page_table_page(void *ctx)
 }
 
 /*
- * Usable RAM above 4 GiB (issue 15): mapped one to one into the boot tables
+ * Usable RAM above 4 GiB: mapped one to one into the boot tables
  * that every CPU runs on (the APs start later, on the same PML4), in 1 GiB
  * pages where the CPU has them, each range trimmed to whole 2 MiB, then
  * handed to the planner, whose top-down carving puts partitions and channels
@@ -430,7 +429,7 @@ static uint32_t boot_cpus(uint64_t tsc_hz)
 
 	for (uint32_t i = 0; i < acpi_info.cpu_count; i++)
 		listed += acpi_info.cpus[i].enabled;
-	/* never silently: a server with more cores than Tempo's static limit (issue 15) */
+	/* never silently: a server with more cores than Tempo's static limit */
 	if (listed > count || acpi_info.cpus_truncated)
 		log_warn("SMP: the MADT lists %u%s enabled CPUs; Tempo uses the first %u (its limit "
 			 "is %u), the others stay halted\n", listed,

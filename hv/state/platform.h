@@ -21,10 +21,10 @@ struct platform {
 
 extern struct platform platform;
 
-/* The speculation mitigations this CPU needs (hv/core/spec.c, decided in hv/start/main.c). */
+/* The speculation mitigations this CPU needs (hv/core/spec.c, decided at boot). */
 extern struct spec_plan spec_plan;
 
-/* The XCR0 bits guests may set and the area that holds them, from CPUID 0xD at boot (hv/guest/fpu.c). */
+/* The XCR0 bits guests may set and the area that holds them, from CPUID 0xD at boot (xsave_plan_boot, hv/guest/fpu.c). */
 extern struct xsave_plan xsave_plan;
 
 /*

@@ -6,15 +6,16 @@
  * exit the hypervisor has armed, which it reads back from the page.
  */
 #include "arch/x86/cpu.h"
-#include "hv/exit/exit.h"
+#include "hv/state/partition.h"
+#include "hv/time/time.h"
 
 /* TEMPO_HC_PV_TIMER: the decoder checked the mode and that the page is guest RAM. */
 void pv_register(struct vcpu *v, uint64_t gpa)
 {
 	struct tempo_pv_timer *page = gpa_to_hva(v->part, gpa, sizeof(*page));
 
-	v->pv = page;
-	v->pv_seen = page->next;
+	v->pv.page = page;
+	v->pv.seen = page->next;
 }
 
 /*
@@ -28,14 +29,14 @@ void pv_sync(struct vcpu *v)
 {
 	uint64_t next;
 
-	if (!v->pv)
+	if (!v->pv.page)
 		return;
-	next = v->pv->next;
-	if (next != v->pv_seen) {
+	next = v->pv.page->next;
+	if (next != v->pv.seen) {
 		uint64_t now = rdtsc();
 
-		v->pv_seen = next;
-		v->pv_updates++;
+		v->pv.seen = next;
+		v->stats.pv_updates++;
 		vcpu_trace(v, TRACE_PV_UPDATE, next, now);
 		vtimer_replace_deadline(&v->vt, next, now);
 	}
@@ -44,13 +45,13 @@ void pv_sync(struct vcpu *v)
 /* A trapped deadline write: the guest published this one before trapping. */
 void pv_trapped(struct vcpu *v)
 {
-	if (v->pv)
-		v->pv_seen = v->pv->next;
+	if (v->pv.page)
+		v->pv.seen = v->pv.page->next;
 }
 
 /* Before entry: the exit now armed, for the guest to compare its next deadline with. */
 void pv_publish_armed(struct vcpu *v)
 {
-	if (v->pv)
-		v->pv->armed = vtimer_next(&v->vt) == TIMER_NO_EVENT ? 0 : vtimer_next(&v->vt);
+	if (v->pv.page)
+		v->pv.page->armed = vtimer_next(&v->vt) == TIMER_NO_EVENT ? 0 : vtimer_next(&v->vt);
 }

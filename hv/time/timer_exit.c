@@ -9,7 +9,10 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/trap.h"
 #include "hv/core/halt.h"
-#include "hv/exit/exit.h"
+#include "hv/guest/insn.h"
+#include "hv/state/partition.h"
+#include "hv/time/aside.h"
+#include "hv/time/time.h"
 
 /*
  * At a host tick: stop the partition once every vCPU is halted for ever.
@@ -25,10 +28,10 @@ static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x,
 
 	/*
 	 * Only until something wakes it: a sibling's NMI or INIT does now
-	 * (hv/apic/x2apic.c), so the flag is cleared when it is not halted and an
+	 * (hv/apic/ipi.c), so the flag is cleared when it is not halted and an
 	 * event on its way counts as live.
 	 */
-	if (activity != HALT_ACTIVITY_HLT || v->nmi_pending || v->init_pending ||
+	if (activity != HALT_ACTIVITY_HLT || v->apic.nmi_pending || v->apic.init_pending ||
 	    !halt_vcpu_forever(activity, vmread(VMCS_GUEST_RFLAGS),
 			       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO))) {
 		if (v->halted_forever)
@@ -41,7 +44,7 @@ static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x,
 
 		if (t->state == VCPU_RUNNING)
 			views[i] = __atomic_load_n(&t->halted_forever, __ATOMIC_ACQUIRE) &&
-						   !t->nmi_pending && !t->init_pending ?
+						   !t->apic.nmi_pending && !t->apic.init_pending ?
 					   HALT_FOREVER : HALT_LIVE;
 		else if (t->state == VCPU_WAIT_SIPI)
 			views[i] = __atomic_load_n(&t->sipi_pending, __ATOMIC_ACQUIRE) ?
@@ -56,7 +59,7 @@ static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x,
 }
 
 /*
- * Issue 14: a deadline of a mode whose deadline is in the hardware (direct,
+ * A deadline of a mode whose deadline is in the hardware (direct,
  * inject) that falls in a host-tick exit waits for the VM entry. There
  * IA32_TSC_DEADLINE is the guest's (passed through), so one RDMSR here, at
  * the tick only, tells where its next fire is; host_timer_place puts the
@@ -67,11 +70,6 @@ static enum exit_action check_halted_forever(struct vcpu *v, struct exit_ctx *x,
  * the deadline (the external interrupt, then the injection's VM entry), so
  * its tick keeps three margins away (timer_mode()->tick_margin_mult).
  */
-static uint64_t tick_margin(const struct vcpu *v)
-{
-	return timer_mode(v->vt.mode)->tick_margin_mult * host_tick_margin_tsc;
-}
-
 /*
  * Direct mode only (places_ticks): measured in inject mode, placing ticks
  * cut the p99 but raised tick_hits (3 to 10 in 1000 fixed events;
@@ -129,9 +127,9 @@ static bool tick_defer(struct vcpu *v, uint64_t now, uint64_t deadline)
  */
 static inline void tick_hit_test(struct vcpu *v, uint8_t vec, bool pending)
 {
-	v->tick_exit = false;
+	v->aside.tick_exit = false;
 	if (pending || (v->vt.in_hw && vec >= 16 && x2apic_irr_test(vec)))
-		v->tick_hits++;
+		v->stats.tick_hits++;
 }
 
 void count_tick_hit(struct vcpu *v)
@@ -149,12 +147,12 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 	enum exit_action a;
 
 	if (placed && now >= h->fire_tick) {
-		deadline = v->tick_deadline_valid ? v->tick_deadline :
+		deadline = v->aside.deadline_valid ? v->aside.deadline :
 						    rdmsr(MSR_IA32_TSC_DEADLINE);
-		v->tick_deadline_valid = false;
-		if (!v->aside_decided && tick_defer(v, now, deadline)) {
-			v->tick_exit = true;	/* this exit may delay the guest too */
-			v->tick_defer_exits++;
+		v->aside.deadline_valid = false;
+		if (!v->aside.decided && tick_defer(v, now, deadline)) {
+			v->aside.tick_exit = true;	/* this exit may delay the guest too */
+			v->stats.tick_defer_exits++;
 			return EXIT_RESUME;
 		}
 	}
@@ -162,14 +160,14 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 	if (host_timer_run(h, now)) {
 		uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
 
-		v->host_tick_exits++;
-		v->tick_busy += activity == ACTIVITY_ACTIVE;
+		v->stats.host_tick_exits++;
+		v->stats.tick_busy += activity == ACTIVITY_ACTIVE;
 		a = check_halted_forever(v, x, activity);
 		if (a != EXIT_RESUME)
 			return a;
 		/* the guest's deadline is in the hardware: this tick may delay its interrupt */
 		if (!timer_mode(v->vt.mode)->soft_deadline)
-			v->tick_exit = true;
+			v->aside.tick_exit = true;
 		if (placed)
 			host_timer_place(h, deadline, tick_margin(v));
 	}
@@ -177,7 +175,7 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
 }
 
 /*
- * Issue 14: a tick whose exit finds the guest's deadline about to fire, or
+ * A tick whose exit finds the guest's deadline about to fire, or
  * just fired, moves past it (host_timer_defer) and must re-enter at once: a
  * random deadline of the guest that falls in this exit waits for all of it,
  * so the exit's length is the guest's worst case and its chance of a hit.
@@ -194,7 +192,7 @@ bool tick_defer_early(struct vcpu *v)
 	uint64_t now, deadline;
 	bool fired;
 
-	if (v->aside_decided || !tick_placed(v) || c->console || c->shared || v->apicv ||
+	if (v->aside.decided || !tick_placed(v) || c->console || c->shared || v->apic.apicv ||
 	    __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
 		return false;
 	now = rdtsc();
@@ -203,13 +201,13 @@ bool tick_defer_early(struct vcpu *v)
 	deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
 	fired = tick_guest_fired(v, now, deadline);
 	if (!host_timer_defer(&c->ht, now, deadline, fired, tick_margin(v))) {
-		v->tick_deadline = deadline;
-		v->tick_deadline_valid = true;
+		v->aside.deadline = deadline;
+		v->aside.deadline_valid = true;
 		return false;
 	}
-	v->tick_defer_exits++;
-	v->exits_total++;
-	v->exits[EXIT_REASON_PREEMPTION_TIMER]++;
+	v->stats.tick_defer_exits++;
+	v->stats.exits_total++;
+	v->stats.exits[EXIT_REASON_PREEMPTION_TIMER]++;
 	/*
 	 * count_tick_hit without a second IRR read when the vector is known to
 	 * wait (fired); one ahead may still fire before the entry. Direct mode
@@ -219,86 +217,6 @@ bool tick_defer_early(struct vcpu *v)
 	/* direct, dedicated (the gate above): only host events are due */
 	vcpu_timer_arm_host(v);
 	return true;
-}
-
-/*
- * Issue 14: the exit stub's step-aside (arch/x86/vmx_entry.S,
- * exit_aside) does tick_defer_early's work in 23 instructions
- * where that takes some 240: the deferral exit's length is what a guest
- * deadline that falls in it waits, and its share of the guest's interval is
- * its chance to. Armed where tick_defer_early would run (a placed tick on a
- * dedicated core, nothing else on it, no kick waiting), for the tick's own
- * exit only (the next event is the tick), with host_timer_aside_plan's
- * window and steps (tick_aside_arm in hv/time/vcpu_timer.h, at every entry).
- * Planned once for each placed time, at its first entry (the steps move
- * it, and so does host_timer_defer); the watchdog, whose due time bounds
- * the steps, only moves later. Every exit that reaches hv folds what the
- * stub did first (tick_aside_fold).
- */
-void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
-{
-	struct vmx_tick_aside *s = v->arch.aside;
-	const struct tick_aside_plan *p = &v->aside_plan;
-
-	v->aside_tick = due;
-	v->aside_vec = vec;
-	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &v->aside_plan))
-		return;		/* steps 0: not armed */
-	s->bias = p->bias;
-	s->span = p->span;
-	s->step = p->step;
-	s->ptv = ptimer_value(0, p->step, vmx_ctl.preemption_timer_rate);
-	s->irr_msr = X2APIC_IRR0 + vec / 32;
-	s->irr_mask = 1u << (vec % 32);
-	s->vclass = vec & 0xf0u;
-	s->irr_seen = 0;
-}
-
-void tick_aside_close(struct vcpu *v)
-{
-	v->arch.aside->closed = 1;
-}
-
-void tick_aside_disarm(struct vcpu *v)
-{
-	tick_aside_close(v);
-	v->aside_armed = false;
-}
-
-void tick_aside_fold(struct vcpu *v, uint32_t reason)
-{
-	struct vmx_tick_aside *s = v->arch.aside;
-	uint32_t taken;
-	uint64_t now = rdtsc(), due;
-
-	s->closed = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* closed before lo is read */
-	/* a kick's hv_root_nmi may have set closed meanwhile: it does not count */
-	taken = host_timer_aside_steps_taken(&v->aside_plan, (uint64_t)s->closed << 32 | s->lo);
-	v->aside_armed = false;
-	/*
-	 * Where the stub aimed the exit it judged last: the placed time plus a
-	 * step for each it took. An exit 52 it let through came there (the
-	 * preemption timer is never early), so the guest's deadline is not
-	 * near and hv does not defer; one that came two margins or more late,
-	 * or early (a kick's, made at once), is hv's to judge by the TSC.
-	 * Bochs takes the exit some 500 instructions late while the guest runs
-	 * (465-605 measured here, a margin: the timer counts from the VM
-	 * entry, after hv armed it), which the window allows for.
-	 */
-	due = v->aside_tick + (uint64_t)taken * s->step;
-	v->aside_decided = reason == EXIT_REASON_PREEMPTION_TIMER && now >= due &&
-			   now - due < 2 * tick_margin(v);
-	if (taken) {
-		/* a tick stepped: it is due where the stub aimed its last step */
-		host_timer_aside_taken(&v->pcpu->ht, taken, due);
-		v->tick_defer_exits += taken;
-		v->exits_total += taken;
-		v->exits[EXIT_REASON_PREEMPTION_TIMER] += taken;
-		if (s->irr_seen & s->irr_mask)
-			v->tick_hits++;
-	}
-	s->irr_seen = 0;
 }
 
 /*
@@ -318,7 +236,7 @@ enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x)
 	if (timer_mode(v->vt.mode)->soft_deadline && !v->pcpu->shared) {
 		a = preemption_timer(v, x);
 		if (a == EXIT_RESUME)
-			v->fast_exits++;
+			v->stats.fast_exits++;
 		return a;
 	}
 	/* a placed tick that could step aside did (tick_defer_early): this one is handled */
@@ -339,7 +257,7 @@ enum exit_action exit_external_interrupt(struct vcpu *v, struct exit_ctx *x)
 		/*
 		 * A posted-interrupt notification that exited (posted=soft, or
 		 * one for a vCPU no longer taking them): never a guest's vector
-		 * (a guest's IPI on it takes the virtual path, hv/apic/x2apic.c);
+		 * (a guest's IPI on it takes the virtual path, hv/apic/ipi.c);
 		 * the tail takes the PIR (deliver_virtual).
 		 */
 	} else

@@ -2,59 +2,28 @@
 /*
  * A vCPU's timer mode on the hardware: hv decides from the mode's row
  * (hv/core/timer_modes.h) and the core's events (hv/core/timer.c), arch
- * loads the values (vmx_set_interrupt_model, vmx_set_preemption_timer).
+ * loads the values (vmx_set_preemption_timer).
  */
-#include "hv/time/vcpu_timer.h"
+#include "hv/time/time.h"
 
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
 #include "arch/x86/msr.h"
 #include "arch/x86/trap.h"
 #include "arch/x86/vmx.h"
-#include "hv/core/msr_policy.h"
-#include "hv/exit/exit.h"
-#include "hv/state/pages.h"
+#include "hv/apic/apic.h"
 #include "hv/state/partition.h"
 #include "hv/state/platform.h"
-#include "hv/upcalls.h"
+#include "hv/time/aside.h"
 
 uint64_t host_tick_tsc;
 uint64_t host_watchdog_tsc;
 uint64_t host_tick_slack_tsc;
-bool posted_enabled;
-bool posted_soft;
 uint64_t host_tick_margin_tsc;
 uint64_t rearm_cost_ticks;	/* see vcpu_timer_measure_rearm() */
 
-static uint64_t msr_bitmaps[TIMER_MODE_COUNT];
-/* the same with the x2APIC EOI write let through, virtualized (vmx_ctl.has_apicv) */
-static uint64_t msr_bitmaps_apicv[TIMER_MODE_COUNT];
-/* the same, for a guest whose APIC is not in x2APIC mode: 0x800-0x8ff all #GP (hv/exit/msr.c) */
-static uint64_t msr_bitmaps_no_x2apic[TIMER_MODE_COUNT];
-
 /* arch/x86/isr.S routes this vector to hv_timer_vector_handler */
 _Static_assert(HV_TIMER_VECTOR == TRAP_HV_TIMER_VECTOR, "the IDT gate of the inject vector");
-
-void vcpu_timer_boot(void)
-{
-	for (int m = 0; m < TIMER_MODE_COUNT; m++) {
-		uint8_t *bm = hv_pages_alloc(PAGE_SIZE, "MSR bitmap");
-
-		msr_bitmap_build_mode(bm, &timer_modes[m]);
-		msr_bitmaps[m] = (uint64_t)bm;
-		bm = hv_pages_alloc(PAGE_SIZE, "MSR bitmap");
-		msr_bitmap_build_mode(bm, &timer_modes[m]);
-		msr_bitmap_trap(bm, X2APIC_MSR_FIRST, X2APIC_MSR_LAST);
-		msr_bitmaps_no_x2apic[m] = (uint64_t)bm;
-		if (!vmx_ctl.has_apicv || timer_modes[m].owns_lapic)
-			continue;
-		bm = hv_pages_alloc(PAGE_SIZE, "MSR bitmap");
-		msr_bitmap_build_mode(bm, &timer_modes[m]);
-		/* the write half of the low range starts at byte 2048 (SDM Vol. 3C 25.6.9) */
-		bm[2048 + X2APIC_EOI / 8] &= (uint8_t)~(1u << (X2APIC_EOI % 8));
-		msr_bitmaps_apicv[m] = (uint64_t)bm;
-	}
-}
 
 /*
  * direct: the guest's LVT as it wrote it (filtered). inject: the hypervisor's
@@ -89,7 +58,7 @@ void timer_program_lvt(struct vcpu *v)
  * guest state) and credits it to this vCPU, not to the next one. Per core
  * (pcpu.hv_timer_seen): every core has the vector's gate and opens such
  * windows, and one flag for all let a partition on one core add or take
- * away a fire of another's (review of stop 27).
+ * away a fire of another's.
  */
 
 /*
@@ -140,7 +109,7 @@ void timer_save_hw(struct vcpu *v)
 	vcpu_trace(v, TRACE_SAVE, d, before);
 	if (!timer_mode(t->mode)->injects_fired)
 		return;
-	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR, v->pi_on)))
+	if (!v->pcpu->shared && (!irr || !apic_holds_only(HV_TIMER_VECTOR, v->apic.pi_on)))
 		return;
 	v->pcpu->hv_timer_seen = false;
 	asm volatile("sti; nop; nop; cli" ::: "memory");
@@ -154,37 +123,20 @@ void hv_timer_vector_handler(void)
 	wrmsr(X2APIC_EOI, 0);
 }
 
-/*
- * The exit stub's tick step-aside (hv/time/timer_exit.c): armed for the tick's
- * own exit where tick_defer_early would run, from the plan made once for
- * its placed time, when that exit is still to come (due > now: the window
- * is the placed time's); disarmed otherwise. Every entry passes here: the
- * rows themselves, not timer_mode(), as in vcpu_timer_arm.
- */
-static inline void tick_aside_arm(struct vcpu *v, uint64_t now, uint64_t due)
+void deliver_virtual(struct vcpu *v)
 {
-	const struct timer_mode_desc *m = &timer_modes[v->vt.mode];
-	struct pcpu *c = v->pcpu;
-	uint8_t vec;
-
-	if (!v->tick_aside)
-		return;
-	vec = vtimer_vector(&v->vt);
-	v->arch.aside->closed = 1;
-	v->aside_armed = false;
-	if (due != c->ht.fire_tick || due <= now || !m->places_ticks || !m->owns_lapic ||
-	    !v->vt.in_hw || !c->ht.slack_tsc || v->apicv || vec < 16)
-		return;
-	/* the plan, and the vector's IRR bit and class, once per placed time */
-	if (v->aside_tick != due || v->aside_vec != vec)
-		tick_aside_plan(v, due, vec);
-	if (!v->aside_plan.steps)
-		return;
-	v->aside_armed = true;
-	v->arch.aside->lo = v->aside_plan.lo0;
-	/* armed, and lo set, before the stub (or hv_root_nmi) sees closed = 0 */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	v->arch.aside->closed = 0;
+	if (v->pv.page)
+		pv_sync(v);
+	/*
+	 * A fired hardware deadline arrives as an interrupt (inject): nothing
+	 * to check, unless the count-down timer runs (in software in every
+	 * mode but direct).
+	 */
+	if (!timer_mode(v->vt.mode)->injects_fired || v->vt.countdown.due != LAPIC_TIMER_IDLE)
+		vtimer_check(&v->vt, rdtsc());
+	if (v->pv.page)
+		pv_publish_armed(v);
+	apic_deliver(v);
 }
 
 /*
@@ -251,55 +203,6 @@ void vcpu_timer_arm_host(struct vcpu *v)
 	uint64_t now = rdtsc();
 
 	timer_arm_due(v, now, host_due(v->pcpu, now));
-}
-
-/*
- * Whether @v takes posted interrupts whenever its mode has virtual-interrupt
- * delivery (hv/core/posted.h pi_usable): fixed for its partition's life.
- * The descriptor must also pass the VM-entry checks with the controls
- * vmx_set_interrupt_model will set (64-byte aligned, below MAXPHYADDR); one
- * that does not leaves this vCPU on the interrupt path.
- */
-bool vcpu_takes_posted(const struct vcpu *v)
-{
-	if (!pi_usable(posted_enabled, v->vapic != NULL, v->pcpu->shared,
-		       timer_mode(v->part->cfg->timer)->owns_lapic))
-		return false;
-	return posted_soft ||
-	       pi_controls_ok(vmx_ctl.pin | PIN_EXTINT_EXITING | PIN_POSTED_INTR,
-			      vmx_ctl.exit | EXIT_ACK_INTR_ON_EXIT,
-			      vmx_ctl.proc2 | PROC2_VIRT_INTR_DELIVERY, TRAP_POSTED_VECTOR,
-			      (uint64_t)(uintptr_t)&v->pi, platform.maxphyaddr);
-}
-
-/*
- * A guest that owns the LAPIC (direct) takes its interrupts in its IDT with
- * no exit; otherwise every physical interrupt exits, acknowledged, and is
- * delivered through the virtual LAPIC, and CR8 (the TPR) is virtual too.
- */
-void vcpu_timer_apply_mode(struct vcpu *v)
-{
-	bool virtual_intr = !timer_mode(v->vt.mode)->owns_lapic;
-	bool x2apic = v->apic_base.mode == APIC_MODE_X2APIC;
-
-	/*
-	 * Shared cores too: each vCPU has its own VMCS and virtual-APIC page,
-	 * and what another core sends it waits in its IPI bitmap, merged into
-	 * the vLAPIC (and so the page) before it enters.
-	 */
-	v->apicv = virtual_intr && v->vapic;
-	/* set before senders may see the VMCS's: a post now is taken before entry */
-	__atomic_store_n(&v->pi_on, vcpu_takes_posted(v) && v->apicv, __ATOMIC_SEQ_CST);
-	vmx_set_interrupt_model(virtual_intr,
-				!x2apic ? msr_bitmaps_no_x2apic[v->vt.mode] :
-				v->apicv ? msr_bitmaps_apicv[v->vt.mode] : msr_bitmaps[v->vt.mode],
-				v->apicv ? (uint64_t)(uintptr_t)v->vapic : 0, x2apic,
-				v->pi_on && !posted_soft ? (uint64_t)(uintptr_t)&v->pi : 0,
-				TRAP_POSTED_VECTOR);
-	if (v->apicv) {
-		v->vt.vlapic.dirty = VLAPIC_DIRTY_ALL;	/* a new VMCS, or back from direct: all of it */
-		apicv_sync_out(v);
-	}
 }
 
 /*

@@ -481,7 +481,7 @@ static void agree(struct csim *s)
 	CHECK(s, vtimer_read_tmict(&s->vt) == s->ref.n);
 }
 
-/* An exit: the hypervisor checks the timer (hv/apic/inject.c's vtimer_check). */
+/* An exit: the hypervisor checks the timer (deliver_virtual's vtimer_check, hv/time/vcpu_timer.c). */
 static void hv_check(struct csim *s, const char *why)
 {
 	snprintf(s->where, sizeof(s->where), "%s", why);

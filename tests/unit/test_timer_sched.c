@@ -2,8 +2,8 @@
 /*
  * Time partitioning on a shared core: the cyclic schedule (hv/core/sched.c) and
  * the timer state machine (hv/core/timer.c) driven together, as hv/run/switch.c
- * (switch_out, switch_in, shared_core_loop, hv_switch_window), hv/exit/exit.c (the
- * exit tail), hv/apic/inject.c (deliver_virtual), hv/time/vcpu_timer.c (the preemption
+ * (switch_out, switch_in, shared_core_loop, vcpu_switch_window), hv/exit/exit.c (the
+ * exit tail), hv/time/vcpu_timer.c (deliver_virtual, hv/apic/deliver.c), hv/time/vcpu_timer.c (the preemption
  * timer's arming) and hv/time/timer_exit.c (the external-interrupt and
  * preemption-timer exits) drive them, on a simulated core: one TSC, one
  * physical TSC_DEADLINE MSR and LVT timer shared by whoever runs, the
@@ -234,7 +234,7 @@ static void ref_delivered(struct gvcpu *g, int i)
 	}
 }
 
-/* ---- the hypervisor (hv/exit/exit.c, hv/apic/inject.c, hv/run/switch.c, hv/time/vcpu_timer.c) ---- */
+/* ---- the hypervisor (hv/exit/exit.c, hv/apic/deliver.c, hv/run/switch.c, hv/time/vcpu_timer.c) ---- */
 
 static bool irr_has(const struct vlapic *l, uint8_t vec)
 {
@@ -392,7 +392,7 @@ static void sched_loop(void)
 	}
 }
 
-/* An exit at or past the window's end (hv_switch_window). */
+/* An exit at or past the window's end (vcpu_switch_window). */
 static void sched_switch(int i)
 {
 	if (sched_advance(&C.cs, C.tsc))

@@ -2,7 +2,7 @@
 /*
  * The simulated core and the reference model (see timer_sim.h).
  *
- * The hypervisor side does what hv/time/timer_exit.c, hv/apic/inject.c, hv/time/vcpu_timer.c
+ * The hypervisor side does what hv/time/timer_exit.c, hv/apic/deliver.c, hv/time/vcpu_timer.c
  * and hv/run/switch.c are meant to do (DESIGN.md, "Per-core timer state machine"):
  *  - exit 52 (preemption timer): vtimer_check + host_timer_run;
  *  - short exits (CPUID, ...) touch no timer MSR;

@@ -1,55 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Events into the guest: exceptions, the event an exit interrupted, and,
- * for the modes without the LAPIC of their own, the virtual LAPIC's
- * interrupts before every entry.
+ * Interrupts into the guest: for the modes without the LAPIC of their own,
+ * the virtual LAPIC's before every entry (injected, or through the
+ * virtual-APIC page); NMIs from the partition; and Tempo's own vectors an
+ * IPI aimed at a LAPIC-owning vCPU.
  */
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
-#include "hv/exit/exit.h"
+#include "hv/apic/apic.h"
 #include "hv/lib/lib.h"
-
-#define CR0_PE		(1ull << 0)
-
-/*
- * A real-mode vCPU (an AP in its trampoline, with unrestricted guest) takes
- * exceptions through the IVT, which has no error codes: VM entry refuses an
- * error code unless CR0.PE = 1 (SDM Vol. 3C 26.2.1.3).
- */
-void inject_exception(uint32_t vector, bool has_error, uint32_t error)
-{
-	uint32_t info = INTR_INFO_VALID | INTR_TYPE_HW_EXCEPTION | vector;
-
-	if (has_error && (vmread(VMCS_GUEST_CR0) & CR0_PE)) {
-		info |= INTR_INFO_DELIVER_CODE;
-		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, error);
-	}
-	vmwrite(VMCS_ENTRY_INTR_INFO, info);
-}
-
-/* An exit during event delivery: deliver that event again (SDM 27.2.4). */
-void reinject_vectoring(void)
-{
-	uint32_t info = (uint32_t)vmread(VMCS_IDT_VECTORING_INFO);
-
-	if (!(info & INTR_INFO_VALID))
-		return;
-	if (info & INTR_INFO_DELIVER_CODE)
-		vmwrite(VMCS_ENTRY_EXCEPTION_ERROR, vmread(VMCS_IDT_VECTORING_ERROR));
-	vmwrite(VMCS_ENTRY_INTR_INFO, info & ~(1u << 12));
-}
-
-/*
- * Off the LAPIC-owning modes, before every entry: an expired software
- * deadline fires, and the highest deliverable vector is injected when the
- * guest can take it, else the interrupt window is opened so the guest exits
- * when it can.
- */
-void hv_deliver_virtual(struct vcpu *v)
-{
-	if (!timer_mode(v->vt.mode)->owns_lapic)
-		deliver_virtual(v);
-}
+#include "hv/state/partition.h"
 
 /* Each vector waiting in @v's IPI bitmap, taken out and handed to @sink. */
 static void pending_take(struct vcpu *v, void (*sink)(struct vcpu *v, uint8_t vector))
@@ -58,9 +18,9 @@ static void pending_take(struct vcpu *v, void (*sink)(struct vcpu *v, uint8_t ve
 		uint32_t bits;
 
 		/* a plain read first: a shared core scans on every entry, mostly empty */
-		if (!__atomic_load_n(&v->ipi_pending[i], __ATOMIC_RELAXED))
+		if (!__atomic_load_n(&v->apic.ipi_pending[i], __ATOMIC_RELAXED))
 			continue;
-		bits = __atomic_exchange_n(&v->ipi_pending[i], 0, __ATOMIC_ACQUIRE);
+		bits = __atomic_exchange_n(&v->apic.ipi_pending[i], 0, __ATOMIC_ACQUIRE);
 		while (bits) {
 			sink(v, (uint8_t)(i * 32 + __builtin_ctz(bits)));
 			bits &= bits - 1;
@@ -99,7 +59,7 @@ static void raise_physical(struct vcpu *v, uint8_t vector)
  * RVI falls to the next) and by EOI virtualization (SVI falls), and with
  * no self-IPI virtualization and no posted interrupts nothing adds to
  * VIRR, so an unchanged RVI:SVI means an unchanged VIRR and VISR. With
- * posted interrupts (v->pi_on) none of that holds: the CPU ORs the PIR
+ * posted interrupts (v->apic.pi_on) none of that holds: the CPU ORs the PIR
  * into VIRR, any word, raises RVI only if the vector is higher, and a guest
  * that nests its handlers can then end a run with the same RVI:SVI and
  * another VISR (an EOI lowers SVI, a posted vector delivered in between
@@ -109,7 +69,7 @@ static void raise_physical(struct vcpu *v, uint8_t vector)
 void apicv_sync_out(struct vcpu *v)
 {
 	struct vlapic *l = &v->vt.vlapic;
-	volatile uint32_t *pg = v->vapic;
+	volatile uint32_t *pg = v->apic.page;
 	int rvi, svi;
 
 	if (!l->dirty)
@@ -126,25 +86,25 @@ void apicv_sync_out(struct vcpu *v)
 	}
 	if (l->dirty & VLAPIC_DIRTY_TPR)
 		pg[VAPIC_TPR] = l->tpr;
-	v->apicv_status = (uint16_t)(((uint32_t)(svi < 0 ? 0 : svi) << 8) |
+	v->apic.status = (uint16_t)(((uint32_t)(svi < 0 ? 0 : svi) << 8) |
 				     (uint32_t)(rvi < 0 ? 0 : rvi));
-	vmwrite(VMCS_GUEST_INTR_STATUS, v->apicv_status);
+	vmwrite(VMCS_GUEST_INTR_STATUS, v->apic.status);
 	l->dirty = 0;
 }
 
 void apicv_sync_in(struct vcpu *v)
 {
 	struct vlapic *l = &v->vt.vlapic;
-	const volatile uint32_t *pg = v->vapic;
-	uint16_t status = (uint16_t)vmread(VMCS_GUEST_INTR_STATUS), old = v->apicv_status;
+	const volatile uint32_t *pg = v->apic.page;
+	uint16_t status = (uint16_t)vmread(VMCS_GUEST_INTR_STATUS), old = v->apic.status;
 	uint32_t lo, hi;
 
-	if (v->pi_on) {
+	if (v->apic.pi_on) {
 		for (uint32_t i = 0; i < 8; i++) {
 			l->irr[i] = pg[VAPIC_IRR + 4 * i];
 			l->isr[i] = pg[VAPIC_ISR + 4 * i];
 		}
-		v->apicv_status = status;
+		v->apic.status = status;
 		return;
 	}
 	if (status == old)
@@ -161,21 +121,19 @@ void apicv_sync_in(struct vcpu *v)
 		l->irr[i] = pg[VAPIC_IRR + 4 * i];
 		l->isr[i] = pg[VAPIC_ISR + 4 * i];
 	}
-	v->apicv_status = status;
+	v->apic.status = status;
 }
 
-void deliver_virtual(struct vcpu *v)
+void apic_deliver(struct vcpu *v)
 {
 	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
 	bool merge;
 	int vector;
 
-	if (v->pv)
-		pv_sync(v);
 	/*
 	 * The IPI kick is read here: cleared before the bitmaps, so none is
 	 * missed. A dedicated core's vCPU has bits there only for Tempo's own
-	 * vectors (hv/apic/x2apic.c), and then the kick bit is set.
+	 * vectors (hv/apic/ipi.c), and then the kick bit is set.
 	 */
 	merge = v->pcpu->shared;
 	if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI) {
@@ -185,27 +143,18 @@ void deliver_virtual(struct vcpu *v)
 	if (merge)
 		pending_take(v, raise_virtual);
 	/* posted while this core was in root mode (or before a notification came) */
-	if (v->pi_on && pi_pending(&v->pi)) {
+	if (v->apic.pi_on && pi_pending(&v->apic.pi)) {
 		uint32_t posted[8] = { 0 };
 
-		pi_take(&v->pi, posted);
+		pi_take(&v->apic.pi, posted);
 		for (uint32_t i = 0; i < 8; i++)
 			for (uint32_t bits = posted[i]; bits; bits &= bits - 1) {
 				raise_virtual(v, (uint8_t)(i * 32 + __builtin_ctz(bits)));
-				v->pi_taken++;
+				v->stats.pi_taken++;
 			}
 	}
-	/*
-	 * A fired hardware deadline arrives as an interrupt (inject): nothing
-	 * to check, unless the count-down timer runs (in software in every
-	 * mode but direct).
-	 */
-	if (!timer_mode(v->vt.mode)->injects_fired || v->vt.countdown.due != LAPIC_TIMER_IDLE)
-		vtimer_check(&v->vt, rdtsc());
-	if (v->pv)
-		pv_publish_armed(v);
 	vector = vlapic_pending(&v->vt.vlapic);
-	if (v->apicv) {
+	if (v->apic.apicv) {
 		/*
 		 * The CPU delivers the vector itself when the guest can take it
 		 * (RVI above VPPR, IF = 1, no STI or MOV-SS shadow: SDM Vol. 3C
@@ -225,7 +174,7 @@ void deliver_virtual(struct vcpu *v)
 				proc |= PROC_HLT_EXITING;
 			}
 		}
-		if (v->nmi_pending)
+		if (v->apic.nmi_pending)
 			proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
 		else
 			proc &= ~PROC_INTR_WINDOW_EXITING;
@@ -249,7 +198,7 @@ void deliver_virtual(struct vcpu *v)
 	 * and HLT exiting, so a `sti; hlt` wakes on it (exit_hlt); the window
 	 * also serves an NMI that waits for an STI shadow to end (deliver_nmi)
 	 */
-	if (vector >= 0 || v->nmi_pending)
+	if (vector >= 0 || v->apic.nmi_pending)
 		proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
 	else
 		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
@@ -258,7 +207,7 @@ void deliver_virtual(struct vcpu *v)
 
 /*
  * A vCPU that owns its LAPIC (direct) with an IPI on one of Tempo's vectors
- * in its bitmap (hv/apic/x2apic.c): its APIC is the guest's, so the vectors go
+ * in its bitmap (hv/apic/ipi.c): its APIC is the guest's, so the vectors go
  * there, as the sender asked.
  * Clearing the kick bit keeps the next entry from exiting again at once.
  */
@@ -289,7 +238,7 @@ void deliver_nmi(struct vcpu *v)
 	    (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_NMI))) {
 		/* NMIs that come while one is being handled latch as one (SDM 6.7.1) */
 		if (intr & INTERRUPTIBILITY_NMI)
-			__atomic_store_n(&v->nmi_pending, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&v->apic.nmi_pending, 1, __ATOMIC_RELEASE);
 		/*
 		 * In an STI shadow some CPUs fail the entry of an NMI (SDM 26.3.1.5)
 		 * and the NMI window may open inside it: the interrupt window
@@ -303,7 +252,7 @@ void deliver_nmi(struct vcpu *v)
 	}
 	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | NMI_VECTOR);
 	/* one more waits: the window after this one's IRET (virtual NMIs) */
-	if (__atomic_sub_fetch(&v->nmi_pending, 1, __ATOMIC_ACQ_REL) && (vmx_ctl.pin & PIN_VIRTUAL_NMIS))
+	if (__atomic_sub_fetch(&v->apic.nmi_pending, 1, __ATOMIC_ACQ_REL) && (vmx_ctl.pin & PIN_VIRTUAL_NMIS))
 		vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
 	else if (proc & PROC_NMI_WINDOW_EXITING)
 		vmwrite(VMCS_PROC_CONTROLS, proc & ~PROC_NMI_WINDOW_EXITING);

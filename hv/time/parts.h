@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The time room's parts of struct vcpu (hv/state/vcpu.h): types only, so
+ * the state room can hold them. Written by hv/time/ on the vCPU's own core;
+ * read elsewhere only where a comment says so.
+ */
+#ifndef TEMPO_HV_TIME_PARTS_H
+#define TEMPO_HV_TIME_PARTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hv/core/hypercall_abi.h"
+#include "hv/core/timer.h"
+
+/*
+ * The host tick's step-aside from the guest's deadline (hv/time/aside.c):
+ * the exit stub's part is arch's (struct vmx_tick_aside, vcpu_arch.aside);
+ * this is hv's.
+ */
+struct vcpu_aside {
+	bool tick_exit;			/* this exit is a host tick (direct, inject) */
+	/* IA32_TSC_DEADLINE as tick_defer_early read it at this exit */
+	bool deadline_valid;
+	uint64_t deadline;
+	/* the vCPU has the stub that can step (direct mode on a core of its own, fixed at VMCS setup) */
+	bool enabled;
+	bool armed;		/* armed at the last entry */
+	/* this exit is the armed tick's: the stub judged the guest's deadline already */
+	bool decided;
+	uint64_t tick;		/* the placed time the plan was made for */
+	struct tick_aside_plan plan;	/* and that plan (steps 0: none) */
+	uint8_t vec;		/* and the guest's timer vector it was made for */
+};
+
+/* pv-lazy (hv/time/pv_lazy.c): the page the guest publishes its deadlines on. */
+struct vcpu_pv {
+	struct tempo_pv_timer *page;	/* NULL until registered */
+	uint64_t seen;			/* the last `next` the hypervisor took */
+};
+
+#endif
