@@ -124,16 +124,47 @@ if [ "$what" = all ] || [ "$what" = layering ]; then
 		fail layering "$(echo "$out" | tail -n 6 | tr '\n' ' ')"
 	fi
 	bad_tree=$(mktemp -d "${TMPDIR:-/tmp}/tempo-layers.XXXXXX")
-	mkdir -p "$bad_tree/hv/core" "$bad_tree/arch/x86"
+	mkdir -p "$bad_tree/hv/core" "$bad_tree/arch/x86" "$bad_tree/hv/state" "$bad_tree/hv/exit"
+	grep '^HV_ROOMS' Makefile > "$bad_tree/Makefile"
 	printf '#include "arch/x86/apic.h"\n' > "$bad_tree/hv/core/policy.c"
 	printf '#include "hv/state/partition.h"\n' > "$bad_tree/arch/x86/apic.h"
-	printf '\n' > "$bad_tree/hv/partition.h"
+	printf '\n' > "$bad_tree/hv/state/partition.h"
+	# a lower room's header reaching up into a higher room's
+	printf '#include "hv/exit/exit.h"\n' > "$bad_tree/hv/state/vcpu.h"
+	printf '\n' > "$bad_tree/hv/exit/exit.h"
 	out=$(tests/layering/check.sh "$bad_tree" 2>&1)
 	if [ $? -ne 0 ] && echo "$out" | grep 'file=hv/core/policy.c include=arch/x86/apic.h' > /dev/null &&
-		echo "$out" | grep 'file=arch/x86/apic.h include=hv/state/partition.h' > /dev/null; then
+		echo "$out" | grep 'file=arch/x86/apic.h include=hv/state/partition.h' > /dev/null &&
+		echo "$out" | grep 'file=hv/state/vcpu.h include=hv/exit/exit.h from=room:state to=room:exit' > /dev/null; then
 		pass layering_check_fails_on_a_broken_tree
 	else
 		fail layering_check_fails_on_a_broken_tree "$(echo "$out" | tail -n 3 | tr '\n' ' ')"
+	fi
+	rm -rf "$bad_tree"
+	# the call graph (tests/layering/calls.py): hv/'s rooms call only downwards and no
+	# files call each other in a circle; and the check itself on a tree with a
+	# back-call from the state room into the exit room, and a circle in one room
+	if out=$(tests/layering/calls.py 2>&1); then
+		pass "layering_calls ($(echo "$out" | tail -n 1))"
+	else
+		fail layering_calls "$(echo "$out" | tail -n 8 | tr '\n' ' ')"
+	fi
+	bad_tree=$(mktemp -d "${TMPDIR:-/tmp}/tempo-calls.XXXXXX")
+	mkdir -p "$bad_tree/hv/state" "$bad_tree/hv/exit" "$bad_tree/hv/time" "$bad_tree/arch" \
+		"$bad_tree/drivers"
+	{ grep '^HV_ROOMS' Makefile; echo 'KCFLAGS := -O2 -ffreestanding'
+	  printf 'print-%%:\n\t@echo '"'"'$($*)'"'"'\n'; } > "$bad_tree/Makefile"
+	printf 'void exit_fn(void);\nvoid state_fn(void) { exit_fn(); }\n' > "$bad_tree/hv/state/low.c"
+	printf 'void state_fn(void);\nvoid exit_fn(void) { state_fn(); }\n' > "$bad_tree/hv/exit/high.c"
+	printf 'void b_fn(void);\nvoid a_fn(void) { b_fn(); }\n' > "$bad_tree/hv/time/a.c"
+	printf 'void a_fn(void);\nvoid b_fn(void) { a_fn(); }\n' > "$bad_tree/hv/time/b.c"
+	out=$(tests/layering/calls.py --root "$bad_tree" 2>&1)
+	if [ $? -ne 0 ] &&
+		echo "$out" | grep 'CALL_VIOLATION file=hv/state/low.c calls=exit_fn in=hv/exit/high.c from=state to=exit' > /dev/null &&
+		echo "$out" | grep 'CALL_CIRCLE files=hv/time/a.c,hv/time/b.c' > /dev/null; then
+		pass layering_calls_fails_on_a_back_call
+	else
+		fail layering_calls_fails_on_a_back_call "$(echo "$out" | tail -n 4 | tr '\n' ' ')"
 	fi
 	rm -rf "$bad_tree"
 	if make -s -C tests/unit core-freestanding BUILD="$(readlink -f "$BUILD")" \

@@ -11,12 +11,27 @@ set -uo pipefail
 root=${1:-$(cd "$(dirname "$0")/../.." && pwd)}
 cd "$root" || exit 2
 
+# hv/'s rooms, lowest first (the Makefile's HV_ROOMS): a room may include
+# its own headers and those of the rooms below it, and every room's
+# parts.h (its part of struct vcpu: types only, which may include no room)
+rooms=$(sed -n 's/^HV_ROOMS[[:blank:]]*:=[[:blank:]]*//p' Makefile 2>/dev/null)
+rank() {
+	local i=0 r
+	for r in $rooms; do
+		[ "$r" = "$1" ] && { echo $i; return; }
+		i=$((i + 1))
+	done
+	echo 99
+}
+
 # layer PATH: the layer a file (or an included header) belongs to
 layer() {
 	case $1 in
 	hv/lib/*) echo lib ;;
 	hv/core/*) echo core ;;
 	hv/upcalls.h) echo upcalls ;;
+	hv/*/parts.h) echo parts ;;
+	hv/*/*) r=${1#hv/}; echo "room:${r%%/*}" ;;
 	hv/*) echo hv ;;
 	arch/*) echo arch ;;
 	drivers/*) echo drivers ;;
@@ -35,7 +50,12 @@ allowed() {
 	*:other) return 1 ;;		# a header outside the tree's layers
 	lib:lib) return 0 ;;
 	core:lib | core:core) return 0 ;;
-	hv:*) return 0 ;;		# the VMX-bound hypervisor sees everything
+	parts:lib | parts:core | parts:arch) return 0 ;;	# types only
+	room:*:lib | room:*:core | room:*:arch | room:*:drivers | room:*:upcalls | room:*:parts)
+		return 0 ;;
+	room:*:room:*)		# its own room or one below it
+		[ "$(rank "${1#room:}")" -ge "$(rank "${2#room:}")" ] ;;
+	hv:*) return 0 ;;
 	arch:arch | arch:lib | arch:upcalls | arch:drivers) return 0 ;;
 	drivers:drivers | drivers:lib | drivers:arch) return 0 ;;
 	boot:arch | boot:lib) return 0 ;;
