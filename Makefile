@@ -2,7 +2,9 @@
 # Tempo: a boot-time micro-hypervisor for partitioned real-time guests.
 # `make help` lists the targets.
 
-BUILD		?= build
+# PROFILE=1: the exit path's instruction profile (hv/ops/prof.h), in its own build folder
+PROFILE		?=
+BUILD		?= $(if $(PROFILE),build-profile,build)
 CC		:= gcc
 LD		:= ld
 OBJCOPY		:= objcopy
@@ -16,6 +18,10 @@ KCFLAGS		:= -std=gnu11 -O2 -g -ffreestanding -fno-builtin -fno-stack-protector \
 		   -mgeneral-regs-only -mno-sse -mno-mmx -mno-80387 -mcmodel=small \
 		   -Wall -Wextra -Werror -I. -DTEMPO_VERSION='"$(VERSION)"' -MMD -MP
 KASFLAGS	:= -m64 -I. -MMD -MP
+ifneq ($(PROFILE),)
+KCFLAGS		+= -DTEMPO_PROFILE
+KASFLAGS	+= -DTEMPO_PROFILE
+endif
 KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -no-pie -T linker.ld
 
 # The layers (docs/architecture.md): the library, the pure core, the

@@ -41,6 +41,9 @@ EA_AT(rdx, EA_RDX);
 /* MSR-store entries are 16-byte aligned (SDM Vol. 3C 26.2.1.2), as is the area */
 _Static_assert(offsetof(struct vmx_exit_area, deadline) % 16 == 0, "deadline");
 _Static_assert(sizeof(struct vmx_exit_area) <= EA_SIZE && EA_SIZE % 16 == 0, "EA_SIZE");
+EA_AT(prof_stub, EA_PROF_STUB);
+EA_AT(prof_entry, EA_PROF_ENTRY);
+_Static_assert(offsetof(struct vcpu_arch, host_slot) == VA_HOST_SLOT, "host_slot");
 /* the stub's one 64-bit SUB reads both: closed must sit just above lo */
 _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 
@@ -519,6 +522,14 @@ uint32_t vmx_run(struct vcpu_arch *a)
 	a->launched = true;
 	vmx_enter(a, launched);
 	return (uint32_t)vmread(VMCS_INSTR_ERROR);
+}
+
+void vmx_prof_stamps(const struct vcpu_arch *a, uint64_t *stub, uint64_t *entry)
+{
+	const struct vmx_exit_area *area = (const struct vmx_exit_area *)(uintptr_t)a->host_slot;
+
+	*stub = area->prof_stub;
+	*entry = area->prof_entry;
 }
 
 const char *vmx_instr_error_name(uint32_t err)

@@ -91,6 +91,7 @@ struct vmx_exit_area {
 	struct vmx_msr_entry deadline;
 	struct vmx_tick_aside aside;
 	uint64_t rax, rcx, rdx;	/* the guest's, while the step-aside runs */
+	uint64_t prof_stub, prof_entry;	/* TEMPO_PROFILE: the TSC at the stub's start, at the entry */
 };
 
 /*
@@ -201,6 +202,9 @@ uint32_t vmx_run(struct vcpu_arch *a);
 /* What the CPU runs for a guest CR0/CR4 value: the VMX-forced bits on. */
 uint64_t vmx_guest_cr0(uint64_t want);
 uint64_t vmx_guest_cr4(uint64_t want);
+
+/* TEMPO_PROFILE builds: the TSC the exit stub and the last entry of @a stamped. */
+void vmx_prof_stamps(const struct vcpu_arch *a, uint64_t *stub, uint64_t *entry);
 
 const char *vmx_exit_reason_name(uint32_t reason);
 const char *vmx_instr_error_name(uint32_t err);

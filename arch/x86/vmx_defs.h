@@ -300,6 +300,11 @@
 #define EA_RAX			88
 #define EA_RCX			96
 #define EA_RDX			104
-#define EA_SIZE			112	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
+/* TEMPO_PROFILE builds (hv/ops/prof.h): the TSC at the stub's start, and at the last entry */
+#define EA_PROF_STUB		112
+#define EA_PROF_ENTRY		120
+#define EA_SIZE			128	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
+/* struct vcpu_arch's host_slot: its CPU's exit area (arch/x86/vmx.h) */
+#define VA_HOST_SLOT		136
 
 #endif

@@ -30,6 +30,23 @@
 
 	.set	X2APIC_PPR_MSR, 0x80a	/* SDM Vol. 3A 11.12.1.2 */
 
+/*
+ * TEMPO_PROFILE builds (hv/ops/prof.h): the TSC into the exit area at
+ * the stub's start and before each entry loads the guest's registers.
+ * Nothing otherwise.
+ */
+.macro prof_stub_stamp
+#ifdef TEMPO_PROFILE
+	mov	%rax, EA_RAX(%rsp)
+	mov	%rdx, EA_RDX(%rsp)
+	rdtsc
+	mov	%eax, EA_PROF_STUB(%rsp)
+	mov	%edx, EA_PROF_STUB + 4(%rsp)
+	mov	EA_RAX(%rsp), %rax
+	mov	EA_RDX(%rsp), %rdx
+#endif
+.endm
+
 	.text
 /*
  * void vmx_enter(struct vcpu_arch *a, int launched): returns only if the
@@ -47,7 +64,14 @@ vmx_enter:
 	/* decided once at boot (hv/core/spec.c, spec_set_entry_mode): one test on every entry */
 	cmpb	$SPEC_ENTRY_NONE, spec_entry_mode(%rip)
 	jne	3f
-4:	mov	%rdi, %rax
+4:
+#ifdef TEMPO_PROFILE
+	mov	VA_HOST_SLOT(%rdi), %rcx
+	rdtsc
+	mov	%eax, EA_PROF_ENTRY(%rcx)
+	mov	%edx, EA_PROF_ENTRY + 4(%rcx)
+#endif
+	mov	%rdi, %rax
 	test	%esi, %esi
 	mov	8(%rax), %rbx
 	mov	16(%rax), %rcx
@@ -94,6 +118,7 @@ vmx_enter:
  */
 	.globl vmx_exit_stub
 vmx_exit_stub:
+	prof_stub_stamp
 	push	%rax
 	mov	8(%rsp), %rax		/* EA_ARCH */
 vmx_exit_save:
@@ -153,6 +178,7 @@ left:	call	hv_pcpu_loop
  * but the CPU's exit area and the VMCS is read here.
  */
 .macro exit_aside mitigation
+	prof_stub_stamp
 	mov	%rax, EA_RAX(%rsp)
 	mov	%rcx, EA_RCX(%rsp)
 	mov	%rdx, EA_RDX(%rsp)

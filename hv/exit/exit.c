@@ -24,6 +24,7 @@
 #include "hv/exit/exit.h"
 #include "hv/lib/fmt.h"
 #include "hv/ops/monitor.h"
+#include "hv/ops/prof.h"
 #include "hv/run/run.h"
 #include "hv/time/time.h"
 #include "hv/upcalls.h"
@@ -231,14 +232,19 @@ static enum exit_action exit_fast(struct vcpu *v, const struct exit_row *row, st
 	    __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE))
 		return EXIT_SLOW;
 	x->fast = true;
+	PROF(v, PROF_ROW);
 	a = row->handler(v, x);
+	PROF(v, PROF_ROW_DONE);
 	x->fast = false;
 	if (a != EXIT_RESUME)
 		return a;
+	PROF_KIND(v, x->reason, true);
 	v->stats.exits_total++;
 	v->stats.exits[x->reason]++;
+	PROF(v, PROF_DELIVER);
 	if (!timer_mode(v->vt.mode)->owns_lapic)
 		deliver_virtual(v);
+	PROF(v, PROF_ARM);
 	vcpu_timer_arm(v);
 	return EXIT_RESUME;
 }
@@ -270,6 +276,7 @@ static enum exit_action exit_tail(struct vcpu *v)
 		return EXIT_SWITCH;
 	if (v->pcpu->console)
 		operator_service();
+	PROF(v, PROF_DELIVER);
 	if (!timer_mode(v->vt.mode)->owns_lapic)
 		deliver_virtual(v);
 	else if (__atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE) & MAILBOX_IPI)
@@ -283,6 +290,7 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 {
 	struct exit_ctx x;	/* not zeroed whole: its buffer is for stops alone */
 
+	prof_exit(v);
 	x.reason = (uint32_t)vmread(VMCS_EXIT_REASON);
 	v->aside.decided = false;
 	if (v->aside.armed)
@@ -305,8 +313,10 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 	/* a fast exit's reason is its basic reason: no entry failure */
 	if (row && row->handler && x.reason == basic) {
 		a = exit_fast(v, row, &x);
-		if (a == EXIT_RESUME)
+		if (a == EXIT_RESUME) {
+			PROF(v, PROF_DONE);
 			return v;
+		}
 		if (a != EXIT_SLOW)
 			return exit_leave(v, a, &x);
 	}
@@ -321,13 +331,18 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 		return exit_leave(v, exit_stop(&x, "unhandled_exit", basic,
 					       vmx_exit_reason_name(basic)), &x);
 	reinject_vectoring();
+	PROF_KIND(v, basic, false);
+	PROF(v, PROF_ROW);
 	a = row->handler(v, &x);
+	PROF(v, PROF_ROW_DONE);
 	if (a == EXIT_RESUME)
 		a = exit_tail(v);
 	if (a != EXIT_RESUME)
 		return exit_leave(v, a, &x);
+	PROF(v, PROF_ARM);
 	vcpu_timer_arm(v);
 	v->pcpu->exit_vcpu = NULL;
+	PROF(v, PROF_DONE);
 	return v;
 }
 

@@ -8,6 +8,7 @@
 #ifndef TEMPO_HV_OPS_PARTS_H
 #define TEMPO_HV_OPS_PARTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "arch/x86/vmx_defs.h"
@@ -45,6 +46,44 @@ struct trace_entry {
 	uint32_t event;
 };
 
+/* The exit path's profile (TEMPO_PROFILE builds, hv/ops/prof.h): its points, in order. */
+enum prof_point {
+	PROF_STUB,	/* the exit stub's first instructions (arch's stamp) */
+	PROF_HV,	/* hv_exit_handler's first */
+	PROF_ROW,	/* the row's handler is called */
+	PROF_ROW_DONE,	/* and has returned */
+	PROF_DELIVER,	/* virtual delivery begins (off the LAPIC-owning modes) */
+	PROF_ARM,	/* the preemption timer's arming begins */
+	PROF_DONE,	/* hv_exit_handler returns */
+	PROF_ENTRY,	/* the entry's stamp, before the guest's registers load (arch's) */
+	PROF_POINTS,
+};
+
+#define PROF_SEGMENTS	(PROF_POINTS - 1)
+
+/*
+ * One path's sums: exits taken, each segment's instructions, the longest
+ * exit; for a preemption-timer exit also how late the stub began after the
+ * time the timer was armed for (the CPU's share of a deadline's latency).
+ */
+struct prof_path {
+	uint64_t exits;
+	uint64_t sum[PROF_SEGMENTS];
+	uint64_t max_total;
+	uint64_t late_sum, late_max;
+};
+
+struct vcpu_prof {
+	uint64_t t[PROF_POINTS];	/* this exit's stamps (0: not passed) */
+	uint32_t reason;		/* its basic reason */
+	bool fast;			/* finished on the fast path */
+	bool open;			/* stamped up to PROF_DONE, waiting for its entry stamp */
+	uint64_t bookkeeping;		/* prof_exit's own ticks in this exit */
+	uint64_t due;			/* what the preemption timer was last armed for */
+	uint64_t due_armed;		/* and this exit's: its lateness is measured from it */
+	struct prof_path path[EXIT_REASON_COUNT][2];	/* [reason][fast] */
+};
+
 struct vcpu_stats {
 	uint64_t exits[EXIT_REASON_COUNT];
 	uint64_t exits_total;
@@ -73,6 +112,9 @@ struct vcpu_stats {
 	uint32_t snap_tail;		/* read by the console core */
 	struct trace_entry trace[TRACE_RING];
 	uint32_t trace_next;
+#ifdef TEMPO_PROFILE
+	struct vcpu_prof prof;
+#endif
 };
 
 #endif

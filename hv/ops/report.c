@@ -8,6 +8,7 @@
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
 #include "hv/ops/console.h"
+#include "hv/ops/prof.h"
 #include "hv/time/time.h"
 #include "hv/state/partition.h"
 #include "hv/upcalls.h"
@@ -139,5 +140,6 @@ void end_run_if_done(void)
 	print_schedules();
 	channels_report();
 	log_printf(LOG_EMERG, "TIMER_COST rearm_instr=%lu\n", rearm_cost_ticks);
+	prof_report();
 	hv_stop(STOP_OK, "all partitions ended");
 }

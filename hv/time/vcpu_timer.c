@@ -14,6 +14,7 @@
 #include "hv/apic/apic.h"
 #include "hv/state/partition.h"
 #include "hv/state/platform.h"
+#include "hv/state/prof.h"
 #include "hv/time/aside.h"
 
 uint64_t host_tick_tsc;
@@ -152,6 +153,7 @@ static inline __attribute__((always_inline)) void timer_arm_due(struct vcpu *v, 
 								  uint64_t due)
 {
 	tick_aside_arm(v, now, due);
+	PROF_DUE(v, due);
 	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
 	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
 
