@@ -104,6 +104,7 @@ void apicv_sync_in(struct vcpu *v)
 			l->irr[i] = pg[VAPIC_IRR + 4 * i];
 			l->isr[i] = pg[VAPIC_ISR + 4 * i];
 		}
+		vlapic_summarize(l);
 		v->apic.status = status;
 		return;
 	}
@@ -121,12 +122,13 @@ void apicv_sync_in(struct vcpu *v)
 		l->irr[i] = pg[VAPIC_IRR + 4 * i];
 		l->isr[i] = pg[VAPIC_ISR + 4 * i];
 	}
+	vlapic_summarize(l);
 	v->apic.status = status;
 }
 
 void apic_deliver(struct vcpu *v)
 {
-	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+	uint32_t proc = v->arch.proc;
 	bool merge;
 	int vector;
 
@@ -178,10 +180,17 @@ void apic_deliver(struct vcpu *v)
 			proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
 		else
 			proc &= ~PROC_INTR_WINDOW_EXITING;
-		vmwrite(VMCS_PROC_CONTROLS, proc);
+		vmx_proc_write(&v->arch, proc);
 		return;
 	}
-	if (vector >= 0 && !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID)) {
+	apic_inject(v, vector, false);
+}
+
+void apic_inject(struct vcpu *v, int vector, bool entry_free)
+{
+	uint32_t proc = v->arch.proc;
+
+	if (vector >= 0 && (entry_free || !(vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID))) {
 		if ((vmread(VMCS_GUEST_RFLAGS) & (1u << 9)) &&
 		    !(vmread(VMCS_GUEST_INTERRUPTIBILITY) & 3)) {
 			vmwrite(VMCS_ENTRY_INTR_INFO,
@@ -202,7 +211,7 @@ void apic_deliver(struct vcpu *v)
 		proc |= PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING;
 	else
 		proc &= ~(PROC_INTR_WINDOW_EXITING | PROC_HLT_EXITING);
-	vmwrite(VMCS_PROC_CONTROLS, proc);
+	vmx_proc_write(&v->arch, proc);
 }
 
 /*
@@ -232,7 +241,7 @@ void deliver_pending_to_apic(struct vcpu *v)
 void deliver_nmi(struct vcpu *v)
 {
 	uint32_t intr = (uint32_t)vmread(VMCS_GUEST_INTERRUPTIBILITY);
-	uint32_t proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);
+	uint32_t proc = v->arch.proc;
 
 	if ((vmread(VMCS_ENTRY_INTR_INFO) & INTR_INFO_VALID) ||
 	    (intr & (INTERRUPTIBILITY_STI | INTERRUPTIBILITY_MOVSS | INTERRUPTIBILITY_NMI))) {
@@ -245,17 +254,17 @@ void deliver_nmi(struct vcpu *v)
 		 * (IF is 1 there) ends after the shadow's instruction instead.
 		 */
 		if (intr & INTERRUPTIBILITY_STI)
-			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_INTR_WINDOW_EXITING);
+			vmx_proc_write(&v->arch, proc | PROC_INTR_WINDOW_EXITING);
 		else if (vmx_ctl.pin & PIN_VIRTUAL_NMIS)
-			vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
+			vmx_proc_write(&v->arch, proc | PROC_NMI_WINDOW_EXITING);
 		return;		/* the window, or without virtual NMIs the next exit */
 	}
 	vmwrite(VMCS_ENTRY_INTR_INFO, INTR_INFO_VALID | INTR_TYPE_NMI | NMI_VECTOR);
 	/* one more waits: the window after this one's IRET (virtual NMIs) */
 	if (__atomic_sub_fetch(&v->apic.nmi_pending, 1, __ATOMIC_ACQ_REL) && (vmx_ctl.pin & PIN_VIRTUAL_NMIS))
-		vmwrite(VMCS_PROC_CONTROLS, proc | PROC_NMI_WINDOW_EXITING);
+		vmx_proc_write(&v->arch, proc | PROC_NMI_WINDOW_EXITING);
 	else if (proc & PROC_NMI_WINDOW_EXITING)
-		vmwrite(VMCS_PROC_CONTROLS, proc & ~PROC_NMI_WINDOW_EXITING);
+		vmx_proc_write(&v->arch, proc & ~PROC_NMI_WINDOW_EXITING);
 	/* an NMI ends HLT (SDM 26.6.3), even with IF = 0: not halted for ever */
 	if (vmread(VMCS_GUEST_ACTIVITY_STATE) == ACTIVITY_HLT)
 		vmwrite(VMCS_GUEST_ACTIVITY_STATE, ACTIVITY_ACTIVE);
