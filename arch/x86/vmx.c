@@ -313,6 +313,7 @@ static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 {
 	vmwrite(VMCS_PIN_CONTROLS, vmx_ctl.pin);
 	vmwrite(VMCS_PROC_CONTROLS, vmx_ctl.proc);
+	a->proc = vmx_ctl.proc;
 	vmwrite(VMCS_PROC_CONTROLS2, vmx_ctl.proc2);
 	/* guest XSAVES/XRSTORS run on IA32_XSS = 0 (vmx_cpu_enable): nothing to trap */
 	if (vmx_ctl.has_xsaves)

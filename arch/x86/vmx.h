@@ -107,6 +107,12 @@ struct vcpu_arch {
 	bool launched;
 	bool vmcs_ready;	/* built once (vmx_vmcs_setup); later runs only vmx_load it */
 	uint64_t cr0_shadow, cr4_shadow;	/* what the guest believes it wrote */
+	/*
+	 * The primary processor-based controls as written last: the CPU never
+	 * changes them, so the exit path reads this instead of a VMREAD and
+	 * writes the field only when it changes (vmx_proc_write).
+	 */
+	uint32_t proc;
 	struct vmx_tick_aside *aside;	/* in its CPU's exit area: the stub's (EA_*) */
 };
 
@@ -230,6 +236,15 @@ static inline void vmwrite(uint64_t field, uint64_t value)
 static inline void vmx_set_preemption_timer(uint32_t value)
 {
 	vmwrite(VMCS_PREEMPTION_TIMER_VALUE, value);
+}
+
+/* @a's primary processor-based controls (its VMCS current) become @proc. */
+static inline void vmx_proc_write(struct vcpu_arch *a, uint32_t proc)
+{
+	if (proc != a->proc) {
+		a->proc = proc;
+		vmwrite(VMCS_PROC_CONTROLS, proc);
+	}
 }
 
 #endif

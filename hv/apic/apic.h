@@ -70,6 +70,14 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector);
  * guest can take it, else the interrupt window opened.
  */
 void apic_deliver(struct vcpu *v);
+/*
+ * Off APIC virtualization: @vector (the vLAPIC's pending one, or -1) into
+ * the guest if it can take it now, and the interrupt window and HLT exiting
+ * for what is left. @entry_free: nothing is being injected at this entry
+ * (an exit that never comes during event delivery, nothing injected since),
+ * which saves reading the field.
+ */
+void apic_inject(struct vcpu *v, int vector, bool entry_free);
 /* An NMI IPI from @v's partition: injected, or at the NMI window. */
 void deliver_nmi(struct vcpu *v);
 /* A LAPIC-owning vCPU: the IPIs that waited in its bitmap go to its own APIC. */

@@ -82,6 +82,7 @@ void apic_apply_model(struct vcpu *v)
 				v->apic.apicv ? (uint64_t)(uintptr_t)v->apic.page : 0, x2apic,
 				v->apic.pi_on && !posted_soft ? (uint64_t)(uintptr_t)&v->apic.pi : 0,
 				TRAP_POSTED_VECTOR);
+	v->arch.proc = (uint32_t)vmread(VMCS_PROC_CONTROLS);	/* what the model wrote */
 	if (v->apic.apicv) {
 		v->vt.vlapic.dirty = VLAPIC_DIRTY_ALL;	/* a new VMCS, or back from direct: all of it */
 		apicv_sync_out(v);
