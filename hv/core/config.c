@@ -56,6 +56,7 @@ enum part_key {
 	KEY_RESTART_WINDOW,
 	KEY_DEBUG_EXIT,
 	KEY_FW_CFG,
+	KEY_TIMER_ADVANCE,
 	KEY_COUNT,
 };
 
@@ -73,6 +74,7 @@ static const char *const part_keys[KEY_COUNT] = {
 	[KEY_RESTART_WINDOW] = "restart_window_s",
 	[KEY_DEBUG_EXIT] = "debug_exit",
 	[KEY_FW_CFG] = "fw_cfg",
+	[KEY_TIMER_ADVANCE] = "timer_advance",
 };
 
 static const char *const restart_names[] = {
@@ -582,7 +584,7 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 	if (k == KEY_COUNT)
 		return fail(ps, "unknown key '%s' in [partition %s] (expected cpus, memory, base, "
 			    "image, cmdline, modules, timer, console, restart, restart_limit, "
-			    "restart_window_s, debug_exit, fw_cfg)",
+			    "restart_window_s, debug_exit, fw_cfg, timer_advance)",
 			    quote_n(q, 24, key), p->name);
 	if (set_once(ps, &ps->key_line[k], part_keys[k]))
 		return -1;
@@ -616,6 +618,8 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 		return take_on_off(ps, part_keys[k], v, &p->debug_exit);
 	case KEY_FW_CFG:
 		return take_on_off(ps, part_keys[k], v, &p->fw_cfg);
+	case KEY_TIMER_ADVANCE:
+		return take_on_off(ps, part_keys[k], v, &p->timer_advance);
 	case KEY_RESTART:
 		for (uint32_t r = 0; r < ARRAY_SIZE(restart_names); r++)
 			if (span_eq(v, restart_names[r])) {
@@ -909,6 +913,7 @@ static int begin_partition(struct parser *ps, struct span name)
 				    p->name, cfg->partitions[i].line);
 	p->timer = TIMER_DIRECT;
 	p->console = true;
+	p->timer_advance = true;
 	p->restart = RESTART_NEVER;
 	p->restart_limit = CONFIG_DEFAULT_RESTART_LIMIT;
 	p->restart_window_s = CONFIG_DEFAULT_RESTART_WINDOW_S;

@@ -146,6 +146,8 @@ struct partition_config {
 	bool console;
 	bool debug_exit;		/* port 0xF4 ends the partition (QEMU's isa-debug-exit) */
 	bool fw_cfg;			/* ports 0x510-0x511 answer as QEMU's fw_cfg (hv/core/fw_cfg.h) */
+	/* emulated, pv-lazy: the deadline armed early, the interrupt at it (hv/core/timer.h) */
+	bool timer_advance;
 	enum restart_policy restart;
 	uint32_t restart_limit;		/* restarts allowed within restart_window_s */
 	uint32_t restart_window_s;	/* 0: the whole run */

@@ -13,61 +13,42 @@
 #define LVT_MASKED	(1u << 16)	/* SDM Vol. 3A 11.5.1, figure 11-8 */
 #define LVT_TIMER_MODE	(3u << 17)	/* 00 one-shot, 01 periodic, 10 TSC-deadline */
 #define LVT_TSC_DEADLINE (2u << 17)
-#define PTIMER_MAX	0xffffffffu	/* the timer is a 32-bit VMCS field */
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
-/* ---- the VMX-preemption timer ---- */
+/* ---- the software deadline's advance ---- */
 
-/*
- * The timer (SDM Vol. 3C 26.5.1) counts down by 1 each time bit X = @rate of
- * the TSC changes; it is loaded at VM entry at some TSC L. Bit X changes at
- * every multiple of 2^X, so the first decrement comes at the first multiple
- * of 2^X above L, which is anywhere in [L + 1, L + 2^X], and the value v
- * reaches 0 (VM exit) at
- *
- *	E = (floor(L / 2^X) + 1) * 2^X + (v - 1) * 2^X	(v >= 1).
- *
- * Loading v = ceil((d - 1) / 2^X) + 1 with d = due - now >= 1:
- *	(v - 1) * 2^X = ceil((d - 1) / 2^X) * 2^X is in [d - 1, d - 1 + 2^X - 1]
- *	first decrement after L >= now is in [L + 1, L + 2^X]
- * so, the guarantee (tested for every rate in tests/unit/test_timer.c):
- *
- *	due <= E <= due + (L - now) + 2^(X+1) - 2
- *
- * whenever the value is not clamped (ceil((d - 1) / 2^X) + 1 <= 2^32 - 1) and
- * the timer is loaded at or after @now. Both bounds are reached (with
- * L = now): E = due when now = -1 mod 2^X and d - 1 = 0 mod 2^X; and for
- * X >= 1, E = due + 2^(X+1) - 2 when now = 0 mod 2^X and d - 1 = 1 mod 2^X.
- * For X = 0, E = due + (L - now) exactly. The "+1" covers a first decrement
- * that comes as early as L + 1; the "- 1" keeps the value at 1 (not 2) when
- * due = now + 1. A clamped value (d more than about 2^(32+X) ticks away)
- * expires early, at E >= now + 1 + (2^32 - 2) * 2^X: exit 52 then finds
- * nothing due and re-arms. The value is 0 exactly when due <= now.
- *
- * No overflow: d - 1 <= 2^64 - 2, the rounded-up quotient fits 64 bits, and
- * the clamp is tested before the "+1".
- */
-uint32_t ptimer_value(uint64_t now, uint64_t due, uint32_t rate)
+void timer_advance_init(struct timer_advance *a, uint64_t tsc_hz)
 {
-	uint64_t delta, q;
+	memset(a, 0, sizeof(*a));
+	a->spin_tsc = tsc_hz / 1000000 * TIMER_ADVANCE_SPIN_NS / 1000;
+	a->max_tsc = tsc_hz / 1000000 * TIMER_ADVANCE_MAX_NS / 1000;
+}
 
-	if (due <= now)
-		return 0;
-	rate &= 31;	/* IA32_VMX_MISC[4:0] */
-	delta = due - now - 1;
-	q = delta >> rate;
-	if (delta & ((1ull << rate) - 1))
-		q++;
-	if (q >= PTIMER_MAX)
-		return PTIMER_MAX;
-	return (uint32_t)q + 1;
+void timer_advance_learn(struct timer_advance *a, int64_t ready_before)
+{
+	int64_t step = ((int64_t)a->spin_tsc - ready_before) / 4;
+
+	a->learned++;
+	if (step < 0 && (uint64_t)-step >= a->tsc)
+		a->tsc = 0;
+	else if (step > 0 && a->tsc + (uint64_t)step > a->max_tsc)
+		a->tsc = a->max_tsc;
+	else
+		a->tsc = (uint64_t)((int64_t)a->tsc + step);
 }
 
 /* ---- host events on one core ---- */
+
+static uint64_t watchdog_due(const struct host_timer *h)
+{
+	if (!h->watchdog_tsc)
+		return TIMER_NO_EVENT;
+	return add_sat(h->last_exit, h->watchdog_tsc);
+}
 
 void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
 		     uint64_t watchdog_tsc)
@@ -80,18 +61,6 @@ void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
 	h->last_grid = now;
 	h->watchdog_tsc = watchdog_tsc;
 	h->last_exit = now;
-}
-
-static uint64_t watchdog_due(const struct host_timer *h)
-{
-	if (!h->watchdog_tsc)
-		return TIMER_NO_EVENT;
-	return add_sat(h->last_exit, h->watchdog_tsc);
-}
-
-uint64_t host_timer_next(const struct host_timer *h)
-{
-	return MIN(h->fire_tick, watchdog_due(h));
 }
 
 /*
@@ -497,6 +466,12 @@ static bool countdown_check(struct vtimer *t, uint64_t now)
 	return true;
 }
 
+void vtimer_expire_soft(struct vtimer *t)
+{
+	t->deadline = 0;
+	vtimer_fire(t, false);
+}
+
 bool vtimer_check(struct vtimer *t, uint64_t now)
 {
 	bool fired = countdown_check(t, now);
@@ -530,14 +505,6 @@ void vtimer_hw_fired(struct vtimer *t)
 	vtimer_fire(t, false);
 }
 
-uint64_t vtimer_next(const struct vtimer *t)
-{
-	uint64_t next = t->deadline ? t->deadline : TIMER_NO_EVENT;
-
-	if (countdown_virtual(t) && lapic_timer_next(&t->countdown) < next)
-		next = lapic_timer_next(&t->countdown);
-	return next;
-}
 
 void vtimer_write_tmict(struct vtimer *t, uint32_t count, uint64_t now)
 {

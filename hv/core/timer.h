@@ -28,6 +28,8 @@ static inline bool timer_mode_software(enum timer_mode m)
 
 /* ---- the VMX-preemption timer (SDM Vol. 3C 26.5.1) ---- */
 
+#define PTIMER_MAX	0xffffffffu	/* the timer is a 32-bit VMCS field */
+
 /*
  * The value to load so the timer expires no earlier than @due: it counts
  * down by 1 every 2^@rate TSC ticks (rate = IA32_VMX_MISC[4:0], 0..31), so
@@ -35,7 +37,84 @@ static inline bool timer_mode_software(enum timer_mode m)
  * is at or before now (exit at once). A clamped or rounded value may still
  * expire before @due: exit 52 compares the TSC with what is due.
  */
-uint32_t ptimer_value(uint64_t now, uint64_t due, uint32_t rate);
+/*
+ * Why: the timer (SDM Vol. 3C 26.5.1) counts down by 1 each time bit X = @rate of
+ * the TSC changes; it is loaded at VM entry at some TSC L. Bit X changes at
+ * every multiple of 2^X, so the first decrement comes at the first multiple
+ * of 2^X above L, which is anywhere in [L + 1, L + 2^X], and the value v
+ * reaches 0 (VM exit) at
+ *
+ *	E = (floor(L / 2^X) + 1) * 2^X + (v - 1) * 2^X	(v >= 1).
+ *
+ * Loading v = ceil((d - 1) / 2^X) + 1 with d = due - now >= 1:
+ *	(v - 1) * 2^X = ceil((d - 1) / 2^X) * 2^X is in [d - 1, d - 1 + 2^X - 1]
+ *	first decrement after L >= now is in [L + 1, L + 2^X]
+ * so, the guarantee (tested for every rate in tests/unit/test_timer.c):
+ *
+ *	due <= E <= due + (L - now) + 2^(X+1) - 2
+ *
+ * whenever the value is not clamped (ceil((d - 1) / 2^X) + 1 <= 2^32 - 1) and
+ * the timer is loaded at or after @now. Both bounds are reached (with
+ * L = now): E = due when now = -1 mod 2^X and d - 1 = 0 mod 2^X; and for
+ * X >= 1, E = due + 2^(X+1) - 2 when now = 0 mod 2^X and d - 1 = 1 mod 2^X.
+ * For X = 0, E = due + (L - now) exactly. The "+1" covers a first decrement
+ * that comes as early as L + 1; the "- 1" keeps the value at 1 (not 2) when
+ * due = now + 1. A clamped value (d more than about 2^(32+X) ticks away)
+ * expires early, at E >= now + 1 + (2^32 - 2) * 2^X: exit 52 then finds
+ * nothing due and re-arms. The value is 0 exactly when due <= now.
+ *
+ * No overflow: d - 1 <= 2^64 - 2, the rounded-up quotient fits 64 bits, and
+ * the clamp is tested before the "+1".
+ */
+static inline uint32_t ptimer_value(uint64_t now, uint64_t due, uint32_t rate)
+{
+	uint64_t delta, q;
+
+	if (due <= now)
+		return 0;
+	rate &= 31;	/* IA32_VMX_MISC[4:0] */
+	delta = due - now - 1;
+	q = delta >> rate;
+	if (delta & ((1ull << rate) - 1))
+		q++;
+	if (q >= PTIMER_MAX)
+		return PTIMER_MAX;
+	return (uint32_t)q + 1;
+}
+
+
+/* ---- the software deadline's advance ---- */
+
+/*
+ * A software deadline (emulated, pv-lazy) is armed on the preemption timer
+ * early by the advance, so that the exit and the injection are done by the
+ * deadline and the guest's interrupt comes at it, not one exit path after
+ * it (the idea of KVM's lapic_timer_advance). The interrupt is never early:
+ * a quick expiry that is ready before the deadline waits for it in root
+ * mode (hv/time/quick.c). Each such expiry tells how far before the
+ * deadline it was ready (@ready_before, negative: late), and the advance
+ * moves a quarter of the way toward being ready TIMER_ADVANCE_SPIN_NS early:
+ * a short wait on most events rather than a late interrupt on half of them.
+ */
+#define TIMER_ADVANCE_SPIN_NS	500
+#define TIMER_ADVANCE_MAX_NS	20000
+
+struct timer_advance {
+	uint64_t tsc;		/* the advance now */
+	uint64_t spin_tsc;	/* TIMER_ADVANCE_SPIN_NS in TSC ticks */
+	uint64_t max_tsc;	/* TIMER_ADVANCE_MAX_NS: it never grows past */
+	uint64_t learned;	/* expiries it learned from */
+};
+
+/* No advance yet; its bounds from the TSC's frequency. */
+void timer_advance_init(struct timer_advance *a, uint64_t tsc_hz);
+void timer_advance_learn(struct timer_advance *a, int64_t ready_before);
+
+/* When to arm for @deadline: the advance before it, not before 1 (0 is "none"). */
+static inline uint64_t timer_advance_arm(const struct timer_advance *a, uint64_t deadline)
+{
+	return deadline > a->tsc ? deadline - a->tsc : 1;
+}
 
 /* ---- host events on one core ---- */
 
@@ -68,7 +147,15 @@ void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
  * The next host event as an absolute TSC (the tick's placed time or the
  * watchdog), or TIMER_NO_EVENT.
  */
-uint64_t host_timer_next(const struct host_timer *h);
+static inline uint64_t host_timer_next(const struct host_timer *h)
+{
+	uint64_t watchdog = TIMER_NO_EVENT;
+
+	if (h->watchdog_tsc)	/* add_sat: an allowance past the TSC's end is none */
+		watchdog = h->last_exit > UINT64_MAX - h->watchdog_tsc ? UINT64_MAX :
+			   h->last_exit + h->watchdog_tsc;
+	return h->fire_tick < watchdog ? h->fire_tick : watchdog;
+}
 /*
  * Handle whatever is due at @now: account the tick (lateness = now - its
  * grid time, so a placed offset counts as lateness), move next_tick forward
@@ -243,6 +330,11 @@ void vtimer_replace_deadline(struct vtimer *t, uint64_t value, uint64_t now);
  * dropped when the LVT is masked). Returns true if it fired. Never early.
  */
 bool vtimer_check(struct vtimer *t, uint64_t now);
+/*
+ * vtimer_check's work for a software deadline known to be due now, with
+ * the count-down timer idle (the quick exit's precondition): it fires.
+ */
+void vtimer_expire_soft(struct vtimer *t);
 
 /*
  * Inject mode: the hypervisor's vector arrived (external-interrupt exit), so
@@ -260,7 +352,15 @@ void vtimer_hw_fired(struct vtimer *t);
  * (every mode but direct) the count-down timer's next expiry; or
  * TIMER_NO_EVENT.
  */
-uint64_t vtimer_next(const struct vtimer *t);
+static inline uint64_t vtimer_next(const struct vtimer *t)
+{
+	uint64_t next = t->deadline ? t->deadline : TIMER_NO_EVENT;
+
+	/* in direct mode the count-down timer is the physical LAPIC's */
+	if (t->mode != TIMER_DIRECT && t->countdown.due < next)
+		next = t->countdown.due;
+	return next;
+}
 
 /*
  * The count-down timer's registers (TMICT 0x838, TMCCT 0x839, TDCR 0x83e;

@@ -110,9 +110,8 @@ static enum exit_action exit_init_signal(struct vcpu *v, struct exit_ctx *x)
 /* The guest can take the NMI it waits for: exit_tail injects it. */
 static enum exit_action exit_nmi_window(struct vcpu *v, struct exit_ctx *x)
 {
-	(void)v;
 	(void)x;
-	vmwrite(VMCS_PROC_CONTROLS, vmread(VMCS_PROC_CONTROLS) & ~PROC_NMI_WINDOW_EXITING);
+	vmx_proc_write(&v->arch, v->arch.proc & ~PROC_NMI_WINDOW_EXITING);
 	return EXIT_RESUME;
 }
 
@@ -238,7 +237,7 @@ static enum exit_action exit_fast(struct vcpu *v, const struct exit_row *row, st
 	x->fast = false;
 	if (a != EXIT_RESUME)
 		return a;
-	PROF_KIND(v, x->reason, true);
+	PROF_KIND(v, x->reason, PROF_FAST);
 	v->stats.exits_total++;
 	v->stats.exits[x->reason]++;
 	PROF(v, PROF_DELIVER);
@@ -296,8 +295,11 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 	if (v->aside.armed)
 		tick_aside_fold(v, x.reason);
 	/* first: this exit's length is what a guest deadline that falls in it waits */
-	if (x.reason == EXIT_REASON_PREEMPTION_TIMER && tick_defer_early(v))
+	if (time_exit_quick(v, x.reason)) {
+		PROF_KIND(v, x.reason, PROF_QUICK);
+		PROF(v, PROF_DONE);
 		return v;
+	}
 	x.fast = false;
 	x.stop_reason = NULL;
 	x.stop_qual = 0;
@@ -331,7 +333,7 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 		return exit_leave(v, exit_stop(&x, "unhandled_exit", basic,
 					       vmx_exit_reason_name(basic)), &x);
 	reinject_vectoring();
-	PROF_KIND(v, basic, false);
+	PROF_KIND(v, basic, PROF_FULL);
 	PROF(v, PROF_ROW);
 	a = row->handler(v, &x);
 	PROF(v, PROF_ROW_DONE);

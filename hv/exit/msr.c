@@ -146,8 +146,10 @@ static bool apic_base_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, ui
 		timer_reset(v);
 		timer_program_lvt(v);
 	}
-	if (e.mode_changed)
+	if (e.mode_changed) {
 		apic_apply_model(v);
+		timer_quick_update(v);
+	}
 	if (e.base_moved && v->apic.xapic_region)
 		mmio_region_set(v->part, v->apic.xapic_region - 1, v->apic.base.base, PAGE_SIZE);
 	return true;

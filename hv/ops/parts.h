@@ -61,6 +61,9 @@ enum prof_point {
 
 #define PROF_SEGMENTS	(PROF_POINTS - 1)
 
+/* How an exit finished: the generic path, a fast row, or a quick exit of time (hv/time/quick.c). */
+enum { PROF_FULL, PROF_FAST, PROF_QUICK, PROF_PATHS };
+
 /*
  * One path's sums: exits taken, each segment's instructions, the longest
  * exit; for a preemption-timer exit also how late the stub began after the
@@ -76,12 +79,12 @@ struct prof_path {
 struct vcpu_prof {
 	uint64_t t[PROF_POINTS];	/* this exit's stamps (0: not passed) */
 	uint32_t reason;		/* its basic reason */
-	bool fast;			/* finished on the fast path */
+	uint8_t path;			/* PROF_FULL, PROF_FAST or PROF_QUICK */
 	bool open;			/* stamped up to PROF_DONE, waiting for its entry stamp */
 	uint64_t bookkeeping;		/* prof_exit's own ticks in this exit */
 	uint64_t due;			/* what the preemption timer was last armed for */
 	uint64_t due_armed;		/* and this exit's: its lateness is measured from it */
-	struct prof_path path[EXIT_REASON_COUNT][2];	/* [reason][fast] */
+	struct prof_path paths[EXIT_REASON_COUNT][PROF_PATHS];
 };
 
 struct vcpu_stats {

@@ -20,6 +20,8 @@
 
 static uint64_t prof_stamp_ticks;
 
+static const char *const path_names[PROF_PATHS] = { "full", "fast", "quick" };
+
 static const char *const segment_names[PROF_SEGMENTS] = {
 	"stub", "dispatch", "handler", "tail", "delivery", "arm", "entry",
 };
@@ -32,7 +34,7 @@ static void prof_close(struct vcpu *v)
 
 	if (!p->open || p->reason >= EXIT_REASON_COUNT)
 		return;
-	path = &p->path[p->reason][p->fast];
+	path = &p->paths[p->reason][p->path];
 	/* a point not passed takes the next one's stamp: its segment is 0 */
 	for (int i = PROF_POINTS - 2; i >= 0; i--)
 		if (!p->t[i])
@@ -89,8 +91,8 @@ void prof_report(void)
 			const struct vcpu *v = partitions[i].vcpus[k];
 
 			for (uint32_t r = 0; r < EXIT_REASON_COUNT; r++)
-				for (int f = 1; f >= 0; f--) {
-					const struct prof_path *path = &v->stats.prof.path[r][f];
+				for (int f = PROF_PATHS - 1; f >= 0; f--) {
+					const struct prof_path *path = &v->stats.prof.paths[r][f];
 					char line[400];
 					int n;
 					uint64_t total = 0;
@@ -99,7 +101,7 @@ void prof_report(void)
 						continue;
 					n = fmt_snprintf(line, sizeof(line), "BENCH_PATH partition=%s "
 							 "vcpu=%u path=%s reason=%s exits=%lu",
-							 partitions[i].cfg->name, k, f ? "fast" : "full",
+							 partitions[i].cfg->name, k, path_names[f],
 							 vmx_exit_reason_name(r), path->exits);
 					for (int s = 0; s < PROF_SEGMENTS; s++) {
 						uint64_t avg = path->sum[s] / path->exits;

@@ -59,6 +59,7 @@ void vcpu_vmcs_setup(struct vcpu *v)
 		v->restarted = false;
 	}
 	apic_apply_model(v);
+	timer_quick_update(v);
 	timer_program_lvt(v);
 	/*
 	 * direct/inject: the deadline lives in the hardware from the first

@@ -23,8 +23,8 @@ static inline uint64_t rdtsc_profile(void)
 }
 
 #define PROF(v, point)		((v)->stats.prof.t[(point)] = rdtsc_profile())
-/* What this exit is: its basic reason, and whether it finished on the fast path. */
-#define PROF_KIND(v, r, f)	((v)->stats.prof.reason = (r), (v)->stats.prof.fast = (f))
+/* What this exit is: its basic reason, and the path it finished on (PROF_FULL, _FAST, _QUICK). */
+#define PROF_KIND(v, r, f)	((v)->stats.prof.reason = (r), (v)->stats.prof.path = (f))
 /* The preemption timer is armed for @due: the next exit's lateness is measured from it. */
 #define PROF_DUE(v, due)	((v)->stats.prof.due = (due))
 #else

@@ -45,6 +45,8 @@ struct vcpu {
 
 	/* time (hv/time/) */
 	struct vtimer vt;	/* the guest's LAPIC timer and, off direct mode, its vLAPIC */
+	uint8_t quick;		/* which of time's quick exits it may take (hv/time/quick.c) */
+	struct timer_advance adv;	/* its software deadline armed this early (hv/core/timer.h) */
 	struct vcpu_aside aside;
 	struct vcpu_pv pv;
 	/* seen in HLT with IF = 0 at a host tick (hv/core/halt.h); read by its siblings' cores */

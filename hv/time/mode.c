@@ -65,6 +65,7 @@ int64_t vcpu_timer_mode_set(struct vcpu *v, uint32_t mode)
 	vcpu_trace(v, TRACE_MODE, mode, rdtsc());
 	x2apic_move_state(v, old_mode);
 	apic_apply_model(v);
+	timer_quick_update(v);
 	timer_program_lvt(v);
 	if (!timer_mode(t->mode)->soft_deadline)
 		wrmsr(MSR_IA32_TSC_DEADLINE, vtimer_restore(t));	/* after the LVT */

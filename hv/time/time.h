@@ -53,10 +53,33 @@ void vcpu_timer_arm(struct vcpu *v);
  * (direct). The tick's deferral exit re-arms with it.
  */
 void vcpu_timer_arm_host(struct vcpu *v);
+/*
+ * vcpu_timer_arm for a quick exit (hv/time/quick.c): a dedicated core, no
+ * count-down timer running; @guest is the guest's next event in software
+ * (its deadline, emulated and pv-lazy) or TIMER_NO_EVENT.
+ */
+void vcpu_timer_arm_quick(struct vcpu *v, uint64_t guest);
 /* Time vcpu_timer_arm once on @v (TIMER_COST). */
 void vcpu_timer_measure_rearm(struct vcpu *v);
 /* The most it took, in TSC ticks. */
 extern uint64_t rearm_cost_ticks;
+
+/* ---- quick.c: the exits of time that finish first, in a few dozen instructions ---- */
+
+/* struct vcpu's quick: which quick exits it may take */
+#define QUICK_TICK	(1u << 0)	/* direct: a placed tick's exit may step aside (tick_defer_early) */
+#define QUICK_SOFT	(1u << 1)	/* emulated, pv-lazy: the software deadline's expiry */
+#define QUICK_INJECT	(1u << 2)	/* inject: the hypervisor's vector, a fire of the guest's deadline */
+#define QUICK_ADVANCE	(1u << 3)	/* QUICK_SOFT, its deadline armed early (timer_advance = on) */
+
+/* Which quick exits @v may take, from its mode and core (after its interrupt model is set). */
+void timer_quick_update(struct vcpu *v);
+/*
+ * Before anything else of an exit (@reason, the basic one): a quick exit
+ * of time finished and @v is to re-enter (true), or the usual path takes
+ * the exit, nothing changed (false).
+ */
+bool time_exit_quick(struct vcpu *v, uint32_t reason);
 
 /* ---- timer_exit.c: the exits of time ---- */
 

@@ -106,6 +106,7 @@ void timer_reset(struct vcpu *v)
 static void timer_vcpu_reset(struct vcpu *v)
 {
 	timer_reset(v);
+	timer_advance_init(&v->adv, platform.tsc_hz);
 	v->pv.page = NULL;
 	v->pv.seen = 0;
 	v->halted_forever = false;

@@ -153,6 +153,13 @@ static inline __attribute__((always_inline)) void timer_arm_due(struct vcpu *v, 
 								  uint64_t due)
 {
 	tick_aside_arm(v, now, due);
+	/*
+	 * The timer counts from the VM entry (SDM Vol. 3C 26.5.1): the later
+	 * its value is taken, the less the exit comes after @due. A step-aside
+	 * plan is a few hundred instructions: read the TSC again after it.
+	 */
+	if (v->aside.enabled)
+		now = rdtsc();
 	PROF_DUE(v, due);
 	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
 	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
@@ -192,11 +199,23 @@ void vcpu_timer_arm(struct vcpu *v)
 	    (!timer_modes[v->vt.mode].owns_lapic && v->vt.countdown.due != LAPIC_TIMER_IDLE)) {
 		uint64_t guest = vtimer_next(&v->vt);
 
+		/* a quick expiry takes it early, and waits for it (hv/time/quick.c) */
+		if ((v->quick & QUICK_SOFT) && v->vt.deadline && guest == v->vt.deadline)
+			guest = timer_advance_arm(&v->adv, guest);
 		if (guest < due)
 			due = guest;
 	}
 	if (c->shared && sched_window_end(&c->sched) < due)
 		due = sched_window_end(&c->sched);
+	timer_arm_due(v, now, due);
+}
+
+void vcpu_timer_arm_quick(struct vcpu *v, uint64_t guest)
+{
+	uint64_t now = rdtsc(), due = host_due(v->pcpu, now);
+
+	if (guest < due)
+		due = guest;
 	timer_arm_due(v, now, due);
 }
 

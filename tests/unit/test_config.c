@@ -424,7 +424,7 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\ncpu = 1\n", 2,
 	  "unknown key 'cpu' in [partition rt0] (expected cpus, memory, base, image, cmdline, "
 	  "modules, timer, console, restart, restart_limit, restart_window_s, debug_exit, "
-	  "fw_cfg)" },
+	  "fw_cfg, timer_advance)" },
 	{ "[partition rt0]\ndebug_exit = yes\n", 2, "debug_exit: expected on or off, found 'yes'" },
 	{ "[partition rt0]\nfw_cfg = 1\n", 2, "fw_cfg: expected on or off, found '1'" },
 	{ "[partition rt0]\nfw_cfg = on\nfw_cfg = off\n", 3, "duplicate key 'fw_cfg'" },
@@ -644,7 +644,7 @@ static void test_long_messages(void **state)
 		   "unknown key 'cpus_and_a_very_long_key...' in "
 		   "[partition a234567890123456789012345678901] (expected cpus, memory, base, "
 		   "image, cmdline, modules, timer, console, restart, restart_limit, "
-		   "restart_window_s, debug_exit, fw_cfg)");
+		   "restart_window_s, debug_exit, fw_cfg, timer_advance)");
 }
 
 /* ---- config_validate ---- */

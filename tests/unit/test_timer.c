@@ -1925,9 +1925,68 @@ static uint64_t env_u64(const char *name, uint64_t def)
 	return *end ? def : (uint64_t)x;
 }
 
+/* ---- the software deadline's advance ---- */
+
+/* Bounds from the TSC's frequency; none at first; armed that much early, never at 0. */
+static void test_advance_bounds(void **state)
+{
+	struct timer_advance a;
+
+	(void)state;
+	timer_advance_init(&a, 50000000);	/* Bochs' 50 MHz */
+	assert_int_equal(a.tsc, 0);
+	assert_int_equal(a.spin_tsc, 25);	/* 500 ns */
+	assert_int_equal(a.max_tsc, 1000);	/* 20 us */
+	assert_int_equal(timer_advance_arm(&a, 5000), 5000);
+	a.tsc = 300;
+	assert_int_equal(timer_advance_arm(&a, 5000), 4700);
+	assert_int_equal(timer_advance_arm(&a, 300), 1);	/* 0 would mean "no deadline" */
+	assert_int_equal(timer_advance_arm(&a, 200), 1);
+}
+
+/*
+ * An exit that comes a fixed 400 ticks after the time it was armed for,
+ * and an expiry ready 150 ticks after that: the advance settles where the
+ * expiry is ready the spin (25 ticks) before the deadline, within a tick
+ * or two, from late and from early starts; it never passes its maximum and
+ * never goes below 0.
+ */
+static void test_advance_converges(void **state)
+{
+	struct timer_advance a;
+	const int64_t lateness = 400, path = 150;
+
+	(void)state;
+	for (int start = 0; start < 2; start++) {
+		timer_advance_init(&a, 50000000);
+		a.tsc = start ? 1000 : 0;
+		for (int i = 0; i < 100; i++) {
+			uint64_t d = 1000000 + (uint64_t)i * 10000;
+			int64_t ready = (int64_t)timer_advance_arm(&a, d) + lateness + path;
+
+			timer_advance_learn(&a, (int64_t)d - ready);
+			assert_true(a.tsc <= a.max_tsc);
+		}
+		assert_true(a.tsc >= (uint64_t)(lateness + path + 25 - 3));
+		assert_true(a.tsc <= (uint64_t)(lateness + path + 25 + 3));
+	}
+	/* a path longer than the maximum: held there, the interrupt then late */
+	timer_advance_init(&a, 50000000);
+	for (int i = 0; i < 100; i++)
+		timer_advance_learn(&a, -5000);
+	assert_int_equal(a.tsc, a.max_tsc);
+	/* always early by far: down to 0, not below */
+	for (int i = 0; i < 100; i++)
+		timer_advance_learn(&a, 1000000);
+	assert_int_equal(a.tsc, 0);
+	assert_int_equal(a.learned, 200);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_advance_bounds),
+		cmocka_unit_test(test_advance_converges),
 		cmocka_unit_test(test_ptimer_due_now_or_past),
 		cmocka_unit_test(test_ptimer_boundaries),
 		cmocka_unit_test(test_ptimer_clamp),
