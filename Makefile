@@ -54,7 +54,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
-.PHONY: tempo-config deb run-hello channel-demo kut kut-images
+.PHONY: tempo-config deb run-hello channel-demo kut kut-images bench-profile
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -220,6 +220,9 @@ bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images $(CHANDEMO_ISO
 		tests/emu/run.sh --emu bochs --cpus 3 --mem 512 --model $(BOCHS_MODEL) \
 			--iso $(CHANDEMO_ISO) --timeout 1500 --out $(BUILD)/bench/channel-linux && \
 		boot/channel-demo-table.sh $(BUILD)/bench/channel-linux/serial.txt $(BOCHS_MODEL) 50000000; fi
+
+bench-profile: deps	## Where an exit's instructions go: bench rows on the profile build (make PROFILE=1), a segment table and BENCH_PATH lines
+	@tests/bench/profile.sh build/bench-profile
 
 linux-demo: deps linux-test-images	## Linux (cyclictest, direct mode) beside the latency guest in Bochs, alone, then Linux bare metal: the figures
 	BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/linux-demo direct alone bare

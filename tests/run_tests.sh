@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [layering|unit|fuzz|emu|matrix|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
+#   tests/run_tests.sh [layering|unit|fuzz|guard|emu|matrix|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
 # (all runs kut's quick part; kut alone runs every kvm-unit-tests run)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -223,6 +223,20 @@ if [ "$what" = all ] || [ "$what" = fuzz ]; then
 				fi
 			done
 		done
+	fi
+fi
+
+if [ "$what" = all ] || [ "$what" = guard ]; then
+	# The exit path's length held to tests/bench/budget.txt: short bench
+	# rows, normal and profile builds, two emulators at once (nothing else
+	# runs beside this section). About 2 minutes.
+	echo "== exit-path guard (tests/bench/guard.sh, budgets in tests/bench/budget.txt)"
+	start=$SECONDS
+	if tests/bench/guard.sh "$logdir/guard" > "$logdir/guard.log" 2>&1; then
+		pass "guard_exit_path ($(tail -n 1 "$logdir/guard.log"), $((SECONDS - start))s)"
+	else
+		fail guard_exit_path "$(grep -E 'ok=0|^guard:' "$logdir/guard.log" | head -n 8 |
+			tr '\n' ';') [log: $logdir/guard.log]"
 	fi
 fi
 

@@ -213,7 +213,7 @@ while read -r name mode workload neigh shared model; do
 		"$mode" "$workload" "$shared" "$events" "$epe" "$tick" "$min" "$avg" "$p99" "$max" \
 		"$ratio" "${late:-na}" "$msr" "${jit:-na}" "$hits" "${slack:-na}"
 	[ "$lost" = 0 ] && [ "$early" = 0 ] || { echo "bench: $name lost=$lost early=$early"; status=1; }
-	lines+=("BENCH mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} tick_hits=$hits tick_slack_ticks=${slack:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=${jit:-na} cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$model ips=$IPS tick_us=$TICK_US seed=$SEED")
+	lines+=("BENCH row=$name mode=$mode guest=rtbench workload=$workload shared=$shared neighbour=$neigh events=$events exits_per_event=$epe tick_exits=$tick lat_min_ticks=$min lat_avg_ticks=$avg lat_p99_ticks=$p99 lat_max_ticks=$max ratio_p99=$ratio tick_late_max_ticks=${late:-na} tick_hits=$hits tick_slack_ticks=${slack:-na} short_exit_timer_instr=$rearm_k msr_exits_per_1k_writes=$msr window_jitter_max_ticks=${jit:-na} cyc_min_us=na cyc_avg_us=na cyc_max_us=na lost=$lost early=$early cpu_model=$model ips=$IPS tick_us=$TICK_US seed=$SEED")
 done <<< "$ROWS"
 echo
 printf '%s\n' "${lines[@]}" | tee "$out/bench.txt"

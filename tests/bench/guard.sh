@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The exit path's length, guarded (make test, section `guard`). Bochs counts
+# one TSC tick per instruction, so a path's length is a fact, not a timing:
+# a few short bench rows (tests/bench/bench.sh) run on the normal build and
+# on the profile build (make PROFILE=1, hv/ops/prof.h), and each row's
+# latency (avg, p99, max) and each BENCH_PATH segment of the paths listed
+# in tests/bench/budget.txt is held to its budget there. Any figure past its
+# budget fails, naming the row or path, the figure and both numbers. A
+# budget is raised only by editing budget.txt, with the reason in the commit.
+#
+#   tests/bench/guard.sh [OUTDIR]          build, run the rows, check
+#   tests/bench/guard.sh --check OUTDIR    check the rows already run there
+#                                          (OUTDIR/rows and OUTDIR/prof)
+# Prints one `GUARD what= key= value= budget= ok=0|1` line per figure and
+# ends with `GUARD checked=N over=N`; exit status 0 only with none over.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+BUDGET=${GUARD_BUDGET:-tests/bench/budget.txt}
+# the rows the guard runs: short (BENCH_COUNT), the ones whose path a timer event takes
+ROWS="emulated-fixed emulated-random inject-random pv-lazy-fixed direct-random"
+PROF_ROWS="emulated-fixed inject-random"
+COUNT=${GUARD_COUNT:-500}
+
+check_only=0
+if [ "${1:-}" = --check ]; then
+	check_only=1
+	shift
+fi
+out=${1:-${BUILD:-build}/guard}
+
+if [ $check_only = 0 ]; then
+	mkdir -p "$out"
+	make -s all > "$out/build.log" 2>&1 && make -s PROFILE=1 all >> "$out/build.log" 2>&1 ||
+		{ echo "guard: build failed (see $out/build.log)"; tail -n 20 "$out/build.log"; exit 1; }
+	BENCH_ROWS="$ROWS" BENCH_COUNT=$COUNT BENCH_JOBS=2 tests/bench/bench.sh "$out/rows" \
+		> "$out/rows.log" 2>&1
+	BUILD=build-profile BENCH_ROWS="$PROF_ROWS" BENCH_COUNT=$COUNT BENCH_JOBS=2 \
+		tests/bench/bench.sh "$out/prof" > "$out/prof.log" 2>&1
+fi
+
+[ -f "$BUDGET" ] || { echo "guard: no budget file $BUDGET"; exit 1; }
+
+# value WHAT KEY: the figure now; a row's from its BENCH line, a path's from
+# its BENCH_PATH line (WHAT is ROW:PATH:REASON, rt's vCPU 0, profile build)
+value() {
+	local what=$1 key=$2 row path reason line
+	case $what in
+	*:*:*)
+		IFS=: read -r row path reason <<< "$what"
+		line=$(tr -d '\r' < "$out/prof/$row/serial.txt" 2> /dev/null |
+			grep -E "^BENCH_PATH partition=rt vcpu=0 path=$path reason=$reason " | head -n 1)
+		;;
+	*)
+		line=$(grep -E "^BENCH row=$what " "$out/rows/bench.txt" 2> /dev/null | head -n 1)
+		;;
+	esac
+	echo "$line" | tr ' ' '\n' | sed -n "s/^$key=//p" | head -n 1
+}
+
+checked=0 over=0
+while read -r what key budget _; do
+	case $what in '' | '#'*) continue ;; esac
+	checked=$((checked + 1))
+	v=$(value "$what" "$key")
+	if [ -z "$v" ]; then
+		echo "GUARD what=$what key=$key value=none budget=$budget ok=0"
+		over=$((over + 1))
+	elif [ "$v" -gt "$budget" ]; then
+		echo "GUARD what=$what key=$key value=$v budget=$budget ok=0"
+		over=$((over + 1))
+	else
+		echo "GUARD what=$what key=$key value=$v budget=$budget ok=1"
+	fi
+done < "$BUDGET"
+echo "GUARD checked=$checked over=$over"
+[ "$checked" -gt 0 ] && [ "$over" -eq 0 ]
