@@ -54,6 +54,7 @@
 #include <stdint.h>
 
 #include "hv/core/chan_pci_abi.h"
+#include "hv/lib/pci_defs.h"
 
 #define VPCI_MAX_CHANNELS	8	/* CONFIG_MAX_CHANNELS: devices 1..8 */
 #define VPCI_PORT_FIRST		TEMPO_PCI_CF8
@@ -62,50 +63,7 @@
 /* CONFIG_ADDRESS (PCI 3.0, 3.2.2.3.2, figure 3-2) */
 #define VPCI_CF8_ENABLE		0x80000000u
 #define VPCI_CF8_MASK		0x80fffffcu	/* what the latch keeps: bits 30:24, 1:0 read 0 */
-#define VPCI_BDF(bus, dev, fn)	((uint32_t)(bus) << 8 | (uint32_t)(dev) << 3 | (uint32_t)(fn))
-
-/* The registers and bits this model and its tests name (PCI 3.0, 6.1, 6.2). */
-#define PCI_VENDOR_ID		0x00
-#define PCI_DEVICE_ID		0x02
-#define PCI_COMMAND		0x04
-#define PCI_STATUS		0x06
-#define PCI_REVISION_ID		0x08
-#define PCI_CLASS_PROG		0x09
-#define PCI_CLASS_DEVICE	0x0a
-#define PCI_CACHE_LINE_SIZE	0x0c
-#define PCI_HEADER_TYPE		0x0e
-#define PCI_BAR0		0x10
-#define PCI_BAR1		0x14
-#define PCI_BAR2		0x18
-#define PCI_BAR3		0x1c
-#define PCI_BAR4		0x20
-#define PCI_BAR5		0x24
-#define PCI_SUBSYSTEM_VENDOR_ID	0x2c
-#define PCI_SUBSYSTEM_ID	0x2e
-#define PCI_ROM_ADDRESS		0x30
-#define PCI_CAPABILITY_LIST	0x34
-#define PCI_INTERRUPT_LINE	0x3c
-#define PCI_INTERRUPT_PIN	0x3d
-#define PCI_CONFIG_SIZE		0x100
-
-#define PCI_COMMAND_IO		0x0001
-#define PCI_COMMAND_MEMORY	0x0002
-#define PCI_COMMAND_MASTER	0x0004
-#define PCI_STATUS_CAP_LIST	0x0010
-#define PCI_CLASS_BRIDGE_HOST	0x060000
-#define PCI_BAR_MEM_TYPE_64	0x04
-#define PCI_BAR_MEM_PREFETCH	0x08
-
-#define PCI_CAP_ID_MSI		0x05
-#define PCI_MSI_FLAGS		0x02	/* from the capability's start */
-#define PCI_MSI_ADDRESS_LO	0x04
-#define PCI_MSI_ADDRESS_HI	0x08
-#define PCI_MSI_DATA_64		0x0c
-#define PCI_MSI_FLAGS_ENABLE	0x0001
-#define PCI_MSI_FLAGS_QMASK	0x000e	/* multiple message capable */
-#define PCI_MSI_FLAGS_QSIZE	0x0070	/* multiple message enable */
-#define PCI_MSI_FLAGS_64BIT	0x0080
-#define PCI_MSI_FLAGS_MASKBIT	0x0100
+#define VPCI_BDF(bus, dev, fn)	PCI_BDF(bus, dev, fn)
 
 /* What the hypervisor fills in at build, one per channel of the partition. */
 struct vpci_chan_desc {
