@@ -16,6 +16,7 @@
 #include "hv/core/vpci.h"
 
 #include "hv/core/hypercall_abi.h"
+#include "hv/core/irq_route.h"
 #include "hv/lib/lib.h"
 
 #define ALL_ONES		0xffffffffu
@@ -36,15 +37,8 @@ _Static_assert(TEMPO_PCI_BAR0_BASE % TEMPO_PCI_BAR0_SIZE == 0,
 _Static_assert(TEMPO_PCI_BAR0_BASE + (uint64_t)VPCI_MAX_CHANNELS * TEMPO_PCI_BAR0_SIZE <=
 	       TEMPO_PCI_MMIO_WINDOW_END, "every BAR0 fits in the host bridge's window");
 
-/* The x86 MSI message (SDM Vol. 3A 11.11.1, 11.11.2). */
-#define MSI_ADDR_BASE_MASK	0xfff00000u
-#define MSI_ADDR_BASE		0xfee00000u
-#define MSI_ADDR_DEST_SHIFT	12	/* destination ID, bits 19:12 */
-#define MSI_ADDR_RESERVED	0x00000ff0u	/* 11:4: no extended destination ID here */
-#define MSI_ADDR_DM_LOGICAL	0x4u	/* bit 2 (bit 3, the redirection hint, is ignored) */
-#define MSI_DATA_DELIVERY(d)	(((d) >> 8) & 7)
-#define MSI_DELIVERY_FIXED	0
-#define MSI_DELIVERY_LOWEST	1
+/* The x86 MSI message: hv/core/irq_route.h names its fields. */
+#define MSI_DATA_DELIVERY(d)	(((d) >> MSI_DATA_DELIVERY_SHIFT) & 7)
 
 /* The published route: valid, logical, destination, vector. */
 #define ROUTE_VALID		0x80000000u
@@ -174,7 +168,7 @@ static uint32_t msi_route(const struct vpci_fn *f)
 	    f->msi_address_hi ||
 	    (addr & MSI_ADDR_BASE_MASK) != MSI_ADDR_BASE || (addr & MSI_ADDR_RESERVED))
 		return 0;
-	if (mode != MSI_DELIVERY_FIXED && mode != MSI_DELIVERY_LOWEST)
+	if (mode != IRQ_DELIVERY_FIXED && mode != IRQ_DELIVERY_LOWEST)
 		return 0;
 	if (vector < TEMPO_CHANNEL_VECTOR_MIN || vector > TEMPO_CHANNEL_VECTOR_MAX)
 		return 0;

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The destination and vector rule for a partition's device interrupts
+ * (hv/core/irq_route.h). References: SDM Vol. 3A 11.6.2 (destination
+ * modes and the logical models), 11.11 (MSI), 11.12.10 (x2APIC logical
+ * destinations); 82093AA IOAPIC datasheet 3.2.4 (the redirection entry).
+ */
+#include "hv/core/irq_route.h"
+
+#include "hv/lib/lib.h"
+
+static const char *const verdict_names[IRQ_VERDICT_COUNT] = {
+	[IRQ_OK] = "ok",
+	[IRQ_VECTOR_RESERVED] = "vector-reserved",
+	[IRQ_VECTOR_TEMPO] = "vector-tempo",
+	[IRQ_DELIVERY_REFUSED] = "delivery-mode",
+	[IRQ_DEST_NOT_OURS] = "dest-not-its-cpu",
+	[IRQ_DEST_SEVERAL] = "fixed-to-several-cpus",
+	[IRQ_DEST_WIDE] = "apic-id-above-255",
+	[IRQ_MSI_ADDRESS] = "msi-address",
+};
+
+const char *irq_verdict_name(enum irq_verdict v)
+{
+	return (unsigned int)v < IRQ_VERDICT_COUNT ? verdict_names[v] : "unknown";
+}
+
+/* Does an 8-bit logical destination @dest name a CPU whose logical ID is @id? */
+static bool logical_match(enum irq_logical_model model, uint8_t dest, uint8_t id)
+{
+	if (!id)
+		return false;	/* x2APIC mode, or an LDR the guest never set */
+	if (model == IRQ_LOGICAL_FLAT)
+		return dest & id;
+	/* cluster: bits 7:4 the cluster (15: every cluster), 3:0 a mask of its members */
+	return ((dest >> 4) == 0xf || (dest >> 4) == (id >> 4)) && (dest & id & 0xf);
+}
+
+static bool names_cpu(const struct irq_cpus *cpus, const struct irq_request *rq, uint32_t i)
+{
+	if (rq->logical)
+		return logical_match(cpus->logical_model, rq->dest, cpus->logical_id[i]);
+	return rq->dest == IRQ_DEST_BROADCAST || cpus->apic_id[i] == rq->dest;
+}
+
+/* An APIC id a compatibility-format message can carry. */
+static bool reachable(const struct irq_cpus *cpus, uint32_t i)
+{
+	return cpus->any_apic_id || cpus->apic_id[i] <= 0xff;
+}
+
+enum irq_verdict irq_route(const struct irq_cpus *cpus, const struct irq_vector_set *forbidden,
+			   const struct irq_request *rq, struct irq_target *out)
+{
+	uint32_t named = 0, first = 0, first_reachable = UINT32_MAX;
+
+	if (rq->vector < IRQ_VECTOR_FIRST)
+		return IRQ_VECTOR_RESERVED;
+	if (irq_vector_in(forbidden, rq->vector))
+		return IRQ_VECTOR_TEMPO;
+	if (rq->delivery != IRQ_DELIVERY_FIXED && rq->delivery != IRQ_DELIVERY_LOWEST)
+		return IRQ_DELIVERY_REFUSED;
+	if (cpus->count > IRQ_MAX_CPUS)
+		return IRQ_DEST_NOT_OURS;
+	for (uint32_t i = 0; i < cpus->count; i++) {
+		if (!names_cpu(cpus, rq, i))
+			continue;
+		if (!named++)
+			first = i;
+		if (first_reachable == UINT32_MAX && reachable(cpus, i))
+			first_reachable = i;
+	}
+	if (!named)
+		return IRQ_DEST_NOT_OURS;
+	if (rq->delivery == IRQ_DELIVERY_FIXED) {
+		if (named > 1)
+			return IRQ_DEST_SEVERAL;
+		if (!reachable(cpus, first))
+			return IRQ_DEST_WIDE;
+	} else {
+		if (first_reachable == UINT32_MAX)
+			return IRQ_DEST_WIDE;
+		first = first_reachable;
+	}
+	out->apic_id = cpus->apic_id[first];
+	out->cpu = first;
+	out->vector = rq->vector;
+	out->level = rq->level;
+	out->active_low = rq->active_low;
+	return IRQ_OK;
+}
+
+void irq_request_from_rte(uint64_t rte, struct irq_request *rq)
+{
+	rq->vector = (uint8_t)(rte & IOAPIC_RTE_VECTOR_MASK);
+	rq->delivery = (uint8_t)((rte & IOAPIC_RTE_DELIVERY_MASK) >> IOAPIC_RTE_DELIVERY_SHIFT);
+	rq->logical = rte & IOAPIC_RTE_DEST_LOGICAL;
+	rq->dest = (uint8_t)(rte >> IOAPIC_RTE_DEST_SHIFT);
+	rq->level = rte & IOAPIC_RTE_LEVEL;
+	rq->active_low = rte & IOAPIC_RTE_ACTIVE_LOW;
+}
+
+enum irq_verdict irq_request_from_msi(uint32_t addr_lo, uint32_t addr_hi, uint32_t data,
+				      struct irq_request *rq)
+{
+	if (addr_hi || (addr_lo & MSI_ADDR_BASE_MASK) != MSI_ADDR_BASE ||
+	    (addr_lo & MSI_ADDR_RESERVED))
+		return IRQ_MSI_ADDRESS;
+	rq->vector = (uint8_t)(data & MSI_DATA_VECTOR_MASK);
+	rq->delivery = (uint8_t)((data >> MSI_DATA_DELIVERY_SHIFT) & 7);
+	rq->logical = addr_lo & MSI_ADDR_DM_LOGICAL;
+	rq->dest = (uint8_t)(addr_lo >> MSI_ADDR_DEST_SHIFT);
+	rq->level = false;
+	rq->active_low = false;
+	return IRQ_OK;
+}
+
+uint64_t irq_target_rte(const struct irq_target *t, bool masked)
+{
+	return (uint64_t)(t->apic_id & 0xff) << IOAPIC_RTE_DEST_SHIFT |
+	       (t->level ? IOAPIC_RTE_LEVEL : 0) | (t->active_low ? IOAPIC_RTE_ACTIVE_LOW : 0) |
+	       (masked ? IOAPIC_RTE_MASKED : 0) | t->vector;
+}
+
+void irq_target_msi(const struct irq_target *t, uint32_t *addr_lo, uint32_t *addr_hi,
+		    uint32_t *data)
+{
+	*addr_lo = MSI_ADDR_BASE | (t->apic_id & 0xff) << MSI_ADDR_DEST_SHIFT;
+	*addr_hi = 0;
+	*data = t->vector;
+}

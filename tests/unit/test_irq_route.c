@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The destination and vector rule of a partition's device interrupts
+ * (hv/core/irq_route.c): each rule alone, then every vector and delivery
+ * mode against a reference written here from the SDM's words, and the
+ * hardware encodings of the answer.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "hv/core/irq_route.h"
+
+static struct irq_cpus cpus;
+static struct irq_vector_set tempo;
+
+/* Two CPUs, APIC ids 4 and 6, flat logical IDs 0x01 and 0x02; Tempo keeps 0xec-0xef. */
+static int setup(void **state)
+{
+	(void)state;
+	memset(&cpus, 0, sizeof(cpus));
+	cpus.count = 2;
+	cpus.apic_id[0] = 4;
+	cpus.apic_id[1] = 6;
+	cpus.logical_id[0] = 0x01;
+	cpus.logical_id[1] = 0x02;
+	memset(&tempo, 0, sizeof(tempo));
+	for (unsigned int v = 0xec; v <= 0xef; v++)
+		irq_vector_add(&tempo, (uint8_t)v);
+	return 0;
+}
+
+static enum irq_verdict route(uint8_t vector, uint8_t delivery, bool logical, uint8_t dest,
+			      struct irq_target *t)
+{
+	struct irq_request rq = {
+		.vector = vector, .delivery = delivery, .logical = logical, .dest = dest,
+	};
+	struct irq_target dummy;
+
+	return irq_route(&cpus, &tempo, &rq, t ? t : &dummy);
+}
+
+static void test_physical(void **state)
+{
+	struct irq_target t;
+
+	(void)state;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 6, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 6);
+	assert_int_equal(t.cpu, 1);
+	assert_int_equal(t.vector, 0x30);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 4, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 4);
+	/* Tempo's CPU 0 and a CPU of another partition */
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 0, NULL), IRQ_DEST_NOT_OURS);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 5, NULL), IRQ_DEST_NOT_OURS);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, false, 5, NULL), IRQ_DEST_NOT_OURS);
+}
+
+/* 0xFF is every CPU: fixed cannot reach two with one entry, lowest priority picks one. */
+static void test_broadcast(void **state)
+{
+	struct irq_target t;
+
+	(void)state;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 0xff, NULL), IRQ_DEST_SEVERAL);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, false, 0xff, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 4);
+	cpus.count = 1;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 0xff, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 4);
+}
+
+static void test_vectors(void **state)
+{
+	(void)state;
+	for (unsigned int v = 0; v < 16; v++)
+		assert_int_equal(route((uint8_t)v, IRQ_DELIVERY_FIXED, false, 4, NULL),
+				 IRQ_VECTOR_RESERVED);
+	for (unsigned int v = 0xec; v <= 0xef; v++)
+		assert_int_equal(route((uint8_t)v, IRQ_DELIVERY_LOWEST, false, 4, NULL),
+				 IRQ_VECTOR_TEMPO);
+	assert_int_equal(route(16, IRQ_DELIVERY_FIXED, false, 4, NULL), IRQ_OK);
+	assert_int_equal(route(0xeb, IRQ_DELIVERY_FIXED, false, 4, NULL), IRQ_OK);
+	assert_int_equal(route(0xf0, IRQ_DELIVERY_FIXED, false, 4, NULL), IRQ_OK);
+	assert_int_equal(route(0xff, IRQ_DELIVERY_FIXED, false, 4, NULL), IRQ_OK);
+	/* a vector check comes first: a bad vector to a foreign CPU says vector */
+	assert_int_equal(route(2, IRQ_DELIVERY_NMI, false, 0, NULL), IRQ_VECTOR_RESERVED);
+}
+
+static void test_delivery_modes(void **state)
+{
+	(void)state;
+	for (unsigned int d = 0; d < 8; d++)
+		assert_int_equal(route(0x40, (uint8_t)d, false, 4, NULL),
+				 d <= IRQ_DELIVERY_LOWEST ? IRQ_OK : IRQ_DELIVERY_REFUSED);
+}
+
+static void test_logical_flat(void **state)
+{
+	struct irq_target t;
+
+	(void)state;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x02, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 6);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x03, NULL), IRQ_DEST_SEVERAL);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, true, 0x03, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 4);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, true, 0x06, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 6);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x04, NULL), IRQ_DEST_NOT_OURS);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x00, NULL), IRQ_DEST_NOT_OURS);
+	/* CPUs in x2APIC mode (logical ID 0 here) answer no 8-bit logical destination */
+	cpus.logical_id[0] = cpus.logical_id[1] = 0;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, true, 0xff, NULL), IRQ_DEST_NOT_OURS);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x01, NULL), IRQ_DEST_NOT_OURS);
+}
+
+static void test_logical_cluster(void **state)
+{
+	struct irq_target t;
+
+	(void)state;
+	cpus.logical_model = IRQ_LOGICAL_CLUSTER;
+	cpus.count = 3;
+	cpus.logical_id[0] = 0x11;	/* cluster 1, member 0 */
+	cpus.logical_id[1] = 0x12;	/* cluster 1, member 1 */
+	cpus.logical_id[2] = 0x21;	/* cluster 2, member 0 */
+	cpus.apic_id[2] = 8;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x12, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 6);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x21, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 8);
+	/* flat would match 0x22 & 0x12; cluster 2 has no member 1 */
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x22, NULL), IRQ_DEST_NOT_OURS);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x13, NULL), IRQ_DEST_SEVERAL);
+	/* cluster 15: member 0 of every cluster */
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0xf1, NULL), IRQ_DEST_SEVERAL);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, true, 0xf1, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 4);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0xf2, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 6);
+}
+
+/* An APIC id above 255: no compatibility-format message reaches it. */
+static void test_wide_apic_id(void **state)
+{
+	struct irq_target t;
+
+	(void)state;
+	cpus.apic_id[0] = 300;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, false, 0xff, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 6);		/* the one that can be reached */
+	/* 300 & 0xff = 44 is a different CPU, never this one */
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 44, NULL), IRQ_DEST_NOT_OURS);
+	cpus.count = 1;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 0xff, NULL), IRQ_DEST_WIDE);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, false, 0xff, NULL), IRQ_DEST_WIDE);
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, true, 0x01, NULL), IRQ_DEST_WIDE);
+	cpus.any_apic_id = true;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 0xff, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 300);
+}
+
+static void test_no_cpus(void **state)
+{
+	(void)state;
+	cpus.count = 0;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, false, 0xff, NULL), IRQ_DEST_NOT_OURS);
+	cpus.count = IRQ_MAX_CPUS + 1;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, false, 0xff, NULL), IRQ_DEST_NOT_OURS);
+}
+
+/* The reference: the rules of irq_route.h, in their order, for physical destinations. */
+static enum irq_verdict reference(uint8_t vector, uint8_t delivery, uint8_t dest)
+{
+	if (vector < 16)
+		return IRQ_VECTOR_RESERVED;
+	if (vector >= 0xec && vector <= 0xef)
+		return IRQ_VECTOR_TEMPO;
+	if (delivery > 1)
+		return IRQ_DELIVERY_REFUSED;
+	if (dest != 4 && dest != 6 && dest != 0xff)
+		return IRQ_DEST_NOT_OURS;
+	if (dest == 0xff && delivery == 0)
+		return IRQ_DEST_SEVERAL;
+	return IRQ_OK;
+}
+
+static void test_every_request(void **state)
+{
+	(void)state;
+	for (unsigned int v = 0; v < 256; v++)
+		for (unsigned int d = 0; d < 8; d++)
+			for (unsigned int dest = 0; dest < 256; dest += 1) {
+				struct irq_target t = { .apic_id = 0xdead };
+				enum irq_verdict got = route((uint8_t)v, (uint8_t)d, false,
+							     (uint8_t)dest, &t);
+
+				assert_int_equal(got, reference((uint8_t)v, (uint8_t)d,
+								(uint8_t)dest));
+				if (got != IRQ_OK) {
+					assert_int_equal(t.apic_id, 0xdead);
+					continue;
+				}
+				assert_int_equal(t.vector, v);
+				assert_true(t.apic_id == 4 || t.apic_id == 6);
+				if (dest != 0xff)
+					assert_int_equal(t.apic_id, dest);
+			}
+}
+
+static void test_rte_decode(void **state)
+{
+	struct irq_request rq;
+
+	(void)state;
+	irq_request_from_rte(0x0600000000012a45ull | IOAPIC_RTE_LEVEL | IOAPIC_RTE_ACTIVE_LOW |
+			     IOAPIC_RTE_DEST_LOGICAL, &rq);
+	assert_int_equal(rq.vector, 0x45);
+	assert_int_equal(rq.delivery, 2);
+	assert_true(rq.logical);
+	assert_true(rq.level);
+	assert_true(rq.active_low);
+	assert_int_equal(rq.dest, 0x06);
+	irq_request_from_rte(0xff00000000000031ull, &rq);
+	assert_int_equal(rq.vector, 0x31);
+	assert_int_equal(rq.delivery, 0);
+	assert_false(rq.logical);
+	assert_false(rq.level);
+	assert_false(rq.active_low);
+	assert_int_equal(rq.dest, 0xff);
+}
+
+static void test_msi_decode(void **state)
+{
+	struct irq_request rq;
+
+	(void)state;
+	assert_int_equal(irq_request_from_msi(0xfee06000, 0, 0x0141, &rq), IRQ_OK);
+	assert_int_equal(rq.dest, 6);
+	assert_int_equal(rq.vector, 0x41);
+	assert_int_equal(rq.delivery, IRQ_DELIVERY_LOWEST);
+	assert_false(rq.logical);
+	assert_false(rq.level);
+	/* the trigger bits and bits 31:16 are ignored; bit 2 is logical; bit 3 (RH) ignored */
+	assert_int_equal(irq_request_from_msi(0xfee0200c, 0, 0xabcdc030, &rq), IRQ_OK);
+	assert_true(rq.logical);
+	assert_false(rq.level);
+	assert_int_equal(rq.vector, 0x30);
+	assert_int_equal(rq.delivery, 0);
+	/* anything but an interrupt message */
+	assert_int_equal(irq_request_from_msi(0xfee00000, 1, 0x30, &rq), IRQ_MSI_ADDRESS);
+	assert_int_equal(irq_request_from_msi(0xfed00000, 0, 0x30, &rq), IRQ_MSI_ADDRESS);
+	assert_int_equal(irq_request_from_msi(0x00001000, 0, 0x30, &rq), IRQ_MSI_ADDRESS);
+	assert_int_equal(irq_request_from_msi(0xfee00010, 0, 0x30, &rq), IRQ_MSI_ADDRESS);
+	assert_int_equal(irq_request_from_msi(0xfee00800, 0, 0x30, &rq), IRQ_MSI_ADDRESS);
+}
+
+static void test_encodings(void **state)
+{
+	struct irq_target t = { .apic_id = 6, .vector = 0x41, .level = true, .active_low = true };
+	uint32_t lo, hi, data;
+
+	(void)state;
+	assert_int_equal(irq_target_rte(&t, false), 0x060000000000a041ull);
+	assert_int_equal(irq_target_rte(&t, true), 0x060000000001a041ull);
+	t.level = t.active_low = false;
+	assert_int_equal(irq_target_rte(&t, false), 0x0600000000000041ull);
+	irq_target_msi(&t, &lo, &hi, &data);
+	assert_int_equal(lo, 0xfee06000);
+	assert_int_equal(hi, 0);
+	assert_int_equal(data, 0x41);
+	/* what was encoded decodes to the same request, routed to the same CPU */
+	{
+		struct irq_request rq;
+		struct irq_target back;
+
+		assert_int_equal(irq_request_from_msi(lo, hi, data, &rq), IRQ_OK);
+		assert_int_equal(irq_route(&cpus, &tempo, &rq, &back), IRQ_OK);
+		assert_int_equal(back.apic_id, 6);
+		irq_request_from_rte(irq_target_rte(&t, false), &rq);
+		assert_int_equal(irq_route(&cpus, &tempo, &rq, &back), IRQ_OK);
+		assert_int_equal(back.apic_id, 6);
+	}
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	for (unsigned int v = 0; v < IRQ_VERDICT_COUNT; v++) {
+		assert_non_null(irq_verdict_name((enum irq_verdict)v));
+		assert_null(strchr(irq_verdict_name((enum irq_verdict)v), ' '));
+	}
+	assert_string_equal(irq_verdict_name(IRQ_OK), "ok");
+	assert_string_equal(irq_verdict_name(IRQ_VERDICT_COUNT), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup(test_physical, setup),
+		cmocka_unit_test_setup(test_broadcast, setup),
+		cmocka_unit_test_setup(test_vectors, setup),
+		cmocka_unit_test_setup(test_delivery_modes, setup),
+		cmocka_unit_test_setup(test_logical_flat, setup),
+		cmocka_unit_test_setup(test_logical_cluster, setup),
+		cmocka_unit_test_setup(test_wide_apic_id, setup),
+		cmocka_unit_test_setup(test_no_cpus, setup),
+		cmocka_unit_test_setup(test_every_request, setup),
+		cmocka_unit_test_setup(test_rte_decode, setup),
+		cmocka_unit_test_setup(test_msi_decode, setup),
+		cmocka_unit_test_setup(test_encodings, setup),
+		cmocka_unit_test_setup(test_names, setup),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
