@@ -18,6 +18,7 @@ static const char *const verdict_names[IRQ_VERDICT_COUNT] = {
 	[IRQ_DEST_SEVERAL] = "fixed-to-several-cpus",
 	[IRQ_DEST_WIDE] = "apic-id-above-255",
 	[IRQ_MSI_ADDRESS] = "msi-address",
+	[IRQ_REMAP_REFUSED] = "remap-refused",
 };
 
 const char *irq_verdict_name(enum irq_verdict v)

@@ -138,6 +138,7 @@ enum irq_verdict {
 	IRQ_DEST_SEVERAL,	/* fixed delivery to more than one CPU */
 	IRQ_DEST_WIDE,		/* APIC id above 255 without interrupt remapping */
 	IRQ_MSI_ADDRESS,	/* MSI address not 0xFEExxxxx, upper half or bits 11:4 set */
+	IRQ_REMAP_REFUSED,	/* the interrupt-remapping hook had no entry for it */
 	IRQ_VERDICT_COUNT
 };
 
