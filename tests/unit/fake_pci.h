@@ -17,7 +17,7 @@
 
 #define FAKE_MAX_FNS	16
 #define FAKE_LOG	512
-#define FAKE_MMIO_SIZE	0x4000
+#define FAKE_MMIO_SIZE	0x8000
 
 struct fake_write {
 	uint32_t bdf, offset;
