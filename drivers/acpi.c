@@ -21,6 +21,9 @@
 
 #define MADT_ENTRIES_OFF	44	/* header, u32 local APIC address, u32 flags */
 #define HPET_LEN		56
+#define MCFG_ENTRIES_OFF	44	/* header, 8 reserved bytes */
+#define MCFG_ENTRY_LEN		16	/* u64 base, u16 segment, u8 start, u8 end, u32 reserved */
+#define ECAM_BUS_SHIFT		20
 
 enum {
 	MADT_LAPIC = 0,
@@ -38,6 +41,7 @@ struct acpi_ctx {
 	size_t warnlen;
 	bool saw_madt;		/* an "APIC" / "HPET" table was listed, valid or not */
 	bool saw_hpet;
+	bool saw_mcfg_valid;	/* an MCFG with a good checksum was parsed: the first wins */
 };
 
 uint8_t acpi_checksum(const void *p, size_t len)
@@ -267,6 +271,52 @@ static void parse_hpet(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint
 	out->hpet_min_tick = rd16(t + 53);
 }
 
+/*
+ * The MCFG (PCI Firmware Specification 3.0, 4.1.2). Entries that are no
+ * usable range are skipped with a warning; a length that is not the
+ * header plus whole entries keeps the whole entries.
+ */
+static void parse_mcfg(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *out = c->out;
+	uint32_t n;
+
+	if (len < MCFG_ENTRIES_OFF) {
+		warnf(c, "ACPI: MCFG at 0x%llx: length %u too short (need %u)",
+		      (unsigned long long)phys, len, MCFG_ENTRIES_OFF);
+		return;
+	}
+	if ((len - MCFG_ENTRIES_OFF) % MCFG_ENTRY_LEN)
+		warnf(c, "ACPI: MCFG at 0x%llx: length %u is not header + %u-byte entries, "
+		      "ignoring the %u bytes left", (unsigned long long)phys, len, MCFG_ENTRY_LEN,
+		      (len - MCFG_ENTRIES_OFF) % MCFG_ENTRY_LEN);
+	n = (len - MCFG_ENTRIES_OFF) / MCFG_ENTRY_LEN;
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = t + MCFG_ENTRIES_OFF + (size_t)i * MCFG_ENTRY_LEN;
+		uint64_t base = rd64(e);
+		uint16_t seg = rd16(e + 8);
+		uint8_t start = e[10], end = e[11];
+		uint64_t top = ((uint64_t)end + 1) << ECAM_BUS_SHIFT;
+
+		if (!base || start > end || base > UINT64_MAX - top + 1) {
+			warnf(c, "ACPI: MCFG at 0x%llx: entry %u (base 0x%llx, segment %u, buses "
+			      "%u-%u) is not a usable range, ignored", (unsigned long long)phys, i,
+			      (unsigned long long)base, seg, start, end);
+			continue;
+		}
+		if (out->mcfg_count >= ACPI_MAX_MCFG) {
+			warnf(c, "ACPI: MCFG at 0x%llx: more than %u ranges, ignoring segment %u "
+			      "buses %u-%u", (unsigned long long)phys, ACPI_MAX_MCFG, seg, start,
+			      end);
+			continue;
+		}
+		out->mcfg[out->mcfg_count++] = (struct acpi_mcfg){
+			.base = base, .segment = seg, .bus_start = start, .bus_end = end,
+		};
+		out->has_mcfg = true;
+	}
+}
+
 static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint64_t phys)
 {
 	struct acpi_info *out = c->out;
@@ -294,6 +344,9 @@ static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint
 		parse_madt(c, phys, t, len);
 	else if (!memcmp(sig, "HPET", 4) && !out->has_hpet)
 		parse_hpet(c, phys, t, len);
+	else if (!memcmp(sig, "MCFG", 4) && !c->saw_mcfg_valid)
+		parse_mcfg(c, phys, t, len);
+	c->saw_mcfg_valid |= !memcmp(sig, "MCFG", 4);
 }
 
 static int fail(struct acpi_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

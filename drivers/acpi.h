@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ACPI table discovery: RSDP -> XSDT/RSDT -> MADT (CPUs) and HPET.
+ * ACPI table discovery: RSDP -> XSDT/RSDT -> MADT (CPUs), HPET and MCFG (where
+ * PCI Express configuration space is memory-mapped).
  * Tables are outside input: signatures, lengths and checksums are checked and
  * no byte outside a table's verified length is read.
  */
@@ -16,6 +17,7 @@
 #define ACPI_MAX_CPUS		TEMPO_MAX_CPUS	/* MADT entries kept: 16 bytes each */
 #define ACPI_MAX_TABLES		64
 #define ACPI_MAX_IOAPICS	8
+#define ACPI_MAX_MCFG		8	/* ECAM ranges kept: one per segment and bus range */
 
 /*
  * How the parser reads physical memory. map() returns a pointer to @len
@@ -43,6 +45,19 @@ struct acpi_ioapic {
 	uint32_t gsi_base;
 };
 
+/*
+ * One ECAM range (PCI Firmware Specification 3.0, 4.1.2): configuration
+ * space of segment @segment, buses @bus_start..@bus_end, at @base + (bus <<
+ * 20) + (device << 15) + (function << 12). @base is where bus 0 would be,
+ * whatever @bus_start is.
+ */
+struct acpi_mcfg {
+	uint64_t base;
+	uint16_t segment;
+	uint8_t bus_start;
+	uint8_t bus_end;
+};
+
 struct acpi_info {
 	uint8_t rsdp_revision;
 	char oem_id[7];			/* NUL-terminated */
@@ -66,13 +81,19 @@ struct acpi_info {
 	uint64_t hpet_phys;		/* base address (system memory space only) */
 	uint8_t hpet_number;
 	uint16_t hpet_min_tick;
+
+	bool has_mcfg;			/* at least one valid range */
+	uint32_t mcfg_count;
+	struct acpi_mcfg mcfg[ACPI_MAX_MCFG];
 };
 
 /*
  * Parse from an RSDP copy (@rsdp, @rsdp_len bytes). Returns 0 and fills @out,
  * or a negative number with a one-line reason in @err. A bad or missing MADT
  * or HPET is not fatal (has_madt/has_hpet stay false and @warn, if not NULL,
- * says why); a bad RSDP or root table is.
+ * says why); a bad RSDP or root table is. An MCFG is optional (no warning
+ * when absent); an entry of it that is not a usable range (base 0, buses
+ * backwards, a range past 2^64) is left out with a warning.
  */
 int acpi_parse(const uint8_t *rsdp, size_t rsdp_len, const struct acpi_mem *mem,
 	       struct acpi_info *out, char *err, size_t errlen, char *warn, size_t warnlen);

@@ -4,6 +4,7 @@
  * memory starting at FAKE_BASE; its first 36 bytes (or fewer) are also the
  * RSDP copy handed to acpi_parse(). map() serves ranges inside the input
  * only, so every table pointer, length and entry is the fuzzer's to choose.
+ * The MADT, HPET and MCFG parsers then run on whatever they find.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -59,6 +60,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    info.table_count > ACPI_MAX_TABLES || info.ioapic_count > ACPI_MAX_IOAPICS ||
 		    !memchr(info.oem_id, 0, 7))
 			abort();
+		/* Every MCFG range kept is one: a base, buses in order, no wrap. */
+		if (info.mcfg_count > ACPI_MAX_MCFG || info.has_mcfg != (info.mcfg_count > 0))
+			abort();
+		for (uint32_t i = 0; i < info.mcfg_count; i++) {
+			const struct acpi_mcfg *m = &info.mcfg[i];
+			uint64_t top = ((uint64_t)m->bus_end + 1) << 20;
+
+			if (!m->base || m->bus_start > m->bus_end || m->base > UINT64_MAX - top + 1)
+				abort();
+		}
 		/* No APIC ID twice. */
 		for (uint32_t i = 0; i < info.cpu_count; i++)
 			for (uint32_t j = 0; j < i; j++)

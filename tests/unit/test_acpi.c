@@ -265,6 +265,7 @@ static size_t rsdp_build(uint8_t *r, uint8_t rev, uint32_t rsdt, uint64_t xsdt)
 #define MADT_PHYS	0x7fe2000ull
 #define HPET_PHYS	0x7fe3000ull
 #define FACP_PHYS	0x7fe4000ull
+#define MCFG_PHYS	0x7fe5000ull
 #define HI_MADT_PHYS	0x100002000ull	/* above 4 GiB: only an XSDT can point here */
 
 static uint8_t rsdp[36];
@@ -1069,6 +1070,153 @@ static void test_hpet_fields(void **state)
 	assert_int_equal(info.hpet_min_tick, 0x3fff);
 }
 
+/* ---- MCFG ---- */
+
+static void mcfg_begin(struct tbl *t)
+{
+	sdt_begin(t, "MCFG");
+	put64(t, 0);		/* reserved */
+}
+
+static void mcfg_entry(struct tbl *t, uint64_t base, uint16_t seg, uint8_t start, uint8_t end)
+{
+	put64(t, base);
+	put16(t, seg);
+	put8(t, start);
+	put8(t, end);
+	put32(t, 0);
+}
+
+/* A machine with a MADT and the MCFG @t. */
+static void mcfg_machine(struct tbl *t)
+{
+	const uint64_t tables[] = { MADT_PHYS, MCFG_PHYS };
+	struct tbl root;
+
+	add_madt_4cpus(MADT_PHYS);
+	sdt_add(MCFG_PHYS, t);
+	root_build(&root, true, tables, 2);
+	sdt_add(XSDT_PHYS, &root);
+	rsdp_len = rsdp_build(rsdp, 2, 0, XSDT_PHYS);
+}
+
+static void test_mcfg_entries(void **state)
+{
+	struct tbl t;
+
+	(void)state;
+	mcfg_begin(&t);
+	mcfg_entry(&t, 0xb0000000, 0, 0, 255);		/* QEMU q35 */
+	mcfg_entry(&t, 0x400000000ull, 1, 0x80, 0xff);	/* a second segment, high */
+	mcfg_machine(&t);
+	expect_ok(run());
+	assert_true(info.has_mcfg);
+	assert_int_equal(info.mcfg_count, 2);
+	assert_int_equal(info.mcfg[0].base, 0xb0000000);
+	assert_int_equal(info.mcfg[0].segment, 0);
+	assert_int_equal(info.mcfg[0].bus_start, 0);
+	assert_int_equal(info.mcfg[0].bus_end, 255);
+	assert_int_equal(info.mcfg[1].base, 0x400000000ull);
+	assert_int_equal(info.mcfg[1].segment, 1);
+	assert_int_equal(info.mcfg[1].bus_start, 0x80);
+	assert_null(strstr(warn, "MCFG"));
+	assert_true(info.has_madt);
+}
+
+/* No MCFG is normal (a PC without PCI Express): no warning. */
+static void test_mcfg_absent(void **state)
+{
+	(void)state;
+	machine_xsdt();
+	expect_ok(run());
+	assert_false(info.has_mcfg);
+	assert_int_equal(info.mcfg_count, 0);
+	assert_null(strstr(warn, "MCFG"));
+}
+
+static void test_mcfg_bad_entries(void **state)
+{
+	struct tbl t;
+
+	(void)state;
+	mcfg_begin(&t);
+	mcfg_entry(&t, 0, 0, 0, 255);			/* no base */
+	mcfg_entry(&t, 0xe0000000, 0, 9, 8);		/* buses backwards */
+	mcfg_entry(&t, 0xfffffffff8000000ull, 0, 0, 255);	/* past 2^64 */
+	mcfg_entry(&t, 0xfffffffff0000000ull, 0, 0, 255);	/* up to 2^64 exactly */
+	mcfg_entry(&t, 0xe0000000, 0, 0, 63);
+	mcfg_machine(&t);
+	expect_ok(run());
+	expect_warn("MCFG", "entry 0 (base 0x0, segment 0, buses 0-255) is not a usable range");
+	assert_has(warn, "entry 1 (base 0xe0000000, segment 0, buses 9-8)");
+	assert_has(warn, "entry 2 (base 0xfffffffff8000000");
+	assert_null(strstr(warn, "entry 3"));
+	assert_int_equal(info.mcfg_count, 2);
+	assert_int_equal(info.mcfg[0].base, 0xfffffffff0000000ull);
+	assert_int_equal(info.mcfg[0].bus_end, 255);
+	assert_int_equal(info.mcfg[1].base, 0xe0000000);
+	assert_int_equal(info.mcfg[1].bus_end, 63);
+}
+
+static void test_mcfg_odd_length(void **state)
+{
+	struct tbl t;
+
+	(void)state;
+	mcfg_begin(&t);
+	mcfg_entry(&t, 0xb0000000, 0, 0, 255);
+	put32(&t, 0xb0000000);	/* a cut entry */
+	mcfg_machine(&t);
+	expect_ok(run());
+	expect_warn("MCFG", "length 64 is not header + 16-byte entries, ignoring the 4 bytes left");
+	assert_int_equal(info.mcfg_count, 1);
+	assert_true(info.has_mcfg);
+}
+
+static void test_mcfg_too_short(void **state)
+{
+	struct tbl t;
+
+	(void)state;
+	sdt_begin(&t, "MCFG");
+	put32(&t, 0);
+	mcfg_machine(&t);
+	expect_ok(run());
+	expect_warn("MCFG", "length 40 too short (need 44)");
+	assert_false(info.has_mcfg);
+}
+
+static void test_mcfg_too_many(void **state)
+{
+	struct tbl t;
+
+	(void)state;
+	mcfg_begin(&t);
+	for (uint16_t i = 0; i < ACPI_MAX_MCFG + 2; i++)
+		mcfg_entry(&t, 0x100000000ull * (i + 1), i, 0, 255);
+	mcfg_machine(&t);
+	expect_ok(run());
+	expect_warn("MCFG", "more than 8 ranges, ignoring segment 8 buses 0-255");
+	assert_has(warn, "ignoring segment 9");
+	assert_int_equal(info.mcfg_count, ACPI_MAX_MCFG);
+	assert_int_equal(info.mcfg[7].segment, 7);
+}
+
+static void test_mcfg_bad_checksum(void **state)
+{
+	struct tbl t;
+
+	(void)state;
+	mcfg_begin(&t);
+	mcfg_entry(&t, 0xb0000000, 0, 0, 255);
+	mcfg_machine(&t);
+	mem_at(MCFG_PHYS)[20] ^= 1;
+	expect_ok(run());
+	expect_warn("MCFG", "checksum");
+	assert_false(info.has_mcfg);
+	assert_int_equal(info.mcfg_count, 0);
+}
+
 /* ---- table count ---- */
 
 static void test_too_many_tables(void **state)
@@ -1229,6 +1377,13 @@ int main(void)
 		T(test_hpet_not_memory),
 		T(test_hpet_fields),
 		T(test_too_many_tables),
+		T(test_mcfg_entries),
+		T(test_mcfg_absent),
+		T(test_mcfg_bad_entries),
+		T(test_mcfg_odd_length),
+		T(test_mcfg_too_short),
+		T(test_mcfg_too_many),
+		T(test_mcfg_bad_checksum),
 		T(test_small_warn_buffers),
 		T(test_random_tables),
 	};
