@@ -12,6 +12,7 @@
 #include "arch/x86/tsc.h"
 #include "drivers/acpi.h"
 #include "drivers/debugcon.h"
+#include "drivers/pci_cfg.h"
 #include "hv/lib/uart16550.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/spec_ctl.h"
@@ -473,6 +474,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	run_self_test(boot_info.cmdline);
 
 	discover_acpi(&boot_info, &acpi_info);
+	pci_boot_scan(&acpi_info);
 	cpu_features_read(&cpu);
 	cpu_features_print(&cpu);
 	discover_tsc(&acpi_info, boot_info.cmdline, &tsc);
