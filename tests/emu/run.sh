@@ -25,6 +25,10 @@
 #     --com1-socket PORT  Bochs: COM1 is a TCP server on 127.0.0.1:PORT instead of a
 #                       file; tests/emu/console_drive.py connects, types and writes
 #                       serial.txt, and touches serial.done when the line closes
+#     --bochsrc LINE    Bochs: one more line for the bochsrc, after Tempo's own (repeatable;
+#                       e.g. 'pci: enabled=1, chipset=i440fx, slot1=ne2k' for a device)
+#     --qemu-arg ARG    QEMU: one more argument, after Tempo's own (repeatable; e.g.
+#                       --qemu-arg -machine --qemu-arg q35 --qemu-arg -device --qemu-arg edu)
 #     --show            copy the serial output to stdout as it arrives
 #     --stall S         end the run as "stalled" once neither the serial output
 #                       nor the emulator's CPU time has moved for S seconds
@@ -39,6 +43,7 @@ set -uo pipefail
 
 emu="" iso="" cpus=1 model=${EMU_MODEL:-corei7_ivy_bridge_3770k} ips=50000000 mem=256 timeout_s=120
 expect=ok out="" show=0 bad_msrs=0 com1_port="" stall_s=${EMU_STALL_S:-180}
+extra_rc=() extra_qemu=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--emu) emu=$2; shift 2 ;;
@@ -54,6 +59,8 @@ while [ $# -gt 0 ]; do
 	--ignore-bad-msrs) bad_msrs=1; shift ;;
 	--com1-socket) com1_port=$2; shift 2 ;;
 	--stall) stall_s=$2; shift 2 ;;
+	--bochsrc) extra_rc+=("$2"); shift 2 ;;
+	--qemu-arg) extra_qemu+=("$2"); shift 2 ;;
 	*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -188,6 +195,9 @@ error: action=report
 log: $out/bochs.log
 magic_break: enabled=1
 RC
+	for line in "${extra_rc[@]}"; do
+		printf '%s\n' "$line" >> "$out/bochsrc"
+	done
 	printf 'continue\nquit\n' > "$out/bochs.rc"
 	# Debian's Bochs is built with its debugger on the terminal: its term
 	# display then opens a pseudo-terminal of its own (/dev/ptmx), draws
@@ -226,7 +236,7 @@ qemu-bios | qemu-uefi | qemu-uefi-esp)
 			-drive if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd
 			-drive "if=pflash,format=raw,file=$out/vars.fd")
 	fi
-	run_guarded qemu-system-x86_64 "${args[@]}"
+	run_guarded qemu-system-x86_64 "${args[@]}" "${extra_qemu[@]}"
 	;;
 *)
 	echo "run.sh: unknown emulator $emu" >&2
