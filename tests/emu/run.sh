@@ -207,7 +207,11 @@ RC
 	# at a time for as long as the guest runs) is full, Bochs sleeps in
 	# n_tty_write for good. The guard below drains it into screen.log.
 	# TERM names a terminal curses knows.
+	# in the run's own directory: some devices write files where Bochs runs
+	# (the NE2000's null back end logs what it drops)
+	cd "$out" || exit 2
 	TERM=xterm run_guarded bochs -q -f "$out/bochsrc" -rc "$out/bochs.rc"
+	cd - > /dev/null || exit 2
 	# Bochs 2.7 sometimes crashes (SIGSEGV, 139) while tearing down after a
 	# clean quit with several CPUs: take the status it had decided on.
 	if [ "$status" = 139 ]; then
