@@ -398,6 +398,13 @@ uint32_t vpci_io_write(struct vpci_bus *b, uint16_t port, uint8_t size, uint32_t
 	return vpci_config_write(b, bdf, offset, size, value, ev);
 }
 
+bool vpci_data_target(const struct vpci_bus *b, uint16_t port, uint8_t size, uint32_t *bdf,
+		       uint32_t *offset)
+{
+	return port != TEMPO_PCI_CF8 && vpci_claims(port, size) &&
+	       data_target(b->config_address, port, bdf, offset);
+}
+
 int32_t vpci_find_bar0(const struct vpci_bus *b, uint64_t gpa, uint32_t *offset)
 {
 	for (uint32_t i = 0; i < b->chan_count; i++) {

@@ -147,6 +147,18 @@ uint32_t vpci_io_write(struct vpci_bus *b, uint16_t port, uint8_t size, uint32_t
 		       struct vpci_event *ev);
 
 /*
+ * Which function and register an access of @size bytes to CONFIG_DATA at
+ * @port reaches through the latch now: true with *@bdf and *@offset (the
+ * register plus port & 3), false for CONFIG_ADDRESS itself, an access the
+ * bus does not claim, or the enable bit off. For a caller that puts
+ * other functions on the bus (an assigned device's, hv/core/pci_assign.h)
+ * beside the channels: it sends the access there instead of to
+ * vpci_io_read() / vpci_io_write().
+ */
+bool vpci_data_target(const struct vpci_bus *b, uint16_t port, uint8_t size, uint32_t *bdf,
+		       uint32_t *offset);
+
+/*
  * Configuration space by address, as CONFIG_DATA reaches it (and as a
  * memory-mapped mechanism would): @bdf from VPCI_BDF(), @offset 0..0xFF,
  * @size 1, 2 or 4 inside one dword. Anything else reads all ones (cut to

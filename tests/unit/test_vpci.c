@@ -818,6 +818,34 @@ static void test_nonexistent(void **state)
 	assert_int_equal(rd(1, PCI_VENDOR_ID, 4), 0xffffffffu);
 }
 
+/* Where CONFIG_DATA goes now, for a caller with functions of its own on the bus. */
+static void test_data_target(void **state)
+{
+	uint32_t bdf = 0xdead, offset = 0xdead;
+
+	(void)state;
+	outl(CF8, 0x80001844u);	/* 00:03.0, register 0x44 */
+	assert_true(vpci_data_target(&bus, CFC, 4, &bdf, &offset));
+	assert_int_equal(bdf, VPCI_BDF(0, 3, 0));
+	assert_int_equal(offset, 0x44);
+	assert_true(vpci_data_target(&bus, CFC + 2, 2, &bdf, &offset));
+	assert_int_equal(offset, 0x46);
+	assert_true(vpci_data_target(&bus, CFC + 3, 1, &bdf, &offset));
+	assert_int_equal(offset, 0x47);
+	outl(CF8, 0x80ff0f00u);	/* ff:01.7 */
+	assert_true(vpci_data_target(&bus, CFC, 4, &bdf, &offset));
+	assert_int_equal(bdf, VPCI_BDF(0xff, 1, 7));
+	/* CONFIG_ADDRESS itself, narrower accesses to 0xCF8-0xCFB, the enable bit off */
+	bdf = offset = 0xdead;
+	assert_false(vpci_data_target(&bus, CF8, 4, &bdf, &offset));
+	assert_false(vpci_data_target(&bus, CF8 + 1, 1, &bdf, &offset));
+	assert_false(vpci_data_target(&bus, CFC + 4, 1, &bdf, &offset));
+	outl(CF8, 0x00001844u);
+	assert_false(vpci_data_target(&bus, CFC, 4, &bdf, &offset));
+	assert_int_equal(bdf, 0xdead);
+	assert_int_equal(offset, 0xdead);
+}
+
 static void test_malformed(void **state)
 {
 	struct vpci_event ev;
@@ -1017,6 +1045,7 @@ int main(void)
 		cmocka_unit_test_setup(test_msi_invalid, setup_two),
 		cmocka_unit_test_setup(test_nonexistent, setup_two),
 		cmocka_unit_test_setup(test_malformed, setup_two),
+		cmocka_unit_test_setup(test_data_target, setup_two),
 		cmocka_unit_test_setup(test_find_bar0, setup_two),
 		cmocka_unit_test(test_bar2_size),
 		cmocka_unit_test(test_init_invalid),
