@@ -22,7 +22,7 @@
 #define MADT_ENTRIES_OFF	44	/* header, u32 local APIC address, u32 flags */
 #define HPET_LEN		56
 #define MCFG_ENTRIES_OFF	44	/* header, 8 reserved bytes */
-#define MCFG_ENTRY_LEN		16	/* u64 base, u16 segment, u8 start, u8 end, u32 reserved */
+#define MCFG_ENTRY_LEN		16	/* base, segment, start and end bus, reserved */
 #define ECAM_BUS_SHIFT		20
 
 enum {

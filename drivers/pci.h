@@ -71,7 +71,7 @@ struct pci_function {
 
 struct pci_enum {
 	uint8_t bus_first, bus_last;	/* the range walked */
-	uint32_t found;			/* functions that answered (may exceed PCI_MAX_FUNCTIONS) */
+	uint32_t found;			/* functions that answered: may be more than count */
 	uint32_t count;			/* functions recorded */
 	struct pci_function fn[PCI_MAX_FUNCTIONS];
 };

@@ -238,7 +238,8 @@ static int take_ports(struct parse *ps, struct span item)
 	uint64_t lo, hi;
 
 	if (split(item, '-', &first, &last)) {
-		if (!take_num(trim(first), UINT64_MAX, &lo) || !take_num(trim(last), UINT64_MAX, &hi))
+		if (!take_num(trim(first), UINT64_MAX, &lo) ||
+		    !take_num(trim(last), UINT64_MAX, &hi))
 			return expected(ps, "FIRST-LAST or a port (0x2f8-0x2ff)", item);
 	} else if (!take_num(item, UINT64_MAX, &lo)) {
 		return expected(ps, "FIRST-LAST or a port (0x2f8-0x2ff)", item);
@@ -296,7 +297,8 @@ static int take_irqs(struct parse *ps, struct span item)
 	uint64_t lo, hi;
 
 	if (split(item, '-', &first, &last)) {
-		if (!take_num(trim(first), UINT64_MAX, &lo) || !take_num(trim(last), UINT64_MAX, &hi))
+		if (!take_num(trim(first), UINT64_MAX, &lo) ||
+		    !take_num(trim(last), UINT64_MAX, &hi))
 			return expected(ps, "a GSI or FIRST-LAST (3, 16-19)", item);
 	} else if (!take_num(item, UINT64_MAX, &lo)) {
 		return expected(ps, "a GSI or FIRST-LAST (3, 16-19)", item);
@@ -544,8 +546,8 @@ static void check_pci(struct check *c, const struct dev_assignment *a)
 			continue;
 		}
 		if ((f->header_type & 0x7f) != 0 || (f->class_code >> 16) == CLASS_BRIDGE)
-			refuse(c, DEV_REASON_BRIDGE, "%02x:%02x.%x is a bridge (class 0x%06x, header "
-			       "type %u): what is behind it, and its windows, are shared",
+			refuse(c, DEV_REASON_BRIDGE, "%02x:%02x.%x is a bridge (class 0x%06x, "
+			       "header type %u): what is behind it, and its windows, are shared",
 			       BDF_ARGS(bdf), f->class_code, f->header_type & 0x7f);
 	}
 }
@@ -583,8 +585,8 @@ static void check_range(struct check *c, enum dev_space space, uint64_t first, u
 		const struct dev_reserved *r = &m->reserved[k];
 
 		if (r->space == space && overlap(first, last, r->first, r->last))
-			refuse(c, DEV_REASON_RESERVED, "%s overlaps %s (0x%llx-0x%llx): Tempo keeps "
-			       "it", shown, r->what ? r->what : "a range",
+			refuse(c, DEV_REASON_RESERVED, "%s overlaps %s (0x%llx-0x%llx): Tempo "
+			       "keeps it", shown, r->what ? r->what : "a range",
 			       (unsigned long long)r->first, (unsigned long long)r->last);
 	}
 	for (uint32_t i = 0; i < m->fn_count && m->fns; i++) {
@@ -600,8 +602,8 @@ static void check_range(struct check *c, enum dev_space space, uint64_t first, u
 				continue;
 			owner = fn_owner(c, f->bdf, c->part);
 			if (owner >= 0)
-				refuse(c, DEV_REASON_TWICE, "%s overlaps BAR%u of %02x:%02x.%x, given "
-				       "to partition '%s'", shown, b, BDF_ARGS(f->bdf),
+				refuse(c, DEV_REASON_TWICE, "%s overlaps BAR%u of %02x:%02x.%x, "
+				       "given to partition '%s'", shown, b, BDF_ARGS(f->bdf),
 				       part_name(c, (uint32_t)owner));
 			else if (!has_fn(c->parts[c->part].a, f->bdf))
 				refuse(c, DEV_REASON_FUNCTION_BAR, "%s overlaps BAR%u of "
@@ -616,7 +618,8 @@ static void check_ports(struct check *c, const struct dev_assignment *a)
 	char shown[32];
 
 	for (uint32_t k = 0; k < a->port_count && k < DEV_MAX_PORTS; k++) {
-		fmt_snprintf(shown, sizeof(shown), "0x%x-0x%x", a->ports[k].first, a->ports[k].last);
+		fmt_snprintf(shown, sizeof(shown), "0x%x-0x%x", a->ports[k].first,
+			     a->ports[k].last);
 		check_range(c, DEV_SPACE_PORT, a->ports[k].first, a->ports[k].last, shown);
 	}
 }
@@ -658,17 +661,21 @@ static void check_irqs(struct check *c, const struct dev_assignment *a)
 			for (uint32_t i = 0; o && i < o->irq_count && i < DEV_MAX_IRQS; i++)
 				hit |= o->irqs[i] == gsi;
 			if (hit)
-				refuse(c, DEV_REASON_TWICE, "GSI %u is also given to partition '%s'",
-				       gsi, part_name(c, j));
+				refuse(c, DEV_REASON_TWICE,
+				       "GSI %u is also given to partition '%s'", gsi,
+				       part_name(c, j));
 		}
 		if (!gsi_exists(m, gsi)) {
 			char have[64] = "none";
 			size_t n = 0;
 
-			for (uint32_t i = 0; i < m->gsi_range_count && m->gsis && i < 3; i++)
-				n += fmt_scnprintf(have + n, sizeof(have) - n, "%s%u-%u", i ? ", " : "",
-						   m->gsis[i].first, m->gsis[i].first +
-						   (m->gsis[i].count ? m->gsis[i].count - 1 : 0));
+			for (uint32_t i = 0; i < m->gsi_range_count && m->gsis && i < 3; i++) {
+				const struct dev_gsi_range *g = &m->gsis[i];
+
+				n += fmt_scnprintf(have + n, sizeof(have) - n, "%s%u-%u",
+						   i ? ", " : "", g->first,
+						   g->first + (g->count ? g->count - 1 : 0));
+			}
 			if (m->gsi_range_count > 3)
 				fmt_scnprintf(have + n, sizeof(have) - n, ", ...");
 			refuse(c, DEV_REASON_NO_GSI, "GSI %u: no IOAPIC input has it (this machine "

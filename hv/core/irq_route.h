@@ -61,7 +61,7 @@
 #define MSI_ADDR_BASE		0xfee00000u
 #define MSI_ADDR_BASE_MASK	0xfff00000u
 #define MSI_ADDR_DEST_SHIFT	12	/* destination ID, bits 19:12 */
-#define MSI_ADDR_RESERVED	0x00000ff0u	/* 11:4: an extended destination ID is not offered */
+#define MSI_ADDR_RESERVED	0x00000ff0u	/* 11:4: no extended destination ID */
 #define MSI_ADDR_DM_LOGICAL	0x4u	/* bit 2; bit 3, the redirection hint, is ignored */
 #define MSI_DATA_VECTOR_MASK	0xffu
 #define MSI_DATA_DELIVERY_SHIFT	8
@@ -75,7 +75,7 @@
 #define IOAPIC_RTE_DEST_LOGICAL	(1ull << 11)
 #define IOAPIC_RTE_DELIVERY_STATUS (1ull << 12)	/* read-only: sent, not yet accepted */
 #define IOAPIC_RTE_ACTIVE_LOW	(1ull << 13)
-#define IOAPIC_RTE_REMOTE_IRR	(1ull << 14)	/* read-only: level, accepted, no EOI yet */
+#define IOAPIC_RTE_REMOTE_IRR	(1ull << 14)	/* read-only: level, taken, no EOI yet */
 #define IOAPIC_RTE_LEVEL	(1ull << 15)
 #define IOAPIC_RTE_MASKED	(1ull << 16)
 #define IOAPIC_RTE_DEST_SHIFT	56
@@ -104,7 +104,7 @@ enum irq_logical_model {
 /* A partition's CPUs as interrupt destinations, in its own order. */
 struct irq_cpus {
 	uint32_t count;				/* 1..IRQ_MAX_CPUS */
-	uint32_t apic_id[IRQ_MAX_CPUS];		/* physical (x2)APIC ids: the guest sees them */
+	uint32_t apic_id[IRQ_MAX_CPUS];		/* physical x2APIC ids, as the guest sees */
 	uint8_t logical_id[IRQ_MAX_CPUS];	/* xAPIC LDR bits 31:24; 0 in x2APIC mode */
 	enum irq_logical_model logical_model;
 	bool any_apic_id;			/* interrupt remapping: ids above 255 reachable */

@@ -28,7 +28,8 @@
 				 PCI_COMMAND_PARITY | PCI_COMMAND_SERR | PCI_COMMAND_INTX_DISABLE)
 #define DECODE			(PCI_COMMAND_IO | PCI_COMMAND_MEMORY)
 #define MSI_GUEST_CONTROL	(PCI_MSI_FLAGS_ENABLE | PCI_MSI_FLAGS_QSIZE)
-#define MSI_HW_CONTROL		(PCI_MSI_FLAGS_64BIT | PCI_MSI_FLAGS_MASKBIT | PCI_MSI_FLAGS_QMASK)
+#define MSI_HW_CONTROL		(PCI_MSI_FLAGS_64BIT | PCI_MSI_FLAGS_MASKBIT | \
+				 PCI_MSI_FLAGS_QMASK)
 #define MSIX_GUEST_CONTROL	(PCI_MSIX_FLAGS_ENABLE | PCI_MSIX_FLAGS_MASKALL)
 #define MSIX_ENTRY_DWORDS	4
 #define MSIX_CTRL		3	/* the vector-control dword of an entry */
@@ -358,8 +359,8 @@ static void msi_sync(struct pci_assign_fn *fn, struct pci_assign_event *ev)
 	if (!cap)
 		return;
 	if (fn->msi_control & PCI_MSI_FLAGS_ENABLE) {
-		v = route_message(fn, PCI_ASSIGN_MSI_INDEX, fn->msi_addr_lo, fn->msi_addr_hi, fn->msi_data,
-				  msi_vectors(fn->msi_control), msg);
+		v = route_message(fn, PCI_ASSIGN_MSI_INDEX, fn->msi_addr_lo, fn->msi_addr_hi,
+				  fn->msi_data, msi_vectors(fn->msi_control), msg);
 		if (v == IRQ_OK)
 			control = fn->msi_control & MSI_GUEST_CONTROL;
 		else
@@ -410,14 +411,16 @@ static void msi_write(struct pci_assign_fn *fn, uint32_t r, uint32_t reg, uint32
 
 	if (r == 0) {
 		uint16_t c = (uint16_t)(merged >> 16) & MSI_GUEST_CONTROL;
-		uint32_t mmc = (fn->msi_flags_hw & PCI_MSI_FLAGS_QMASK) >> PCI_MSI_FLAGS_QMASK_SHIFT;
+		uint32_t mmc =
+		    (fn->msi_flags_hw & PCI_MSI_FLAGS_QMASK) >> PCI_MSI_FLAGS_QMASK_SHIFT;
 		uint32_t mme = (c & PCI_MSI_FLAGS_QSIZE) >> PCI_MSI_FLAGS_QSIZE_SHIFT;
 
 		if (!(lanes & LANES_HIGH16))
 			return;
 		/* more vectors than the function has: what it has (6.8.1.3) */
 		if (mme > mmc)
-			c = (uint16_t)((c & ~PCI_MSI_FLAGS_QSIZE) | mmc << PCI_MSI_FLAGS_QSIZE_SHIFT);
+			c = (uint16_t)((c & ~PCI_MSI_FLAGS_QSIZE) |
+				       mmc << PCI_MSI_FLAGS_QSIZE_SHIFT);
 		fn->msi_control = c;
 	} else if (r == PCI_MSI_ADDRESS_LO) {
 		fn->msi_addr_lo = merged & ~3u;
@@ -742,7 +745,7 @@ static void write_dword(struct pci_assign_fn *fn, uint32_t reg, uint32_t v, uint
 			command_write(fn, (uint16_t)merge(phys_read(fn, reg, 2), v, lanes),
 				      ev);
 		if (lanes & LANES_HIGH16)
-			phys_write_lanes(fn, reg, v, lanes & LANES_HIGH16);	/* status: RW1C */
+			phys_write_lanes(fn, reg, v, lanes & LANES_HIGH16); /* status: RW1C */
 	} else if (reg == PCI_CACHE_LINE_SIZE) {
 		phys_write_lanes(fn, reg, v, lanes & LANES_LOW16);	/* and latency timer */
 		if (lanes & LANES_HIGH16)

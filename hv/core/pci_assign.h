@@ -133,7 +133,7 @@ struct pci_assign_bar {
 	bool prefetch;
 	uint64_t size;
 	uint64_t host;
-	uint64_t guest;		/* the shadow register's address bits (both dwords for 64-bit) */
+	uint64_t guest;		/* the shadow's address bits (both dwords if 64-bit) */
 	uint64_t allowed;	/* the last address at which it decoded (or the reset one) */
 };
 
@@ -165,13 +165,13 @@ struct pci_assign_fn {
 
 /* What an access refused, one bit each (event.refused). */
 enum pci_assign_refusal {
-	PCI_ASSIGN_REFUSED_BAR_FORBIDDEN,	/* a BAR onto a forbidden range: kept where it was */
-	PCI_ASSIGN_REFUSED_BAR_IO_MOVE,		/* an I/O BAR given another address */
-	PCI_ASSIGN_REFUSED_BUS_MASTER,		/* bus master without an IOMMU confining DMA */
-	PCI_ASSIGN_REFUSED_MSI,			/* the MSI message: pci_assign_msi_verdict() */
-	PCI_ASSIGN_REFUSED_MSIX,		/* an MSI-X entry: pci_assign_msix_verdict() */
-	PCI_ASSIGN_REFUSED_FLR,			/* initiate function-level reset */
-	PCI_ASSIGN_REFUSED_WRITE,		/* a register Tempo does not let the guest write */
+	PCI_ASSIGN_REFUSED_BAR_FORBIDDEN, /* a BAR onto a forbidden range: kept where it was */
+	PCI_ASSIGN_REFUSED_BAR_IO_MOVE,	  /* an I/O BAR given another address */
+	PCI_ASSIGN_REFUSED_BUS_MASTER,	  /* bus master without an IOMMU confining DMA */
+	PCI_ASSIGN_REFUSED_MSI,		  /* the MSI message: pci_assign_msi_verdict() */
+	PCI_ASSIGN_REFUSED_MSIX,	  /* an MSI-X entry: pci_assign_msix_verdict() */
+	PCI_ASSIGN_REFUSED_FLR,		  /* initiate function-level reset */
+	PCI_ASSIGN_REFUSED_WRITE,	  /* a register Tempo does not let the guest write */
 	PCI_ASSIGN_REFUSED_COUNT
 };
 
@@ -198,7 +198,7 @@ struct pci_assign_window {
 
 #define PCI_ASSIGN_EV_BARS	(1u << 0)	/* bars_changed: remap those windows */
 #define PCI_ASSIGN_EV_MSI	(1u << 1)	/* the physical MSI changed */
-#define PCI_ASSIGN_EV_MSIX	(1u << 2)	/* a physical MSI-X entry or the enable changed */
+#define PCI_ASSIGN_EV_MSIX	(1u << 2)	/* a physical MSI-X entry, or the enable */
 
 struct pci_assign_event {
 	uint32_t changed;		/* PCI_ASSIGN_EV_* */

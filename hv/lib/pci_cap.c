@@ -15,8 +15,10 @@ void pci_cap_walk(const struct pci_cfg_ops *ops, uint32_t bdf, uint8_t header_ty
 	out->malformed = false;
 	if (!(ops->read(ops->ctx, bdf, PCI_STATUS, 2) & PCI_STATUS_CAP_LIST))
 		return;
-	ptr = (uint8_t)ops->read(ops->ctx, bdf, (header_type & PCI_HEADER_TYPE_MASK) ==
-				 PCI_HEADER_TYPE_CARDBUS ? CARDBUS_CAP_PTR : PCI_CAPABILITY_LIST, 1);
+	if ((header_type & PCI_HEADER_TYPE_MASK) == PCI_HEADER_TYPE_CARDBUS)
+		ptr = (uint8_t)ops->read(ops->ctx, bdf, CARDBUS_CAP_PTR, 1);
+	else
+		ptr = (uint8_t)ops->read(ops->ctx, bdf, PCI_CAPABILITY_LIST, 1);
 	for (ptr &= CAP_PTR_MASK; ptr; ) {
 		uint32_t dw = ptr / 4u, head;
 

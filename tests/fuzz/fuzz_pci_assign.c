@@ -274,7 +274,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (op & 0x80)
 				(void)pci_assign_bar_read(&fn, trapped[(op >> 4) % 5], off, width);
 			else
-				pci_assign_bar_write(&fn, op & 0x40 ? 4 : 2, off, width, value, &ev);
+				pci_assign_bar_write(&fn, op & 0x40 ? 4 : 2, off, width, value,
+						     &ev);
 			break;
 		case 6:
 			pci_assign_quiesce(&fn);

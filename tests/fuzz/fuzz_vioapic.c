@@ -157,11 +157,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			offset = (uint32_t)take(&in, 2) % VIOAPIC_MMIO_SIZE;
 			width = (uint8_t)(take(&in, 1) % 9);
 			value = vioapic_mmio_read(&io, offset, width);
-			if (offset == VIOAPIC_WINDOW && width == 4 && io.regsel >= VIOAPIC_REG_RTE &&
-			    !(io.regsel & 1))
+			if (offset == VIOAPIC_WINDOW && width == 4 &&
+			    io.regsel >= VIOAPIC_REG_RTE && !(io.regsel & 1))
 				CHECK(!(value & (IOAPIC_RTE_DELIVERY_STATUS | 0xfffe0000u)));
-			if (offset == VIOAPIC_WINDOW && width == 4 && io.regsel >= VIOAPIC_REG_RTE &&
-			    (io.regsel & 1))
+			if (offset == VIOAPIC_WINDOW && width == 4 &&
+			    io.regsel >= VIOAPIC_REG_RTE && (io.regsel & 1))
 				CHECK(!(value & 0x00ffffffu));
 			break;
 		case 3:	/* the inject path took a level interrupt */

@@ -56,7 +56,7 @@ struct fake_fn *fake_add(uint32_t bdf, uint16_t vendor, uint16_t device, uint32_
 		f->bdf = bdf;
 		fake_set(f, PCI_VENDOR_ID, 2, vendor, 0);
 		fake_set(f, PCI_DEVICE_ID, 2, device, 0);
-		fake_set(f, PCI_COMMAND, 2, 0, 0x0547);	/* IO, MEM, MASTER, PARITY, SERR, INTX */
+		fake_set(f, PCI_COMMAND, 2, 0, 0x0547); /* IO, MEM, MASTER, PARITY, SERR, INTX */
 		fake_set(f, PCI_REVISION_ID, 4, class_code << 8 | 1, 0);
 		fake_set(f, PCI_CACHE_LINE_SIZE, 2, 0, 0xffff);
 		fake_set(f, PCI_HEADER_TYPE, 1, header_type, 0);
@@ -77,7 +77,8 @@ void fake_bar_mem(struct fake_fn *f, uint32_t i, uint64_t addr, uint64_t size, b
 
 	fake_set(f, PCI_BAR0 + 4 * i, 4, (uint32_t)addr | type, (uint32_t)mask & ~0xfu);
 	if (is64)
-		fake_set(f, PCI_BAR0 + 4 * (i + 1), 4, (uint32_t)(addr >> 32), (uint32_t)(mask >> 32));
+		fake_set(f, PCI_BAR0 + 4 * (i + 1), 4, (uint32_t)(addr >> 32),
+			 (uint32_t)(mask >> 32));
 }
 
 void fake_bar_io(struct fake_fn *f, uint32_t i, uint32_t port, uint32_t size)

@@ -36,7 +36,7 @@ struct fake_fn {
 
 struct fake_pci {
 	struct fake_fn fn[FAKE_MAX_FNS];
-	uint32_t limit;			/* offsets at or above read all ones (0x100: mechanism #1) */
+	uint32_t limit;			/* from this offset up, reads are all ones */
 	uint32_t log_count;
 	struct fake_write log[FAKE_LOG];
 	uint64_t mmio_base;		/* the MMIO window's host-physical address */
@@ -44,7 +44,7 @@ struct fake_pci {
 	uint32_t mmio_writes;
 	struct {
 		uint64_t hpa, value;
-	} mmio_log[FAKE_LOG];		/* the first FAKE_LOG writes since the log was cleared */
+	} mmio_log[FAKE_LOG];		/* the first writes since the log was cleared */
 	uint64_t mmio_bad;		/* accesses outside the window */
 };
 

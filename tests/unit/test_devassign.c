@@ -129,8 +129,8 @@ static void test_pci_bad(void **state)
 static void test_ports(void **state)
 {
 	(void)state;
-	assert_int_equal(parse(&a, DEV_KEY_PORTS, "0x2f8-0x2ff, 0x80 , 888-895, 0x3e8 - 0x3ef,0xffff"),
-			 0);
+	assert_int_equal(
+	    parse(&a, DEV_KEY_PORTS, "0x2f8-0x2ff, 0x80 , 888-895, 0x3e8 - 0x3ef,0xffff"), 0);
 	assert_int_equal(a.port_count, 5);
 	assert_int_equal(a.ports[0].first, 0x2f8);
 	assert_int_equal(a.ports[0].last, 0x2ff);
@@ -151,12 +151,14 @@ static void test_ports_bad(void **state)
 	refused(DEV_KEY_PORTS, "0x10000", "ports end at 0xffff");
 	refused(DEV_KEY_PORTS, "0xfff8-0x10007", "ports end at 0xffff");
 	refused(DEV_KEY_PORTS, "99999999999999999999999", "expected FIRST-LAST or a port");
-	refused(DEV_KEY_PORTS, "0x2f8-", "expected FIRST-LAST or a port (0x2f8-0x2ff), found '0x2f8-'");
+	refused(DEV_KEY_PORTS, "0x2f8-",
+		"expected FIRST-LAST or a port (0x2f8-0x2ff), found '0x2f8-'");
 	refused(DEV_KEY_PORTS, "-1", "expected FIRST-LAST");
 	refused(DEV_KEY_PORTS, "0x", "expected FIRST-LAST");
 	refused(DEV_KEY_PORTS, "0x2g8", "expected FIRST-LAST");
 	refused(DEV_KEY_PORTS, "0x2f8-0x2ff-0x300", "expected FIRST-LAST");
-	refused(DEV_KEY_PORTS, "0x2f8-0x2ff, 0x2fc", "0x2fc-0x2fc overlaps 0x2f8-0x2ff, listed before");
+	refused(DEV_KEY_PORTS, "0x2f8-0x2ff, 0x2fc",
+		"0x2fc-0x2fc overlaps 0x2f8-0x2ff, listed before");
 	refused(DEV_KEY_PORTS, "0x2f8-0x2ff, 0x2f0-0x2f8", "overlaps 0x2f8-0x2ff");
 	for (int i = 0; i < 17; i++)
 		sprintf(many + strlen(many), "%s0x%x", i ? "," : "", 0x100 + i);
@@ -194,7 +196,8 @@ static void test_mmio_bad(void **state)
 	refused(DEV_KEY_MMIO, "0xfed00000+4X", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "0xfed00000+K", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "+0x1000", "expected BASE+SIZE");
-	refused(DEV_KEY_MMIO, "0xfffffffffffff000+0x2000", "runs past the top of the address space");
+	refused(DEV_KEY_MMIO, "0xfffffffffffff000+0x2000",
+		"runs past the top of the address space");
 	refused(DEV_KEY_MMIO, "0x1000+99999999999999999999G", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "0x1000+0x4000000000000000G", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "0x1000+17179869184G", "expected BASE+SIZE");	/* 2^64 */
@@ -326,7 +329,8 @@ static void test_accepted(void **state)
 {
 	(void)state;
 	assert_int_equal(parse(&a, DEV_KEY_PCI, "00:19.0"), 0);
-	assert_int_equal(parse(&a, DEV_KEY_PORTS, "0x2f8-0x2ff, 0xf080-0xf09f"), 0);	/* its own BAR */
+	/* its own function's BAR */
+	assert_int_equal(parse(&a, DEV_KEY_PORTS, "0x2f8-0x2ff, 0xf080-0xf09f"), 0);
 	assert_int_equal(parse(&a, DEV_KEY_IRQS, "3, 16"), 0);
 	assert_int_equal(parse(&b, DEV_KEY_PCI, "01:00.0, 02:00.0"), 0);
 	assert_int_equal(parse(&b, DEV_KEY_MMIO, "0xfed40000+0x1000"), 0);
@@ -356,7 +360,8 @@ static void test_functions_refused(void **state)
 	assert_int_equal(parse(&b, DEV_KEY_PCI, "00:19.0, 00:1c.0, 00:00.0, 00:1f.0, 05:00.0, "
 				   "00:1f.3"), 0);
 	assert_int_equal(check2(), 5);
-	expect(0, 1, DEV_KEY_PCI, DEV_REASON_TWICE, "pci: 00:19.0 is also given to partition 'net'");
+	expect(0, 1, DEV_KEY_PCI, DEV_REASON_TWICE,
+	       "pci: 00:19.0 is also given to partition 'net'");
 	expect(1, 1, DEV_KEY_PCI, DEV_REASON_BRIDGE, "pci: 00:1c.0 is a bridge (class 0x060400, "
 	       "header type 1): what is behind it, and its windows, are shared");
 	expect(2, 1, DEV_KEY_PCI, DEV_REASON_BRIDGE, "pci: 00:00.0 is a bridge (class 0x060000, "
@@ -438,7 +443,8 @@ static void test_irqs_refused(void **state)
 	assert_int_equal(parse(&a, DEV_KEY_IRQS, "16"), 0);
 	assert_int_equal(parse(&b, DEV_KEY_IRQS, "16, 24, 200"), 0);
 	assert_int_equal(check2(), 3);
-	expect(0, 1, DEV_KEY_IRQS, DEV_REASON_TWICE, "irqs: GSI 16 is also given to partition 'net'");
+	expect(0, 1, DEV_KEY_IRQS, DEV_REASON_TWICE,
+	       "irqs: GSI 16 is also given to partition 'net'");
 	expect(1, 1, DEV_KEY_IRQS, DEV_REASON_NO_GSI,
 	       "irqs: GSI 24: no IOAPIC input has it (this machine has GSIs 0-23)");
 	machine.gsis = two;

@@ -630,7 +630,7 @@ static void test_msi_multiple(void **state)
 	/* 0xec-0xef are Tempo's */
 	msi_program(0xfee02000, 0, 0xec, PCI_MSI_FLAGS_ENABLE | 2 << 4);
 	assert_int_equal(pci_assign_msi_verdict(&fn), IRQ_VECTOR_TEMPO);
-	msi_program(0xfee02000, 0, 0xe9, PCI_MSI_FLAGS_ENABLE | 3 << 4);	/* 8 asked, 4 given */
+	msi_program(0xfee02000, 0, 0xe9, PCI_MSI_FLAGS_ENABLE | 3 << 4); /* 8 asked, 4 given */
 	assert_int_equal(rd(MSI + PCI_MSI_FLAGS, 2) & 0x70, 0x20);
 	assert_int_equal(pci_assign_msi_verdict(&fn), IRQ_OK);
 	msi_program(0xfee02000, 0, 0xe8, PCI_MSI_FLAGS_ENABLE | 7 << 4);
@@ -793,7 +793,7 @@ static void test_remap_hook(void **state)
 	/* with remapping, CPUs above APIC id 255 are reachable */
 	cpus.apic_id[1] = 0x1234;
 	cpus.any_apic_id = true;
-	msix_program(7, 0xfeeff000, 0, 0x153);	/* lowest priority, broadcast: the first CPU */
+	msix_program(7, 0xfeeff000, 0, 0x153); /* lowest priority, broadcast: the first CPU */
 	assert_int_equal(pci_assign_msix_verdict(&fn, 7), IRQ_OK);
 	env.msi_compose = NULL;
 	cpus.apic_id[0] = 0x300;

@@ -27,7 +27,7 @@ static int setup(void **state)
 	fake_reset(PCI_CONFIG_SIZE);
 	host = fake_add(PCI_BDF(0, 0, 0), 0x8086, 0x1237, 0x060000, 0);
 	fake_set(host, PCI_COMMAND, 2, PCI_COMMAND_IO | PCI_COMMAND_MEMORY, 0x0007);
-	fake_bar_mem(host, 0, 0xe0000000, 0x10000000, false, false);	/* a window it decodes */
+	fake_bar_mem(host, 0, 0xe0000000, 0x10000000, false, false); /* a window it decodes */
 	isa = fake_add(PCI_BDF(0, 1, 0), 0x8086, 0x7000, 0x060100, PCI_HEADER_TYPE_MFD);
 	ide = fake_add(PCI_BDF(0, 1, 1), 0x8086, 0x7010, 0x010180, 0);
 	fake_bar_io(ide, 4, 0xc000, 16);

@@ -368,7 +368,7 @@ static void test_logical_follows_ldr(void **state)
 	c.logical_id[1] = 0x02;
 	vioapic_set_cpus(&io, &c, &ev);
 	assert_int_equal(ev.pins.bits[0], 1ull << 4);
-	assert_int_equal(vioapic_phys_rte(&io, 4), 0x0300000000000061ull);	/* physical, to 3 */
+	assert_int_equal(vioapic_phys_rte(&io, 4), 0x0300000000000061ull); /* physical, to 3 */
 	c.logical_id[1] = 0x04;
 	vioapic_set_cpus(&io, &c, &ev);
 	assert_int_equal(ev.pins.bits[0], 1ull << 4);
