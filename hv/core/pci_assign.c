@@ -468,7 +468,8 @@ static void msix_sync(struct pci_assign_fn *fn, uint32_t i, bool force,
 	enum irq_verdict v;
 
 	v = route_message(fn, i, e->guest[0], e->guest[1], e->guest[2], 1, msg);
-	e->verdict = (uint8_t)v;
+	/* a masked entry is off: nothing to say about a message it never sends */
+	e->verdict = (uint8_t)(mask ? IRQ_OK : v);
 	if (v != IRQ_OK) {
 		mask = PCI_MSIX_ENTRY_CTRL_MASKBIT;
 		if (!(e->guest[MSIX_CTRL] & PCI_MSIX_ENTRY_CTRL_MASKBIT))

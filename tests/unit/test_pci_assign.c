@@ -739,6 +739,14 @@ static void test_msix_hostile(void **state)
 	msix_program(3, 0xfee02000, 0, 0x40);
 	assert_int_equal(pci_assign_msix_verdict(&fn, 3), IRQ_OK);
 	assert_int_equal(mmio32(BAR2_HOST + entry(3, 3)), 0);
+	/* a bad message in a masked entry is no refusal: the entry is off */
+	pci_assign_bar_write(&fn, 2, entry(5, 2), 4, 0x05, &ev);
+	assert_int_equal(ev.refused, 0);
+	assert_int_equal(pci_assign_msix_verdict(&fn, 5), IRQ_OK);
+	pci_assign_bar_write(&fn, 2, entry(5, 3), 4, 0, &ev);
+	assert_int_equal(ev.refused, REFUSED(MSIX));
+	assert_int_equal(pci_assign_msix_verdict(&fn, 5), IRQ_MSI_ADDRESS);
+	assert_int_equal(mmio32(BAR2_HOST + entry(5, 3)), 1);
 	assert_int_equal(mmio32(BAR2_HOST + entry(3, 2)), 0x40);
 	/* no access reaches past the table's entries into other memory */
 	assert_int_equal(fake.mmio_bad, 0);
