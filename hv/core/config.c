@@ -40,6 +40,7 @@ enum section {
 	SEC_PARTITION,
 	SEC_SCHEDULE,
 	SEC_CHANNEL,
+	SEC_SKIP,	/* after a section header that was refused: its keys are not read */
 };
 
 enum part_key {
@@ -106,9 +107,14 @@ struct window_ref {
 
 struct parser {
 	struct hv_config *out;
-	struct config_error *err;
+	struct config_error *errs;	/* the first @cap errors found go here */
+	uint32_t cap;
+	uint32_t error_count;		/* every error found, kept or not */
+	uint32_t sec_errors;		/* errors in the open section */
+	uint32_t cpus_bad;		/* partitions whose cpus are missing or wrong, by index */
 	uint32_t line;			/* of the statement being parsed */
 	enum section sec;
+	uint32_t all_ended_line;	/* 0: all_ended not set yet */
 	uint32_t hypervisor_line;	/* 0: no [hypervisor] yet */
 	uint32_t tick_line;		/* 0: tick_us not set yet */
 	uint32_t watchdog_line;		/* 0: watchdog_ms not set yet */
@@ -127,14 +133,22 @@ struct parser {
 	struct span (*peer_names)[CONFIG_MAX_PEERS];
 };
 
+/*
+ * Record an error at the current line and carry on: the caller drops the
+ * statement, the parser goes on with the next line, so one run names every
+ * mistake. Past @cap errors they are counted, not kept.
+ */
 __attribute__((format(printf, 2, 3)))
 static int fail(struct parser *ps, const char *fmt, ...)
 {
 	va_list ap;
 
-	ps->err->line = ps->line;
+	ps->sec_errors++;
+	if (ps->error_count++ >= ps->cap)
+		return -1;
+	ps->errs[ps->error_count - 1].line = ps->line;
 	va_start(ap, fmt);
-	fmt_vsnprintf(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
+	fmt_vsnprintf(ps->errs[ps->error_count - 1].msg, sizeof(ps->errs[0].msg), fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -591,7 +605,11 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 
 	switch ((enum part_key)k) {
 	case KEY_CPUS:
-		return take_cpus(ps, v, &p->cpus);
+		if (!take_cpus(ps, v, &p->cpus))
+			return 0;
+		/* its windows are not checked against CPUs it does not have */
+		ps->cpus_bad |= 1u << (p - ps->out->partitions);
+		return -1;
 	case KEY_MEMORY:
 		if (take_memory(ps, v, &p->memory_bytes))
 			return -1;
@@ -640,6 +658,31 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 	return 0;
 }
 
+static const char *const all_ended_names[] = {
+	[ALL_ENDED_REBOOT] = "reboot",
+	[ALL_ENDED_HALT] = "halt",
+	[ALL_ENDED_MONITOR] = "monitor",
+};
+
+const char *all_ended_name(enum all_ended_action a)
+{
+	return (unsigned int)a < ARRAY_SIZE(all_ended_names) ? all_ended_names[a] : "?";
+}
+
+static int take_all_ended(struct parser *ps, struct span v)
+{
+	char q[QUOTE_BUF];
+
+	if (set_once(ps, &ps->all_ended_line, "all_ended"))
+		return -1;
+	for (uint32_t a = 0; a < ARRAY_SIZE(all_ended_names); a++)
+		if (span_eq(v, all_ended_names[a])) {
+			ps->out->all_ended = (enum all_ended_action)a;
+			return 0;
+		}
+	return fail(ps, "all_ended: expected reboot, halt or monitor, found '%s'", quote(q, v));
+}
+
 static int hv_statement(struct parser *ps, struct span key, struct span rest)
 {
 	struct span v = trim_right(strip_comment(rest));
@@ -651,9 +694,11 @@ static int hv_statement(struct parser *ps, struct span key, struct span rest)
 	uint64_t x;
 	enum num_result r;
 
+	if (span_eq(key, "all_ended"))
+		return take_all_ended(ps, v);
 	if (!tick && !slack && !span_eq(key, "watchdog_ms"))
 		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, "
-			    "tick_slack_us, watchdog_ms)", quote(q, key));
+			    "tick_slack_us, watchdog_ms, all_ended)", quote(q, key));
 	if (set_once(ps, line, name))
 		return -1;
 	r = parse_u64(v, &x);
@@ -856,37 +901,50 @@ static int end_section(struct parser *ps)
 		const struct channel_config *c = ps->chan;
 		uint32_t line = ps->line;
 
+		int rc = 0;
+
 		ps->line = c->line;
 		if (!ps->size_line)
-			return fail(ps, "channel '%s' is missing 'size'", c->name);
-		if (c->peer_count < 2)
-			return fail(ps, "channel '%s' needs at least 2 peers (found %u)", c->name,
-				    c->peer_count);
+			rc = fail(ps, "channel '%s' is missing 'size'", c->name);
+		/* a peer line that was refused would make this a second error about it */
+		else if (c->peer_count < 2 && !ps->sec_errors)
+			rc = fail(ps, "channel '%s' needs at least 2 peers (found %u)", c->name,
+				  c->peer_count);
 		ps->line = line;
-		return 0;
+		return rc;
 	}
 	if (ps->sec == SEC_SCHEDULE) {
 		struct schedule_config *s = ps->sched;
+		uint32_t line = ps->line;
+		int rc = 0;
 
+		/* with a window or frame_us refused, the sum is not what was meant */
+		if (ps->sec_errors)
+			return 0;
 		if (!s->window_count) {
 			ps->line = s->line;
-			return fail(ps, "[schedule %u] has no windows", s->cpu);
-		}
-		if (ps->frame_line && ps->frame_us != s->frame_us) {
+			rc = fail(ps, "[schedule %u] has no windows", s->cpu);
+		} else if (ps->frame_line && ps->frame_us != s->frame_us) {
 			ps->line = ps->frame_line;
-			return fail(ps, "frame_us: %llu is not the sum of the windows (%u us)",
-				    (unsigned long long)ps->frame_us, s->frame_us);
+			rc = fail(ps, "frame_us: %llu is not the sum of the windows (%u us)",
+				  (unsigned long long)ps->frame_us, s->frame_us);
 		}
-		return 0;
+		ps->line = line;
+		return rc;
 	}
 	if (ps->sec != SEC_PARTITION)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(required_keys); i++) {
-		if (!ps->key_line[required_keys[i]]) {
-			ps->line = ps->part->line;
-			return fail(ps, "partition '%s' is missing '%s'", ps->part->name,
-				    part_keys[required_keys[i]]);
-		}
+		uint32_t line = ps->line;
+
+		if (ps->key_line[required_keys[i]])
+			continue;
+		if (required_keys[i] == KEY_CPUS)
+			ps->cpus_bad |= 1u << (ps->part - ps->out->partitions);
+		ps->line = ps->part->line;
+		fail(ps, "partition '%s' is missing '%s'", ps->part->name,
+		     part_keys[required_keys[i]]);
+		ps->line = line;
 	}
 	return 0;
 }
@@ -896,8 +954,6 @@ static int begin_partition(struct parser *ps, struct span name)
 	struct hv_config *cfg = ps->out;
 	struct partition_config *p;
 
-	if (end_section(ps))
-		return -1;
 	if (cfg->partition_count == CONFIG_MAX_PARTITIONS)
 		return fail(ps, "too many partitions (at most %d)", CONFIG_MAX_PARTITIONS);
 	p = &cfg->partitions[cfg->partition_count];
@@ -927,8 +983,6 @@ static int begin_partition(struct parser *ps, struct span name)
 
 static int begin_hypervisor(struct parser *ps)
 {
-	if (end_section(ps))
-		return -1;
 	if (ps->hypervisor_line)
 		return fail(ps, "duplicate [hypervisor] section (first on line %u)",
 			    ps->hypervisor_line);
@@ -942,8 +996,6 @@ static int begin_channel(struct parser *ps, struct span name)
 	struct hv_config *cfg = ps->out;
 	struct channel_config *c;
 
-	if (end_section(ps))
-		return -1;
 	if (cfg->channel_count == CONFIG_MAX_CHANNELS)
 		return fail(ps, "too many channels (at most %d)", CONFIG_MAX_CHANNELS);
 	c = &cfg->channels[cfg->channel_count];
@@ -971,8 +1023,6 @@ static int begin_schedule(struct parser *ps, struct span num)
 	uint64_t cpu;
 	enum num_result r;
 
-	if (end_section(ps))
-		return -1;
 	r = parse_u64(num, &cpu);
 	if (r == NUM_BAD)
 		return fail(ps, "schedule: expected a CPU number, found '%s'", quote(q, num));
@@ -1008,6 +1058,13 @@ static int parse_header(struct parser *ps, struct span s)
 		goto bad;
 	inner = trim(span_from(s.p + 1, close - 1));
 	word = first_word(inner, &rest);
+	/*
+	 * The section before is complete. Until this one is accepted its keys
+	 * are skipped: read into the one before, each would be a second error.
+	 */
+	end_section(ps);
+	ps->sec = SEC_SKIP;
+	ps->sec_errors = 0;
 	if (span_eq(word, "hypervisor") && !rest.n)
 		return begin_hypervisor(ps);
 	if (span_eq(word, "partition") && rest.n)
@@ -1017,6 +1074,11 @@ static int parse_header(struct parser *ps, struct span s)
 	if (span_eq(word, "schedule") && rest.n)
 		return begin_schedule(ps, rest);
 bad:
+	if (ps->sec != SEC_SKIP) {
+		end_section(ps);
+		ps->sec = SEC_SKIP;
+		ps->sec_errors = 0;
+	}
 	return fail(ps, "expected '[hypervisor]', '[partition NAME]', '[channel NAME]' or "
 		    "'[schedule CPU]', found '%s'", quote(q, trim_right(strip_comment(s))));
 }
@@ -1048,6 +1110,8 @@ static int parse_line(struct parser *ps, struct span line)
 		return fail(ps, "expected 'key = value', found '%s'",
 			    quote(q, trim_right(strip_comment(s))));
 	rest = trim_left(advance(rest, 1));
+	if (ps->sec == SEC_SKIP)
+		return 0;
 	if (ps->sec == SEC_NONE)
 		return fail(ps, "key outside a section: '%s' comes before any [hypervisor], "
 			    "[partition NAME], [channel NAME] or [schedule CPU]", quote(q, key));
@@ -1278,17 +1342,19 @@ static int resolve_windows(struct parser *ps)
 				continue;	/* idle: already -1 */
 			ps->line = ref->line;
 			k = partition_index(cfg, ref->name);
-			if (k == cfg->partition_count)
-				return fail(ps, "window: no partition named '%s' (expected the name of "
-					    "a [partition NAME] section, or idle)", quote(q, ref->name));
+			if (k == cfg->partition_count) {
+				fail(ps, "window: no partition named '%s' (expected the name of "
+				     "a [partition NAME] section, or idle)", quote(q, ref->name));
+				continue;
+			}
 			p = &cfg->partitions[k];
-			if (!cpuset_has(&p->cpus, s->cpu))
-				return fail(ps, "window '%s' on line %u: partition '%s' does not use "
-					    "CPU %u", p->name, ref->line, p->name, s->cpu);
 			s->windows[w].partition = (int32_t)k;
+			if (!cpuset_has(&p->cpus, s->cpu) && !(ps->cpus_bad & (1u << k)))
+				fail(ps, "window '%s' on line %u: partition '%s' does not use "
+				     "CPU %u", p->name, ref->line, p->name, s->cpu);
 		}
 	}
-	return 0;
+	return ps->error_count ? -1 : 0;
 }
 
 enum peer_pass {
@@ -1335,45 +1401,52 @@ static int resolve_channels(struct parser *ps)
 {
 	const struct hv_config *cfg = ps->out;
 
-	for (int pass = 0; pass < PASS_COUNT; pass++)
+	for (int pass = 0; pass < PASS_COUNT; pass++) {
+		/*
+		 * Addresses only once all else is right: they depend on every
+		 * peer's partition and RAM, and on each other.
+		 */
+		if (pass != PASS_NAME && ps->error_count)
+			return -1;
 		for (uint32_t c = 0; c < cfg->channel_count; c++)
 			for (uint32_t i = 0; i < cfg->channels[c].peer_count; i++)
-				if (resolve_peer(ps, (enum peer_pass)pass, c, i))
+				if (resolve_peer(ps, (enum peer_pass)pass, c, i) &&
+				    pass != PASS_NAME)
 					return -1;
-	return 0;
+	}
+	return ps->error_count ? -1 : 0;
 }
 
-int config_parse(const char *text, size_t len, struct hv_config *out, struct config_error *err)
+/* A parser that keeps the first @cap errors in @list (at least one place). */
+static void parser_init(struct parser *ps, struct config_error *list, uint32_t cap)
 {
-	struct window_ref refs[CONFIG_MAX_SCHEDULES][CONFIG_MAX_WINDOWS];	/* 3 KiB */
-	struct span peer_names[CONFIG_MAX_CHANNELS][CONFIG_MAX_PEERS];		/* 1 KiB */
-	struct config_error scratch;
-	struct parser ps;
+	memset(ps, 0, sizeof(*ps));
+	ps->errs = list;
+	ps->cap = cap;
+	list[0].line = 0;
+	list[0].msg[0] = 0;
+}
+
+static void parse_text(struct parser *ps, const char *text, size_t len)
+{
+	struct hv_config *out = ps->out;
 	size_t pos = 0;
 
-	if (!err)
-		err = &scratch;
-	err->line = 0;
-	err->msg[0] = 0;
-	memset(&ps, 0, sizeof(ps));
-	ps.err = err;
-	ps.out = out;
-	ps.refs = refs;
-	ps.peer_names = peer_names;
-	if (!out)
-		return fail(&ps, "no place to put the config");
 	memset(out, 0, sizeof(*out));
 	out->tick_us = CONFIG_DEFAULT_TICK_US;
-	if (len > CONFIG_MAX_TEXT)
-		return fail(&ps, "config is %zu bytes, more than the %d allowed", len,
-			    CONFIG_MAX_TEXT);
-	if (!text && len)
-		return fail(&ps, "config text is missing");
-
+	out->all_ended = ALL_ENDED_REBOOT;
+	if (len > CONFIG_MAX_TEXT) {
+		fail(ps, "config is %zu bytes, more than the %d allowed", len, CONFIG_MAX_TEXT);
+		return;
+	}
+	if (!text && len) {
+		fail(ps, "config text is missing");
+		return;
+	}
 	while (pos < len) {
 		size_t start = pos, end;
 
-		ps.line++;
+		ps->line++;
 		while (pos < len && text[pos] != '\n')
 			pos++;
 		end = pos;
@@ -1382,18 +1455,56 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
 		/* CRLF line ends; any other CR is refused as a control byte. */
 		if (end > start && text[end - 1] == '\r')
 			end--;
-		if (parse_line(&ps, span_from(text + start, end - start)))
-			return -1;
+		/* an error is recorded; the next line is read all the same */
+		parse_line(ps, span_from(text + start, end - start));
 	}
-	if (end_section(&ps) || check_slack(&ps))
-		return -1;
+	end_section(ps);
+	check_slack(ps);
 	if (!out->partition_count) {
-		ps.line = 0;
-		return fail(&ps, "no [partition] section");
+		ps->line = 0;
+		fail(ps, "no [partition] section");
+		return;
 	}
-	if (resolve_windows(&ps))
-		return -1;
-	return resolve_channels(&ps);
+	resolve_windows(ps);
+	resolve_channels(ps);
+}
+
+/* Parse into @out, keeping the first @cap errors in @list; returns how many were found. */
+static uint32_t parse(const char *text, size_t len, struct hv_config *out,
+		      struct config_error *list, uint32_t cap)
+{
+	struct window_ref refs[CONFIG_MAX_SCHEDULES][CONFIG_MAX_WINDOWS];	/* 3 KiB */
+	struct span peer_names[CONFIG_MAX_CHANNELS][CONFIG_MAX_PEERS];		/* 1 KiB */
+	struct parser ps;
+
+	parser_init(&ps, list, cap);
+	ps.out = out;
+	ps.refs = refs;
+	ps.peer_names = peer_names;
+	if (!out)
+		fail(&ps, "no place to put the config");
+	else
+		parse_text(&ps, text, len);
+	return ps.error_count;
+}
+
+int config_parse(const char *text, size_t len, struct hv_config *out, struct config_error *err)
+{
+	struct config_error scratch;
+
+	return parse(text, len, out, err ? err : &scratch, 1) ? -1 : 0;
+}
+
+int config_parse_all(const char *text, size_t len, struct hv_config *out,
+		     struct config_errors *errs)
+{
+	struct config_error scratch;
+	uint32_t n = parse(text, len, out, errs ? errs->list : &scratch,
+			   errs ? CONFIG_MAX_ERRORS : 1);
+
+	if (errs)
+		errs->count = n;
+	return n ? -1 : 0;
 }
 
 /* ---- the platform check ---- */
@@ -1516,11 +1627,15 @@ static int check_schedules(struct parser *ps, const struct hv_config *cfg,
 		const struct schedule_config *s = &cfg->schedules[i];
 
 		ps->line = s->line;
-		if (s->cpu >= plat->cpu_count)
-			return fail(ps, "[schedule %u]: CPU %u does not exist (the MADT lists %u)",
-				    s->cpu, s->cpu, plat->cpu_count);
-		if (!cpuset_has(&used, s->cpu))
-			return fail(ps, "[schedule %u]: no partition uses CPU %u", s->cpu, s->cpu);
+		if (s->cpu >= plat->cpu_count) {
+			fail(ps, "[schedule %u]: CPU %u does not exist (the MADT lists %u)",
+			     s->cpu, s->cpu, plat->cpu_count);
+			continue;
+		}
+		if (!cpuset_has(&used, s->cpu)) {
+			fail(ps, "[schedule %u]: no partition uses CPU %u", s->cpu, s->cpu);
+			continue;
+		}
 		for (uint32_t w = 0; w < s->window_count; w++) {
 			const struct partition_config *p;
 
@@ -1529,8 +1644,8 @@ static int check_schedules(struct parser *ps, const struct hv_config *cfg,
 			p = &cfg->partitions[s->windows[w].partition];
 			/* config_parse refuses this at the window's line; not kept here. */
 			if (!cpuset_has(&p->cpus, s->cpu))
-				return fail(ps, "window '%s' in [schedule %u]: partition '%s' does "
-					    "not use CPU %u", p->name, s->cpu, p->name, s->cpu);
+				fail(ps, "window '%s' in [schedule %u]: partition '%s' does "
+				     "not use CPU %u", p->name, s->cpu, p->name, s->cpu);
 		}
 	}
 	return 0;
@@ -1550,154 +1665,203 @@ static bool fits(uint64_t *total, uint64_t bytes, const struct config_platform *
  * again for a hand-built config, and their host RAM on top of @total, what
  * the partitions take. The line is the channel's section.
  */
+/* What config_parse guarantees about channel @ci, again for a hand-built config. */
+static int check_channel(struct parser *ps, const struct hv_config *cfg, uint32_t ci)
+{
+	const struct channel_config *c = &cfg->channels[ci];
+
+	if (c->size < CONFIG_CHANNEL_MIN || c->size > CONFIG_CHANNEL_MAX ||
+	    c->size % CONFIG_CHANNEL_MIN)
+		return fail(ps, "channel '%s': size 0x%llx is not a multiple of 4 KiB from "
+			    "4 KiB to 1 GiB", c->name, (unsigned long long)c->size);
+	if (c->doorbell_limit < 1 || c->doorbell_limit > CONFIG_MAX_DOORBELL_LIMIT)
+		return fail(ps, "channel '%s': doorbell_limit %u is out of range (1-%d)",
+			    c->name, c->doorbell_limit, CONFIG_MAX_DOORBELL_LIMIT);
+	if (c->peer_count < 2 || c->peer_count > CONFIG_MAX_PEERS)
+		return fail(ps, "channel '%s' has %u peers (2-%d allowed)", c->name,
+			    c->peer_count, CONFIG_MAX_PEERS);
+	for (uint32_t i = 0; i < c->peer_count; i++) {
+		uint32_t part = c->peers[i].partition;
+
+		if (part >= cfg->partition_count)
+			return fail(ps, "channel '%s': peer %u is for partition %u, which does "
+				    "not exist", c->name, i + 1, part);
+		if (peer_of(cfg, ci, part) != &c->peers[i])	/* not the first */
+			return fail(ps, "channel '%s': partition '%s' is a peer twice",
+				    c->name, cfg->partitions[part].name);
+	}
+	return 0;
+}
+
 static int check_channels(struct parser *ps, const struct hv_config *cfg,
 			  const struct config_platform *plat, uint64_t total)
 {
+	uint32_t errors = ps->error_count;
+
 	if (cfg->channel_count > CONFIG_MAX_CHANNELS)
 		return fail(ps, "too many channels (at most %d)", CONFIG_MAX_CHANNELS);
 	for (uint32_t ci = 0; ci < cfg->channel_count; ci++) {
+		ps->line = cfg->channels[ci].line;
+		check_channel(ps, cfg, ci);
+	}
+	/* an address check reads every channel of a peer: all must be sound first */
+	if (ps->error_count != errors)
+		return -1;
+	for (uint32_t ci = 0; ci < cfg->channel_count; ci++) {
 		const struct channel_config *c = &cfg->channels[ci];
 		uint64_t cost = ALIGN_UP(c->size, CONFIG_MEM_ALIGN);
+		bool gpa_ok = true;
 
 		ps->line = c->line;
-		if (c->size < CONFIG_CHANNEL_MIN || c->size > CONFIG_CHANNEL_MAX ||
-		    c->size % CONFIG_CHANNEL_MIN)
-			return fail(ps, "channel '%s': size 0x%llx is not a multiple of 4 KiB from "
-				    "4 KiB to 1 GiB", c->name, (unsigned long long)c->size);
-		if (c->doorbell_limit < 1 || c->doorbell_limit > CONFIG_MAX_DOORBELL_LIMIT)
-			return fail(ps, "channel '%s': doorbell_limit %u is out of range (1-%d)",
-				    c->name, c->doorbell_limit, CONFIG_MAX_DOORBELL_LIMIT);
-		if (c->peer_count < 2 || c->peer_count > CONFIG_MAX_PEERS)
-			return fail(ps, "channel '%s' has %u peers (2-%d allowed)", c->name,
-				    c->peer_count, CONFIG_MAX_PEERS);
-		for (uint32_t i = 0; i < c->peer_count; i++) {
-			uint32_t part = c->peers[i].partition;
-
-			if (part >= cfg->partition_count)
-				return fail(ps, "channel '%s': peer %u is for partition %u, which does "
-					    "not exist", c->name, i + 1, part);
-			if (peer_of(cfg, ci, part) != &c->peers[i])	/* not the first */
-				return fail(ps, "channel '%s': partition '%s' is a peer twice",
-					    c->name, cfg->partitions[part].name);
-			if (check_gpa(ps, cfg, ci, i, false))
-				return -1;
-		}
+		for (uint32_t i = 0; i < c->peer_count; i++)
+			gpa_ok = !check_gpa(ps, cfg, ci, i, false) && gpa_ok;
+		if (!gpa_ok)
+			continue;
 		if (!fits(&total, cost, plat))
-			return fail(ps, "channel '%s': memory does not fit (%llu MiB asked for so far, "
-				    "partitions and channels together, %llu MiB usable)", c->name,
-				    (unsigned long long)((total >> 20) + (cost >> 20)),
-				    (unsigned long long)(plat->usable_bytes >> 20));
+			fail(ps, "channel '%s': memory does not fit (%llu MiB asked for so far, "
+			     "partitions and channels together, %llu MiB usable)", c->name,
+			     (unsigned long long)((total >> 20) + (cost >> 20)),
+			     (unsigned long long)(plat->usable_bytes >> 20));
 	}
 	return 0;
+}
+
+/*
+ * One partition against the platform and the partitions before it. Each
+ * finding is its own error; only a partition with no CPUs or too many is
+ * not looked at further.
+ */
+static void check_partition(struct parser *ps, const struct hv_config *cfg, uint32_t i,
+			    const struct config_platform *plat, const struct cpuset *sched_mask,
+			    const char *have, uint64_t *total)
+{
+	const struct partition_config *p = &cfg->partitions[i];
+	int beyond = cpuset_next(&p->cpus, plat->cpu_count);
+
+	ps->line = p->line;
+	if (cpuset_empty(&p->cpus)) {
+		fail(ps, "partition '%s' has no CPUs", p->name);
+		return;
+	}
+	if (cpuset_count(&p->cpus) > CONFIG_MAX_VCPUS) {
+		fail(ps, "partition '%s': more than %d CPUs", p->name, CONFIG_MAX_VCPUS);
+		return;
+	}
+	if (beyond >= 0)
+		fail(ps, "partition '%s': CPU %d does not exist (the MADT lists %u)", p->name,
+		     beyond, plat->cpu_count);
+	for (uint32_t j = 0; j < i; j++) {
+		const struct partition_config *o = &cfg->partitions[j];
+		int both = cpuset_first_common(&p->cpus, &o->cpus, sched_mask);
+
+		if (both >= 0)
+			fail(ps, "CPU %d is given to both '%s' and '%s'; add a [schedule %d] "
+			     "section to share it", both, o->name, p->name, both);
+	}
+	/* On a scheduled CPU a partition runs only in its windows. */
+	for (int c = cpuset_first(&p->cpus); c >= 0; c = cpuset_next(&p->cpus, (uint32_t)c + 1)) {
+		const struct schedule_config *s;
+
+		if (!cpuset_has(sched_mask, (uint32_t)c))
+			continue;
+		s = schedule_of(cfg, (uint32_t)c);
+		if (!has_window(s, i))
+			fail(ps, "partition '%s' uses CPU %u but has no window in [schedule %u] "
+			     "(line %u)", p->name, s->cpu, s->cpu, s->line);
+		/*
+		 * direct hands the guest the real LAPIC timer, which cannot be
+		 * switched away from it at a window's end.
+		 */
+		else if (!timer_mode(p->timer)->may_share_core)
+			fail(ps, "partition '%s': timer = %s needs a dedicated core, but CPU %u "
+			     "is shared by [schedule %u] (line %u); use inject, emulated or "
+			     "pv-lazy", p->name, timer_mode_name(p->timer), s->cpu, s->cpu,
+			     s->line);
+	}
+	if (!have_module(plat, p->image))
+		fail(ps, "image '%s' not found among the boot modules (have: %s)", p->image, have);
+	if (p->module_count > CONFIG_MAX_MODULES)
+		fail(ps, "partition '%s': too many modules (at most %d)", p->name,
+		     CONFIG_MAX_MODULES);
+	for (uint32_t m = 0; m < MIN(p->module_count, (uint32_t)CONFIG_MAX_MODULES); m++)
+		if (!have_module(plat, p->modules[m]))
+			fail(ps, "module '%s' not found among the boot modules (have: %s)",
+			     p->modules[m], have);
+	if (!p->memory_bytes) {
+		fail(ps, "partition '%s' has no memory", p->name);
+		return;
+	}
+	if (p->memory_bytes % CONFIG_MEM_ALIGN || p->memory_bytes > CONFIG_MAX_MEMORY) {
+		fail(ps, "partition '%s': memory is not a multiple of 2 MiB up to 255 TiB",
+		     p->name);
+		return;
+	}
+	if (p->base && p->base > UINT64_MAX - p->memory_bytes) {
+		fail(ps, "partition '%s': base + memory runs past the end of the address space",
+		     p->name);
+		return;
+	}
+	for (uint32_t j = 0; j < i && p->base; j++) {
+		const struct partition_config *o = &cfg->partitions[j];
+
+		if (o->base && p->base < o->base + o->memory_bytes &&
+		    o->base < p->base + p->memory_bytes)
+			fail(ps, "'%s' at 0x%llx-0x%llx overlaps '%s' at 0x%llx-0x%llx", p->name,
+			     (unsigned long long)p->base,
+			     (unsigned long long)(p->base + p->memory_bytes - 1), o->name,
+			     (unsigned long long)o->base,
+			     (unsigned long long)(o->base + o->memory_bytes - 1));
+	}
+	if (!fits(total, p->memory_bytes, plat))
+		fail(ps, "partition '%s': memory does not fit (%llu MiB asked for so far, %llu MiB "
+		     "usable)", p->name,
+		     (unsigned long long)((*total >> 20) + (p->memory_bytes >> 20)),
+		     (unsigned long long)(plat->usable_bytes >> 20));
+}
+
+static uint32_t validate(const struct hv_config *cfg, const struct config_platform *plat,
+			 struct config_error *list, uint32_t cap)
+{
+	struct parser ps;
+	uint64_t total = 0;
+	struct cpuset sched_mask;
+	char have[72];	/* keeps the longest "not found" message within err->msg */
+
+	parser_init(&ps, list, cap);
+	if (!cfg || !plat) {
+		fail(&ps, "no config or platform to check");
+		return ps.error_count;
+	}
+	if (!cfg->partition_count)
+		fail(&ps, "no [partition] section");
+	else if (cfg->partition_count > CONFIG_MAX_PARTITIONS)
+		fail(&ps, "too many partitions (at most %d)", CONFIG_MAX_PARTITIONS);
+	else if (!check_schedule_shape(&ps, cfg, &sched_mask)) {
+		module_list(have, sizeof(have), plat);
+		for (uint32_t i = 0; i < cfg->partition_count; i++)
+			check_partition(&ps, cfg, i, plat, &sched_mask, have, &total);
+		check_schedules(&ps, cfg, plat);
+		check_channels(&ps, cfg, plat, total);
+	}
+	return ps.error_count;
 }
 
 int config_validate(const struct hv_config *cfg, const struct config_platform *plat,
 		    struct config_error *err)
 {
 	struct config_error scratch;
-	struct parser ps;
-	uint64_t total = 0;
-	struct cpuset sched_mask;
-	char have[72];	/* keeps the longest "not found" message within err->msg */
 
-	if (!err)
-		err = &scratch;
-	err->line = 0;
-	err->msg[0] = 0;
-	memset(&ps, 0, sizeof(ps));
-	ps.err = err;
-	if (!cfg || !plat)
-		return fail(&ps, "no config or platform to check");
-	if (!cfg->partition_count)
-		return fail(&ps, "no [partition] section");
-	if (cfg->partition_count > CONFIG_MAX_PARTITIONS)
-		return fail(&ps, "too many partitions (at most %d)", CONFIG_MAX_PARTITIONS);
-	if (check_schedule_shape(&ps, cfg, &sched_mask))
-		return -1;
-	module_list(have, sizeof(have), plat);
-
-	for (uint32_t i = 0; i < cfg->partition_count; i++) {
-		const struct partition_config *p = &cfg->partitions[i];
-		int beyond = cpuset_next(&p->cpus, plat->cpu_count);
-
-		ps.line = p->line;
-		if (cpuset_empty(&p->cpus))
-			return fail(&ps, "partition '%s' has no CPUs", p->name);
-		if (cpuset_count(&p->cpus) > CONFIG_MAX_VCPUS)
-			return fail(&ps, "partition '%s': more than %d CPUs", p->name,
-				    CONFIG_MAX_VCPUS);
-		if (beyond >= 0)
-			return fail(&ps, "partition '%s': CPU %d does not exist (the MADT lists %u)",
-				    p->name, beyond, plat->cpu_count);
-		for (uint32_t j = 0; j < i; j++) {
-			const struct partition_config *o = &cfg->partitions[j];
-			int both = cpuset_first_common(&p->cpus, &o->cpus, &sched_mask);
-
-			if (both >= 0)
-				return fail(&ps, "CPU %d is given to both '%s' and '%s'; add a "
-					    "[schedule %d] section to share it", both,
-					    o->name, p->name, both);
-		}
-		/* On a scheduled CPU a partition runs only in its windows. */
-		for (int c = cpuset_first(&p->cpus); c >= 0; c = cpuset_next(&p->cpus, (uint32_t)c + 1)) {
-			const struct schedule_config *s;
-
-			if (!cpuset_has(&sched_mask, (uint32_t)c))
-				continue;
-			s = schedule_of(cfg, (uint32_t)c);
-
-			if (!has_window(s, i))
-				return fail(&ps, "partition '%s' uses CPU %u but has no window in "
-					    "[schedule %u] (line %u)", p->name, s->cpu, s->cpu,
-					    s->line);
-			/*
-			 * direct hands the guest the real LAPIC timer, which cannot be
-			 * switched away from it at a window's end.
-			 */
-			if (!timer_mode(p->timer)->may_share_core)
-				return fail(&ps, "partition '%s': timer = %s needs a dedicated "
-					    "core, but CPU %u is shared by [schedule %u] (line %u); "
-					    "use inject, emulated or pv-lazy", p->name,
-					    timer_mode_name(p->timer), s->cpu, s->cpu, s->line);
-		}
-		if (!have_module(plat, p->image))
-			return fail(&ps, "image '%s' not found among the boot modules (have: %s)",
-				    p->image, have);
-		if (p->module_count > CONFIG_MAX_MODULES)
-			return fail(&ps, "partition '%s': too many modules (at most %d)", p->name,
-				    CONFIG_MAX_MODULES);
-		for (uint32_t m = 0; m < p->module_count; m++)
-			if (!have_module(plat, p->modules[m]))
-				return fail(&ps, "module '%s' not found among the boot modules "
-					    "(have: %s)", p->modules[m], have);
-		if (!p->memory_bytes)
-			return fail(&ps, "partition '%s' has no memory", p->name);
-		if (p->memory_bytes % CONFIG_MEM_ALIGN || p->memory_bytes > CONFIG_MAX_MEMORY)
-			return fail(&ps, "partition '%s': memory is not a multiple of 2 MiB up to "
-				    "255 TiB", p->name);
-		if (p->base && p->base > UINT64_MAX - p->memory_bytes)
-			return fail(&ps, "partition '%s': base + memory runs past the end of the "
-				    "address space", p->name);
-		for (uint32_t j = 0; j < i && p->base; j++) {
-			const struct partition_config *o = &cfg->partitions[j];
-
-			if (o->base && p->base < o->base + o->memory_bytes &&
-			    o->base < p->base + p->memory_bytes)
-				return fail(&ps, "'%s' at 0x%llx-0x%llx overlaps '%s' at "
-					    "0x%llx-0x%llx", p->name,
-					    (unsigned long long)p->base,
-					    (unsigned long long)(p->base + p->memory_bytes - 1),
-					    o->name, (unsigned long long)o->base,
-					    (unsigned long long)(o->base + o->memory_bytes - 1));
-		}
-		if (!fits(&total, p->memory_bytes, plat))
-			return fail(&ps, "partition '%s': memory does not fit (%llu MiB asked for "
-				    "so far, %llu MiB usable)", p->name,
-				    (unsigned long long)((total >> 20) + (p->memory_bytes >> 20)),
-				    (unsigned long long)(plat->usable_bytes >> 20));
-	}
-	if (check_schedules(&ps, cfg, plat))
-		return -1;
-	return check_channels(&ps, cfg, plat, total);
+	return validate(cfg, plat, err ? err : &scratch, 1) ? -1 : 0;
 }
 
+int config_validate_all(const struct hv_config *cfg, const struct config_platform *plat,
+			struct config_errors *errs)
+{
+	struct config_error scratch;
+	uint32_t n = validate(cfg, plat, errs ? errs->list : &scratch,
+			      errs ? CONFIG_MAX_ERRORS : 1);
+
+	if (errs)
+		errs->count = n;
+	return n ? -1 : 0;
+}

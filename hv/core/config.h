@@ -14,6 +14,8 @@
  *                                (default tick_us / 4; 0 = on the grid; < tick_us)
  *   watchdog_ms = 0              count a vCPU that runs this long without an exit
  *                                (0 = off, the default; 1-60000)
+ *   all_ended = reboot           what follows the end of the last partition:
+ *                                reboot (the default) | halt | monitor
  *
  *   [partition NAME]             NAME: 1-31 of [A-Za-z0-9_.-]
  *   cpus = 1,2-3                 physical CPUs by MADT index (list and ranges)
@@ -132,6 +134,19 @@ enum restart_policy {
 
 const char *restart_policy_name(enum restart_policy r);
 
+/*
+ * What Tempo does once every partition has ended for good. reboot is the
+ * default: a server reached over the network comes back by itself (to the
+ * boot loader's default entry) instead of waiting for someone at the rack.
+ */
+enum all_ended_action {
+	ALL_ENDED_REBOOT,	/* stop, then reset after the command line's reboot= delay */
+	ALL_ENDED_HALT,		/* stop and halt, whatever reboot= says */
+	ALL_ENDED_MONITOR,	/* stay up with the monitor on the console */
+};
+
+const char *all_ended_name(enum all_ended_action a);
+
 
 struct partition_config {
 	char name[CONFIG_NAME_LEN];
@@ -202,6 +217,7 @@ struct hv_config {
 	uint32_t tick_us;
 	uint32_t tick_slack_us;		/* 0 = ticks on the grid */
 	uint32_t watchdog_ms;		/* 0 = off */
+	enum all_ended_action all_ended;
 	uint32_t partition_count;
 	struct partition_config partitions[CONFIG_MAX_PARTITIONS];
 	uint32_t schedule_count;	/* in file order, each for a different CPU */
@@ -213,6 +229,18 @@ struct hv_config {
 struct config_error {
 	uint32_t line;			/* 0 when the error is not tied to a line */
 	char msg[256];			/* fits the longest message with 31-character names */
+};
+
+/*
+ * Every error of one run, in the order found: line by line, then what needs
+ * the whole file (windows, channel peers). A config that does not parse is
+ * not checked against a platform.
+ */
+#define CONFIG_MAX_ERRORS	20
+
+struct config_errors {
+	uint32_t count;			/* errors found; past CONFIG_MAX_ERRORS not kept */
+	struct config_error list[CONFIG_MAX_ERRORS];
 };
 
 /* What the platform offers, for config_validate. */
@@ -231,6 +259,17 @@ struct config_platform {
 int config_parse(const char *text, size_t len, struct hv_config *out, struct config_error *err);
 
 /*
+ * config_parse, every error kept in @errs (the first as config_parse gives
+ * it). After an error the statement is dropped and parsing goes on with the
+ * next line; the keys of a refused section header are skipped, and checks
+ * that would only repeat an earlier error (a window on a partition whose
+ * cpus were refused, a channel's addresses while anything else is wrong)
+ * are left out. Returns 0, or -1 with errs->count > 0.
+ */
+int config_parse_all(const char *text, size_t len, struct hv_config *out,
+		     struct config_errors *errs);
+
+/*
  * Check a parsed config against the platform: CPUs exist; a CPU is given to
  * several partitions only if it has a [schedule N], and then every partition
  * on it has a window there and none of them uses timer = direct (which needs
@@ -242,6 +281,10 @@ int config_parse(const char *text, size_t len, struct hv_config *out, struct con
  */
 int config_validate(const struct hv_config *cfg, const struct config_platform *plat,
 		    struct config_error *err);
+
+/* config_validate, every error kept in @errs: each partition, schedule and channel is checked. */
+int config_validate_all(const struct hv_config *cfg, const struct config_platform *plat,
+			struct config_errors *errs);
 
 /*
  * The alignment a channel of @size gets where its address is not given: its

@@ -225,12 +225,24 @@ static const struct boot_module *find_config(const struct boot_info *bi)
 	return NULL;
 }
 
+static struct config_errors config_errors;
+
+/* Every error, as tempo-config prints them, so one look at the console finds them all. */
+static void print_config_errors(void)
+{
+	for (uint32_t i = 0; i < config_errors.count && i < CONFIG_MAX_ERRORS; i++)
+		log_err("config: %s:%u: %s\n", CONFIG_MODULE_NAME, config_errors.list[i].line,
+			config_errors.list[i].msg);
+	if (config_errors.count > CONFIG_MAX_ERRORS)
+		log_err("config: %u more errors not shown\n",
+			config_errors.count - CONFIG_MAX_ERRORS);
+}
+
 static void parse_config(const struct boot_module *m)
 {
-	struct config_error e;
-
-	if (config_parse((const char *)(uintptr_t)m->start, m->end - m->start, &hv_config, &e)) {
-		log_err("config: %s:%u: %s\n", CONFIG_MODULE_NAME, e.line, e.msg);
+	if (config_parse_all((const char *)(uintptr_t)m->start, m->end - m->start, &hv_config,
+			     &config_errors)) {
+		print_config_errors();
 		hv_stop(STOP_FAILURE, "malformed partition config");
 	}
 }
@@ -238,7 +250,6 @@ static void parse_config(const struct boot_module *m)
 static void validate_config(const struct boot_info *bi)
 {
 	struct config_platform plat;
-	struct config_error e;
 	static char names[BOOT_INFO_MAX_MODULES][CONFIG_NAME_LEN];
 
 	memset(&plat, 0, sizeof(plat));
@@ -254,8 +265,8 @@ static void validate_config(const struct boot_info *bi)
 		names[i][n] = 0;
 		plat.module_names[plat.module_count++] = names[i];
 	}
-	if (config_validate(&hv_config, &plat, &e)) {
-		log_err("config: %s:%u: %s\n", CONFIG_MODULE_NAME, e.line, e.msg);
+	if (config_validate_all(&hv_config, &plat, &config_errors)) {
+		print_config_errors();
 		hv_stop(STOP_FAILURE, "partition config does not fit this machine");
 	}
 }

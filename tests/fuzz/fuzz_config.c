@@ -69,10 +69,21 @@ static void check_channel(const struct hv_config *cfg, uint32_t i)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct hv_config cfg;
+	static struct config_errors errs;
 	struct config_error err;
+	int all_rc;
 
+	/* every error kept: each message sane, the first the one config_parse gives */
+	memset(&errs, 0x5a, sizeof(errs));
+	all_rc = config_parse_all((const char *)data, size, &cfg, &errs);
+	if (!all_rc != !errs.count)
+		__builtin_trap();
+	for (uint32_t i = 0; i < errs.count && i < CONFIG_MAX_ERRORS; i++)
+		check_msg(&errs.list[i]);
 	memset(&err, 0x5a, sizeof(err));
 	if (config_parse((const char *)data, size, &cfg, &err)) {
+		if (!all_rc || err.line != errs.list[0].line || strcmp(err.msg, errs.list[0].msg))
+			__builtin_trap();
 		if (!err.msg[0])
 			__builtin_trap();
 		check_msg(&err);
@@ -90,8 +101,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (uint32_t i = 0; i < cfg.channel_count; i++)
 		check_channel(&cfg, i);
+	if (all_rc)
+		__builtin_trap();
 	memset(&err, 0x5a, sizeof(err));
 	config_validate(&cfg, &plat, &err);
 	check_msg(&err);
+	memset(&errs, 0x5a, sizeof(errs));
+	config_validate_all(&cfg, &plat, &errs);
+	for (uint32_t i = 0; i < errs.count && i < CONFIG_MAX_ERRORS; i++)
+		check_msg(&errs.list[i]);
 	return 0;
 }

@@ -17,6 +17,8 @@
 
 static struct hv_config cfg;
 static struct config_error err;
+static struct config_errors errs;
+static struct hv_config cfg_all;
 
 /*
  * Parse from an exact-size heap copy, so ASan reports any read past @len:
@@ -31,6 +33,19 @@ static int parse_n(const char *text, size_t len)
 	memcpy(copy, text, len);
 	memset(&err, 0x5a, sizeof(err));
 	rc = config_parse(copy, len, &cfg, &err);
+	/* Every error kept: the same verdict, the same first error, each message sane. */
+	memset(&errs, 0x5a, sizeof(errs));
+	assert_int_equal(config_parse_all(copy, len, &cfg_all, &errs), rc);
+	assert_int_equal(errs.count > 0, rc != 0);
+	for (uint32_t i = 0; i < errs.count && i < CONFIG_MAX_ERRORS; i++) {
+		assert_true(strnlen(errs.list[i].msg, sizeof(errs.list[i].msg)) <
+			    sizeof(errs.list[i].msg));
+		assert_true(errs.list[i].msg[0] != 0);
+	}
+	if (rc) {
+		assert_int_equal(errs.list[0].line, err.line);
+		assert_string_equal(errs.list[0].msg, err.msg);
+	}
 	free(copy);
 	/* Whatever the outcome, the message is a terminated string. */
 	assert_true(strnlen(err.msg, sizeof(err.msg)) < sizeof(err.msg));
@@ -430,7 +445,7 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\nfw_cfg = on\nfw_cfg = off\n", 3, "duplicate key 'fw_cfg'" },
 	{ "[partition rt0]\nCPUS = 1\n", 2, "unknown key 'CPUS'" },
 	{ "[partition rt0]\ntick_us = 1\n", 2, "unknown key 'tick_us' in [partition rt0]" },
-	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms)" },
+	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms, all_ended)" },
 	{ "cpus = 1\n[partition rt0]\n", 1,
 	  "key outside a section: 'cpus' comes before any [hypervisor], [partition NAME], "
 	  "[channel NAME] or [schedule CPU]" },
@@ -554,7 +569,7 @@ static const struct bad_case bad_cases[] = {
 	  "duplicate key 'tick_slack_us' (first set on line 2)" },
 	{ "[hypervisor]\ntick_slack_us = 1000001\n", 2,
 	  "tick_slack_us: '1000001' is out of range (0-1000000)" },
-	{ "[hypervisor]\ntickus = 5\n", 2, "unknown key 'tickus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms)" },
+	{ "[hypervisor]\ntickus = 5\n", 2, "unknown key 'tickus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms, all_ended)" },
 	/* Found text is escaped and cut short. */
 	{ "[partition rt0]\ntimer = fa\xffst\n", 2, "found 'fa\\xffst'" },
 	{ "[partition rt0]\ntimer = a\\b\tc\n", 2, "found 'a\\\\b\\tc'" },
@@ -2020,6 +2035,173 @@ static void test_random_mutations(void **state)
 	random_mutations(chan_config, sizeof(chan_config) - 1);
 }
 
+/* ---- every error in one run ---- */
+
+/* errs.list[i] is at @line and says @want. */
+static void assert_error(uint32_t i, uint32_t line, const char *want)
+{
+	if (i >= errs.count || errs.list[i].line != line || !strstr(errs.list[i].msg, want)) {
+		print_error("error %u of %u: line %u: %s\nwant line %u: ...%s...\n", i, errs.count,
+			    i < errs.count ? errs.list[i].line : 0,
+			    i < errs.count ? errs.list[i].msg : "(none)", line, want);
+		fail();
+	}
+}
+
+static void test_all_errors(void **state)
+{
+	static const char text[] =
+		"[hypervisor]\n"			/* 1 */
+		"tick_us = fast\n"			/* 2 */
+		"[partition a]\n"			/* 3 */
+		"cpus = 1\n"				/* 4 */
+		"memory = 3M\n"				/* 5 */
+		"image = hello\n"			/* 6 */
+		"timer = quick\n"			/* 7 */
+		"colour = blue\n"			/* 8 */
+		"[partition b!]\n"			/* 9 */
+		"cpus = banana\n"			/* 10: skipped, its section was refused */
+		"[partition c]\n"			/* 11 */
+		"cpus = 2\n"				/* 12 */
+		"[schedule 1]\n"			/* 13 */
+		"window = nobody 100\n";		/* 14 */
+
+	(void)state;
+	assert_int_equal(config_parse_all(text, sizeof(text) - 1, &cfg, &errs), -1);
+	assert_int_equal(errs.count, 8);
+	assert_error(0, 2, "tick_us: expected a number of microseconds, found 'fast'");
+	assert_error(1, 5, "memory: 3M is not a multiple of 2 MiB");
+	assert_error(2, 7, "timer: expected direct, inject, emulated or pv-lazy, found 'quick'");
+	assert_error(3, 8, "unknown key 'colour' in [partition a]");
+	assert_error(4, 9, "partition name: expected a name");
+	/* the end of [partition c]: both required keys it lacks */
+	assert_error(5, 11, "partition 'c' is missing 'memory'");
+	assert_error(6, 11, "partition 'c' is missing 'image'");
+	/* names are resolved once the whole file is read */
+	assert_error(7, 14, "window: no partition named 'nobody'");
+	assert_int_equal(config_parse_all(text, sizeof(text) - 1, &cfg, NULL), -1);
+}
+
+static void test_all_errors_window(void **state)
+{
+	static const char text[] =
+		"[partition a]\ncpus = 1\nmemory = 32M\nimage = hello\n"	/* 1-4 */
+		"timer = inject\nconsole = maybe\n"			/* 5-6 */
+		"[schedule 1]\n"						/* 7 */
+		"window = a 100\n"						/* 8 */
+		"window = ghost 100\n"						/* 9 */
+		"window = a 10\n";						/* 10 */
+
+	(void)state;
+	assert_int_equal(config_parse_all(text, sizeof(text) - 1, &cfg, &errs), -1);
+	assert_int_equal(errs.count, 3);
+	assert_error(0, 6, "console: expected on or off, found 'maybe'");
+	assert_error(1, 10, "window: 10 us is shorter than the minimum of 50 us");
+	assert_error(2, 9, "window: no partition named 'ghost'");
+}
+
+/* A mistake is said once: what only follows from it is not an error of its own. */
+static void test_all_errors_no_cascade(void **state)
+{
+	static const char bad_cpus[] =
+		"[partition a]\ncpus = 1-x\nmemory = 32M\nimage = hello\ntimer = inject\n"
+		"[schedule 1]\nwindow = a 100\n";
+	static const char bad_window[] =
+		"[partition a]\ncpus = 1\nmemory = 32M\nimage = hello\ntimer = inject\n"
+		"[schedule 1]\nframe_us = 200\nwindow = a 100\nwindow = a 100x\n";
+	static const char bad_peer[] =
+		"[partition a]\ncpus = 1\nmemory = 32M\nimage = hello\n"
+		"[partition b]\ncpus = 2\nmemory = 32M\nimage = hello\n"
+		"[channel c]\nsize = 4K\npeer = a rw\npeer = b rx\n";
+	static const char bad_header[] =
+		"[partition a]\ncpus = 1\nmemory = 32M\nimage = hello\n"
+		"[partiton b]\ncpus = 2\nmemory = 32M\nimage = hello\n";
+
+	(void)state;
+	assert_int_equal(config_parse_all(bad_cpus, sizeof(bad_cpus) - 1, &cfg, &errs), -1);
+	assert_int_equal(errs.count, 1);
+	assert_error(0, 2, "cpus: expected a CPU number or range N-M, found '1-x'");
+	assert_int_equal(config_parse_all(bad_window, sizeof(bad_window) - 1, &cfg, &errs), -1);
+	assert_int_equal(errs.count, 1);
+	assert_error(0, 9, "window: expected a length in microseconds, found '100x'");
+	assert_int_equal(config_parse_all(bad_peer, sizeof(bad_peer) - 1, &cfg, &errs), -1);
+	assert_int_equal(errs.count, 1);
+	assert_error(0, 12, "peer: expected rw or ro after the name, found 'rx'");
+	assert_int_equal(config_parse_all(bad_header, sizeof(bad_header) - 1, &cfg, &errs), -1);
+	assert_int_equal(errs.count, 1);
+	assert_error(0, 5, "expected '[hypervisor]', '[partition NAME]'");
+}
+
+/* More errors than are kept: all counted, the first CONFIG_MAX_ERRORS kept in order. */
+static void test_all_errors_many(void **state)
+{
+	static char text[4096];
+	size_t n = 0;
+
+	(void)state;
+	n += (size_t)snprintf(text + n, sizeof(text) - n,
+			      "[partition a]\ncpus = 1\nmemory = 32M\nimage = hello\n");
+	for (int i = 0; i < CONFIG_MAX_ERRORS + 10; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "nonsense %d\n", i);
+	assert_int_equal(config_parse_all(text, n, &cfg, &errs), -1);
+	assert_int_equal(errs.count, CONFIG_MAX_ERRORS + 10);
+	for (uint32_t i = 0; i < CONFIG_MAX_ERRORS; i++)
+		assert_error(i, 5 + i, "expected 'key = value'");
+	/* config_parse: the first alone */
+	assert_int_equal(parse_n(text, n), -1);
+	assert_int_equal(err.line, 5);
+}
+
+static void test_all_errors_validate(void **state)
+{
+	static const char text[] =
+		"[partition a]\ncpus = 7\nmemory = 32M\nimage = nothere\n"		/* 1 */
+		"[partition b]\ncpus = 2\nmemory = 32M\nimage = hello\nmodules = gone\n"	/* 5 */
+		"[partition c]\ncpus = 2\nmemory = 2G\nimage = hello\n";		/* 10 */
+
+	(void)state;
+	parse_ok(text);
+	assert_int_equal(config_validate_all(&cfg, &plat4, &errs), -1);
+	assert_int_equal(errs.count, 5);
+	assert_error(0, 1, "partition 'a': CPU 7 does not exist (the MADT lists 4)");
+	assert_error(1, 1, "image 'nothere' not found among the boot modules");
+	assert_error(2, 5, "module 'gone' not found among the boot modules");
+	assert_error(3, 10, "CPU 2 is given to both 'b' and 'c'");
+	assert_error(4, 10, "partition 'c': memory does not fit");
+	/* the single-error form gives the first */
+	assert_int_equal(config_validate(&cfg, &plat4, &err), -1);
+	assert_int_equal(err.line, 1);
+	assert_true(strstr(err.msg, "CPU 7 does not exist") != NULL);
+	assert_int_equal(config_validate_all(&cfg, &plat4, NULL), -1);
+	assert_int_equal(config_validate_all(NULL, &plat4, &errs), -1);
+	assert_int_equal(errs.count, 1);
+}
+
+static void test_all_ended(void **state)
+{
+	(void)state;
+	parse_ok(MIN_PART);
+	assert_int_equal(cfg.all_ended, ALL_ENDED_REBOOT);
+	parse_ok("[hypervisor]\nall_ended = halt\n" MIN_PART);
+	assert_int_equal(cfg.all_ended, ALL_ENDED_HALT);
+	parse_ok("[hypervisor]\nall_ended = monitor   # stay up\n" MIN_PART);
+	assert_int_equal(cfg.all_ended, ALL_ENDED_MONITOR);
+	parse_ok("[hypervisor]\nall_ended = reboot\n" MIN_PART);
+	assert_int_equal(cfg.all_ended, ALL_ENDED_REBOOT);
+	expect_err("[hypervisor]\nall_ended = poweroff\n" MIN_PART, 2,
+		   "all_ended: expected reboot, halt or monitor, found 'poweroff'");
+	expect_err("[hypervisor]\nall_ended =\n" MIN_PART, 2,
+		   "all_ended: expected reboot, halt or monitor, found ''");
+	expect_err("[hypervisor]\nall_ended = Reboot\n" MIN_PART, 2, "found 'Reboot'");
+	expect_err("[hypervisor]\nall_ended = halt\nall_ended = reboot\n" MIN_PART, 3,
+		   "duplicate key 'all_ended' (first set on line 2)");
+	expect_err("[partition a]\nall_ended = halt\n", 2, "unknown key 'all_ended' in [partition a]");
+	assert_string_equal(all_ended_name(ALL_ENDED_REBOOT), "reboot");
+	assert_string_equal(all_ended_name(ALL_ENDED_HALT), "halt");
+	assert_string_equal(all_ended_name(ALL_ENDED_MONITOR), "monitor");
+	assert_string_equal(all_ended_name((enum all_ended_action)7), "?");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2063,6 +2245,12 @@ int main(void)
 		cmocka_unit_test(test_sched_config_validates),
 		cmocka_unit_test(test_every_prefix),
 		cmocka_unit_test(test_random_mutations),
+		cmocka_unit_test(test_all_errors),
+		cmocka_unit_test(test_all_errors_window),
+		cmocka_unit_test(test_all_errors_no_cascade),
+		cmocka_unit_test(test_all_errors_many),
+		cmocka_unit_test(test_all_errors_validate),
+		cmocka_unit_test(test_all_ended),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
