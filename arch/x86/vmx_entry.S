@@ -182,11 +182,16 @@ left:	call	hv_pcpu_loop
 	mov	%rax, EA_RAX(%rsp)
 	mov	%rcx, EA_RCX(%rsp)
 	mov	%rdx, EA_RDX(%rsp)
-	mov	EA_DEADLINE(%rsp), %eax	/* D's low 32 bits, as the exit stored it */
-	add	EA_BIAS(%rsp), %eax	/* 32-bit: RAX's upper half stays 0 */
-	sub	EA_LO(%rsp), %rax
-	cmp	EA_SPAN(%rsp), %rax
+	cmpl	$0, EA_CLOSED(%rsp)
+	jne	19f
+	rdtsc				/* the exit's own time: Bochs' exits come late */
+	mov	EA_DEADLINE(%rsp), %ecx	/* D's low 32 bits, as the exit stored it */
+	sub	%eax, %ecx		/* 32-bit: RCX's upper half is 0 */
+	add	EA_BIAS(%rsp), %ecx	/* D - now + before */
+	cmp	EA_SPAN(%rsp), %rcx
 	jae	17f
+	cmpq	$0, EA_DEADLINE(%rsp)
+	je	17f
 	mov	$VMCS_EXIT_REASON, %ecx
 	vmread	%rcx, %rdx
 	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx

@@ -14,7 +14,7 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 	v->aside.vec = vec;
 	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &v->aside.plan))
 		return;		/* steps 0: not armed */
-	s->bias = p->bias;
+	s->bias = (uint32_t)tick_margin(v);	/* TICK_ASIDE_BEFORE */
 	s->span = p->span;
 	s->step = p->step;
 	s->ptv = ptimer_value(0, p->step, vmx_ctl.preemption_timer_rate);
