@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [layering|unit|fuzz|guard|emu|matrix|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
+#   tests/run_tests.sh [--list] [layering|unit|fuzz|guard|emu|matrix|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
 # (all runs kut's quick part; kut alone runs every kvm-unit-tests run)
+# --list runs nothing: one line "SECTION NAME" per test it would run, so that
+# a change to the runner can be checked to run the same tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
+listing=0
+[ "${1:-}" = --list ] && { listing=1; shift; }
 what=${1:-all}
 filter=${2:-}
 BUILD=${BUILD:-build}
@@ -17,6 +21,18 @@ failed=0
 failures=()
 
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
+# list_only SECTION NAME...: with --list, print each NAME's line and succeed
+# (the section's body is skipped); without, fail and print nothing
+list_only() {
+	[ "$listing" = 1 ] || return 1
+	listed "$@"
+}
+# listed SECTION NAME...: the --list line of each
+listed() {
+	local n s=$1
+	shift
+	for n in "$@"; do printf '%s %s\n' "$s" "$n"; done
+}
 fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s: %s\n' "$1" "$2"; }
 
 # tally NAME RC OK BAD LOG WHAT: add a section's counts to the totals; a
@@ -41,6 +57,7 @@ run_emu_tests() {
 	for t in "$@"; do
 		[ -n "$filter" ] && [[ $t != *$filter* ]] && continue
 		name=$t${EMU_MODEL:+@$EMU_MODEL}
+		[ "$listing" = 1 ] && { listed "$section" "$name"; continue; }
 		out="$logdir/$name"
 		rm -rf "$out"
 		mkdir -p "$out"
@@ -60,6 +77,14 @@ run_emu_tests() {
 # lane's PASS and FAIL lines, with a MODEL line for each model it ran.
 lane_pid='' lane_log='' lane_name=''
 lane_start() {
+	if [ "$listing" = 1 ]; then
+		local e
+		for e in "${@:2}"; do
+			[ -n "$filter" ] && [[ $e != *$filter* ]] && continue
+			listed "$section" "$e"
+		done
+		return
+	fi
 	lane_join
 	lane_name=$1
 	lane_log=$logdir/lane-$1.log
@@ -110,11 +135,15 @@ lane_join() {
 # MODEL model=NAME part=emu|matrix|attack passed=N failed=N wall_s=N
 model_lines=()
 model_line() {
+	[ "$listing" = 0 ] || return 0
 	model_lines+=("MODEL model=$1 part=$2 passed=$3 failed=$4 wall_s=$5")
 	echo "  ${model_lines[-1]}"
 }
 
-if [ "$what" = all ] || [ "$what" = layering ]; then
+section=layering
+if { [ "$what" = all ] || [ "$what" = layering ]; } &&
+	! list_only layering layering layering_check_fails_on_a_broken_tree layering_calls \
+		layering_calls_fails_on_a_back_call core_freestanding; then
 	# docs/architecture.md's include rules on the tree, the check itself on
 	# a tree that breaks them, and the core built freestanding on its own.
 	echo "== layering (tests/layering/check.sh)"
@@ -176,7 +205,8 @@ if [ "$what" = all ] || [ "$what" = layering ]; then
 	fi
 fi
 
-if [ "$what" = all ] || [ "$what" = unit ]; then
+section=unit
+if { [ "$what" = all ] || [ "$what" = unit ]; } && ! list_only unit "tests/unit (cmocka)"; then
 	echo "== host unit tests (cmocka, ASan+UBSan)"
 	# built on both cores, run in turn (one log, in order)
 	make -s -j2 -C tests/unit all BUILD="$(readlink -f "$BUILD")" > "$logdir/unit.log" 2>&1
@@ -189,7 +219,9 @@ if [ "$what" = all ] || [ "$what" = unit ]; then
 	echo "  unit: $ok passed, $bad failed"
 fi
 
-if [ "$what" = all ] || [ "$what" = fuzz ]; then
+section=fuzz
+if { [ "$what" = all ] || [ "$what" = fuzz ]; } &&
+	! list_only fuzz $(make -s -C tests/fuzz list | sed 's/[^ ]*/fuzz_&/g'); then
 	# A short bounded run of every libFuzzer target plus its saved crash
 	# inputs; `make fuzz` runs them longer.
 	secs=${FUZZ_SECONDS:-10}
@@ -226,7 +258,7 @@ if [ "$what" = all ] || [ "$what" = fuzz ]; then
 	fi
 fi
 
-if [ "$what" = all ] || [ "$what" = guard ]; then
+if { [ "$what" = all ] || [ "$what" = guard ]; } && ! list_only guard guard_exit_path; then
 	# The exit path's length held to tests/bench/budget.txt: short bench
 	# rows, normal and profile builds, two emulators at once (nothing else
 	# runs beside this section). About 2 minutes.
@@ -245,7 +277,7 @@ fi
 emu_sourced=0
 emu_ready() {
 	[ "$emu_sourced" = 1 ] && return 0
-	if ! make -s test-images > "$logdir/build.log" 2>&1; then
+	if [ "$listing" = 0 ] && ! make -s test-images > "$logdir/build.log" 2>&1; then
 		fail build "make test-images failed (see $logdir/build.log)"
 		tail -n 30 "$logdir/build.log"
 		return 1
@@ -255,8 +287,9 @@ emu_ready() {
 	emu_sourced=1
 }
 
+section=emu
 if [ "$what" = all ] || [ "$what" = emu ]; then
-	echo "== emulator tests"
+	[ "$listing" = 1 ] || echo "== emulator tests"
 	if emu_ready; then
 		p0=$passed f0=$failed start=$SECONDS
 		lane_start emu "$EMU_BG_TEST"
@@ -265,6 +298,7 @@ if [ "$what" = all ] || [ "$what" = emu ]; then
 	fi
 fi
 
+section=matrix
 if [ "$what" = all ] || [ "$what" = matrix ]; then
 	# The CPU-model matrix: a fast subset of the emulator tests (several
 	# partitions; the two timer modes that lean on the CPU's VMX, the
@@ -275,7 +309,7 @@ if [ "$what" = all ] || [ "$what" = matrix ]; then
 	# tigerlake (APIC virtualization) run every emulator test instead, in
 	# the background beside the Linux tests and the sections after them
 	# (below); FULL_MATRIX=0 gives them this subset here instead.
-	echo "== CPU-model matrix (MATRIX_MODELS x MATRIX_TESTS)"
+	[ "$listing" = 1 ] || echo "== CPU-model matrix (MATRIX_MODELS x MATRIX_TESTS)"
 	matrix_models="corei7_haswell_4770 broadwell_ult corei3_cnl corei7_icelake_u"
 	full_matrix=${FULL_MATRIX:-1}
 	[ "$what" = all ] || full_matrix=0
@@ -294,7 +328,10 @@ if [ "$what" = all ] || [ "$what" = matrix ]; then
 	fi
 fi
 
-if [ "$what" = all ] || [ "$what" = attack ]; then
+section=attack
+if { [ "$what" = all ] || [ "$what" = attack ]; } &&
+	! list_only attack $(for m in ${ATTACK_MODELS:-corei7_ivy_bridge_3770k corei7_skylake_x tigerlake}; do
+		echo "attack-$m"; done); then
 	# Every hostile-guest attack against docs/attacks.md, on each CPU model of
 	# ATTACK_MODELS: the default, one with AVX-512 (larger XSAVE state, more
 	# XCR0 bits) and one with APIC virtualization (../shared/EMULATORS.md).
@@ -317,7 +354,8 @@ if [ "$what" = all ] || [ "$what" = attack ]; then
 	done
 fi
 
-if [ "$what" = all ] || [ "$what" = guestfuzz ]; then
+section=guestfuzz
+if { [ "$what" = all ] || [ "$what" = guestfuzz ]; } && ! list_only guestfuzz guestfuzz; then
 	# The guest-side fuzzer, short: every timer mode and the shared core, plus
 	# the saved seeds; Tempo must finish and the victims stay clean.
 	lane_join	# two fuzzer runs at once
@@ -338,9 +376,10 @@ if [ "$what" = all ] || [ "$what" = guestfuzz ]; then
 	fi
 fi
 
+section=linux
 if [ "$what" = all ] || [ "$what" = linux ]; then
 	# A Linux partition (Debian's PREEMPT_RT kernel; make linux-image fetches it)
-	echo "== Linux partition tests"
+	[ "$listing" = 1 ] || echo "== Linux partition tests"
 	# The whole suite runs the CPU-model matrix's two full models (issue 15)
 	# and linux_chan in the background lane beside these serial tests: the
 	# lane 'linux' has linux_chan and every emulator test on skylake_x
@@ -360,7 +399,7 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 			tail_models+=("$t@tigerlake")
 		done
 	fi
-	if ! make -s linux-image linux-test-images > "$logdir/linux-build.log" 2>&1; then
+	if [ "$listing" = 0 ] && ! make -s linux-image linux-test-images > "$logdir/linux-build.log" 2>&1; then
 		fail linux-build "make linux-image linux-test-images failed (see $logdir/linux-build.log)"
 		tail -n 30 "$logdir/linux-build.log"
 		[ ${#lane_models[@]} -eq 0 ] || lane_start linux "${lane_models[@]}"
@@ -381,7 +420,9 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 	[ ${#tail_models[@]} -eq 0 ] || lane_start tail "${tail_models[@]}"
 fi
 
-if [ "$what" = all ] || [ "$what" = grub ]; then
+section=grub
+if { [ "$what" = all ] || [ "$what" = grub ]; } &&
+	! list_only grub tests/grub/test_grubd.sh tests/grub/test_run_kvm.sh; then
 	echo "== GRUB install script and run-kvm checks"
 	for t in tests/grub/test_grubd.sh tests/grub/test_run_kvm.sh; do
 		if out=$(BUILD="$BUILD" "$t" 2>&1); then
@@ -398,7 +439,9 @@ if [ "$what" = all ] || [ "$what" = grub ]; then
 	done
 fi
 
-if [ "$what" = all ] || [ "$what" = tools ]; then
+section=tools
+if { [ "$what" = all ] || [ "$what" = tools ]; } && ! list_only tools tests/tools/test_tempo_config.sh \
+	tests/tools/test_rtdemo_table.sh tests/tools/test_deb.sh; then
 	echo "== tempo-config and the Debian package"
 	for t in tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh \
 		tests/tools/test_deb.sh; do
@@ -420,7 +463,9 @@ fi
 # kvm-unit-tests' x86 tests, unmodified, as partitions (docs/kvm-unit-tests.md):
 # "all" runs tests/kut/expected-quick.txt (about 5 minutes), "kut" every run
 # of tests/kut/expected.txt; skipped where the tree is absent.
-if [ "$what" = all ] || [ "$what" = kut ]; then
+section=kut
+if { [ "$what" = all ] || [ "$what" = kut ]; } &&
+	! list_only kut "$([ "$what" = all ] && echo tests/kut/expected-quick.txt || echo tests/kut/expected.txt)"; then
 	kut_expected=tests/kut/expected.txt
 	[ "$what" = all ] && kut_expected=tests/kut/expected-quick.txt
 	echo "== kvm-unit-tests (tests/kut/suite.sh, $kut_expected)"
@@ -435,6 +480,7 @@ if [ "$what" = all ] || [ "$what" = kut ]; then
 	echo "  kut: $ok passed, $bad failed ($((SECONDS - start))s)"
 fi
 
+[ "$listing" = 0 ] || exit 0
 lane_join
 echo
 for l in "${model_lines[@]}"; do echo "$l"; done
