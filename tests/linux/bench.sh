@@ -31,8 +31,8 @@ ips=50000000 model=corei7_ivy_bridge_3770k
 mkdir -p "$out"
 
 # serial, kv, linux_line: the emulator tests' helpers
-# shellcheck source=tests/emu/tests.sh
-. tests/emu/tests.sh
+# shellcheck source=tests/emu/lib.sh
+. tests/emu/lib.sh
 # shellcheck source=tests/emu/linux.sh
 . tests/emu/linux.sh
 

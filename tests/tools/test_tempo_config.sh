@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tempo-config (tools/tempo-config.c): every config in the repository gets the
 # verdict the boot gives it, the malformed ones the boot's own message (taken
-# from tests/emu/tests.sh, so the two cannot drift apart), --machine on saved
+# from tests/emu/partitions.sh, so the two cannot drift apart), --machine on saved
 # machine samples (tests/tools/machines/: this build VM, a Bochs 4-CPU
 # machine, a two-socket server with x2APIC ids above 255 and RAM above
 # 4 GiB), and `create` output that `check` accepts.
@@ -29,11 +29,12 @@ if ! make -s tempo-config guests BUILD="$BUILD" > "$work/build.log" 2>&1; then
 	exit 1
 fi
 
-# boot_line TEST: the config error test_TEST in tests/emu/tests.sh expects
-# the boot to print, as a plain string (the regex's ^ and "ERROR: " dropped)
+# boot_line TEST: the config error test_TEST in tests/emu/partitions.sh
+# expects the boot to print, as a plain string (the regex's ^ and "ERROR: "
+# dropped)
 boot_line() {
-	# shellcheck disable=SC2016  # the $1 is tests.sh's text, not ours
-	sed -n "/^test_$1()/,/^}/p" tests/emu/tests.sh |
+	# shellcheck disable=SC2016  # the $1 is partitions.sh's text, not ours
+	sed -n "/^test_$1()/,/^}/p" tests/emu/partitions.sh |
 		sed -n 's/.*need "$1" "^ERROR: \(config: [^"]*\)".*/\1/p' | head -n 1
 }
 
@@ -74,7 +75,7 @@ if [ -z "$why" ]; then pass repo_configs; else fail repo_configs "$why"; fi
 
 line=$(boot_line bochs_bad_syntax)
 if [ -z "$line" ]; then
-	fail bad_syntax "no config line found in tests/emu/tests.sh test_bochs_bad_syntax"
+	fail bad_syntax "no config line found in tests/emu/partitions.sh test_bochs_bad_syntax"
 elif expect bad_syntax 1 tests/emu/configs/bad-syntax.cfg && has bad_syntax "$line"; then
 	pass bad_syntax
 fi
@@ -104,9 +105,9 @@ if [ -z "$why" ]; then pass repo_configs_bochs_4cpu; else fail repo_configs_boch
 
 line=$(boot_line bochs_bad_cpu)
 if [ -z "$line" ]; then
-	fail bad_cpu "no config line found in tests/emu/tests.sh test_bochs_bad_cpu"
+	fail bad_cpu "no config line found in tests/emu/partitions.sh test_bochs_bad_cpu"
 elif expect bad_cpu 1 tests/emu/configs/bad-cpu.cfg "${bochs[@]}"; then
-	# tests.sh matches the start of the line; the tool prints all of it
+	# partitions.sh matches the start of the line; the tool prints all of it
 	if grep -qF -- "$line" "$work/out.txt" &&
 		[ "$(grep -F -- "$line" "$work/out.txt")" = "$line (the MADT lists 4)" ]; then
 		pass bad_cpu
