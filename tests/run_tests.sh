@@ -5,7 +5,11 @@
 #   tests/run_tests.sh [--list] [layering|unit|fuzz|guard|emu|matrix|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
 # (all runs kut's quick part; kut alone runs every kvm-unit-tests run)
 # --list runs nothing: one line "SECTION NAME" per test it would run, so that
-# a change to the runner can be checked to run the same tests.
+# a change to the runner can be checked to run the same tests. NAME_FILTER is
+# a part of the names the emulator sections print (TEST or TEST@MODEL) and
+# of kvm-unit-tests' "TEST MODE".
+# The emulator sections run their tests two at a time with GNU parallel
+# (EMU_JOBS=1: one at a time), each through tests/emu/one.sh.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -50,85 +54,56 @@ tally() {
 	fi
 }
 
-# run_emu_tests NAME...: each test_NAME with its own output directory; with
-# EMU_MODEL set (the CPU-model matrix), on that Bochs model, named NAME@MODEL
-run_emu_tests() {
-	local t name out start msg
-	for t in "$@"; do
-		[ -n "$filter" ] && [[ $t != *$filter* ]] && continue
-		name=$t${EMU_MODEL:+@$EMU_MODEL}
-		[ "$listing" = 1 ] && { listed "$section" "$name"; continue; }
-		out="$logdir/$name"
-		rm -rf "$out"
-		mkdir -p "$out"
-		start=$SECONDS
-		if msg=$("test_$t" "$out" 2>&1); then
-			pass "$name ($((SECONDS - start))s)"
-		else
-			fail "$name" "$(echo "$msg" | tail -n 5 | tr '\n' ' ') [log: $out]"
-		fi
+# run_emu ENTRY...: emulator tests, an ENTRY being TEST or TEST@MODEL (on
+# that Bochs model), each run by tests/emu/one.sh, EMU_JOBS (2) at a time by
+# GNU parallel: these machines have 2 cores and an emulator keeps one busy,
+# so a long test takes one core while the other runs the rest beside it.
+# They start in the order given, a PASS or FAIL line each as it ends. Sets
+# emu_result[ENTRY] (PASS or FAIL) and emu_secs[ENTRY] (its run time, from
+# parallel's job log) for the MODEL lines.
+declare -A emu_result emu_secs
+run_emu() {
+	local e st name rest seq secs entries=() joblog=$logdir/jobs-$section.log
+	for e in "$@"; do
+		[ -n "$filter" ] && [[ $e != *$filter* ]] && continue
+		entries+=("$e")
+	done
+	if [ "$listing" = 1 ]; then
+		listed "$section" "${entries[@]}"
+		return
+	fi
+	[ ${#entries[@]} -gt 0 ] || return 0
+	emu_result=() emu_secs=()
+	while read -r st name rest; do
+		case $st in
+		PASS) pass "$name $rest"; emu_result[$name]=PASS ;;
+		FAIL) fail "${name%:}" "$rest"; emu_result[${name%:}]=FAIL ;;
+		*) echo "$st $name $rest" ;;
+		esac
+	done < <(BUILD="$BUILD" parallel --will-cite -j "${EMU_JOBS:-2}" --joblog "$joblog" \
+		tests/emu/one.sh ::: "${entries[@]}")
+	# the job log's Seq is the entry's place in the list
+	while IFS=$'\t' read -r seq _ _ secs _; do
+		[[ $seq =~ ^[0-9]+$ ]] && emu_secs[${entries[seq - 1]}]=${secs%.*}
+	done < "$joblog"
+	for e in "${entries[@]}"; do
+		[ -n "${emu_result[$e]:-}" ] ||
+			{ fail "$e" "no PASS or FAIL line from tests/emu/one.sh (see $joblog)"; emu_result[$e]=FAIL; }
 	done
 }
 
-# lane_start NAME ENTRY...: emulator tests in turn in the background,
-# beside the foreground sections; an ENTRY is TEST or TEST@MODEL. At most
-# two emulators run at once (these machines have 2 cores): a section that
-# runs two of its own joins the lane first. lane_join waits and counts the
-# lane's PASS and FAIL lines, with a MODEL line for each model it ran.
-lane_pid='' lane_log='' lane_name=''
-lane_start() {
-	if [ "$listing" = 1 ]; then
-		local e
-		for e in "${@:2}"; do
-			[ -n "$filter" ] && [[ $e != *$filter* ]] && continue
-			listed "$section" "$e"
-		done
-		return
-	fi
-	lane_join
-	lane_name=$1
-	lane_log=$logdir/lane-$1.log
-	shift
-	echo "  (background lane '$lane_name': $# tests, results at its join; $lane_log)"
-	(
-		declare -A wall
-		for e in "$@"; do
-			t=${e%@*} m=''
-			[ "$t" != "$e" ] && m=${e#*@}
-			name=$t${m:+@$m}
-			[ -n "$filter" ] && [[ $name != *$filter* ]] && continue
-			out=$logdir/$name
-			rm -rf "$out"
-			mkdir -p "$out"
-			start=$SECONDS
-			if msg=$(EMU_MODEL=$m "test_$t" "$out" 2>&1); then
-				echo "PASS $name ($((SECONDS - start))s, in the background)"
-			else
-				echo "FAIL $name $(echo "$msg" | tail -n 5 | tr '\n' ' ') [log: $out]"
-			fi
-			[ -n "$m" ] && wall[$m]=$((${wall[$m]:-0} + SECONDS - start))
-		done
-		for m in "${!wall[@]}"; do echo "WALL $m ${wall[$m]}"; done
-	) > "$lane_log" 2>&1 &
-	lane_pid=$!
-}
-lane_join() {
-	local st name rest m
-	[ -n "$lane_pid" ] || return 0
-	wait "$lane_pid"
-	lane_pid=''
-	echo "== background lane '$lane_name'"
-	while read -r st name rest; do
-		case $st in
-		PASS) pass "$name $rest" ;;
-		FAIL) fail "$name" "$rest" ;;
-		esac
-	done < "$lane_log"
-	while read -r st m rest; do
-		[ "$st" = WALL ] || continue
-		model_line "$m" emu "$(grep -c "^PASS [a-z0-9_]*@$m " "$lane_log")" \
-			"$(grep -c "^FAIL [a-z0-9_]*@$m " "$lane_log")" "$rest"
-	done < "$lane_log"
+# emu_model_line MODEL PART SUFFIX: the MODEL line of the last run_emu's
+# entries that end in SUFFIX (@MODEL, or empty: those that name no model);
+# wall_s is the seconds they ran, added up
+emu_model_line() {
+	local e ok=0 bad=0 secs=0 n=0
+	for e in "${!emu_result[@]}"; do
+		if [ -n "$3" ]; then [[ $e == *"$3" ]] || continue; else [[ $e != *@* ]] || continue; fi
+		n=$((n + 1))
+		secs=$((secs + ${emu_secs[$e]:-0}))
+		if [ "${emu_result[$e]}" = PASS ]; then ok=$((ok + 1)); else bad=$((bad + 1)); fi
+	done
+	[ "$n" -eq 0 ] || model_line "$1" "$2" "$ok" "$bad" "$secs"
 }
 
 # One line per CPU model and part for the summary:
@@ -232,29 +207,19 @@ if { [ "$what" = all ] || [ "$what" = fuzz ]; } &&
 		fail fuzz-build "fuzz build or regression replay failed (see $logdir/fuzz-build.log)"
 		tail -n 20 "$logdir/fuzz-build.log"
 	else
-		# two targets at a time (these machines have 2 cores), reported in order
-		fuzz_one() {
-			make -s -C tests/fuzz run FUZZ_TARGETS="$1" FUZZ_SECONDS="$secs" \
-				BUILD="$fb" > "$logdir/fuzz-$1.log" 2>&1
-			echo $? > "$logdir/fuzz-$1.rc"
-		}
-		targets=($(make -s -C tests/fuzz list))
-		for ((i = 0; i < ${#targets[@]}; i += 2)); do
-			pair=("${targets[@]:i:2}")
-			[ ${#pair[@]} -eq 2 ] && fuzz_one "${pair[1]}" &
-			fuzz_one "${pair[0]}"
-			wait
-			for t in "${pair[@]}"; do
-				if [ "$(cat "$logdir/fuzz-$t.rc" 2>/dev/null)" = 0 ]; then
-					execs=$(sed -n 's/^stat::number_of_executed_units: *//p' \
-						"$logdir/fuzz-$t.log")
-					pass "fuzz_$t (${execs:-?} execs)"
-				else
-					fail "fuzz_$t" "finding (see $logdir/fuzz-$t.log)"
-					tail -n 20 "$logdir/fuzz-$t.log"
-				fi
-			done
-		done
+		# two targets at a time (these machines have 2 cores), reported in
+		# order: each job prints its target and make's exit status
+		while read -r t rc; do
+			if [ "$rc" = 0 ]; then
+				execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logdir/fuzz-$t.log")
+				pass "fuzz_$t (${execs:-?} execs)"
+			else
+				fail "fuzz_$t" "finding (see $logdir/fuzz-$t.log)"
+				tail -n 20 "$logdir/fuzz-$t.log"
+			fi
+		done < <(FUZZ_SECONDS=$secs BUILD=$fb LOGDIR=$logdir parallel --will-cite -j 2 --keep-order \
+			'make -s -C tests/fuzz run FUZZ_TARGETS={} FUZZ_SECONDS="$FUZZ_SECONDS" BUILD="$BUILD" \
+				> "$LOGDIR/fuzz-{}.log" 2>&1; echo {} $?' ::: $(make -s -C tests/fuzz list))
 	fi
 fi
 
@@ -289,12 +254,12 @@ emu_ready() {
 
 section=emu
 if [ "$what" = all ] || [ "$what" = emu ]; then
+	# The long one first, so that it takes one core while the other runs
+	# the rest; with EMU_MODEL set, all on that Bochs model
 	[ "$listing" = 1 ] || echo "== emulator tests"
 	if emu_ready; then
-		p0=$passed f0=$failed start=$SECONDS
-		lane_start emu "$EMU_BG_TEST"
-		run_emu_tests $EMU_TESTS
-		model_line "${EMU_MODEL:-corei7_ivy_bridge_3770k}" emu $((passed - p0)) $((failed - f0)) $((SECONDS - start))
+		run_emu $(for t in $EMU_BG_TEST $EMU_TESTS; do echo "$t${EMU_MODEL:+@$EMU_MODEL}"; done)
+		emu_model_line "${EMU_MODEL:-corei7_ivy_bridge_3770k}" emu "${EMU_MODEL:+@$EMU_MODEL}"
 	fi
 fi
 
@@ -306,24 +271,27 @@ if [ "$what" = all ] || [ "$what" = matrix ]; then
 	# Bochs model with VMX and x2APIC; the attack suite below adds
 	# skylake_x and tigerlake. Sandy Bridge's refusal is bochs_no_x2apic
 	# above. About 1 minute. In the whole suite skylake_x (AVX-512) and
-	# tigerlake (APIC virtualization) run every emulator test instead, in
-	# the background beside the Linux tests and the sections after them
-	# (below); FULL_MATRIX=0 gives them this subset here instead.
+	# tigerlake (APIC virtualization) run every emulator test instead,
+	# beside the Linux tests (below); FULL_MATRIX=0 gives them this subset
+	# here instead.
 	[ "$listing" = 1 ] || echo "== CPU-model matrix (MATRIX_MODELS x MATRIX_TESTS)"
 	matrix_models="corei7_haswell_4770 broadwell_ult corei3_cnl corei7_icelake_u"
 	full_matrix=${FULL_MATRIX:-1}
 	[ "$what" = all ] || full_matrix=0
 	[ "$full_matrix" = 1 ] || matrix_models+=" corei7_skylake_x tigerlake"
 	if emu_ready; then
+		matrix_jobs=()
 		for model in ${MATRIX_MODELS:-$matrix_models}; do
-			p0=$passed f0=$failed start=$SECONDS
 			tests=${MATRIX_TESTS:-bochs_partitions bochs_timer_direct bochs_timer_inject}
 			# APIC virtualization: the virtual-LAPIC modes take another path
 			# there, on dedicated and shared cores
 			[ -z "${MATRIX_TESTS:-}" ] && [ "$model" = tigerlake ] &&
 				tests+=" bochs_timer_emulated bochs_pv_lazy bochs_shared"
-			EMU_MODEL=$model run_emu_tests $tests
-			model_line "$model" matrix $((passed - p0)) $((failed - f0)) $((SECONDS - start))
+			for t in $tests; do matrix_jobs+=("$t@$model"); done
+		done
+		run_emu "${matrix_jobs[@]}"
+		for model in ${MATRIX_MODELS:-$matrix_models}; do
+			emu_model_line "$model" matrix "@$model"
 		done
 	fi
 fi
@@ -335,7 +303,6 @@ if { [ "$what" = all ] || [ "$what" = attack ]; } &&
 	# Every hostile-guest attack against docs/attacks.md, on each CPU model of
 	# ATTACK_MODELS: the default, one with AVX-512 (larger XSAVE state, more
 	# XCR0 bits) and one with APIC virtualization (../shared/EMULATORS.md).
-	lane_join	# two attack runs at once
 	echo "== attacks (guests/hostile, tests/attack/expected.txt)"
 	models=${ATTACK_MODELS:-corei7_ivy_bridge_3770k corei7_skylake_x tigerlake}
 	for model in $models; do
@@ -358,7 +325,6 @@ section=guestfuzz
 if { [ "$what" = all ] || [ "$what" = guestfuzz ]; } && ! list_only guestfuzz guestfuzz; then
 	# The guest-side fuzzer, short: every timer mode and the shared core, plus
 	# the saved seeds; Tempo must finish and the victims stay clean.
-	lane_join	# two fuzzer runs at once
 	echo "== guest-side fuzzer (guests/fuzz, tests/guestfuzz/run.sh --short)"
 	start=$SECONDS
 	BUILD="$BUILD" tests/guestfuzz/run.sh --short --out "$BUILD/guestfuzz-short" \
@@ -380,44 +346,41 @@ section=linux
 if [ "$what" = all ] || [ "$what" = linux ]; then
 	# A Linux partition (Debian's PREEMPT_RT kernel; make linux-image fetches it)
 	[ "$listing" = 1 ] || echo "== Linux partition tests"
-	# The whole suite runs the CPU-model matrix's two full models (issue 15)
-	# and linux_chan in the background lane beside these serial tests: the
-	# lane 'linux' has linux_chan and every emulator test on skylake_x
-	# (AVX-512), the lane 'tail' every one on tigerlake (APIC
-	# virtualization) beside grub's, the tools' and kvm-unit-tests'
-	# sections. About 6 minutes of emulator time per model; two emulators at
-	# once run each at nearly full speed on these 2-core machines (26 s and
-	# 38 s alone, 30 s and 38 s together). FULL_MATRIX=0: neither model here
-	# (the matrix section above runs their subset), linux_chan in turn.
-	# LINUX_LARGE=1: linux_large_mem in the lane too (about 7 minutes alone;
-	# it ran out of its 1,500 s once beside the Linux tests).
-	lane_models=() tail_models=()
+	# The whole suite runs the CPU-model matrix's two full models here, every
+	# Bochs emulator test but those that name their own model on skylake_x
+	# (AVX-512) and on tigerlake (APIC virtualization), in the same jobs as
+	# the Linux tests: those are long (linux_shell about 11 minutes) and
+	# run beside the short ones. About 6 minutes of emulator time per
+	# model; two emulators at once run each at nearly full speed on these
+	# 2-core machines (measured: 26 s and 38 s alone, 30 s and 38 s
+	# together). FULL_MATRIX=0: neither model here (the matrix section above
+	# runs their subset). LINUX_LARGE=1: linux_large_mem too, first (about
+	# 7 minutes alone; beside the other Linux tests a run has taken more
+	# than its 1,500 s timeout).
+	full_jobs=()
 	if [ "${full_matrix:-${FULL_MATRIX:-1}}" = 1 ] && [ "$what" = all ] && emu_ready; then
-		for t in $EMU_TESTS; do
-			[[ $t == bochs_* ]] && [[ " $EMU_PINNED " != *" $t "* ]] || continue
-			lane_models+=("$t@corei7_skylake_x")
-			tail_models+=("$t@tigerlake")
+		for model in corei7_skylake_x tigerlake; do
+			for t in $EMU_TESTS; do
+				[[ $t == bochs_* ]] && [[ " $EMU_PINNED " != *" $t "* ]] &&
+					full_jobs+=("$t@$model")
+			done
 		done
 	fi
 	if [ "$listing" = 0 ] && ! make -s linux-image linux-test-images > "$logdir/linux-build.log" 2>&1; then
 		fail linux-build "make linux-image linux-test-images failed (see $logdir/linux-build.log)"
 		tail -n 30 "$logdir/linux-build.log"
-		[ ${#lane_models[@]} -eq 0 ] || lane_start linux "${lane_models[@]}"
+		run_emu "${full_jobs[@]}"
 	else
-		# shellcheck source=tests/emu/tests.sh
-		. tests/emu/tests.sh
 		# shellcheck source=tests/emu/linux.sh
 		. tests/emu/linux.sh
-		linux_fg=$LINUX_TESTS
-		if [ ${#lane_models[@]} -gt 0 ]; then
-			lane_models=(linux_chan "${lane_models[@]}")
-			linux_fg=${LINUX_TESTS/linux_chan/}
-		fi
-		[ "${LINUX_LARGE:-0}" = 1 ] && lane_models=("$LINUX_BG_TEST" "${lane_models[@]}")
-		[ ${#lane_models[@]} -eq 0 ] || lane_start linux "${lane_models[@]}"
-		run_emu_tests $linux_fg
+		linux_jobs=($LINUX_TESTS)
+		[ "${LINUX_LARGE:-0}" = 1 ] && linux_jobs=("$LINUX_BG_TEST" "${linux_jobs[@]}")
+		run_emu "${linux_jobs[@]}" "${full_jobs[@]}"
 	fi
-	[ ${#tail_models[@]} -eq 0 ] || lane_start tail "${tail_models[@]}"
+	if [ ${#full_jobs[@]} -gt 0 ]; then
+		emu_model_line corei7_skylake_x emu @corei7_skylake_x
+		emu_model_line tigerlake emu @tigerlake
+	fi
 fi
 
 section=grub
@@ -481,7 +444,6 @@ if { [ "$what" = all ] || [ "$what" = kut ]; } &&
 fi
 
 [ "$listing" = 0 ] || exit 0
-lane_join
 echo
 for l in "${model_lines[@]}"; do echo "$l"; done
 for f in "${failures[@]}"; do echo "failed: $f"; done

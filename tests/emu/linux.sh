@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
-# Linux-partition tests, sourced by tests/run_tests.sh (and tests/linux/bench.sh
-# for linux_line) after tests/emu/tests.sh, whose helpers they use. They need build/linux (make linux-image, which
-# fetches Debian's PREEMPT_RT kernel, busybox-static and rt-tests).
+# Linux-partition tests, sourced by tests/emu/one.sh (and tests/linux/bench.sh
+# for linux_line) after tests/emu/tests.sh (or its lib.sh), whose helpers they
+# use, and by tests/run_tests.sh for the list. They need build/linux (make
+# linux-image, which fetches Debian's PREEMPT_RT kernel, busybox-static and
+# rt-tests).
 
 LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell linux_chan linux_qemu_ivshmem"
-# Long and not interactive: in the background lane when LINUX_LARGE=1
-# (tests/run_tests.sh linux); not in the default suite.
+# Long and not interactive: with LINUX_LARGE=1 the Linux section starts it
+# first, beside the others (tests/run_tests.sh linux); not in the default suite.
 LINUX_BG_TEST=linux_large_mem
 
 # linux_line OUT KEY: the rest of the guest's "KEY ..." line. The init prints

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # The emulator tests, one file per subject beside this one, and the lists that
 # say which tests/run_tests.sh runs and in what order. Sourced by
-# tests/run_tests.sh and tests/linux/bench.sh. Each test_NAME gets an output
+# tests/emu/one.sh, which runs one test, and by tests/run_tests.sh for the
+# lists. Each test_NAME gets an output
 # directory, boots an image through tests/emu/run.sh (which checks the exit
 # status and the TEMPO_EXIT marker) and then checks what the hypervisor
 # printed. A test prints why it failed and returns non-zero.
@@ -16,7 +17,8 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_channel_pci
 	bochs_testdev bochs_xapic bochs_high_mem bochs_console_drop bochs_apicv bochs_posted_soft bochs_many_vcpus
 	bochs_dev_pci_enum qemu_dev_pci_ecam qemu_esp qemu_esp_missing"
-# Long and not interactive: in a background lane beside the others (tests/run_tests.sh).
+# Long and not interactive: the emulator section starts it first, so that it
+# takes one core while the other runs the rest (tests/run_tests.sh).
 EMU_BG_TEST=bochs_large_mem
 # Each names its own CPU model (the feature it tests is that model's), or
 # tests the harness, not the CPU: the CPU-model matrix does not run them

@@ -13,6 +13,7 @@ packages=(
 	gnu-efi					# the UEFI loader (BOOTX64.EFI)
 	dpkg-dev				# make deb: dpkg-shlibdeps
 	coreutils				# timeout(1)
+	parallel				# tests/run_tests.sh: two emulator tests at a time
 	python3-matplotlib			# tests/bench/plot.py (make bench)
 	python3					# tests/emu/console_drive.py (console input tests)
 	gcc-12 libc6-dev libelf1		# make linux-image: tempo_chan.ko (the kernel's compiler, objtool), static tempo-chan
