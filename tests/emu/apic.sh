@@ -24,7 +24,7 @@ test_bochs_xapic() {
 	ends_whole "$1"
 }
 
-# APIC virtualization (issue 15), on the model that has it: inject and
+# APIC virtualization, on the model that has it: inject and
 # emulated mode with every event clean, no EOI exit, and at most 1.25 and
 # 2.25 exits per timer event (host ticks included, 1 ms tick, 100 us events).
 test_bochs_apicv() {

@@ -72,13 +72,15 @@ late_events() {
 
 # rt_undisturbed OUT QUIET WHAT: rt's 10,000 random events beside WHAT (OUT)
 # against the same run without it (QUIET): p99 within 10 ticks, and no
-# more than 15 more events 8 ticks late or more. The max was compared
-# (within 40) until the tick step-aside (issue 14): rt's worst events meet a
-# host tick whose steps ran out (its 50-150 µs deadlines keep falling in
-# the windows), and where in that exit depends on how Bochs interleaves
-# the busy CPUs (453 quiet / 608 beside on CI's tigerlake, with 11 and 12
-# late events). A kick or a flush WHAT caused on rt's core would cost
-# hundreds of ticks on a share of the events, not a few.
+# more than 15 more events 8 ticks late or more (as in bochs_shared: 3
+# standard deviations of the difference of two such counts). The max is
+# not compared: rt's worst events meet a host tick whose step-aside ran out
+# (its 50-150 us deadlines keep falling in the tick's window), and where in
+# that exit depends on how Bochs interleaves the busy CPUs. Measured:
+# beside the flood 772 against 448 quiet (15 and 7 late events), beside
+# the restarts 245 against 721 quiet (5 and 7), on ivy_bridge; 608 against
+# 453 (12 and 11) on tigerlake. A kick or a flush WHAT caused on rt's core
+# would cost hundreds of ticks on a share of the events, not a few.
 rt_undisturbed() {
 	local q l late_l late_q
 	q=$(rtbench_line "$2" rt) l=$(rtbench_line "$1" rt)
@@ -91,7 +93,8 @@ rt_undisturbed() {
 }
 
 # ticks_on_time OUT CPU MIN_TICKS [LATE]: host ticks kept coming, none later than LATE
-# (1000) TSC ticks past the slack a dedicated core may place them by (slack_ticks, issue 14)
+# (1000) TSC ticks past the slack a dedicated core may place them by (slack_ticks,
+# tick_slack_us in docs/timer-modes.md)
 ticks_on_time() {
 	local h slack late=${4:-1000}
 	h=$(serial "$1" | grep -E "^HOSTTICK cpu=$2 ")

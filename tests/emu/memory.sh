@@ -3,7 +3,7 @@
 # top-down to partitions, a partition larger than fits below its MMIO
 # window, and a request no single free range can hold refused.
 
-# RAM above 4 GiB (issue 15): Bochs with 6 GiB. It is mapped and counted
+# RAM above 4 GiB: Bochs with 6 GiB. It is mapped and counted
 # free for partitions; a fixed base at 5 GiB and two carved partitions (top
 # down: above 4 GiB) run there, the timer guest included; 4 GiB in one
 # partition, more than any one free range, is refused with the ranges named.
@@ -41,10 +41,11 @@ test_bochs_high_mem() {
 # the other 126 MiB, which hello reads and writes through PAE paging (zeros,
 # then its pattern, no alias of the low RAM); its write 16 MiB past that
 # end stops it (ept_violation at that gpa); the timer guest beside it runs
-# clean. About 5 minutes: Bochs zeroes 4 GiB one instruction per 8 bytes,
-# in its 2 GiB of host memory and a swap file beyond it (351-506 s in the
-# background lane on a quiet machine, 17.8 x 10^9 ticks; at 900 s it timed
-# out once with other work on the cores, so it has 1,500).
+# clean. About 6 to 8 minutes: Bochs zeroes 4 GiB one instruction per 8
+# bytes, in its 2 GiB of host memory and a swap file beyond it (measured
+# 351-506 s beside one other emulator on a quiet 2-core machine, 17.8 x
+# 10^9 ticks; with more work on the cores a run took over 900 s). The
+# timeout, 2,700 s, is five times the slowest quiet run.
 test_bochs_large_mem() {
 	bochs "$1" --cpus 3 --mem 10240 --iso "$TEST_ISO_DIR/high-mem-large.iso" --expect ok \
 		--timeout 2700 || return 1

@@ -81,10 +81,10 @@ test_bochs_all_cpus() {
 		hello_ran "$1" first 2 1 "0" && hello_ran "$1" second 1 1 "1"
 }
 
-# 65 vCPUs on 10 CPUs (8 partitions, 8 shared cores): more vCPUs than
-# the old static pool of 64 held; its overrun wrote over the channels and
-# the hypervisor died of a #PF at the end of the run. Every hello starts
-# all its CPUs and ends cleanly.
+# 65 vCPUs on 10 CPUs (8 partitions, 8 shared cores): more than 64, so a
+# vCPU table sized for 64 would be overrun. Every hello starts all its CPUs
+# and ends cleanly, every shared core keeps its 8 windows, and the
+# hypervisor takes no exception.
 test_bochs_many_vcpus() {
 	bochs "$1" --cpus 10 --iso "$TEST_ISO_DIR/many-vcpus.iso" --expect ok --timeout 600 ||
 		return 1
