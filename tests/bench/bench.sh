@@ -34,7 +34,8 @@ rm -f "$out"/*.iso
 guest_args() {	# LABEL WORKLOAD
 	local extra="" wl=$2 count=$COUNT interval=$INTERVAL_US
 	[ "$2" = rewrite-later ] && extra=" rewrites=3"
-	# periodic: fixed intervals of one host tick (issue 14: phase-locked ticks)
+	# periodic: fixed intervals of one host tick (the guest's deadlines
+	# phase-locked to the host ticks)
 	[ "$2" = periodic ] && wl=fixed count=$PERIODIC_COUNT interval=$TICK_US
 	echo "workload=$wl count=$count interval_us=$interval seed=$SEED label=$1$extra"
 }

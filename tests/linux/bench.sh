@@ -51,7 +51,7 @@ run_tempo() {	# MODE
 	events[$1]=$n
 	epe[$1]=$(awk -v e="$dexits" -v n="$n" 'BEGIN { printf "%.3f", e / n }')
 	ticks[$1]=$(($(kv "$b" tick_exits) - $(kv "$a" tick_exits)))
-	# host-tick exits that delayed one of Linux's timer interrupts (issue 14; 0 in emulated mode)
+	# host-tick exits that delayed one of Linux's timer interrupts (0 in emulated mode)
 	hits[$1]=$(($(kv "$b" tick_hits) - $(kv "$a" tick_hits)))
 	busy[$1]=$(($(kv "$b" tick_busy) - $(kv "$a" tick_busy)))
 	msr1k[$1]=$(( ($(kv "$b" deadline_write_exits) - $(kv "$a" deadline_write_exits)) * 1000 / n ))

@@ -174,7 +174,7 @@ fi
 
 # The boot's messages for what only the machine can tell. The server's RAM
 # above 4 GiB is Tempo's (hv/start/main.c: map_high_ram): 1 GiB each fits there,
-# where only 2,021 MiB below 4 GiB once did not; one partition past its MMIO
+# where the 2,021 MiB below 4 GiB alone would not; one partition past its MMIO
 # window goes on at 4 GiB in its guest (4 GiB and 256 GiB); 2 x 256 MiB on
 # the 511 MiB Bochs machine do not.
 write_cfg "$work/big.cfg" a 1 1G b 2 1G

@@ -74,8 +74,8 @@ static void test_hlt_halts(void **state)
  * Every HLT exit_hlt completes enters a state the CPU accepts: TF, IF,
  * BTF and a waiting vector in every combination, with Tempo's pending
  * debug exceptions (it never sets BS) and no shadow (skip_instruction
- * ends it). Before the fix exit_hlt halted on IF = 0 whatever TF said:
- * TF = 1, IF = 0 entered HLT without BS, an entry failure on hardware.
+ * ends it). Halting on IF = 0 whatever TF says would be wrong: TF = 1,
+ * IF = 0 would enter HLT without BS, an entry failure on hardware.
  */
 static void test_hlt_entry_valid(void **state)
 {
@@ -88,7 +88,7 @@ static void test_hlt_entry_valid(void **state)
 		uint32_t activity = ss_hlt_halts(rflags, db, waits) ? SS_ACTIVITY_HLT : 0;
 
 		assert_true(ss_entry_debug_ok(activity, 0, rflags, debugctl, 0));
-		/* the old rule, for the record: halted with IF = 0 */
+		/* that wrong rule, halting with IF = 0, fails the entry check */
 		if ((bits & 3) == 1 && !(bits & 4))
 			assert_false(ss_entry_debug_ok(SS_ACTIVITY_HLT, 0, rflags, debugctl, 0));
 	}

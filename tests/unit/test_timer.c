@@ -270,7 +270,7 @@ static void test_host_periods(void **state)
 	assert_int_equal(h.watchdog_fired, 0);
 }
 
-/* ---- issue 14: host ticks placed around a direct guest's deadlines ---- */
+/* ---- host ticks placed around a direct guest's deadlines ---- */
 
 static void test_tick_offset_rules(void **state)
 {
@@ -560,7 +560,7 @@ static void test_tick_guest_feels_nothing(void **state)
 }
 
 /*
- * Issue 14, the exit stub's step-aside: the plan for a placed tick. The
+ * The exit stub's step-aside: the plan for a placed tick. The
  * window runs from a margin before the placed time to three after; each step
  * moves it five margins; as many steps as fit before the slack's end (or
  * the watchdog's due time); none without slack or room.
@@ -950,7 +950,7 @@ static uint64_t run_work_guest(uint64_t gperiod, uint64_t phase, uint64_t work, 
 }
 
 /*
- * Issue 14, Linux in direct mode: a tick placed just after the guest's
+ * Linux in direct mode: a tick placed just after the guest's
  * deadline lands in what the guest does after its interrupt, a wake-up that
  * lasts many margins; so does one on the grid shortly after the deadline.
  * Placed four margins before the deadline instead (before it, or before the
@@ -958,9 +958,9 @@ static uint64_t run_work_guest(uint64_t gperiod, uint64_t phase, uint64_t work, 
  * that does not fit in the slack (a deadline under four margins after a
  * grid time, or shortly before one) it goes to the slack's end, at least
  * the slack less four margins (7,500 ticks here) after the deadline: no
- * tick in the work at any phase. The rule before this one put ticks in it
- * at 21 of the 200 phases of a 1 ms guest (a tick period of 50,000 here)
- * and at 42 of the 400 of a 2 ms one.
+ * tick in the work at any phase. Placing the tick just after the deadline
+ * instead puts it in the work at 21 of the 200 phases of a 1 ms guest (a
+ * tick period of 50,000 here) and at 42 of the 400 of a 2 ms one.
  */
 static void test_tick_spares_guest_work(void **state)
 {
@@ -1823,7 +1823,7 @@ static void test_sim_seed3(void **state)
 }
 
 /*
- * Issue 14: ticks placed around the guest's deadlines in direct and inject
+ * Ticks placed around the guest's deadlines in direct and inject
  * mode, the MSR read both ways (cleared on fire, kept as Bochs keeps it):
  * still no lost, early or doubled interrupt, and no tick later than the
  * slack plus one exit; the placement and the deferral both engaged.

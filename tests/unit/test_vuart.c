@@ -452,11 +452,11 @@ static void test_init_resets_rx(void **state)
 
 /*
  * Two vCPUs of one partition write the console at once, each on its own
- * core (the hypercall and the THR port both reach the ring). Before the
- * guest lock each stored a head of its own, one behind the tail the
- * drainer had already taken, and the next drain walked 4 GiB (review of
- * stop 27). Here every line must come out whole, and each one queued
- * exactly once, whatever the interleaving.
+ * core (the hypercall and the THR port both reach the ring). Without the
+ * guest lock each could store a head of its own, one behind the tail the
+ * drainer had already taken, and the next drain would walk 4 GiB. Here
+ * every line must come out whole, and each one queued exactly once,
+ * whatever the interleaving.
  */
 #define RACE_LINES	10000
 

@@ -99,7 +99,7 @@ static void test_sizes(void **state)
 	assert_int_equal(xsave_size(&c, 0xe7), 2688);
 	sapphire_rapids(&c);
 	assert_int_equal(xsave_size(&c, 0x602e7), 11008);
-	/* the old fixed 4 KiB area is 6,912 bytes short of an AMX guest's state */
+	/* a fixed 4 KiB area would be 6,912 bytes short of an AMX guest's state */
 	assert_int_equal(xsave_size(&c, 0x602e7) - 4096, 6912);
 }
 
@@ -127,7 +127,7 @@ static void test_plan(void **state)
 	assert_int_equal(p.area_bytes, 11008);
 	assert_true(p.area_bytes <= XSAVE_AREA_MAX);
 
-	/* an area of the old 4 KiB: AMX is left out whole, the rest stays */
+	/* an area of 4 KiB: AMX is left out whole, the rest stays */
 	p = xsave_plan_make(&c, 4096);
 	assert_int_equal(p.xcr0_allowed, 0x2e7);
 	assert_int_equal(p.area_bytes, 2696);

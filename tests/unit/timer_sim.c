@@ -35,7 +35,7 @@
  * soon as its own IF, TPR and in-service state allow, and never otherwise.
  * Host ticks stay on the grid start + n * period and are handled within one
  * exit plus the preemption timer's granularity of their due time, plus the
- * slack by which a tick may be placed after a guest deadline (issue 14): an
+ * slack by which a tick may be placed after a guest deadline (tick_slack): an
  * exit 52 past grid + slack must take the tick, one before the grid must not.
  */
 #include "timer_sim.h"

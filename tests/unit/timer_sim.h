@@ -43,7 +43,7 @@ struct sim_params {
 	bool bochs_msr;		/* the MSR keeps a fired deadline (Bochs) */
 	uint32_t scenario;	/* SIM_* flags */
 	/*
-	 * tick_slack (issue 14): in direct and inject mode the tick exit reads
+	 * tick_slack: in direct and inject mode the tick exit reads
 	 * the guest's deadline and places the next tick (host_timer_place) or
 	 * defers this one past it (host_timer_defer), by at most @slack past
 	 * its grid time, @margin past the deadline. 0 = ticks on the grid.
