@@ -252,12 +252,39 @@ emu_ready() {
 	emu_sourced=1
 }
 
+# emu_lists_check: every test_NAME defined in tests/emu/*.sh once, and on
+# exactly one of the lists the runner reads (a test left off them would
+# never run); every name on them defined
+emu_lists_check() {
+	local n why="" defined listed
+	defined=$(grep -ho '^test_[a-z0-9_]*()' tests/emu/*.sh | sed 's/^test_//; s/()$//' | sort)
+	# shellcheck source=tests/emu/linux.sh
+	listed=$(. tests/emu/linux.sh; echo $EMU_BG_TEST $EMU_TESTS $LINUX_TESTS $LINUX_BG_TEST |
+		tr ' ' '\n' | sort)
+	for n in $(echo "$defined" | uniq -d); do why+="test_$n defined twice; "; done
+	for n in $(echo "$listed" | uniq -d); do why+="$n listed twice; "; done
+	for n in $(comm -23 <(echo "$defined" | uniq) <(echo "$listed" | uniq)); do
+		why+="test_$n on no list; "
+	done
+	for n in $(comm -13 <(echo "$defined" | uniq) <(echo "$listed" | uniq)); do
+		why+="$n listed, no test_$n; "
+	done
+	if [ -z "$why" ]; then
+		pass "emu_lists ($(echo "$defined" | wc -l) tests in $(grep -l "^test_" tests/emu/*.sh | wc -l) files, each listed once)"
+	else
+		fail emu_lists "${why%; } (tests/emu/tests.sh, tests/emu/linux.sh)"
+	fi
+}
+
 section=emu
 if [ "$what" = all ] || [ "$what" = emu ]; then
 	# The long one first, so that it takes one core while the other runs
 	# the rest; with EMU_MODEL set, all on that Bochs model
 	[ "$listing" = 1 ] || echo "== emulator tests"
 	if emu_ready; then
+		if [ -z "$filter" ] && ! list_only emu emu_lists; then
+			emu_lists_check
+		fi
 		run_emu $(for t in $EMU_BG_TEST $EMU_TESTS; do echo "$t${EMU_MODEL:+@$EMU_MODEL}"; done)
 		emu_model_line "${EMU_MODEL:-corei7_ivy_bridge_3770k}" emu "${EMU_MODEL:+@$EMU_MODEL}"
 	fi
