@@ -453,7 +453,7 @@ static void fault_vmxon(void)
 /*
  * Under Tempo: a mark in RAM past the image, left for a later instance of
  * this partition to find. A restart zeroes the partition's RAM, so a
- * restarted hello must find none (tests/emu/tests.sh, bochs_restart).
+ * restarted hello must find none (tests/emu/partitions.sh, bochs_restart).
  */
 #define RAM_MARK_ADDR	0x1ff000u	/* below 2 MiB, above the image (1 MiB + ~300 KiB) */
 #define RAM_MARK	0x4d524554u	/* "TERM" */

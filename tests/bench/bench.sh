@@ -77,7 +77,8 @@ run_one() {	# NAME CPUS MODEL
 
 # Each row: name mode workload neighbour shared [model]; no model: $MODEL.
 # The tgl- rows: the same workloads on tigerlake, the model with APIC
-# virtualization (inject and emulated take no EOI exit there: issue 15).
+# virtualization (inject and emulated take no EOI exit there: the EOI is
+# virtualized, SDM Vol. 3C 29.1.4).
 TGL=${BENCH_TGL_MODEL:-tigerlake}
 ROWS="bare-fixed bare fixed none 1
 bare-random bare random none 1
@@ -191,7 +192,7 @@ while read -r name mode workload neigh shared model; do
 			# the window's exits, less the closing stats hypercall itself
 			ex=$(($(field "$b" exits) - $(field "$a" exits) - 1))
 			tick=$(($(field "$b" tick_exits) - $(field "$a" tick_exits)))
-			# host-tick exits that delayed a guest timer interrupt (issue 14)
+			# host-tick exits that delayed a guest timer interrupt
 			[ -n "$(field "$b" tick_hits)" ] &&
 				hits=$(($(field "$b" tick_hits) - $(field "$a" tick_hits)))
 			wr=$(($(field "$b" deadline_write_exits) - $(field "$a" deadline_write_exits)))
