@@ -48,11 +48,11 @@ struct vcpu;
  * (vmx_defs.h).
  */
 struct vmx_tick_aside {
-	uint32_t lo;		/* the window's start, biased; each step adds step */
+	uint32_t lo;		/* the steps, biased: each adds step, the last carries */
 	uint32_t closed;	/* 0: armed; the last step carries into it, hv sets it */
 	uint64_t span;		/* the window's length */
 	uint64_t ptv;		/* the preemption-timer value of a step */
-	uint32_t bias;		/* added to D's low 32 bits */
+	uint32_t bias;		/* added to D - now: the window starts a margin before now */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
 	uint32_t irr_seen;	/* those IRR words at the steps' ends, ORed: a hit if irr_mask is set */

@@ -164,14 +164,14 @@ left:	call	hv_pcpu_loop
  * A host tick that would meet the guest's deadline steps aside
  * here, before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a
  * guest deadline that falls in this exit waits for all of it, so it is as
- * short as it can be: 23 instructions from the exit to VMRESUME, one RDMSR
- * among them, for the hit (in SMP Bochs each RDMSR ends a trace, which a
- * turn of the other CPUs follows; the deadline is the one the exit stored,
- * read with a MOV). Everything is read off RSP (the exit area), which does
- * not move; RAX, RCX and RDX are kept there and no other register is
- * touched. The window test is the armed test and counts the steps down
- * too: lo and closed are one 64-bit word, subtracted from D + bias (32-bit,
- * so RAX's upper half is 0), and the last step carries into closed.
+ * short as it can be: 28 instructions from the exit to VMRESUME, one RDTSC
+ * and one RDMSR among them (in SMP Bochs each ends a trace, which a turn of
+ * the other CPUs follows; the deadline is the one the exit stored, read
+ * with a MOV). Everything is read off RSP (the exit area), which does not
+ * move; RAX, RCX and RDX are kept there and no other register is touched.
+ * The window is the exit's own time less a margin (bias) to span later:
+ * D - now + bias below span, 32-bit and unsigned, so a D behind it wraps
+ * above. The steps are counted in lo, whose last step carries into closed.
  * Only exit 52 (the preemption timer) may step: it never comes during event
  * delivery (SDM Vol. 3C 26.5.1), so there is nothing to re-inject. The
  * entry's mitigation is the stub's own (\mitigation); nothing of the host's
