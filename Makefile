@@ -90,14 +90,14 @@ TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-em
 		   channel channel-edge channel-quiet channel-shared \
 		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
 		   many-vcpus posted-soft
-TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
+TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu bad-device \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
 CMDLINE_platform := exit=emu
 CMDLINE_fault	:= exit=emu test=fault
 CMDLINE_ud	:= exit=emu test=ud
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
-$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus console-cut $(TIMER_ISOS),\
+$(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu bad-device all-cpus console-cut $(TIMER_ISOS),\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 CMDLINE_hv-fault := exit=emu test=exit_fault
 CMDLINE_posted-soft := exit=emu posted=soft
@@ -182,7 +182,7 @@ run-hello: deps $(ISO)	## Boot the hello demo in Bochs (4 CPUs): two partitions,
 
 # tempo-config: the config parser and checks the boot runs, compiled for the
 # host from the same sources as tests/unit (-DTEMPO_HOST), no copies.
-TOOL_SRCS	:= tools/tempo-config.c hv/core/config.c hv/core/timer_modes.c hv/core/memplan.c drivers/acpi.c hv/core/elf.c hv/core/mb_header.c \
+TOOL_SRCS	:= tools/tempo-config.c tools/devmachine.c hv/core/config.c hv/core/devassign.c hv/core/timer_modes.c hv/core/memplan.c drivers/acpi.c hv/core/elf.c hv/core/mb_header.c \
 		   hv/core/bzimage.c hv/lib/fmt.c hv/lib/lib.c
 TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
 # Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.

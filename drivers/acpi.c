@@ -28,6 +28,7 @@
 enum {
 	MADT_LAPIC = 0,
 	MADT_IOAPIC = 1,
+	MADT_IRQ_OVERRIDE = 2,
 	MADT_LAPIC_OVERRIDE = 5,
 	MADT_X2APIC = 9,
 };
@@ -167,6 +168,8 @@ static uint8_t madt_min_len(uint8_t type)
 	switch (type) {
 	case MADT_LAPIC:
 		return 8;
+	case MADT_IRQ_OVERRIDE:
+		return 10;
 	case MADT_IOAPIC:
 	case MADT_LAPIC_OVERRIDE:
 		return 12;
@@ -230,6 +233,15 @@ static void parse_madt(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint
 			out->ioapics[out->ioapic_count].phys = rd32(e + 4);
 			out->ioapics[out->ioapic_count].gsi_base = rd32(e + 8);
 			out->ioapic_count++;
+			break;
+		case MADT_IRQ_OVERRIDE:
+			/* bus 0 (ISA) is the only one defined; a full table keeps the first */
+			if (e[2] != 0 || out->irq_override_count >= ACPI_MAX_IRQ_OVERRIDES)
+				break;
+			out->irq_overrides[out->irq_override_count].source = e[3];
+			out->irq_overrides[out->irq_override_count].gsi = rd32(e + 4);
+			out->irq_overrides[out->irq_override_count].flags = rd16(e + 8);
+			out->irq_override_count++;
 			break;
 		case MADT_LAPIC_OVERRIDE:
 			out->lapic_phys = rd64(e + 4);

@@ -18,6 +18,7 @@
 #define ACPI_MAX_TABLES		64
 #define ACPI_MAX_IOAPICS	8
 #define ACPI_MAX_MCFG		8	/* ECAM ranges kept: one per segment and bus range */
+#define ACPI_MAX_IRQ_OVERRIDES	16	/* one per ISA IRQ */
 
 /*
  * How the parser reads physical memory. map() returns a pointer to @len
@@ -43,6 +44,17 @@ struct acpi_ioapic {
 	uint8_t id;
 	uint32_t phys;
 	uint32_t gsi_base;
+};
+
+/*
+ * An interrupt source override (MADT type 2, ACPI 6.5 5.2.12.5): ISA IRQ
+ * @source reaches GSI @gsi, with the MPS INTI @flags (bits 1:0 polarity,
+ * 3:2 trigger mode; 0 = the bus's default: ISA is active high, edge).
+ */
+struct acpi_irq_override {
+	uint8_t source;
+	uint32_t gsi;
+	uint16_t flags;
 };
 
 /*
@@ -76,6 +88,8 @@ struct acpi_info {
 	struct acpi_cpu cpus[ACPI_MAX_CPUS];
 	uint32_t ioapic_count;
 	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
+	uint32_t irq_override_count;	/* ISA (bus 0) overrides kept */
+	struct acpi_irq_override irq_overrides[ACPI_MAX_IRQ_OVERRIDES];
 
 	bool has_hpet;
 	uint64_t hpet_phys;		/* base address (system memory space only) */

@@ -5,8 +5,8 @@
  * host as the unit tests compile them), optionally against the machine it
  * runs on, and propose a config for that machine.
  *
- *   tempo-config check [--machine] [--sysroot DIR] [--images DIR] FILE
- *   tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME]
+ *   tempo-config check [--machine] [--sysroot DIR] [--images DIR] [--hpet-free] FILE
+ *   tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME] [--device BDF]...
  *
  * The machine is read from Linux: the ACPI MADT (/sys/firmware/acpi/tables/
  * APIC, through drivers/acpi.c), the firmware memory map (/sys/firmware/
@@ -14,6 +14,14 @@
  * /topology/thread_siblings_list) and the APIC id of each Linux CPU
  * (/proc/cpuinfo). --sysroot DIR reads DIR/sys/... and DIR/proc/... instead,
  * so saved samples of other machines can be checked.
+ *
+ * The device keys (pci, ports, mmio, irqs) are checked as the boot checks
+ * them: without --machine against each other and the ports Tempo keeps on
+ * every PC; with it against this machine's PCI functions, IOAPIC inputs
+ * and ranges (tools/devmachine.c). --hpet-free: Tempo will boot with
+ * tsc_calibrate=pit, so the HPET may be given. create --device BDF (one or
+ * more) gives those functions, and the GSI Linux routes each one's INTx
+ * to, to the first partition it proposes.
  *
  * With --images DIR the images are checked as partitions_build loads them
  * (hv/core/elf.c, hv/core/bzimage.c). Every error is the line the boot would print,
@@ -41,6 +49,7 @@
 #include "hv/core/guest_ram.h"
 #include "hv/lib/lib.h"
 #include "hv/core/memplan.h"
+#include "tools/devmachine.h"
 
 #define MIB			(1ull << 20)
 #define GIB			(1ull << 30)
@@ -74,6 +83,7 @@ struct machine {
 	uint32_t high_count;			/* usable ranges (parts) above 4 GiB */
 	uint64_t image_bytes, module_bytes;
 	bool image_guessed;
+	struct dev_machine dev;			/* for the device keys */
 };
 
 struct options {
@@ -81,15 +91,19 @@ struct options {
 	const char *images;
 	const char *file;
 	bool machine;
+	bool hpet_free;				/* Tempo boots with tsc_calibrate=pit */
 	uint64_t memory;
 	const char *image;
+	uint32_t device_count;			/* create --device */
+	uint16_t devices[DEV_MAX_PCI];
 };
 
 static void die_usage(void)
 {
-	fputs("usage: tempo-config check [--machine] [--sysroot DIR] [--images DIR] FILE\n"
-	      "       tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME]\n",
-	      stderr);
+	fputs("usage: tempo-config check [--machine] [--sysroot DIR] [--images DIR] [--hpet-free] "
+	      "FILE\n"
+	      "       tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME] "
+	      "[--device BDF]...\n", stderr);
 	exit(2);
 }
 
@@ -552,6 +566,7 @@ static void read_machine(const struct options *o, struct machine *m)
 	else
 		fatal("no usable RAM found in %s or %s",
 		      path_in(o->sysroot, "/sys/firmware/memmap"), path_in(o->sysroot, "/proc/iomem"));
+	devmachine_read(o->sysroot, &m->acpi, o->hpet_free, &m->dev);
 }
 
 static void print_machine(const struct machine *m)
@@ -879,18 +894,27 @@ static void print_plan(const struct machine *m, const struct hv_config *cfg, con
 		       HV_IMAGE_GUESS >> 20);
 }
 
+/* Every error, as the boot prints them (without its "ERROR: "). */
+static void print_errors(const struct config_errors *errs)
+{
+	for (uint32_t i = 0; i < errs->count && i < CONFIG_MAX_ERRORS; i++)
+		printf("config: partitions:%u: %s\n", errs->list[i].line, errs->list[i].msg);
+	if (errs->count > CONFIG_MAX_ERRORS)
+		printf("config: %u more errors not shown\n", errs->count - CONFIG_MAX_ERRORS);
+}
+
 /* config_validate, then the boot's placement, against @m (NULL: any machine). */
 static int check_config(const struct options *o, const char *text, size_t len,
 			struct machine *m)
 {
 	static struct hv_config cfg;
+	static struct config_errors errs;
 	struct config_platform plat;
-	struct config_error e;
 	struct module_set mods;
 	uint64_t hpa[CONFIG_MAX_PARTITIONS];
 
-	if (config_parse(text, len, &cfg, &e)) {
-		printf("config: partitions:%u: %s\n", e.line, e.msg);
+	if (config_parse_all(text, len, &cfg, &errs)) {
+		print_errors(&errs);
 		return 1;
 	}
 	collect_modules(o, &cfg, &mods);
@@ -910,9 +934,10 @@ static int check_config(const struct options *o, const char *text, size_t len,
 		plan_memory(o, m, mods.bytes, vcpus, MIN(ram, m->ram_low + m->ram_high));
 		plat.cpu_count = m->cpu_count;
 		plat.usable_bytes = memplan_free_bytes(&m->plan);
+		plat.machine = &m->dev;
 	}
-	if (config_validate(&cfg, &plat, &e)) {
-		printf("config: partitions:%u: %s\n", e.line, e.msg);
+	if (config_validate_all(&cfg, &plat, &errs)) {
+		print_errors(&errs);
 		return 1;
 	}
 	if (!m) {
@@ -1013,6 +1038,39 @@ static uint64_t create_vcpus(const struct machine *m)
 	return n;
 }
 
+/* create --device: the functions, and the GSIs of their INTx, for the first partition. */
+static void print_devices(const struct options *o)
+{
+	char pci[DEV_MAX_PCI * 9 + 1] = "", irqs[DEV_MAX_PCI * 6 + 1] = "";
+	int32_t listed[DEV_MAX_PCI];
+	size_t np = 0, ni = 0;
+	uint32_t nl = 0;
+
+	for (uint32_t i = 0; i < o->device_count; i++) {
+		uint16_t bdf = o->devices[i];
+		const struct tool_pci_fn *f = devmachine_fn(bdf);
+		bool seen = false;
+
+		np += snprintf(pci + np, sizeof(pci) - np, "%s%02x:%02x.%x", np ? ", " : "",
+			       bdf >> 8, (bdf >> 3) & 0x1f, bdf & 7);
+		if (!f || !f->interrupt_pin || f->irq < 0)
+			continue;
+		for (uint32_t k = 0; k < nl; k++)
+			seen |= listed[k] == f->irq;	/* two functions on one line: once */
+		if (seen)
+			continue;
+		listed[nl++] = f->irq;
+		ni += snprintf(irqs + ni, sizeof(irqs) - ni, "%s%d", ni ? ", " : "", f->irq);
+	}
+	if (!np)
+		return;
+	printf("# the devices asked for: their BARs pass through (ports by the I/O bitmap,\n"
+	       "# memory by the EPT, uncached) and their IOAPIC inputs reach this partition\n"
+	       "pci = %s\n", pci);
+	if (ni)
+		printf("irqs = %s\t\t\t# the GSIs Linux routes their INTx to here\n", irqs);
+}
+
 static int cmd_create(const struct options *o)
 {
 	static struct machine m;
@@ -1022,6 +1080,17 @@ static int cmd_create(const struct options *o)
 	char size[32];
 
 	read_machine(o, &m);
+	for (uint32_t i = 0; i < o->device_count; i++) {
+		const struct tool_pci_fn *f = devmachine_fn(o->devices[i]);
+
+		if (!f)
+			fatal("--device %02x:%02x.%x: no such PCI function on this machine",
+			      o->devices[i] >> 8, (o->devices[i] >> 3) & 0x1f, o->devices[i] & 7);
+		if (f->info.header_type || (f->info.class_code >> 16) == 0x06)
+			fatal("--device %02x:%02x.%x is a bridge (class 0x%06x): Tempo gives no "
+			      "bridge to a partition", o->devices[i] >> 8,
+			      (o->devices[i] >> 3) & 0x1f, o->devices[i] & 7, f->info.class_code);
+	}
 	/* the EPT share for all of the RAM: at most 4 KiB a GiB more than the boot's */
 	plan_memory(o, &m, 0, create_vcpus(&m), m.ram_low + m.ram_high);
 	taken = m.siblings[0];
@@ -1067,6 +1136,8 @@ static int cmd_create(const struct options *o)
 			       "then it ends\ncmdline = \"workload=random count=100000 "
 			       "interval_us=100 label=rt%u\"\n", parts);
 		printf("timer = direct\t\t\t# a dedicated core: the guest owns its TSC deadline\n");
+		if (!parts)
+			print_devices(o);
 		parts++;
 	}
 	if (left_out && parts >= CONFIG_MAX_PARTITIONS)
@@ -1116,6 +1187,8 @@ int main(int argc, char **argv)
 		{ "images", required_argument, NULL, 'i' },
 		{ "memory", required_argument, NULL, 'M' },
 		{ "image", required_argument, NULL, 'I' },
+		{ "hpet-free", no_argument, NULL, 'H' },
+		{ "device", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1143,6 +1216,16 @@ int main(int argc, char **argv)
 			break;
 		case 'I':
 			o.image = optarg;
+			break;
+		case 'H':
+			o.hpet_free = true;
+			break;
+		case 'D':
+			if (o.device_count >= DEV_MAX_PCI || !devmachine_parse_bdf(optarg,
+							&o.devices[o.device_count]))
+				fatal("--device %s: expected BB:DD.F in hex, at most %d", optarg,
+				      DEV_MAX_PCI);
+			o.device_count++;
 			break;
 		default:
 			die_usage();

@@ -13,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hv/core/chan_pci_abi.h"
 #include "hv/core/config.h"
+#include "hv/core/devassign.h"
 #include "hv/core/guest_ram.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -21,6 +23,10 @@
 /* The RAM below a guest's MMIO window ends at the window, rounded down to 2 MiB. */
 _Static_assert(GUEST_RAM_LOW_MAX == (CONFIG_GUEST_MMIO_START & ~(CONFIG_MEM_ALIGN - 1)),
 	       "guest_ram.h's low RAM must end below the guest MMIO window");
+
+_Static_assert(CONFIG_GUEST_CHAN_BAR_END == TEMPO_PCI_MMIO_WINDOW_END &&
+	       CONFIG_GUEST_MMIO_START == TEMPO_PCI_BAR0_BASE,
+	       "the channels' BAR0 window is where chan_pci_abi.h puts it");
 
 #define TICK_US_MAX	1000000
 #define WATCHDOG_MS_MAX	60000
@@ -58,6 +64,10 @@ enum part_key {
 	KEY_DEBUG_EXIT,
 	KEY_FW_CFG,
 	KEY_TIMER_ADVANCE,
+	KEY_PCI,
+	KEY_PORTS,
+	KEY_MMIO,
+	KEY_IRQS,
 	KEY_COUNT,
 };
 
@@ -76,6 +86,10 @@ static const char *const part_keys[KEY_COUNT] = {
 	[KEY_DEBUG_EXIT] = "debug_exit",
 	[KEY_FW_CFG] = "fw_cfg",
 	[KEY_TIMER_ADVANCE] = "timer_advance",
+	[KEY_PCI] = "pci",
+	[KEY_PORTS] = "ports",
+	[KEY_MMIO] = "mmio",
+	[KEY_IRQS] = "irqs",
 };
 
 static const char *const restart_names[] = {
@@ -585,6 +599,19 @@ static int take_on_off(struct parser *ps, const char *key, struct span v, bool *
 	return fail(ps, "%s: expected on or off, found '%s'", key, quote(q, v));
 }
 
+/* pci, ports, mmio, irqs: hv/core/devassign.c parses them, every refusal with this line. */
+static int take_devices(struct parser *ps, struct partition_config *p, const char *key,
+			struct span v)
+{
+	char err[DEV_MSG_LEN];
+	int k = devassign_key(key, strlen(key));
+
+	if (k < 0 || devassign_parse(&p->dev, (enum dev_key)k, v.p, v.n, ps->line, err,
+				     sizeof(err)))
+		return fail(ps, "%s", k < 0 ? key : err);
+	return 0;
+}
+
 static int part_statement(struct parser *ps, struct span key, struct span rest)
 {
 	struct partition_config *p = ps->part;
@@ -598,7 +625,8 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 	if (k == KEY_COUNT)
 		return fail(ps, "unknown key '%s' in [partition %s] (expected cpus, memory, base, "
 			    "image, cmdline, modules, timer, console, restart, restart_limit, "
-			    "restart_window_s, debug_exit, fw_cfg, timer_advance)",
+			    "restart_window_s, debug_exit, fw_cfg, timer_advance, pci, ports, mmio, "
+			    "irqs)",
 			    quote_n(q, 24, key), p->name);
 	if (set_once(ps, &ps->key_line[k], part_keys[k]))
 		return -1;
@@ -652,6 +680,11 @@ static int part_statement(struct parser *ps, struct span key, struct span rest)
 	case KEY_RESTART_WINDOW:
 		return take_u32(ps, "restart_window_s", v, 0, CONFIG_MAX_RESTART_WINDOW_S,
 				&p->restart_window_s);
+	case KEY_PCI:
+	case KEY_PORTS:
+	case KEY_MMIO:
+	case KEY_IRQS:
+		return take_devices(ps, p, part_keys[k], v);
 	case KEY_COUNT:
 		break;
 	}
@@ -1726,6 +1759,122 @@ static int check_channels(struct parser *ps, const struct hv_config *cfg,
 	return 0;
 }
 
+/* ---- devices (hv/core/devassign.h) ---- */
+
+/*
+ * Where the guest sees @p's emulated devices: an mmio = range, mapped at its
+ * own address, may not hide one of them (nor its RAM or channels).
+ */
+static const char *guest_region_at(const struct partition_config *p, uint64_t base, uint64_t size,
+				   bool has_channels, uint64_t *first, uint64_t *end)
+{
+	if (overlaps(base, size, CONFIG_GUEST_XAPIC_BASE, CONFIG_GUEST_REG_PAGE)) {
+		*first = CONFIG_GUEST_XAPIC_BASE;
+		*end = CONFIG_GUEST_XAPIC_BASE + CONFIG_GUEST_REG_PAGE;
+		return "its xAPIC page";
+	}
+	if ((p->dev.given & (1u << DEV_KEY_IRQS)) &&
+	    overlaps(base, size, CONFIG_GUEST_IOAPIC_BASE, CONFIG_GUEST_REG_PAGE)) {
+		*first = CONFIG_GUEST_IOAPIC_BASE;
+		*end = CONFIG_GUEST_IOAPIC_BASE + CONFIG_GUEST_REG_PAGE;
+		return "its virtual IOAPIC";
+	}
+	if (has_channels && overlaps(base, size, CONFIG_GUEST_MMIO_START,
+				     CONFIG_GUEST_CHAN_BAR_END - CONFIG_GUEST_MMIO_START)) {
+		*first = CONFIG_GUEST_MMIO_START;
+		*end = CONFIG_GUEST_CHAN_BAR_END;
+		return "its channels' PCI registers";
+	}
+	return NULL;
+}
+
+/* Partition @i's mmio = ranges against its own guest-physical map. */
+static void check_mmio_map(struct parser *ps, const struct hv_config *cfg, uint32_t i)
+{
+	const struct partition_config *p = &cfg->partitions[i];
+	bool has_channels = false;
+
+	for (uint32_t c = 0; c < cfg->channel_count && !has_channels; c++)
+		has_channels = peer_of(cfg, c, i) != NULL;
+	ps->line = p->dev.line[DEV_KEY_MMIO];
+	for (uint32_t k = 0; k < p->dev.mmio_count && k < DEV_MAX_MMIO; k++) {
+		uint64_t base = p->dev.mmio[k].base, size = p->dev.mmio[k].size, first, end;
+		const char *what;
+
+		if (!size || base > UINT64_MAX - size)
+			continue;	/* devassign_parse never makes one */
+		if (guest_ram_overlaps(p->memory_bytes, base, size)) {
+			fail(ps, "mmio: 0x%llx+0x%llx overlaps the RAM of partition '%s' (0x0-0x%llx%s): "
+			     "a range is mapped at its own address", (unsigned long long)base,
+			     (unsigned long long)size, p->name,
+			     (unsigned long long)(guest_ram_low(p->memory_bytes) - 1),
+			     guest_ram_high(p->memory_bytes) ? " and from 4 GiB" : "");
+			continue;
+		}
+		what = guest_region_at(p, base, size, has_channels, &first, &end);
+		if (what) {
+			fail(ps, "mmio: 0x%llx+0x%llx overlaps %s (0x%llx-0x%llx), which Tempo "
+			     "emulates there", (unsigned long long)base, (unsigned long long)size,
+			     what, (unsigned long long)first, (unsigned long long)(end - 1));
+			continue;
+		}
+		for (uint32_t c = 0; c < cfg->channel_count; c++) {
+			const struct channel_peer *pe = peer_of(cfg, c, i);
+
+			if (pe && overlaps(base, size, pe->gpa, cfg->channels[c].size)) {
+				fail(ps, "mmio: 0x%llx+0x%llx overlaps channel '%s' (0x%llx-0x%llx): "
+				     "give the channel another address", (unsigned long long)base,
+				     (unsigned long long)size, cfg->channels[c].name,
+				     (unsigned long long)pe->gpa,
+				     (unsigned long long)(pe->gpa + cfg->channels[c].size - 1));
+				break;
+			}
+		}
+	}
+}
+
+/*
+ * Every partition's devices against each other and the machine
+ * (devassign_check), each refusal at its key's line. Without a machine
+ * (tempo-config check alone) only what is the same on every PC is Tempo's:
+ * the fixed legacy ports, its console on COM1 and port 0xE9.
+ */
+static void check_devices(struct parser *ps, const struct hv_config *cfg,
+			  const struct config_platform *plat)
+{
+	struct dev_partition parts[CONFIG_MAX_PARTITIONS];
+	struct dev_refusal refusals[CONFIG_MAX_ERRORS];
+	struct dev_reserved reserved[16];
+	struct dev_machine any = { .unknown = true, .reserved = reserved };
+	const struct dev_platform pc = { .console_port = CONFIG_CONSOLE_PORT, .debugcon = true };
+	const struct dev_machine *m = plat->machine;
+	uint32_t count;
+	bool some = false;
+
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		parts[i] = (struct dev_partition){ cfg->partitions[i].name, &cfg->partitions[i].dev };
+		some |= cfg->partitions[i].dev.given != 0;
+	}
+	if (!some)
+		return;
+	if (!m) {
+		any.reserved_count = MIN(devassign_reserved(&pc, reserved, ARRAY_SIZE(reserved)),
+					 (uint32_t)ARRAY_SIZE(reserved));
+		m = &any;
+	}
+	count = devassign_check(parts, cfg->partition_count, m, refusals, ARRAY_SIZE(refusals));
+	for (uint32_t k = 0; k < count && k < ARRAY_SIZE(refusals); k++) {
+		ps->line = refusals[k].line;
+		fail(ps, "%s", refusals[k].msg);
+	}
+	if (count > ARRAY_SIZE(refusals)) {
+		ps->line = 0;
+		fail(ps, "%u more device refusals", count - (uint32_t)ARRAY_SIZE(refusals));
+	}
+	for (uint32_t i = 0; i < cfg->partition_count; i++)
+		check_mmio_map(ps, cfg, i);
+}
+
 /*
  * One partition against the platform and the partitions before it. Each
  * finding is its own error; only a partition with no CPUs or too many is
@@ -1842,6 +1991,7 @@ static uint32_t validate(const struct hv_config *cfg, const struct config_platfo
 			check_partition(&ps, cfg, i, plat, &sched_mask, have, &total);
 		check_schedules(&ps, cfg, plat);
 		check_channels(&ps, cfg, plat, total);
+		check_devices(&ps, cfg, plat);
 	}
 	return ps.error_count;
 }

@@ -72,6 +72,7 @@
 #include <stdint.h>
 
 #include "hv/core/cpuset.h"
+#include "hv/core/devassign.h"
 #include "hv/core/timer_modes.h"
 
 #define CONFIG_MAX_PARTITIONS	8
@@ -124,6 +125,18 @@
 #define CONFIG_GUEST_MMIO_START	0xfeb00000ull	/* TEMPO_PCI_BAR0_BASE */
 #define CONFIG_GUEST_MMIO_END	0x100000000ull
 #define CONFIG_GUEST_PHYS_LIMIT	(1ull << 36)
+/*
+ * What Tempo emulates in that window, where an mmio = range (mapped at its
+ * own address) may not go: the channels' BAR0s below the IOAPIC's page
+ * (hv/core/chan_pci_abi.h), the virtual IOAPIC of a partition with irqs =,
+ * and the xAPIC page at its power-up address.
+ */
+#define CONFIG_GUEST_CHAN_BAR_END	0xfec00000ull
+#define CONFIG_GUEST_IOAPIC_BASE	0xfec00000ull
+#define CONFIG_GUEST_XAPIC_BASE		0xfee00000ull
+#define CONFIG_GUEST_REG_PAGE		0x1000ull
+/* Tempo's console, COM1, on every machine (hv/start/main.c) */
+#define CONFIG_CONSOLE_PORT		0x3f8
 
 /* What follows a partition's end (hv/run/life.c). */
 enum restart_policy {
@@ -166,6 +179,7 @@ struct partition_config {
 	enum restart_policy restart;
 	uint32_t restart_limit;		/* restarts allowed within restart_window_s */
 	uint32_t restart_window_s;	/* 0: the whole run */
+	struct dev_assignment dev;	/* pci, ports, mmio, irqs (hv/core/devassign.h) */
 	uint32_t line;			/* where its section starts, for messages */
 };
 
@@ -228,7 +242,7 @@ struct hv_config {
 
 struct config_error {
 	uint32_t line;			/* 0 when the error is not tied to a line */
-	char msg[256];			/* fits the longest message with 31-character names */
+	char msg[320];			/* fits the longest message with 31-character names */
 };
 
 /*
@@ -249,6 +263,12 @@ struct config_platform {
 	uint32_t module_count;
 	const char *module_names[16];	/* first word of each module string */
 	uint64_t usable_bytes;		/* RAM left for partitions */
+	/*
+	 * The machine's PCI functions, IOAPIC inputs and what Tempo keeps, for
+	 * the device keys (devassign_check); NULL: not known (tempo-config
+	 * check without --machine): only the ports Tempo keeps on every PC.
+	 */
+	const struct dev_machine *machine;
 };
 
 /*

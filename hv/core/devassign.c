@@ -540,6 +540,8 @@ static void check_pci(struct check *c, const struct dev_assignment *a)
 		if (other >= 0)
 			refuse(c, DEV_REASON_TWICE, "%02x:%02x.%x is also given to partition '%s'",
 			       BDF_ARGS(bdf), part_name(c, (uint32_t)other));
+		if (c->m->unknown)
+			continue;
 		if (!f) {
 			refuse(c, DEV_REASON_NO_FUNCTION, "%02x:%02x.%x: no such function on this "
 			       "machine", BDF_ARGS(bdf));
@@ -589,7 +591,7 @@ static void check_range(struct check *c, enum dev_space space, uint64_t first, u
 			       "keeps it", shown, r->what ? r->what : "a range",
 			       (unsigned long long)r->first, (unsigned long long)r->last);
 	}
-	for (uint32_t i = 0; i < m->fn_count && m->fns; i++) {
+	for (uint32_t i = 0; i < m->fn_count && m->fns && !m->unknown; i++) {
 		const struct dev_fn_info *f = &m->fns[i];
 
 		for (uint32_t b = 0; b < 6; b++) {
@@ -665,7 +667,7 @@ static void check_irqs(struct check *c, const struct dev_assignment *a)
 				       "GSI %u is also given to partition '%s'", gsi,
 				       part_name(c, j));
 		}
-		if (!gsi_exists(m, gsi)) {
+		if (!m->unknown && !gsi_exists(m, gsi)) {
 			char have[64] = "none";
 			size_t n = 0;
 

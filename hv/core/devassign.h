@@ -138,6 +138,12 @@ struct dev_machine {
 	uint32_t gsi_range_count;
 	const struct dev_reserved *reserved;
 	uint32_t reserved_count;
+	/*
+	 * The machine is not known (tempo-config check without --machine):
+	 * functions and GSIs are not looked for, @fns and @gsis are ignored;
+	 * the partitions are checked against each other and @reserved only.
+	 */
+	bool unknown;
 };
 
 /* What devassign_reserved() needs to know of the platform. */

@@ -12,6 +12,7 @@
 #include "arch/x86/tsc.h"
 #include "drivers/acpi.h"
 #include "drivers/debugcon.h"
+#include "drivers/ioapic.h"
 #include "drivers/pci_cfg.h"
 #include "hv/lib/uart16550.h"
 #include "arch/x86/smp.h"
@@ -34,6 +35,7 @@
 #include "hv/time/time.h"
 #include "hv/apic/apic.h"
 #include "hv/run/run.h"
+#include "hv/start/start.h"
 #include "hv/upcalls.h"
 #include "hv/core/version.h"
 
@@ -247,12 +249,13 @@ static void parse_config(const struct boot_module *m)
 	}
 }
 
-static void validate_config(const struct boot_info *bi)
+static void validate_config(const struct boot_info *bi, bool hpet_calibrated)
 {
 	struct config_platform plat;
 	static char names[BOOT_INFO_MAX_MODULES][CONFIG_NAME_LEN];
 
 	memset(&plat, 0, sizeof(plat));
+	plat.machine = boot_dev_machine(bi, &acpi_info, hpet_calibrated);
 	plat.cpu_count = pcpu_count;
 	plat.usable_bytes = memplan_free_bytes(&memplan);
 	for (uint32_t i = 0; i < bi->module_count && i < ARRAY_SIZE(plat.module_names); i++) {
@@ -486,6 +489,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 
 	discover_acpi(&boot_info, &acpi_info);
 	pci_boot_scan(&acpi_info);
+	ioapic_boot(&acpi_info);
 	cpu_features_read(&cpu);
 	cpu_features_print(&cpu);
 	discover_tsc(&acpi_info, boot_info.cmdline, &tsc);
@@ -572,7 +576,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	memplan_reserve(&memplan, 0, 0x100000);	/* the low 1 MiB stays out of partitions */
 	log_info("SMP: %u of %u CPUs online with VMX; %lu MiB free for partitions\n",
 		 platform.cpu_count, pcpu_count, memplan_free_bytes(&memplan) >> 20);
-	validate_config(&boot_info);
+	validate_config(&boot_info, tsc.measured_by == TSC_SRC_HPET);
 	warn_smt_split();
 	if (partitions_build(&hv_config, &boot_info, &memplan, err, sizeof(err)) ||
 	    channels_build(&hv_config, &memplan, err, sizeof(err))) {

@@ -54,3 +54,23 @@ test_qemu_dev_pci_ecam() {
 	need "$1" '^FATAL: no VMX here' "the boot goes on after the report" || return 1
 	[ "$(pci_lines "$1")" -ge 5 ] || { echo "only $(pci_lines "$1") functions"; return 1; }
 }
+
+# Device keys the machine refuses: every refusal with its line, nothing built
+# (the IOAPIC report comes first: its GSIs are what the check counts).
+test_bochs_dev_bad_assign() {
+	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/bad-device.iso" --expect failure || return 1
+	need "$1" '^IOAPIC: id [0-9]+ at 0xfec00000 version 0x[0-9a-f]+, GSIs 0-23, masked$' \
+		"the IOAPIC, its inputs masked" &&
+	need "$1" "^ERROR: config: partitions:8: irqs: GSI 30: no IOAPIC input has it \(this machine has GSIs 0-23\)$" \
+		"a GSI the machine lacks" &&
+	need "$1" "^ERROR: config: partitions:9: pci: 00:01.0 is a bridge" "a bridge" &&
+	need "$1" "^ERROR: config: partitions:15: ports: 0x2fc-0x300 overlaps a range given to partition 'p0'" \
+		"ports given twice" &&
+	need "$1" "^ERROR: config: partitions:15: ports: 0x3f8-0x3f8 overlaps Tempo's console UART" \
+		"Tempo's console" &&
+	need "$1" "^ERROR: config: partitions:16: mmio: 0xfee00000\+0x1000 overlaps the LAPIC registers" \
+		"the LAPIC's page" || return 1
+	[ "$(count_lines "$1" '^ERROR: config: ')" = 6 ] ||
+		{ echo "$(count_lines "$1" '^ERROR: config: ') config errors, expected 6"; return 1; }
+	! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
+}

@@ -98,6 +98,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    p->base % CONFIG_MEM_ALIGN || p->base > UINT64_MAX - p->memory_bytes ||
 		    p->module_count > CONFIG_MAX_MODULES || !p->name[0] || !p->image[0])
 			__builtin_trap();
+		/* the device lists within their arrays, each range sane */
+		if (p->dev.pci_count > DEV_MAX_PCI || p->dev.port_count > DEV_MAX_PORTS ||
+		    p->dev.mmio_count > DEV_MAX_MMIO || p->dev.irq_count > DEV_MAX_IRQS)
+			__builtin_trap();
+		for (uint32_t k = 0; k < p->dev.mmio_count; k++)
+			if (!p->dev.mmio[k].size || p->dev.mmio[k].size % DEV_MMIO_GRAIN ||
+			    p->dev.mmio[k].base % DEV_MMIO_GRAIN ||
+			    p->dev.mmio[k].base > UINT64_MAX - (p->dev.mmio[k].size - 1))
+				__builtin_trap();
 	}
 	for (uint32_t i = 0; i < cfg.channel_count; i++)
 		check_channel(&cfg, i);

@@ -66,7 +66,9 @@ has() {
 why=""
 for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	want=0
-	[ "$f" = tests/emu/configs/bad-syntax.cfg ] && want=1
+	case $f in
+	*/bad-syntax.cfg | */bad-device.cfg) want=1 ;;
+	esac
 	"$tool" check "$f" > "$work/out.txt" 2>&1
 	rc=$?
 	[ "$rc" -eq "$want" ] || why+="$f: status $rc, expected $want; "
@@ -86,7 +88,7 @@ why=""
 for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	want=0
 	case $f in
-	*/bad-syntax.cfg | */bad-cpu.cfg) want=1 ;;
+	*/bad-syntax.cfg | */bad-cpu.cfg | */bad-device.cfg) want=1 ;;
 	# booted on 7 CPUs (bochs_restart) and 5 (bochs_channel_edge); checked
 	# without a machine above
 	*/restart.cfg | */channel-edge.cfg) continue ;;
@@ -353,6 +355,83 @@ if [ -r /sys/firmware/acpi/tables/APIC ]; then
 	check_create create_this_machine
 else
 	skip create_this_machine "/sys/firmware/acpi/tables/APIC is not readable (root only)"
+fi
+
+# ---- devices: Bochs' PCI functions as sysfs shows them ----
+# pci_fn DIR BDF VENDOR DEVICE CLASS HEADER PIN IRQ [RESOURCE LINE]...: one
+# function under DIR/sys/bus/pci/devices (a 64-byte header, its irq, its
+# resource file)
+pci_fn() {
+	local d=$1/sys/bus/pci/devices/0000:$2
+	mkdir -p "$d"
+	python3 -c 'import struct,sys
+v,dv,c,h,p=(int(x,16) for x in sys.argv[1:6])
+hdr=bytearray(64); struct.pack_into("<HH",hdr,0,v,dv)
+hdr[9]=c&0xff; hdr[10]=(c>>8)&0xff; hdr[11]=c>>16; hdr[14]=h; hdr[0x3d]=p
+sys.stdout.buffer.write(bytes(hdr))' "$3" "$4" "$5" "$6" "$7" > "$d/config"
+	echo "$8" > "$d/irq"
+	shift 8
+	: > "$d/resource"
+	for line in "$@"; do echo "$line" >> "$d/resource"; done
+	for _ in 1 2 3 4 5 6 7; do echo "0x0000000000000000 0x0000000000000000 0x0000000000000000" >> "$d/resource"; done
+}
+zero="0x0000000000000000 0x0000000000000000 0x0000000000000000"
+pcim=$work/bochs-pci
+cp -r "$machines/bochs-4cpu" "$pcim"
+pci_fn "$pcim" 00:00.0 8086 1237 060000 00 0 0
+pci_fn "$pcim" 00:01.0 8086 7000 060100 80 0 0
+pci_fn "$pcim" 00:01.1 8086 7010 010180 00 0 0 "$zero" "$zero" "$zero" "$zero" \
+	"0x000000000000c000 0x000000000000c00f 0x0000000000040101"
+pci_fn "$pcim" 00:02.0 10ec 8029 020000 00 1 9 \
+	"0x000000000000c040 0x000000000000c05f 0x0000000000040101"
+devm=(--machine --sysroot "$pcim")
+# the boot's own lines for bad-device.cfg (test_bochs_dev_bad_assign), as regexes
+sed -n '/^test_bochs_dev_bad_assign()/,/^}/p' tests/emu/tests.sh |
+	sed -n 's/.*need "$1" "^ERROR: \(config: [^"]*\)".*/^\1/p' > "$work/boot-lines.txt"
+if [ "$(wc -l < "$work/boot-lines.txt")" -lt 5 ]; then
+	fail bad_device "the boot's lines not found in tests/emu/tests.sh"
+elif expect bad_device 1 tests/emu/configs/bad-device.cfg "${devm[@]}"; then
+	why=""
+	while read -r re; do
+		grep -Eq -- "$re" "$work/out.txt" || why+="no line /$re/; "
+	done < "$work/boot-lines.txt"
+	n=$(grep -c '^config: partitions:' "$work/out.txt")
+	[ "$n" = 6 ] || why+="$n errors, the boot has 6; "
+	if [ -z "$why" ]; then pass bad_device; else fail bad_device "$why"; fi
+fi
+# without a machine: only what every PC has is checked, each at its line
+expect bad_device_any 1 tests/emu/configs/bad-device.cfg &&
+	has bad_device_any "config: partitions:15: ports: 0x3f8-0x3f8 overlaps Tempo's console " \
+		"UART (0x3f8-0x3ff): Tempo keeps it" &&
+	has bad_device_any "config: partitions:16: mmio: 0xfee00000+0x1000 overlaps its xAPIC page " \
+		"(0xfee00000-0xfee00fff), which Tempo emulates there" &&
+	! grep -q "GSI 30\|bridge" "$work/out.txt" && pass bad_device_any
+printf '[partition d]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\nports = 0xc040-0xc047\n' \
+	> "$work/bar.cfg"
+expect device_bar 1 "$work/bar.cfg" "${devm[@]}" &&
+	has device_bar "config: partitions:5: ports: 0xc040-0xc047 overlaps BAR0 of 00:02.0: give " \
+		"the function with pci = instead" && pass device_bar
+printf '[partition d]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\nmmio = 0xfed00000+4K\n' \
+	> "$work/hpet.cfg"
+printf '\0%.0s' $(seq 56) > "$pcim/sys/firmware/acpi/tables/HPET"
+printf '\x00\x00\xd0\xfe' | dd of="$pcim/sys/firmware/acpi/tables/HPET" bs=1 seek=44 \
+	conv=notrunc 2>/dev/null
+expect device_hpet 1 "$work/hpet.cfg" "${devm[@]}" &&
+	has device_hpet "config: partitions:5: mmio: 0xfed00000+0x1000 overlaps the HPET (Tempo " \
+		"calibrates with it) (0xfed00000-0xfed00fff): Tempo keeps it" &&
+	expect device_hpet 0 "$work/hpet.cfg" "${devm[@]}" --hpet-free && pass device_hpet
+if "$tool" create --sysroot "$pcim" --device 00:02.0 > "$work/dev.cfg" 2> "$work/err.txt" &&
+	grep -qx 'pci = 00:02.0' "$work/dev.cfg" && grep -q '^irqs = 9\b' "$work/dev.cfg" &&
+	[ "$(grep -c '^pci = ' "$work/dev.cfg")" = 1 ]; then
+	expect create_device 0 "$work/dev.cfg" "${devm[@]}" && pass create_device
+else
+	fail create_device "$(cat "$work/err.txt") $(grep -E '^(pci|irqs) =' "$work/dev.cfg" | tr '\n' ' ')"
+fi
+"$tool" create --sysroot "$pcim" --device 00:01.0 > /dev/null 2> "$work/err.txt"
+if [ $? = 2 ] && grep -q "is a bridge" "$work/err.txt"; then
+	pass create_device_bridge
+else
+	fail create_device_bridge "$(cat "$work/err.txt")"
 fi
 
 # ---- malformed input: the parsers' own checks, no crash ----

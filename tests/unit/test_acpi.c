@@ -191,6 +191,17 @@ static void madt_override(struct tbl *t, uint64_t addr)
 	put64(t, addr);
 }
 
+static void madt_irq_override(struct tbl *t, uint8_t bus, uint8_t irq, uint32_t gsi,
+			      uint16_t flags)
+{
+	put8(t, 2);
+	put8(t, 10);
+	put8(t, bus);
+	put8(t, irq);
+	put32(t, gsi);
+	put16(t, flags);
+}
+
 static void madt_x2apic(struct tbl *t, uint32_t id, uint32_t flags, uint32_t uid)
 {
 	put8(t, 9);
@@ -283,7 +294,7 @@ static void add_madt_4cpus(uint64_t phys)
 	madt_lapic(&t, 1, 2, 1);
 	madt_ioapic(&t, 8, 0xfec00000, 0);
 	madt_lapic(&t, 2, 4, 1);
-	madt_raw(&t, 2, 10, 0);	/* interrupt source override: skipped */
+	madt_raw(&t, 2, 10, 0);	/* interrupt source override: ISA IRQ 0 -> GSI 0 */
 	madt_lapic(&t, 3, 6, 0);	/* disabled */
 	madt_raw(&t, 4, 6, 0xff);	/* local APIC NMI: skipped */
 	sdt_add(phys, &t);
@@ -401,6 +412,62 @@ static void check_4cpus(void)
 	assert_int_equal(info.ioapics[0].id, 8);
 	assert_int_equal(info.ioapics[0].phys, 0xfec00000);
 	assert_int_equal(info.ioapics[0].gsi_base, 0);
+	assert_int_equal(info.irq_override_count, 1);
+	assert_int_equal(info.irq_overrides[0].source, 0);
+	assert_int_equal(info.irq_overrides[0].gsi, 0);
+}
+
+/* ISA interrupt source overrides: kept in order, other buses and the excess left out. */
+static void machine_madt(struct tbl *madt)
+{
+	const uint64_t tables[] = { MADT_PHYS };
+	static struct tbl t;
+
+	sdt_add(MADT_PHYS, madt);
+	root_build(&t, true, tables, 1);
+	sdt_add(XSDT_PHYS, &t);
+	rsdp_len = rsdp_build(rsdp, 2, 0, XSDT_PHYS);
+}
+
+static void test_madt_irq_overrides(void **state)
+{
+	static struct tbl t;
+
+	(void)state;
+	madt_begin(&t, 0xfee00000, 1);
+	madt_lapic(&t, 0, 0, 1);
+	madt_irq_override(&t, 0, 0, 2, 0);
+	madt_irq_override(&t, 1, 5, 5, 0);		/* not ISA: no such bus in ACPI */
+	madt_irq_override(&t, 0, 9, 9, 0xd);		/* level, active high */
+	for (uint8_t i = 0; i < 20; i++)
+		madt_irq_override(&t, 0, i, 100 + i, 0);
+	machine_madt(&t);
+	assert_int_equal(run(), 0);
+	assert_int_equal(info.irq_override_count, ACPI_MAX_IRQ_OVERRIDES);
+	assert_int_equal(info.irq_overrides[0].source, 0);
+	assert_int_equal(info.irq_overrides[0].gsi, 2);
+	assert_int_equal(info.irq_overrides[1].source, 9);
+	assert_int_equal(info.irq_overrides[1].gsi, 9);
+	assert_int_equal(info.irq_overrides[1].flags, 0xd);
+	assert_int_equal(info.irq_overrides[2].gsi, 100);
+	assert_int_equal(info.cpu_count, 1);
+}
+
+/* One too short ends the walk; the CPUs before it are kept. */
+static void test_madt_irq_override_short(void **state)
+{
+	static struct tbl t;
+
+	(void)state;
+	madt_begin(&t, 0xfee00000, 1);
+	madt_lapic(&t, 0, 0, 1);
+	madt_raw(&t, 2, 8, 0);
+	madt_lapic(&t, 1, 1, 1);
+	machine_madt(&t);
+	assert_int_equal(run(), 0);
+	assert_int_equal(info.irq_override_count, 0);
+	assert_int_equal(info.cpu_count, 1);
+	assert_has(warn, "entry type 2 at offset 52: length 8 invalid (need 10");
 }
 
 static void test_rsdt_path(void **state)
@@ -1341,6 +1408,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_checksum),
+		T(test_madt_irq_overrides),
+		T(test_madt_irq_override_short),
 		T(test_rsdt_path),
 		T(test_xsdt_path),
 		T(test_xsdt_high_table),

@@ -439,7 +439,7 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\ncpu = 1\n", 2,
 	  "unknown key 'cpu' in [partition rt0] (expected cpus, memory, base, image, cmdline, "
 	  "modules, timer, console, restart, restart_limit, restart_window_s, debug_exit, "
-	  "fw_cfg, timer_advance)" },
+	  "fw_cfg, timer_advance, pci, ports, mmio, irqs)" },
 	{ "[partition rt0]\ndebug_exit = yes\n", 2, "debug_exit: expected on or off, found 'yes'" },
 	{ "[partition rt0]\nfw_cfg = 1\n", 2, "fw_cfg: expected on or off, found '1'" },
 	{ "[partition rt0]\nfw_cfg = on\nfw_cfg = off\n", 3, "duplicate key 'fw_cfg'" },
@@ -659,7 +659,7 @@ static void test_long_messages(void **state)
 		   "unknown key 'cpus_and_a_very_long_key...' in "
 		   "[partition a234567890123456789012345678901] (expected cpus, memory, base, "
 		   "image, cmdline, modules, timer, console, restart, restart_limit, "
-		   "restart_window_s, debug_exit, fw_cfg, timer_advance)");
+		   "restart_window_s, debug_exit, fw_cfg, timer_advance, pci, ports, mmio, irqs)");
 }
 
 /* ---- config_validate ---- */
@@ -669,6 +669,13 @@ static const struct config_platform plat4 = {
 	.module_count = 3,
 	.module_names = { "hello", "partitions", "initrd" },
 	.usable_bytes = GiB,
+};
+
+static const struct config_platform plat_big_mem = {
+	.cpu_count = 4,
+	.module_count = 1,
+	.module_names = { "hello" },
+	.usable_bytes = 8 * GiB,
 };
 
 static void validate_ok(const char *text, const struct config_platform *plat)
@@ -2177,6 +2184,122 @@ static void test_all_errors_validate(void **state)
 	assert_int_equal(errs.count, 1);
 }
 
+
+/* ---- device keys (hv/core/devassign.h; its own tests have every refusal) ---- */
+
+static void test_device_keys(void **state)
+{
+	const struct dev_assignment *d = &cfg.partitions[0].dev;
+
+	(void)state;
+	parse_ok(MIN_PART "pci = 00:19.0\nports = 0x2f8-0x2ff, 0x80\nmmio = 0xfed00000+4K\n"
+		 "irqs = 3, 16-17\n");
+	assert_int_equal(d->pci_count, 1);
+	assert_int_equal(d->pci[0], 0x00c8);
+	assert_int_equal(d->port_count, 2);
+	assert_int_equal(d->ports[0].first, 0x2f8);
+	assert_int_equal(d->ports[0].last, 0x2ff);
+	assert_int_equal(d->mmio_count, 1);
+	assert_int_equal(d->mmio[0].base, 0xfed00000);
+	assert_int_equal(d->mmio[0].size, 0x1000);
+	assert_int_equal(d->irq_count, 3);
+	assert_int_equal(d->line[DEV_KEY_PCI], 5);
+	assert_int_equal(d->line[DEV_KEY_IRQS], 8);
+	/* none given: an empty assignment */
+	parse_ok(MIN_PART);
+	assert_int_equal(d->given, 0);
+
+	expect_err(MIN_PART "pci = 00:19\n", 5,
+		   "pci: expected BB:DD.F in hex (00:19.0), found '00:19'");
+	expect_err(MIN_PART "irqs = 3\nirqs = 4\n", 6, "duplicate key 'irqs' (first set on line 5)");
+	expect_err(MIN_PART "mmio = 0xfed00800+0x1000\n", 5,
+		   "mmio: 0xfed00800+0x1000: base and size must be multiples of 4 KiB");
+	/* every error of the file, each at its own line */
+	assert_int_equal(parse(MIN_PART "ports = 0x10000\nirqs = 4, 4\ncpus = 2\n"), -1);
+	assert_int_equal(errs.count, 3);
+	assert_int_equal(errs.list[0].line, 5);
+	assert_true(strstr(errs.list[0].msg, "ports:") == errs.list[0].msg);
+	assert_int_equal(errs.list[1].line, 6);
+	assert_true(strstr(errs.list[1].msg, "irqs: GSI 4 listed twice") != NULL);
+}
+
+static const struct dev_fn_info dev_fns[] = {
+	{ .bdf = 0x0008, .header_type = 1, .class_code = 0x060400 },	/* 00:01.0 a bridge */
+	{ .bdf = 0x0010, .class_code = 0x020000,			/* 00:02.0 a NIC */
+	  .bar = { { .io = true, .base = 0xc040, .size = 0x20 } } },
+};
+static const struct dev_gsi_range dev_gsis[] = { { 0, 24 } };
+static struct dev_reserved dev_kept[32];
+static struct dev_machine dev_pc = { dev_fns, 2, dev_gsis, 1, dev_kept, 0, false };
+static struct config_platform plat_dev = {
+	.cpu_count = 4,
+	.module_count = 1,
+	.module_names = { "hello" },
+	.usable_bytes = GiB,
+	.machine = &dev_pc,
+};
+
+static void test_validate_devices(void **state)
+{
+	const struct dev_platform pc = { .console_port = 0x3f8, .lapic_phys = 0xfee00000,
+					 .ioapic_count = 1, .ioapic_phys = { 0xfec00000 } };
+
+	(void)state;
+	dev_pc.reserved_count = devassign_reserved(&pc, dev_kept, 32);
+	validate_ok(MIN_PART "ports = 0x2f8-0x2ff\nirqs = 3\npci = 00:02.0\n"
+		    "mmio = 0xfed00000+0x1000\n", &plat_dev);
+	/* the machine's: each refusal at its key's line */
+	validate_err(MIN_PART "pci = 00:01.0\n", &plat_dev, 5, "pci: 00:01.0 is a bridge");
+	validate_err(MIN_PART "pci = 00:05.0\n", &plat_dev, 5,
+		     "pci: 00:05.0: no such function on this machine");
+	validate_err(MIN_PART "\nirqs = 24\n", &plat_dev, 6,
+		     "irqs: GSI 24: no IOAPIC input has it (this machine has GSIs 0-23)");
+	validate_err(MIN_PART "ports = 0xc040\n", &plat_dev, 5,
+		     "ports: 0xc040-0xc040 overlaps BAR0 of 00:02.0: give the function with pci = "
+		     "instead");
+	validate_err(MIN_PART "ports = 0x3f8-0x3ff\n", &plat_dev, 5,
+		     "ports: 0x3f8-0x3ff overlaps Tempo's console UART (0x3f8-0x3ff): Tempo keeps it");
+	validate_err(MIN_PART "mmio = 0xfec00000+4K\n", &plat_dev, 5,
+		     "mmio: 0xfec00000+0x1000 overlaps an IOAPIC's registers");
+	/* between partitions: reported at the later one */
+	validate_err(MIN_PART "irqs = 3\n" CPART("b", "2", "2M") "irqs = 3\n", &plat_dev, 10,
+		     "irqs: GSI 3 is also given to partition 'rt0'");
+	/* without a machine: only what every PC has is known */
+	validate_ok(MIN_PART "pci = 00:05.0\nirqs = 200\nports = 0xc040\n", &plat4);
+	validate_err(MIN_PART "ports = 0x3fc\n", &plat4, 5,
+		     "ports: 0x3fc-0x3fc overlaps Tempo's console UART (0x3f8-0x3ff)");
+	validate_err(MIN_PART "ports = 0x70\n", &plat4, 5, "the RTC index and the NMI mask");
+	validate_err(MIN_PART "ports = 0x2f8-0x2ff\n" CPART("b", "2", "2M") "ports = 0x2ff-0x300\n",
+		     &plat4, 10, "ports: 0x2ff-0x300 overlaps a range given to partition 'rt0'");
+}
+
+/* An mmio = range is mapped at its own address: not over what the guest has there. */
+static void test_validate_mmio_map(void **state)
+{
+	(void)state;
+	validate_err(MIN_PART "mmio = 0x3000000+4K\n", &plat4, 5,
+		     "mmio: 0x3000000+0x1000 overlaps the RAM of partition 'rt0' (0x0-0x3ffffff)");
+	validate_err(MIN_PART "mmio = 0xfee00000+4K\n", &plat4, 5,
+		     "mmio: 0xfee00000+0x1000 overlaps its xAPIC page (0xfee00000-0xfee00fff), "
+		     "which Tempo emulates there");
+	/* the virtual IOAPIC's page only where irqs = gives one */
+	validate_ok(MIN_PART "mmio = 0xfec00000+4K\n", &plat4);
+	validate_err(MIN_PART "mmio = 0xfec00000+4K\nirqs = 3\n", &plat4, 5,
+		     "overlaps its virtual IOAPIC (0xfec00000-0xfec00fff)");
+	/* the channels' registers, and a channel, only in a partition that has them */
+	validate_ok(MIN_PART "mmio = 0xfeb00000+4K\n", &plat4);
+	validate_err(MIN_PART "mmio = 0xfeb00000+4K\n" CPART("b", "2", "2M")
+		     CHAN("r", "64K", "rt0 rw", "b ro"), &plat4, 5,
+		     "overlaps its channels' PCI registers (0xfeb00000-0xfebfffff)");
+	validate_err(MIN_PART "mmio = 0x4000000+4K\n" CPART("b", "2", "2M")
+		     CHAN("r", "64K", "rt0 rw", "b ro"), &plat4, 5,
+		     "mmio: 0x4000000+0x1000 overlaps channel 'r' (0x4000000-0x400ffff)");
+	/* RAM above 4 GiB too */
+	validate_err("[partition big]\ncpus = 1\nmemory = 4096M\nimage = hello\n"
+		     "mmio = 0x100000000+4K\n", &plat_big_mem, 5,
+		     "overlaps the RAM of partition 'big' (0x0-0xfe9fffff and from 4 GiB)");
+}
+
 static void test_all_ended(void **state)
 {
 	(void)state;
@@ -2251,6 +2374,9 @@ int main(void)
 		cmocka_unit_test(test_all_errors_many),
 		cmocka_unit_test(test_all_errors_validate),
 		cmocka_unit_test(test_all_ended),
+		cmocka_unit_test(test_device_keys),
+		cmocka_unit_test(test_validate_devices),
+		cmocka_unit_test(test_validate_mmio_map),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
