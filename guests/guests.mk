@@ -57,7 +57,13 @@ CHAN_OBJS	:= $(GUEST_OBJ)/chan/main.o $(GUEST_OBJ)/rtbench/latstat.o \
 		   $(GUEST_OBJ)/rtbench/irq.o $(GUEST_COMMON_OBJS)
 CHAN_MB2	:= $(BUILD)/guests/chan-mb2.elf
 
-GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2) $(HOSTILE_MB2) $(CHAN_MB2)
+# devirq: a device of its own (COM2, the HPET) by port I/O, MMIO and IOAPIC
+# interrupts; rtbench's interrupt stubs and latency statistics.
+DEVIRQ_OBJS	:= $(GUEST_OBJ)/devirq/main.o $(GUEST_OBJ)/rtbench/latstat.o \
+		   $(GUEST_OBJ)/rtbench/irq.o $(GUEST_COMMON_OBJS)
+DEVIRQ_MB2	:= $(BUILD)/guests/devirq-mb2.elf
+
+GUEST_ELFS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2) $(HOSTILE_MB2) $(CHAN_MB2) $(DEVIRQ_MB2)
 
 # fuzz: the guest-side fuzzer, 64-bit (a 32-bit multiboot2 entry stub that
 # switches to long mode), built with the hypervisor's freestanding flags
@@ -132,11 +138,13 @@ $(eval $(call guest_link,$(HELLO_MB1),$(GUEST_MB1_HDR),$(HELLO_OBJS),--is-x86-mu
 $(eval $(call guest_link,$(RTBENCH_MB2),$(GUEST_MB2_HDR),$(RTBENCH_OBJS),--is-x86-multiboot2))
 $(eval $(call guest_link,$(HOSTILE_MB2),$(GUEST_MB2_HDR),$(HOSTILE_OBJS),--is-x86-multiboot2))
 $(eval $(call guest_link,$(CHAN_MB2),$(GUEST_MB2_HDR),$(CHAN_OBJS),--is-x86-multiboot2))
+$(eval $(call guest_link,$(DEVIRQ_MB2),$(GUEST_MB2_HDR),$(DEVIRQ_OBJS),--is-x86-multiboot2))
 
 .PHONY: rtbench
 rtbench: $(RTBENCH_MB2)
 
 -include $(HELLO_OBJS:.o=.d) $(RTBENCH_OBJS:.o=.d) $(HOSTILE_OBJS:.o=.d) $(CHAN_OBJS:.o=.d) $(FUZZ_GUEST_OBJS:.o=.d) \
+	$(DEVIRQ_OBJS:.o=.d) \
 	$(GUEST_MB1_HDR:.o=.d) $(GUEST_MB2_HDR:.o=.d)
 
 # Bare-metal boot images of hello (GRUB, BIOS+UEFI) that end the emulator.

@@ -88,7 +88,8 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 		return false;
 	/*
 	 * Every port exits (unconditional I/O exiting): the guest's UART is
-	 * virtual and every other port reads all-ones. MWAIT and MONITOR exit
+	 * virtual and every other port reads all-ones; a partition given
+	 * ports has I/O bitmaps instead, with only those clear (setup_controls). MWAIT and MONITOR exit
 	 * so no guest parks its core in a C-state where the preemption timer
 	 * stops (DESIGN.md). HLT does not exit: on a dedicated core the guest
 	 * may sleep until its own interrupt.
@@ -125,6 +126,7 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 		       ((caps->pinbased >> 32) & PIN_EXTINT_EXITING);
 	c->has_posted = c->has_apicv && ((caps->pinbased >> 32) & PIN_POSTED_INTR) &&
 			((caps->exit >> 32) & EXIT_ACK_INTR_ON_EXIT);
+	c->has_io_bitmaps = (caps->procbased >> 32) & PROC_USE_IO_BITMAPS;
 	c->has_rdtscp = c->proc2 & PROC2_ENABLE_RDTSCP;
 	c->has_invpcid = c->proc2 & PROC2_ENABLE_INVPCID;
 	/*
@@ -311,9 +313,16 @@ static void setup_host_state(struct vcpu_arch *a, uint32_t cpu, bool tick_aside)
 
 static void setup_controls(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 {
+	uint32_t proc = vmx_ctl.proc;
+
+	if (s->io_bitmap_pa && vmx_ctl.has_io_bitmaps) {
+		proc = (proc & ~PROC_UNCOND_IO_EXITING) | PROC_USE_IO_BITMAPS;
+		vmwrite(VMCS_IO_BITMAP_A, s->io_bitmap_pa);
+		vmwrite(VMCS_IO_BITMAP_B, s->io_bitmap_pa + 0x1000);
+	}
 	vmwrite(VMCS_PIN_CONTROLS, vmx_ctl.pin);
-	vmwrite(VMCS_PROC_CONTROLS, vmx_ctl.proc);
-	a->proc = vmx_ctl.proc;
+	vmwrite(VMCS_PROC_CONTROLS, proc);
+	a->proc = proc;
 	vmwrite(VMCS_PROC_CONTROLS2, vmx_ctl.proc2);
 	/* guest XSAVES/XRSTORS run on IA32_XSS = 0 (vmx_cpu_enable): nothing to trap */
 	if (vmx_ctl.has_xsaves)
@@ -468,7 +477,10 @@ void vmx_vmcs_setup(struct vcpu_arch *a, const struct vmx_vcpu_setup *s)
 void vmx_set_interrupt_model(bool virtual_intr, uint64_t msr_bitmap_pa, uint64_t vapic_pa,
 			     bool x2apic, uint64_t pi_desc_pa, uint8_t pi_vector)
 {
-	uint32_t pin = vmx_ctl.pin, exit = vmx_ctl.exit, proc = vmx_ctl.proc;
+	const uint32_t io = PROC_UNCOND_IO_EXITING | PROC_USE_IO_BITMAPS;
+	uint32_t pin = vmx_ctl.pin, exit = vmx_ctl.exit;
+	/* the ports' controls are the vCPU's (setup_controls), not the model's */
+	uint32_t proc = (vmx_ctl.proc & ~io) | ((uint32_t)vmread(VMCS_PROC_CONTROLS) & io);
 	uint32_t proc2 = vmx_ctl.proc2;
 
 	if (virtual_intr) {

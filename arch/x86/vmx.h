@@ -134,6 +134,11 @@ struct vmx_vcpu_setup {
 	uint64_t gdt_base;	/* LONG64: GDT with 0x10 = 64-bit code, 0x18 = data */
 	uint32_t gdt_limit;
 	bool tick_aside;	/* the exit stub that can step host ticks aside (vmx_tick_aside) */
+	/*
+	 * Two 4 KiB I/O bitmaps, A (ports 0-0x7FFF) then B: a port whose bit
+	 * is clear passes through (SDM Vol. 3C 25.6.4); 0: every port exits.
+	 */
+	uint64_t io_bitmap_pa;
 };
 
 /* The control words every VMCS uses, fixed once at boot from the caps. */
@@ -142,6 +147,7 @@ struct vmx_controls {
 	uint64_t cr0_fixed0, cr0_fixed1, cr4_fixed0, cr4_fixed1;
 	uint32_t preemption_timer_rate;
 	bool has_rdtscp, has_invpcid, has_xsaves;
+	bool has_io_bitmaps;	/* a partition's assigned ports may pass through */
 	/*
 	 * Virtual-interrupt delivery with x2APIC virtualization (the TPR
 	 * shadow, SDM Vol. 3C 29.1-29.2, 29.5): the modes that deliver

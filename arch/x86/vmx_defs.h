@@ -274,6 +274,7 @@
 #define EPT_WRITE			(1ull << 1)
 #define EPT_EXEC			(1ull << 2)
 #define EPT_RWX				(EPT_READ | EPT_WRITE | EPT_EXEC)
+#define EPT_MEMTYPE_UC			(0ull << 3)
 #define EPT_MEMTYPE_WB			(6ull << 3)
 #define EPT_IGNORE_PAT			(1ull << 6)	/* leaf: the EPT type wins over the guest's PAT */
 #define EPT_LARGE_PAGE			(1ull << 7)

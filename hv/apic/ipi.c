@@ -9,6 +9,7 @@
 #include "arch/x86/trap.h"
 #include "hv/apic/apic.h"
 #include "hv/core/icr.h"
+#include "hv/state/devirq.h"
 #include "hv/state/partition.h"
 
 bool icr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
@@ -38,7 +39,9 @@ bool icr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
  */
 static bool ipi_needs_virtual_path(uint8_t vector)
 {
-	return vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST;
+	/* and the devices' vectors: an exit would take it for a device's (hv/state/devirq.h) */
+	return (vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST) ||
+	       devirq_vector(vector);
 }
 
 /*

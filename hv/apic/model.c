@@ -73,7 +73,12 @@ void apic_apply_model(struct vcpu *v)
 	 * and what another core sends it waits in its IPI bitmap, merged into
 	 * the vLAPIC (and so the page) before it enters.
 	 */
-	v->apic.apicv = virtual_intr && v->apic.page;
+	/*
+	 * Not for a partition with IOAPIC inputs: a level-triggered one waits
+	 * for the guest's EOI (hv/dev/irqs.c), which virtual-interrupt
+	 * delivery would retire with no exit (the EOI-exit bitmap is 0).
+	 */
+	v->apic.apicv = virtual_intr && v->apic.page && !v->part->cfg->dev.irq_count;
 	/* set before senders may see the VMCS's: a post now is taken before entry */
 	__atomic_store_n(&v->apic.pi_on, vcpu_takes_posted(v) && v->apic.apicv, __ATOMIC_SEQ_CST);
 	vmx_set_interrupt_model(virtual_intr,

@@ -191,6 +191,8 @@ bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 
 bool vapic_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 {
+	int eoi;
+
 	switch (msr) {
 	case X2APIC_TPR:
 		if (value > 0xff)
@@ -201,7 +203,10 @@ bool vapic_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t valu
 		if (value)
 			return false;	/* x2APIC EOI takes 0 only (SDM 11.12.1.2) */
 		v->stats.eoi_exits++;
-		vlapic_eoi(&v->vt.vlapic);
+		eoi = vlapic_eoi(&v->vt.vlapic);
+		/* a level-triggered device input held for this EOI (hv/dev/irqs.c) */
+		if (eoi >= 0 && v->part->dev_eoi)
+			v->part->dev_eoi(v, (uint8_t)eoi);
 		return true;
 	case X2APIC_LVT_CMCI:
 	case X2APIC_LVT_THERMAL:

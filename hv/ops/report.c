@@ -4,6 +4,7 @@
 
 #include "arch/x86/trap.h"
 #include "hv/dev/channel.h"
+#include "hv/dev/devices.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -139,6 +140,7 @@ void end_run_if_done(void)
 	print_host_ticks();
 	print_schedules();
 	channels_report();
+	devices_report();
 	log_printf(LOG_EMERG, "TIMER_COST rearm_instr=%lu\n", rearm_cost_ticks);
 	prof_report();
 	hv_stop(STOP_OK, "all partitions ended");

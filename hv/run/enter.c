@@ -29,6 +29,7 @@ static void vmx_setup_of(const struct vcpu *v, struct vmx_vcpu_setup *s)
 		.cr4_mask = cr4_guest_host_mask((xsave_plan.xcr0_allowed & XCR0_PKRU) != 0),
 		.start = VMX_START_SIPI,
 		.sipi_vector = v->sipi_vector,
+		.io_bitmap_pa = p->io_bitmap_pa,
 	};
 	if (v->index == 0 && p->linux_boot) {
 		s->start = VMX_START_LONG64;

@@ -29,10 +29,11 @@ void ept_create(struct partition *p)
 }
 
 /*
- * Write-back: 2 MiB pages where both addresses are aligned, 4 KiB pages
- * elsewhere.
+ * @type (the leaf's memory type bits): 2 MiB pages where both addresses are
+ * aligned, 4 KiB pages elsewhere.
  */
-int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm)
+static int map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm,
+	       uint64_t type)
 {
 	uint64_t *pml4 = (uint64_t *)(uintptr_t)(p->eptp & EPT_TABLE_MASK);
 
@@ -44,17 +45,28 @@ int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint
 		if (!pde)
 			return -1;
 		if (!((gpa | hpa) & (MIB2 - 1)) && size >= MIB2 && !*pde) {
-			*pde = hpa | perm | EPT_MEMTYPE_WB | EPT_LARGE_PAGE;
+			*pde = hpa | perm | type | EPT_LARGE_PAGE;
 			step = MIB2;
 		} else {
 			pt = ept_table(pde);
 			if (!pt || pt[(gpa >> 12) & 511])
 				return -1;
-			pt[(gpa >> 12) & 511] = hpa | perm | EPT_MEMTYPE_WB;
+			pt[(gpa >> 12) & 511] = hpa | perm | type;
 		}
 		gpa += step;
 		hpa += step;
 		size -= step;
 	}
 	return 0;
+}
+
+int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm)
+{
+	return map(p, gpa, hpa, size, perm, EPT_MEMTYPE_WB);
+}
+
+/* Memory type 0 (UC) with ignore-PAT: the guest's PAT cannot make a device's page cached. */
+int ept_map_uc(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm)
+{
+	return map(p, gpa, hpa, size, perm, EPT_MEMTYPE_UC | EPT_IGNORE_PAT);
 }

@@ -16,5 +16,7 @@ void ept_create(struct partition *p);
  * part of it is mapped already.
  */
 int ept_map(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm);
+/* The same, uncached whatever the guest's PAT says: a device's registers (mmio =). */
+int ept_map_uc(struct partition *p, uint64_t gpa, uint64_t hpa, uint64_t size, uint64_t perm);
 
 #endif

@@ -86,6 +86,10 @@ struct partition {
 	volatile uint32_t pci_lock;
 	/* who answers its accesses outside its RAM (hv/state/region.h) */
 	struct region_table regions;
+	/* its I/O bitmaps (A then B), its assigned ports clear (hv/dev/devices.c); 0: none */
+	uint64_t io_bitmap_pa;
+	/* the guest's virtual EOI of @vector, for its level-triggered inputs (hv/dev/irqs.c) */
+	void (*dev_eoi)(struct vcpu *v, uint8_t vector);
 };
 
 extern struct partition partitions[CONFIG_MAX_PARTITIONS];

@@ -23,6 +23,8 @@ struct vcpu;
 #define MAILBOX_MODE		(1u << 3)	/* a vCPU's mode_request is set (hv/ops/monitor.c) */
 #define MAILBOX_EVENT		(1u << 4)	/* a vCPU's nmi_pending or init_pending is set */
 
+struct devirq_table;
+
 struct pcpu {
 	struct pcpu *self;	/* first: this_pcpu() reads it through GS */
 	uint32_t index;		/* MADT order */
@@ -49,6 +51,7 @@ struct pcpu {
 	int32_t window_slot[SCHED_MAX_WINDOWS];
 	uint32_t window_count;
 	struct partition *last_part;	/* whose vCPU ran here last: IBPB on a change */
+	struct devirq_table *devirq;	/* its device vectors' owners (hv/state/devirq.h); NULL: none */
 };
 
 extern struct pcpu *pcpus;	/* pcpu_count of them, from the pool at boot (pcpus_init) */

@@ -50,6 +50,13 @@ int64_t vcpu_timer_mode_set(struct vcpu *v, uint32_t mode)
 	/* the decoder and the monitor refuse it first; this is the last gate */
 	if (v->apic.pi_on && timer_mode((enum timer_mode)mode)->owns_lapic)
 		return TEMPO_HC_EINVAL;
+	/*
+	 * A partition's IOAPIC inputs carry its mode's delivery in the
+	 * physical entries (the guest's vector to a direct vCPU, Tempo's to
+	 * the others: hv/dev/irqs.c): it keeps the mode it was built with.
+	 */
+	if (v->part->cfg->dev.irq_count)
+		return TEMPO_HC_EINVAL;
 	if (vlapic_in_service(&t->vlapic) || !physical_apic_idle(v))
 		return TEMPO_HC_EBUSY;
 	old_mode = t->mode;

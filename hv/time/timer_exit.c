@@ -10,6 +10,7 @@
 #include "arch/x86/trap.h"
 #include "hv/core/halt.h"
 #include "hv/guest/insn.h"
+#include "hv/state/devirq.h"
 #include "hv/state/partition.h"
 #include "hv/time/aside.h"
 #include "hv/time/time.h"
@@ -243,12 +244,18 @@ enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x)
 	return EXIT_SLOW;
 }
 
-/* inject/emulated: a physical interrupt, acknowledged on exit (SDM 27.2.2). */
+/*
+ * inject/emulated: a physical interrupt, acknowledged on exit (SDM 27.2.2).
+ * A device's (hv/state/devirq.h) is its owner's, and ended after it: a
+ * level-triggered input is held masked before the EOI lets it fire again.
+ */
 enum exit_action exit_external_interrupt(struct vcpu *v, struct exit_ctx *x)
 {
 	uint8_t vector = (uint8_t)vmread(VMCS_EXIT_INTR_INFO);
 
 	(void)x;
+	if (devirq_vector(vector))
+		return devirq_take(v, vector);
 	wrmsr(X2APIC_EOI, 0);
 	if (vector == HV_TIMER_VECTOR) {
 		vcpu_trace(v, TRACE_HW_FIRE, 0, rdtsc());

@@ -74,3 +74,59 @@ test_bochs_dev_bad_assign() {
 		{ echo "$(count_lines "$1" '^ERROR: config: ') config errors, expected 6"; return 1; }
 	! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
 }
+
+# com2_run OUT ISO: Bochs with COM2 a loopback TCP server that
+# tests/emu/console_drive.py reads and types tests/emu/com2.script into
+# (its output in OUT/com2/serial.txt); every step must pass
+com2_run() {
+	local out=$1 iso=$2 port drv
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
+		{ echo "no free loopback port"; return 1; }
+	rm -rf "$out/com2"
+	mkdir -p "$out/com2"
+	timeout 240 python3 tests/emu/console_drive.py "$port" "$out/com2" tests/emu/com2.script &
+	drv=$!
+	bochs "$out" --cpus 2 --iso "$iso" --expect ok \
+		--bochsrc "com2: enabled=1, mode=socket-server, dev=127.0.0.1:$port" ||
+		{ wait $drv; grep 'ok=0' "$out/com2/drive.txt"; return 1; }
+	wait $drv || { grep 'ok=0' "$out/com2/drive.txt"; return 1; }
+	grep -q '^DRIVE done ok=1$' "$out/com2/drive.txt" || { echo "the COM2 script did not finish"; return 1; }
+}
+
+# key LINE NAME: NAME's value in a KEY=VALUE line
+key() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<< "$1"; }
+
+# A bare guest owns COM2 (ports 0x2f8-0x2ff and GSI 3): its text comes out
+# of Bochs' COM2 and a typed line comes back by interrupt. direct: no exit
+# for either (no port exit there, no external-interrupt exit at all);
+# inject: one external-interrupt exit for each interrupt.
+test_bochs_dev_com2() {
+	local d=$1/direct i=$1/inject line exits dev n
+	com2_run "$d" "$TEST_ISO_DIR/dev-com2.iso" && com2_run "$i" "$TEST_ISO_DIR/dev-com2-inject.iso" ||
+		return 1
+	for out in "$d" "$i"; do
+		need "$out" '^\[com\] DEVIO role=com2 tx_bytes=82 rx_bytes=12 rx_irqs=[0-9]+ strays=0 text="hello tempo "$' \
+			"the line typed into COM2, taken by interrupt" &&
+		need "$out" '^\[com\] devirq: IOAPIC version 0x20, 24 inputs; input 3 to APIC id 1 vector 0x50$' \
+			"the virtual IOAPIC" || return 1
+		grep -qx 'devirq: hello out of COM2, by port I/O' <(tr -d '\r' < "$out/com2/serial.txt") ||
+			{ echo "$out: the guest's text did not come out of COM2"; return 1; }
+	done
+	# direct: the input's interrupts never exit, nor do the ports
+	exits=$(serial "$d" | grep '^EXITS partition=com ')
+	dev=$(serial "$d" | grep '^DEVICES partition=com ')
+	n=$(key "$(serial "$d" | grep 'DEVIO')" rx_irqs)
+	[ "${n:-0}" -ge 1 ] || { echo "direct: no interrupt"; return 1; }
+	[[ "$exits" != *external_interrupt=* ]] ||
+		{ echo "direct: external-interrupt exits: $exits"; return 1; }
+	[ "$(key "$dev" port_exits)" = 0 ] && [ "$(key "$dev" irq_exits)" = 0 ] &&
+		[ "$(key "$dev" irq_path)" = direct ] ||
+		{ echo "direct: $dev"; return 1; }
+	# inject: exactly one exit for each interrupt the guest took
+	exits=$(serial "$i" | grep '^EXITS partition=com ')
+	dev=$(serial "$i" | grep '^DEVICES partition=com ')
+	n=$(key "$(serial "$i" | grep 'DEVIO')" rx_irqs)
+	[ "$(key "$exits" external_interrupt)" = "$n" ] && [ "$(key "$dev" irq_exits)" = "$n" ] &&
+		[ "$(key "$dev" port_exits)" = 0 ] && [ "$(key "$dev" irq_path)" = exit ] ||
+		{ echo "inject: $n interrupts: $exits / $dev"; return 1; }
+}

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A partition's own devices' resources (docs/devices.md): its assigned
+ * port ranges pass through the I/O bitmaps with no exit, and its mmio =
+ * ranges are mapped in its EPT at their own addresses, uncached. Both are
+ * set up once, when the partition is built, and never change: a restart
+ * keeps them. Every other port still exits to hv/exit/io.c, and any other
+ * address outside its RAM to the EPT-violation handler, as before; so a
+ * neighbour that touches those ports or pages finds no device there.
+ */
+#include "arch/x86/vmx.h"
+#include "arch/x86/vmx_defs.h"
+#include "hv/core/io_policy.h"
+#include "hv/dev/devices.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
+#include "hv/lib/x86.h"
+#include "hv/state/ept.h"
+#include "hv/state/hooks.h"
+#include "hv/state/pages.h"
+#include "hv/state/partition.h"
+
+#define IO_BITMAP_BYTES		0x2000	/* A: ports 0-0x7FFF, B: 0x8000-0xFFFF, a bit each */
+
+/* Accesses to its own ports that exited all the same, per partition. */
+static volatile uint64_t port_exits[CONFIG_MAX_PARTITIONS];
+
+/*
+ * An assigned range is in the port registry too, though its bitmap bits
+ * are clear: an access that exits there anyway runs past the range's end
+ * (the bitmap sends an access to the exit if any of its ports' bits is
+ * set, SDM Vol. 3C 26.1.3). It is counted; the part inside the range is
+ * not split off: the access reads all ones and a write is dropped, as for
+ * the ports beyond.
+ */
+static enum exit_action own_port(struct vcpu *v, struct exit_ctx *x, uint16_t port,
+				 uint8_t size, bool in, uint32_t *value, void *opaque)
+{
+	(void)x;
+	(void)port;
+	(void)size;
+	(void)opaque;
+	__atomic_fetch_add(&port_exits[v->part->id], 1, __ATOMIC_RELAXED);
+	if (in)
+		*value = io_float();
+	return EXIT_RESUME;
+}
+
+/*
+ * The ports: the bitmaps all ones (every port exits) but the assigned
+ * ranges. A virtual device of the partition's own at such a port (its
+ * COM1, fw_cfg, debug-exit, the PCI configuration ports of its channels)
+ * would never see an access: refused, with the range and the device.
+ */
+static int ports_init(struct partition *p, const struct dev_assignment *d, char *err,
+		      size_t errlen)
+{
+	uint8_t *bm;
+
+	if (!d->port_count)
+		return 0;
+	if (!vmx_ctl.has_io_bitmaps) {
+		fmt_snprintf(err, errlen, "partition '%s': ports: this CPU has no I/O bitmaps, "
+			     "so no port can pass through", p->cfg->name);
+		return -1;
+	}
+	for (uint32_t k = 0; k < d->port_count && k < DEV_MAX_PORTS; k++)
+		for (uint32_t port = d->ports[k].first; port <= d->ports[k].last; port++) {
+			const struct port_region *r = port_region_find(p, (uint16_t)port);
+
+			if (r) {
+				fmt_snprintf(err, errlen, "partition '%s': ports: 0x%x-0x%x: port "
+					     "0x%x is its %s", p->cfg->name, d->ports[k].first,
+					     d->ports[k].last, port, r->what);
+				return -1;
+			}
+		}
+	for (uint32_t k = 0; k < d->port_count && k < DEV_MAX_PORTS; k++)
+		if (port_region_add(p, d->ports[k].first, d->ports[k].last, own_port, NULL,
+				    "assigned ports") < 0) {
+			fmt_snprintf(err, errlen, "partition '%s': ports: no room in its port "
+				     "registry for 0x%x-0x%x", p->cfg->name, d->ports[k].first,
+				     d->ports[k].last);
+			return -1;
+		}
+	bm = hv_pages_alloc(IO_BITMAP_BYTES, "I/O bitmaps");
+	memset(bm, 0xff, IO_BITMAP_BYTES);
+	for (uint32_t k = 0; k < d->port_count && k < DEV_MAX_PORTS; k++)
+		for (uint32_t port = d->ports[k].first; port <= d->ports[k].last; port++)
+			bm[port / 8] &= (uint8_t)~(1u << (port % 8));
+	p->io_bitmap_pa = (uint64_t)(uintptr_t)bm;
+	return 0;
+}
+
+/*
+ * The memory ranges: at their own guest-physical address, read and write
+ * (no fetch: nobody runs code from device registers), uncached whatever the
+ * guest's PAT says (EPT memory type UC with ignore-PAT, SDM Vol. 3C
+ * 29.3.7.2), as a device's registers need. The config check
+ * (hv/core/config.c) has kept them off the RAM, the channels and the
+ * emulated pages; a mapping that still meets one fails the build.
+ */
+static int mmio_init(struct partition *p, const struct dev_assignment *d, char *err,
+		     size_t errlen)
+{
+	for (uint32_t k = 0; k < d->mmio_count && k < DEV_MAX_MMIO; k++) {
+		const struct dev_mmio_range *r = &d->mmio[k];
+
+		if (ept_map_uc(p, r->base, r->base, r->size, EPT_READ | EPT_WRITE)) {
+			fmt_snprintf(err, errlen, "partition '%s': mmio: 0x%lx+0x%lx: part of it "
+				     "is mapped already", p->cfg->name, r->base, r->size);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int devices_part_init(struct partition *p, const struct hv_config *cfg, char *err,
+			     size_t errlen)
+{
+	const struct dev_assignment *d = &p->cfg->dev;
+
+	(void)cfg;
+	if (ports_init(p, d, err, errlen) || mmio_init(p, d, err, errlen))
+		return -1;
+	return 0;
+}
+
+/* After the PC's ports (30) and the channels (40): ports_init looks for their regions. */
+PART_HOOK(50, devices, .init = devices_part_init);
+
+void devices_report(void)
+{
+	for (uint32_t i = 0; i < partition_count; i++) {
+		const struct partition *p = &partitions[i];
+		const struct dev_assignment *d = &p->cfg->dev;
+		char irqs[200];
+
+		if (!d->given)
+			continue;
+		irqs_report_line(p, irqs, sizeof(irqs));
+		log_printf(LOG_EMERG, "DEVICES partition=%s pci=%u ports=%u port_exits=%lu mmio=%u%s\n",
+			   p->cfg->name, d->pci_count, d->port_count, port_exits[p->id],
+			   d->mmio_count, irqs);
+	}
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A partition's own devices (docs/devices.md): ports and memory ranges
+ * passed through (hv/dev/devices.c), IOAPIC inputs behind its virtual
+ * IOAPIC (hv/dev/irqs.c).
+ */
+#ifndef TEMPO_HV_DEV_DEVICES_H
+#define TEMPO_HV_DEV_DEVICES_H
+
+#include <stddef.h>
+
+struct partition;
+
+/*
+ * Interrupts one input may bring on the exit path in a millisecond before
+ * it is masked (until the guest writes its entry again): 50 kHz, above
+ * any device a real-time partition drives by IOAPIC input (a UART at
+ * 115200 baud with no FIFO interrupts at 11.5 kHz), far below what would
+ * spend a core on exits.
+ */
+#define DEV_IRQ_STORM_PER_MS	50
+
+/*
+ * The end-of-run line of each partition with devices: DEVICES partition=
+ * ports= port_exits= mmio= irqs= irq_path= irq_exits= irq_waited=
+ * irq_filtered= irq_storms= irq_eois= (docs/devices.md).
+ */
+void devices_report(void);
+
+/* irqs.c's keys of that line for @p ("" without inputs). */
+void irqs_report_line(const struct partition *p, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A partition's IOAPIC inputs (irqs =): the virtual IOAPIC its guest
+ * programs at 0xFEC00000 (hv/core/vioapic.c), and the physical entries
+ * behind it (drivers/ioapic.c), which Tempo owns. The guest's pin n is GSI
+ * n of the machine.
+ *
+ * Delivery follows the partition's timer mode (fixed for its life: a
+ * partition with inputs cannot switch modes, hv/time/mode.c):
+ * - direct: the physical entry carries the guest's own vector to the
+ *   physical APIC id of its own core, whose guest takes it in its IDT with
+ *   no exit (external-interrupt exiting is off, arch/x86/vmx.c); its EOI
+ *   reaches the IOAPIC as on bare metal (the local APIC's broadcast, or its
+ *   write to the virtual IOAPIC's EOI register, passed on);
+ * - the others: the entry carries a vector of Tempo's, one per input and
+ *   vCPU (hv/state/devirq.h). The external-interrupt exit hands it here
+ *   (irq_taken), the guest's vector goes into that vCPU's virtual LAPIC,
+ *   or waits for its window on a shared core (counted). A level-triggered
+ *   input is held masked from then until the guest's EOI
+ *   (vioapic_level_taken, vioapic_eoi), so Tempo's own EOI does not let a
+ *   line still asserted fire again at once.
+ *
+ * An input that fires faster than DEV_IRQ_STORM_PER_MS in a millisecond on
+ * the exit path is masked until the guest writes its entry again, and
+ * counted: it would otherwise spend its core (or a shared core's other
+ * partitions' windows) on exits. On the direct path a storm reaches only
+ * the partition's own core, where the VMX-preemption timer still takes
+ * Tempo's ticks whatever the guest's interrupts do.
+ *
+ * A partition that stops or restarts has every physical entry masked at
+ * once (the .stop hook), before its RAM is zeroed or reused.
+ */
+#include "arch/x86/trap.h"
+#include "drivers/ioapic.h"
+#include "hv/apic/apic.h"
+#include "hv/core/timer_modes.h"
+#include "hv/core/vioapic.h"
+#include "hv/dev/devices.h"
+#include "hv/guest/mmio.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
+#include "hv/lib/x86.h"
+#include "hv/state/devirq.h"
+#include "hv/state/hooks.h"
+#include "hv/state/partition.h"
+#include "hv/state/platform.h"
+
+#define VIOAPIC_PINS_PC		24	/* a PC's first IOAPIC: what guests expect at least */
+
+struct dev_input {
+	uint32_t gsi;
+	uint8_t vec[CONFIG_MAX_VCPUS];	/* Tempo's vector on each vCPU's core (not direct) */
+	bool storm_masked;		/* past the rate: masked until the guest writes it */
+	uint8_t reported;		/* the verdict last counted as filtered */
+	uint64_t window_tsc;		/* the storm window's start */
+	uint32_t window_count;
+	volatile uint64_t taken;	/* interrupts the exit path took */
+};
+
+struct part_irqs {
+	struct partition *p;
+	bool on;			/* the partition has inputs */
+	bool direct;			/* its vCPUs own their LAPICs */
+	volatile uint32_t lock;		/* the model and the physical entries */
+	struct vioapic vio;
+	uint32_t input_count;
+	struct dev_input in[DEV_MAX_IRQS];
+	int8_t input_of_pin[VIOAPIC_MAX_PINS];	/* -1: no input behind the pin */
+	volatile uint64_t waited;	/* taken outside the target's window (shared cores) */
+	volatile uint64_t filtered;	/* entries the guest unmasked that irq_route refused */
+	volatile uint64_t storms;	/* inputs masked for their rate */
+	volatile uint64_t eois;		/* guest EOIs passed on to the IOAPIC (direct) */
+};
+
+static struct part_irqs part_irqs[CONFIG_MAX_PARTITIONS];
+
+static void take(struct part_irqs *d)
+{
+	while (__atomic_exchange_n(&d->lock, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void give(struct part_irqs *d)
+{
+	__atomic_store_n(&d->lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Pin @pin's physical entry, as the model and the delivery path make it (under the lock). */
+static void program(struct part_irqs *d, uint32_t pin)
+{
+	int32_t k = pin < VIOAPIC_MAX_PINS ? d->input_of_pin[pin] : -1;
+	uint64_t rte = vioapic_phys_rte(&d->vio, pin);
+	enum irq_verdict why = vioapic_pin_verdict(&d->vio, pin);
+	struct dev_input *in;
+	struct irq_target t;
+
+	if (k < 0)
+		return;
+	in = &d->in[k];
+	if (why != IRQ_OK && why != in->reported)
+		d->filtered++;
+	in->reported = (uint8_t)why;
+	if (!(rte & IOAPIC_RTE_MASKED) && !d->direct) {
+		if (vioapic_pin_target(&d->vio, pin, &t) && t.cpu < d->p->vcpu_count)
+			rte = (rte & ~IOAPIC_RTE_VECTOR_MASK) | in->vec[t.cpu];
+		else
+			rte |= IOAPIC_RTE_MASKED;
+	}
+	if (in->storm_masked)
+		rte |= IOAPIC_RTE_MASKED;
+	ioapic_rte_write(in->gsi, rte);
+}
+
+static void apply(struct part_irqs *d, const struct vioapic_event *ev)
+{
+	for (uint32_t w = 0; w < VIOAPIC_PIN_WORDS; w++)
+		for (uint64_t bits = ev->pins.bits[w]; bits; bits &= bits - 1)
+			program(d, w * 64 + (uint32_t)__builtin_ctzll(bits));
+	/*
+	 * The guest's write to the EOI register: on the direct path the
+	 * physical IOAPIC holds remote IRR for it (the injected path's
+	 * physical EOI was Tempo's, and the model took this one).
+	 */
+	if (ev->eoi_vector_valid && d->direct)
+		for (uint32_t k = 0; k < d->input_count; k++) {
+			uint64_t rte = d->vio.rte[d->in[k].gsi];
+
+			if ((rte & IOAPIC_RTE_LEVEL) && (uint8_t)rte == ev->eoi_vector) {
+				ioapic_eoi(d->in[k].gsi, ev->eoi_vector);
+				d->eois++;
+			}
+		}
+}
+
+/* ---- the guest's register page ---- */
+
+static uint64_t vio_read(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size)
+{
+	struct part_irqs *d = ctx;
+	uint32_t value;
+
+	(void)v;
+	take(d);
+	value = vioapic_mmio_read(&d->vio, (uint32_t)(gpa & (VIOAPIC_MMIO_SIZE - 1)), size);
+	give(d);
+	return size == 8 ? ~0ull : value;
+}
+
+static void vio_write(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size, uint64_t value)
+{
+	struct part_irqs *d = ctx;
+	uint32_t off = (uint32_t)(gpa & (VIOAPIC_MMIO_SIZE - 1));
+	struct vioapic_event ev;
+
+	(void)v;
+	if (size == 8)
+		return;		/* no register takes 8 bytes: dropped, as the model drops odd widths */
+	take(d);
+	/* the guest's own write of an entry takes it out of a storm's mask */
+	if (off == VIOAPIC_WINDOW && d->vio.regsel >= VIOAPIC_REG_RTE) {
+		uint32_t pin = (uint32_t)(d->vio.regsel - VIOAPIC_REG_RTE) / 2;
+
+		if (pin < VIOAPIC_MAX_PINS && d->input_of_pin[pin] >= 0)
+			d->in[d->input_of_pin[pin]].storm_masked = false;
+	}
+	vioapic_mmio_write(&d->vio, off, size, (uint32_t)value, &ev);
+	apply(d, &ev);
+	give(d);
+}
+
+static bool vio_region(struct vcpu *v, struct exit_ctx *x, uint64_t gpa, void *opaque,
+		       enum exit_action *a)
+{
+	struct mmio_device dev = { vio_read, vio_write, opaque };
+
+	*a = mmio_emulate(v, x, gpa, &dev);
+	return true;
+}
+
+/* ---- the exit path (not direct) ---- */
+
+static void irq_taken(struct vcpu *running, const struct devirq_slot *s)
+{
+	struct part_irqs *d = s->owner;
+	struct dev_input *in = &d->in[s->input];
+	struct vcpu *t = s->vcpu;
+	uint64_t now = rdtsc(), rte;
+	struct vioapic_event ev;
+	uint8_t vector;
+
+	take(d);
+	rte = d->vio.rte[in->gsi];
+	vector = (uint8_t)rte;
+	if (rte & IOAPIC_RTE_LEVEL) {
+		vioapic_level_taken(&d->vio, vector, t->index, &ev);
+		apply(d, &ev);
+	}
+	if (now - in->window_tsc >= platform.tsc_hz / 1000) {
+		in->window_tsc = now;
+		in->window_count = 0;
+	}
+	if (++in->window_count > DEV_IRQ_STORM_PER_MS && !in->storm_masked) {
+		in->storm_masked = true;
+		d->storms++;
+		program(d, in->gsi);
+	}
+	give(d);
+	in->taken++;
+	if (t == running) {
+		vlapic_raise(&t->vt.vlapic, vector);
+	} else {
+		/* its core runs another partition's window: it waits for its own */
+		__atomic_fetch_add(&d->waited, 1, __ATOMIC_RELAXED);
+		vcpu_send_fixed(running, t, vector);
+	}
+}
+
+/* The guest's virtual EOI (hv/apic/regs.c): a level input held for it is unmasked. */
+static void irq_eoi(struct vcpu *v, uint8_t vector)
+{
+	struct part_irqs *d = &part_irqs[v->part->id];
+	struct vioapic_event ev;
+
+	take(d);
+	vioapic_eoi(&d->vio, vector, &ev);
+	apply(d, &ev);
+	give(d);
+}
+
+/* ---- hooks ---- */
+
+static int irqs_part_init(struct partition *p, const struct hv_config *cfg, char *err,
+			  size_t errlen)
+{
+	const struct dev_assignment *a = &p->cfg->dev;
+	struct part_irqs *d = &part_irqs[p->id];
+	struct vioapic_pins pins = { { 0 } };
+	struct irq_vector_set forbidden = { { 0 } };
+	struct irq_cpus cpus = { .count = p->vcpu_count, .logical_model = IRQ_LOGICAL_FLAT };
+	uint32_t pin_count = VIOAPIC_PINS_PC;
+
+	(void)cfg;
+	memset(d, 0, sizeof(*d));
+	d->p = p;
+	if (!a->irq_count)
+		return 0;
+	memset(d->input_of_pin, -1, sizeof(d->input_of_pin));
+	for (uint32_t k = 0; k < a->irq_count && k < DEV_MAX_IRQS; k++) {
+		uint32_t gsi = a->irqs[k];
+
+		if (gsi >= VIOAPIC_MAX_PINS || !ioapic_has_gsi(gsi)) {
+			fmt_snprintf(err, errlen, "partition '%s': irqs: GSI %u: %s", p->cfg->name,
+				     gsi, gsi >= VIOAPIC_MAX_PINS ? "past the virtual IOAPIC's 120 "
+				     "inputs" : "no IOAPIC Tempo can reach has it");
+			return -1;
+		}
+		vioapic_pin_add(&pins, gsi);
+		d->input_of_pin[gsi] = (int8_t)k;
+		d->in[k].gsi = gsi;
+		pin_count = MAX(pin_count, gsi + 1);
+	}
+	d->input_count = MIN(a->irq_count, (uint32_t)DEV_MAX_IRQS);
+	for (uint32_t i = 0; i < p->vcpu_count && i < IRQ_MAX_CPUS; i++)
+		cpus.apic_id[i] = p->vcpus[i]->apic_id;
+	for (uint32_t vec = TRAP_HV_VECTOR_FIRST; vec <= TRAP_HV_VECTOR_LAST; vec++)
+		irq_vector_add(&forbidden, (uint8_t)vec);
+	if (!vioapic_init(&d->vio, 0, pin_count, &pins, &cpus, &forbidden)) {
+		fmt_snprintf(err, errlen, "partition '%s': irqs: its virtual IOAPIC could not be "
+			     "made (%u vCPUs, %u inputs)", p->cfg->name, p->vcpu_count, pin_count);
+		return -1;
+	}
+	d->direct = timer_mode(p->cfg->timer)->owns_lapic;
+	for (uint32_t k = 0; k < d->input_count && !d->direct; k++)
+		for (uint32_t i = 0; i < p->vcpu_count; i++) {
+			struct vcpu *v = p->vcpus[i];
+
+			d->in[k].vec[i] = devirq_alloc(v->pcpu->index, irq_taken, d, v, k);
+			if (!d->in[k].vec[i]) {
+				fmt_snprintf(err, errlen, "partition '%s': irqs: CPU %u has no device "
+					     "vector left (%u a core for inputs that exit)",
+					     p->cfg->name, v->pcpu->index, DEVIRQ_VECTORS);
+				return -1;
+			}
+		}
+	if (mmio_region_add(p, NULL, CONFIG_GUEST_IOAPIC_BASE, VIOAPIC_MMIO_SIZE, vio_region, d,
+			    "the virtual IOAPIC") < 0) {
+		fmt_snprintf(err, errlen, "partition '%s': no room for its virtual IOAPIC's page",
+			     p->cfg->name);
+		return -1;
+	}
+	if (!d->direct)
+		p->dev_eoi = irq_eoi;
+	d->on = true;
+	for (uint32_t k = 0; k < d->input_count; k++)
+		ioapic_rte_write(d->in[k].gsi, IOAPIC_RTE_MASKED);
+	return 0;
+}
+
+/* Every input masked, the model at reset: before anything else runs on the partition's RAM. */
+static void irqs_quiet(struct partition *p)
+{
+	struct part_irqs *d = &part_irqs[p->id];
+	struct vioapic_event ev;
+
+	if (!d->on)
+		return;
+	take(d);
+	for (uint32_t k = 0; k < d->input_count; k++)
+		d->in[k].storm_masked = false;
+	vioapic_reset(&d->vio, &ev);
+	apply(d, &ev);
+	give(d);
+}
+
+PART_HOOK(55, irqs, .init = irqs_part_init, .reset = irqs_quiet, .stop = irqs_quiet);
+
+void irqs_report_line(const struct partition *p, char *buf, size_t len)
+{
+	const struct part_irqs *d = &part_irqs[p->id];
+	uint64_t taken = 0;
+
+	buf[0] = 0;
+	if (!d->on)
+		return;
+	for (uint32_t k = 0; k < d->input_count; k++)
+		taken += d->in[k].taken;
+	fmt_snprintf(buf, len, " irqs=%u irq_path=%s irq_exits=%lu irq_waited=%lu irq_filtered=%lu "
+		     "irq_storms=%lu irq_eois=%lu", d->input_count, d->direct ? "direct" : "exit",
+		     taken, d->waited, d->filtered, d->storms, d->eois);
+}
