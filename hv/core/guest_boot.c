@@ -234,6 +234,10 @@ static void put_str(struct wr *w, const char *s)
 #define MADT_REVISION		3	/* ACPI 4.0: the first with x2APIC entries */
 #define MADT_LAPIC		0
 #define MADT_LAPIC_LEN		8
+#define MADT_IOAPIC		1
+#define MADT_IOAPIC_LEN		12
+#define MADT_IRQ_OVERRIDE	2
+#define MADT_IRQ_OVERRIDE_LEN	10
 #define MADT_X2APIC		9
 #define MADT_X2APIC_LEN		16
 #define MADT_ENABLED		1u	/* Local APIC flags bit 0 */
@@ -375,6 +379,22 @@ static void madt_entries(struct wr *w, const struct guest_platform *p)
 			put32(w, MADT_ENABLED);
 			put32(w, i);		/* ACPI processor UID */
 		}
+	}
+	if (!p->ioapic)
+		return;
+	put8(w, MADT_IOAPIC);
+	put8(w, MADT_IOAPIC_LEN);
+	put8(w, 0);			/* I/O APIC id: the virtual one's reset value */
+	put8(w, 0);
+	put32(w, GUEST_IOAPIC_ADDR);
+	put32(w, 0);			/* its GSI base */
+	for (uint32_t i = 0; i < p->irq_override_count && i < GUEST_IRQ_OVERRIDES_MAX; i++) {
+		put8(w, MADT_IRQ_OVERRIDE);
+		put8(w, MADT_IRQ_OVERRIDE_LEN);
+		put8(w, 0);		/* bus: ISA */
+		put8(w, p->irq_overrides[i].source);
+		put32(w, p->irq_overrides[i].gsi);
+		put16(w, p->irq_overrides[i].flags);
 	}
 }
 

@@ -56,6 +56,16 @@ struct guest_range {
 	uint64_t end;		/* exclusive */
 };
 
+#define GUEST_IOAPIC_ADDR		0xfec00000u
+#define GUEST_IRQ_OVERRIDES_MAX		16
+
+/* An ISA IRQ wired to another GSI (MADT type 2: bus 0, MPS INTI flags). */
+struct guest_irq_override {
+	uint8_t source;
+	uint32_t gsi;
+	uint16_t flags;
+};
+
 struct guest_platform {
 	uint64_t mem_size;		/* guest RAM (hv/core/guest_ram.h) */
 	uint32_t cpu_count;
@@ -78,13 +88,21 @@ struct guest_platform {
 	bool pci_bus;
 	uint32_t pci_mem64_count;	/* 0..GUEST_PCI_MEM64_MAX */
 	struct guest_range pci_mem64[GUEST_PCI_MEM64_MAX];
+	/*
+	 * A virtual IOAPIC (irqs =): the MADT lists it, id 0 at
+	 * GUEST_IOAPIC_ADDR with GSIs from 0, and the machine's ISA interrupt
+	 * source overrides, so that the guest routes ISA IRQs as on the PC.
+	 */
+	bool ioapic;
+	uint32_t irq_override_count;	/* 0..GUEST_IRQ_OVERRIDES_MAX */
+	struct guest_irq_override irq_overrides[GUEST_IRQ_OVERRIDES_MAX];
 };
 
 /*
  * ACPI 2.0 tables at GUEST_ACPI_GPA: RSDP (revision 2, with both RSDT and
  * XSDT), RSDT, XSDT and a MADT with one x2APIC entry (type 9) per CPU, or a
- * type 0 local APIC entry when the id fits in 8 bits, flags enabled; no I/O
- * APIC. With acpi_pm_port set (not 0xffff: the status register is the next
+ * type 0 local APIC entry when the id fits in 8 bits, flags enabled; with
+ * ioapic an I/O APIC entry and the ISA overrides. With acpi_pm_port set (not 0xffff: the status register is the next
  * port) also a DSDT defining \_S5 and a hardware-reduced revision 6 FADT
  * pointing at it, whose sleep control and status registers are the 8-bit
  * I/O ports acpi_pm_port and acpi_pm_port + 1; the RSDT and XSDT then list

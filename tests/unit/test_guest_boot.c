@@ -285,6 +285,45 @@ static void test_acpi_x2apic_ids(void **state)
 			    "\x01\x00\x00\x00\x01\x00\x00\x00", 16);
 }
 
+/*
+ * A partition with irqs =: its virtual IOAPIC and the ISA overrides in the
+ * MADT, read back by the hypervisor's own parser as a guest OS would.
+ */
+static void test_acpi_ioapic(void **state)
+{
+	const uint32_t ids[] = { 1, 2 };
+	uint64_t rsdp, madt = GUEST_ACPI_GPA + 0x90;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(2, ids);
+	plat.ioapic = true;
+	plat.irq_override_count = 2;
+	plat.irq_overrides[0] = (struct guest_irq_override){ 0, 2, 0 };
+	plat.irq_overrides[1] = (struct guest_irq_override){ 9, 9, 0xd };
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	assert_int_equal(ld32(madt + 4), 44 + 2 * 8 + 12 + 2 * 10);
+	/* the I/O APIC entry, byte by byte (ACPI 6.5 5.2.12.3) */
+	assert_memory_equal(mem + madt + 44 + 16, "\x01\x0c\x00\x00\x00\x00\xc0\xfe\x00\x00\x00\x00",
+			    12);
+	acpi_read(mem + rsdp, 36);
+	assert_true(ai.has_madt);
+	assert_int_equal(ai.cpu_count, 2);
+	assert_int_equal(ai.ioapic_count, 1);
+	assert_int_equal(ai.ioapics[0].phys, 0xfec00000u);
+	assert_int_equal(ai.ioapics[0].gsi_base, 0);
+	assert_int_equal(ai.irq_override_count, 2);
+	assert_int_equal(ai.irq_overrides[0].source, 0);
+	assert_int_equal(ai.irq_overrides[0].gsi, 2);
+	assert_int_equal(ai.irq_overrides[1].flags, 0xd);
+	/* more overrides than the MADT takes: the first GUEST_IRQ_OVERRIDES_MAX */
+	plat.irq_override_count = GUEST_IRQ_OVERRIDES_MAX + 5;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_GPA);
+	acpi_read(mem + rsdp, 36);
+	assert_int_equal(ai.irq_override_count, GUEST_IRQ_OVERRIDES_MAX);
+}
+
 /* The most CPUs a partition can have, all x2APIC: the largest MADT. */
 static void test_acpi_max_cpus(void **state)
 {
