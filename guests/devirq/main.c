@@ -23,6 +23,11 @@
  *   DEVIRQ label=L mode=M trigger=edge events=N lost=N strays=N
  *          lat_min_ticks= lat_avg_ticks= lat_p99_ticks= lat_max_ticks=
  *
+ * role=poke: a neighbour that owns nothing writes one byte to port=
+ * (default 0x2f8, COM2's transmitter) and then to a page at mmio= (0: none):
+ * under Tempo, when another partition owns them, it is stopped there and
+ * never prints its "survived" line.
+ *
  * input=off (com2): send only, no interrupts. Other options: vector= (0x20-0xfe, default 0x50), seed=, label=,
  * exit=emu (bare metal: end the emulator), storm=N (hpet: N events back to
  * back with a 1-tick interval before measuring, the attack's storm).
@@ -96,8 +101,8 @@
 /* an interrupt not seen by its deadline + this many TSC ticks is lost */
 #define LOST_TICKS		5000000
 
-enum role { ROLE_COM2, ROLE_HPET, ROLE_COUNT };
-static const char *const role_names[ROLE_COUNT] = { "com2", "hpet" };
+enum role { ROLE_COM2, ROLE_HPET, ROLE_POKE, ROLE_COUNT };
+static const char *const role_names[ROLE_COUNT] = { "com2", "hpet", "poke" };
 
 const char guest_name[] = "devirq";
 
@@ -111,7 +116,7 @@ volatile uint32_t rt_spurious_count;
 static struct tempo_cpuid tempo;
 static struct boot_params boot;
 static enum role role;
-static uint32_t vector = 0x50, gsi, count, interval_us, timer_n, storm;
+static uint32_t vector = 0x50, gsi, count, interval_us, timer_n, storm, poke_port, poke_mmio;
 static bool level, exit_emu, no_input;
 static uint64_t seed = 1;
 static char label[48] = "devirq";
@@ -288,7 +293,7 @@ static void parse_options(void)
 			if (!strcmp(value, role_names[i]))
 				role = i;
 	if (role == ROLE_COUNT)
-		guest_panic("role= com2 or hpet");
+		guest_panic("role= com2, hpet or poke");
 	if (cmdline_value(boot.cmdline, "trigger", value, sizeof(value)))
 		level = !strcmp(value, "level");
 	if (cmdline_value(boot.cmdline, "exit", value, sizeof(value)))
@@ -303,6 +308,22 @@ static void parse_options(void)
 	timer_n = opt_u32("timer", 0, 2, 0);
 	storm = opt_u32("storm", 0, 1000000, 0);
 	seed = opt_u32("seed", 0, 0xffffffffu, 1);
+	poke_port = opt_u32("port", 0, 0xffff, COM2);
+	poke_mmio = opt_u32("mmio", 0, 0xfffff000u, 0);
+}
+
+/* ---- a neighbour's reach ---- */
+
+static void run_poke(void)
+{
+	con_printf("devirq: writing 'X' to port 0x%x\n", poke_port);
+	outb((uint16_t)poke_port, 'X');
+	con_printf("devirq: port 0x%x survived\n", poke_port);
+	if (!poke_mmio)
+		return;
+	con_printf("devirq: writing to 0x%x\n", poke_mmio);
+	*(volatile uint32_t *)phys_ptr(poke_mmio) = 0;
+	con_printf("devirq: mmio 0x%x survived\n", poke_mmio);
 }
 
 /* ---- COM2 ---- */
@@ -490,6 +511,10 @@ void guest_main(uint32_t magic, uint32_t info)
 	con_printf("devirq: start %s cmdline=\"%s\"\n", tempo.present ? "under Tempo" : "bare metal",
 		   boot.cmdline);
 	parse_options();
+	if (role == ROLE_POKE) {
+		run_poke();
+		finish(true, "devirq done");
+	}
 	if (!x2apic_enable())
 		guest_panic("no x2APIC");
 	if (!tempo.present)

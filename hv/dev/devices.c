@@ -5,8 +5,11 @@
  * ranges are mapped in its EPT at their own addresses, uncached. Both are
  * set up once, when the partition is built, and never change: a restart
  * keeps them. Every other port still exits to hv/exit/io.c, and any other
- * address outside its RAM to the EPT-violation handler, as before; so a
- * neighbour that touches those ports or pages finds no device there.
+ * address outside its RAM to the EPT-violation handler, as before. A
+ * neighbour that touches another partition's ports is stopped, naming the
+ * owner (a guest reaching for a device it was not given is misconfigured
+ * or hostile; reading all ones would hide that); one that touches its
+ * pages meets the EPT violation any unmapped address does.
  */
 #include "arch/x86/vmx.h"
 #include "arch/x86/vmx_defs.h"
@@ -45,6 +48,56 @@ static enum exit_action own_port(struct vcpu *v, struct exit_ctx *x, uint16_t po
 	if (in)
 		*value = io_float();
 	return EXIT_RESUME;
+}
+
+/* An access to ports given to partition @opaque (its name): stops the guest. */
+static enum exit_action neighbour_port(struct vcpu *v, struct exit_ctx *x, uint16_t port,
+				       uint8_t size, bool in, uint32_t *value, void *opaque)
+{
+	(void)v;
+	(void)size;
+	(void)in;
+	(void)value;
+	fmt_snprintf(x->detail_buf, sizeof(x->detail_buf), "port 0x%x is given to '%s'", port,
+		     (const char *)opaque);
+	return exit_stop(x, "assigned_port", port, x->detail_buf);
+}
+
+/*
+ * The other partitions' port ranges in @p's registry, so that an access
+ * stops @p: what @p has of its own at those ports (its virtual COM1, ...)
+ * keeps them, the rest of the range is registered around it. A registry
+ * too full for them leaves them as they were, no device, and says so.
+ */
+static void neighbour_ports_init(struct partition *p, const struct hv_config *cfg)
+{
+	for (uint32_t i = 0; i < cfg->partition_count; i++) {
+		const struct partition_config *o = &cfg->partitions[i];
+
+		if (o == p->cfg)
+			continue;
+		for (uint32_t k = 0; k < o->dev.port_count && k < DEV_MAX_PORTS; k++) {
+			uint32_t first = o->dev.ports[k].first, last = o->dev.ports[k].last;
+
+			while (first <= last) {
+				uint32_t end = first;
+
+				if (port_region_find(p, (uint16_t)first)) {
+					first++;
+					continue;
+				}
+				while (end < last && !port_region_find(p, (uint16_t)(end + 1)))
+					end++;
+				if (port_region_add(p, (uint16_t)first, (uint16_t)end, neighbour_port,
+						    (void *)o->name, "another partition's ports") < 0)
+					log_warn("partition '%s': no room in its port registry for "
+						 "'%s''s ports 0x%x-0x%x: an access there reads all "
+						 "ones, as a port with no device\n", p->cfg->name,
+						 o->name, first, end);
+				first = end + 1;
+			}
+		}
+	}
 }
 
 /*
@@ -121,9 +174,9 @@ static int devices_part_init(struct partition *p, const struct hv_config *cfg, c
 {
 	const struct dev_assignment *d = &p->cfg->dev;
 
-	(void)cfg;
 	if (ports_init(p, d, err, errlen) || mmio_init(p, d, err, errlen))
 		return -1;
+	neighbour_ports_init(p, cfg);
 	return 0;
 }
 

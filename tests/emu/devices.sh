@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Emulator tests: devices. The boot's PCI enumeration (drivers/pci.c,
 # docs/devices.md) through the 0xCF8 ports on Bochs' i440FX, with and without
-# a card, and through ECAM where QEMU's q35 has an ACPI MCFG.
+# a card, and through ECAM where QEMU's q35 has an ACPI MCFG; device keys
+# the machine refuses; and partitions that own devices: COM2 by port I/O and
+# its interrupt through the virtual IOAPIC, a neighbour stopped at its ports.
 
 # pci_lines OUT: the report's per-function lines
 pci_lines() {
@@ -75,18 +77,18 @@ test_bochs_dev_bad_assign() {
 	! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
 }
 
-# com2_run OUT ISO: Bochs with COM2 a loopback TCP server that
+# com2_run OUT ISO CPUS: Bochs with COM2 a loopback TCP server that
 # tests/emu/console_drive.py reads and types tests/emu/com2.script into
 # (its output in OUT/com2/serial.txt); every step must pass
 com2_run() {
-	local out=$1 iso=$2 port drv
+	local out=$1 iso=$2 cpus=$3 port drv
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
 		{ echo "no free loopback port"; return 1; }
 	rm -rf "$out/com2"
 	mkdir -p "$out/com2"
 	timeout 240 python3 tests/emu/console_drive.py "$port" "$out/com2" tests/emu/com2.script &
 	drv=$!
-	bochs "$out" --cpus 2 --iso "$iso" --expect ok \
+	bochs "$out" --cpus "$cpus" --iso "$iso" --expect ok \
 		--bochsrc "com2: enabled=1, mode=socket-server, dev=127.0.0.1:$port" ||
 		{ wait $drv; grep 'ok=0' "$out/com2/drive.txt"; return 1; }
 	wait $drv || { grep 'ok=0' "$out/com2/drive.txt"; return 1; }
@@ -99,11 +101,19 @@ key() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<< "$1"; }
 # A bare guest owns COM2 (ports 0x2f8-0x2ff and GSI 3): its text comes out
 # of Bochs' COM2 and a typed line comes back by interrupt. direct: no exit
 # for either (no port exit there, no external-interrupt exit at all);
-# inject: one external-interrupt exit for each interrupt.
+# inject: one external-interrupt exit for each interrupt. Beside the direct
+# one a neighbour given nothing writes to COM2's transmitter: it is stopped
+# there, naming the owner, and its byte never reaches COM2.
 test_bochs_dev_com2() {
-	local d=$1/direct i=$1/inject line exits dev n
-	com2_run "$d" "$TEST_ISO_DIR/dev-com2.iso" && com2_run "$i" "$TEST_ISO_DIR/dev-com2-inject.iso" ||
+	local d=$1/direct i=$1/inject exits dev n
+	com2_run "$d" "$TEST_ISO_DIR/dev-com2.iso" 3 && com2_run "$i" "$TEST_ISO_DIR/dev-com2-inject.iso" 2 ||
 		return 1
+	need "$d" '^PARTITION_STOP name=nb reason=assigned_port rip=0x[0-9a-f]+ qual=0x2f8 vcpu=0 cpu=[0-9]+ detail="port 0x2f8 is given to .com."$' \
+		"the neighbour stopped at COM2's port, the owner named" &&
+		need "$d" '^\[nb\] devirq: writing .X. to port 0x2f8$' "the neighbour's write" || return 1
+	! serial "$d" | grep '^\[nb\] devirq: port 0x2f8 survived' > /dev/null ||
+		{ echo "the neighbour went on past COM2's port"; return 1; }
+	! grep -q X "$d/com2/serial.txt" || { echo "the neighbour's byte reached COM2"; return 1; }
 	for out in "$d" "$i"; do
 		need "$out" '^\[com\] DEVIO role=com2 tx_bytes=82 rx_bytes=12 rx_irqs=[0-9]+ strays=0 text="hello tempo "$' \
 			"the line typed into COM2, taken by interrupt" &&

@@ -1344,6 +1344,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_acpi_pm_port, teardown),
 		cmocka_unit_test_teardown(test_acpi_pm_small_memory, teardown),
 		cmocka_unit_test(test_acpi_poweroff_value),
+		cmocka_unit_test_teardown(test_acpi_ioapic, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_one_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_no_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_eight_windows, teardown),
