@@ -169,6 +169,10 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 
 		gp.pci_mem64[gp.pci_mem64_count++] = (struct guest_range){ w.gpa, w.gpa + w.size };
 	}
+	/* its virtual IOAPIC, whose pin n is GSI n: the machine's ISA overrides hold as they are */
+	gp.ioapic = p->cfg->dev.irq_count > 0;
+	gp.irq_override_count = gp.ioapic ? platform.isa_override_count : 0;
+	memcpy(gp.irq_overrides, platform.isa_overrides, sizeof(gp.irq_overrides));
 	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
 	if (!rsdp) {
 		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");

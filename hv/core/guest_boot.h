@@ -102,10 +102,11 @@ struct guest_platform {
  * ACPI 2.0 tables at GUEST_ACPI_GPA: RSDP (revision 2, with both RSDT and
  * XSDT), RSDT, XSDT and a MADT with one x2APIC entry (type 9) per CPU, or a
  * type 0 local APIC entry when the id fits in 8 bits, flags enabled; with
- * ioapic an I/O APIC entry and the ISA overrides. With acpi_pm_port set (not 0xffff: the status register is the next
- * port) also a DSDT defining \_S5 and a hardware-reduced revision 6 FADT
- * pointing at it, whose sleep control and status registers are the 8-bit
- * I/O ports acpi_pm_port and acpi_pm_port + 1; the RSDT and XSDT then list
+ * ioapic an I/O APIC entry and the ISA overrides. With acpi_pm_port set
+ * (not 0xffff: the status register is the next port) also a DSDT defining
+ * \_S5 and a hardware-reduced revision 6 FADT pointing at it, whose sleep
+ * control and status registers are the 8-bit I/O ports acpi_pm_port and
+ * acpi_pm_port + 1; the RSDT and XSDT then list
  * the MADT and the FADT. With pci_bus as well the DSDT also holds the PCI
  * host bridge. All checksums valid. Returns the RSDP's guest-physical
  * address, or 0 if it does not fit or with pci_bus, a pci_mem64_count over

@@ -175,6 +175,10 @@ static void discover_acpi(const struct boot_info *bi, struct acpi_info *ai)
 					     : ai->cpus[i].online_capable ? "online-capable"
 									  : "disabled",
 			 ai->cpus[i].from_x2apic_entry ? " (x2APIC entry)" : "");
+	for (uint32_t i = 0; i < ai->irq_override_count && i < GUEST_IRQ_OVERRIDES_MAX; i++)
+		platform.isa_overrides[platform.isa_override_count++] = (struct guest_irq_override){
+			ai->irq_overrides[i].source, ai->irq_overrides[i].gsi, ai->irq_overrides[i].flags
+		};
 	if (ai->has_hpet)
 		log_info("ACPI: HPET at 0x%lx\n", ai->hpet_phys);
 	else

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hv/core/guest_boot.h"
 #include "hv/core/spec.h"
 #include "hv/core/xcr0.h"
 
@@ -17,6 +18,9 @@ struct platform {
 	uint8_t maxphyaddr;	/* CPUID 0x80000008 EAX[7:0], 36 without the leaf */
 	/* the CPU clears IA32_TSC_DEADLINE when the timer fires (Bochs does not) */
 	bool tsc_deadline_clears;
+	/* the MADT's ISA interrupt source overrides, for the MADT of a Linux partition with irqs = */
+	uint32_t isa_override_count;
+	struct guest_irq_override isa_overrides[GUEST_IRQ_OVERRIDES_MAX];
 };
 
 extern struct platform platform;
