@@ -89,7 +89,7 @@ TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-em
 		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy \
 		   channel channel-edge channel-quiet channel-shared \
 		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
-		   many-vcpus posted-soft dev-com2 dev-com2-inject
+		   many-vcpus posted-soft dev-com2 dev-com2-inject dev-hpet dev-hpet-inject
 TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu bad-device \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
@@ -101,6 +101,9 @@ $(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu bad-device all-cp
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 CMDLINE_hv-fault := exit=emu test=exit_fault
 CMDLINE_posted-soft := exit=emu posted=soft
+# the HPET given to a partition: Tempo calibrates with the PIT
+CMDLINE_dev-hpet := exit=emu tsc_calibrate=pit
+CMDLINE_dev-hpet-inject := exit=emu tsc_calibrate=pit
 
 $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
 	@echo "  ISO     $@"
@@ -215,6 +218,7 @@ bench: deps all $(if $(filter 1,$(LINUX_BENCH)),linux-test-images $(CHANDEMO_ISO
 	@tests/bench/bench.sh $(BUILD)/bench
 	@tests/bench/plot.py $(BUILD)/bench
 	@tests/bench/doorbell.sh $(BUILD)/bench/doorbell
+	@tests/bench/devirq.sh $(BUILD)/bench/devirq
 	@if [ "$(LINUX_BENCH)" = 1 ]; then BUILD=$(BUILD) tests/linux/bench.sh $(BUILD)/bench/linux; fi
 	@if [ "$(LINUX_BENCH)" = 1 ]; then \
 		tests/emu/run.sh --emu bochs --cpus 3 --mem 512 --model $(BOCHS_MODEL) \
