@@ -386,10 +386,10 @@ pci_fn "$pcim" 00:02.0 10ec 8029 020000 00 1 9 \
 	"0x000000000000c040 0x000000000000c05f 0x0000000000040101"
 devm=(--machine --sysroot "$pcim")
 # the boot's own lines for bad-device.cfg (test_bochs_dev_bad_assign), as regexes
-sed -n '/^test_bochs_dev_bad_assign()/,/^}/p' tests/emu/tests.sh |
+sed -n '/^test_bochs_dev_bad_assign()/,/^}/p' tests/emu/devices.sh |
 	sed -n 's/.*need "$1" "^ERROR: \(config: [^"]*\)".*/^\1/p' > "$work/boot-lines.txt"
 if [ "$(wc -l < "$work/boot-lines.txt")" -lt 5 ]; then
-	fail bad_device "the boot's lines not found in tests/emu/tests.sh"
+	fail bad_device "the boot's lines not found in tests/emu/devices.sh"
 elif expect bad_device 1 tests/emu/configs/bad-device.cfg "${devm[@]}"; then
 	why=""
 	while read -r re; do
