@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for drivers/acpi.c (RSDP, RSDT/XSDT, MADT, HPET). */
+/* Unit tests for drivers/acpi.c (RSDP, RSDT/XSDT, MADT, HPET, MCFG, finding the DMAR). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -266,6 +266,7 @@ static size_t rsdp_build(uint8_t *r, uint8_t rev, uint32_t rsdt, uint64_t xsdt)
 #define HPET_PHYS	0x7fe3000ull
 #define FACP_PHYS	0x7fe4000ull
 #define MCFG_PHYS	0x7fe5000ull
+#define DMAR_PHYS	0x7fe6000ull
 #define HI_MADT_PHYS	0x100002000ull	/* above 4 GiB: only an XSDT can point here */
 
 static uint8_t rsdp[36];
@@ -1217,6 +1218,64 @@ static void test_mcfg_bad_checksum(void **state)
 	assert_int_equal(info.mcfg_count, 0);
 }
 
+/* ---- DMAR (its rules: tests/unit/test_dmar.c) ---- */
+
+/* A machine with a MADT and QEMU's DMAR; @haw_field is the raw width byte. */
+static void dmar_machine(uint8_t haw_field)
+{
+	const uint64_t tables[] = { MADT_PHYS, DMAR_PHYS };
+	struct tbl t, root;
+
+	add_madt_4cpus(MADT_PHYS);
+	sdt_begin(&t, "DMAR");
+	put8(&t, haw_field);
+	put8(&t, 1);			/* interrupt remapping */
+	for (int i = 0; i < 10; i++)
+		put8(&t, 0);
+	put16(&t, 0);			/* DRHD */
+	put16(&t, 24);
+	put8(&t, 1);			/* INCLUDE_PCI_ALL */
+	put8(&t, 0);
+	put16(&t, 0);
+	put64(&t, 0xfed90000);
+	put8(&t, 3);			/* I/O APIC 0 at ff:00.0 */
+	put8(&t, 8);
+	put16(&t, 0);
+	put8(&t, 0);
+	put8(&t, 0xff);
+	put16(&t, 0);
+	sdt_add(DMAR_PHYS, &t);
+	root_build(&root, true, tables, 2);
+	sdt_add(XSDT_PHYS, &root);
+	rsdp_len = rsdp_build(rsdp, 2, 0, XSDT_PHYS);
+}
+
+static void test_dmar_found(void **state)
+{
+	(void)state;
+	dmar_machine(38);
+	expect_ok(run());
+	assert_true(info.has_dmar);
+	assert_int_equal(info.dmar.host_addr_width, 39);
+	assert_int_equal(info.dmar.unit_count, 1);
+	assert_int_equal(info.dmar.units[0].reg_phys, 0xfed90000);
+	assert_null(strstr(warn, "DMAR"));
+	assert_true(info.has_madt);
+}
+
+/* A DMAR the parser refuses is a warning, the machine has no IOMMU. */
+static void test_dmar_refused(void **state)
+{
+	(void)state;
+	dmar_machine(70);
+	expect_ok(run());
+	assert_false(info.has_dmar);
+	assert_int_equal(info.dmar.unit_count, 0);
+	expect_warn("DMAR", "host address width 71");
+	assert_has(warn, "treated as no IOMMU");
+	assert_true(info.has_madt);
+}
+
 /* ---- table count ---- */
 
 static void test_too_many_tables(void **state)
@@ -1384,6 +1443,8 @@ int main(void)
 		T(test_mcfg_too_short),
 		T(test_mcfg_too_many),
 		T(test_mcfg_bad_checksum),
+		T(test_dmar_found),
+		T(test_dmar_refused),
 		T(test_small_warn_buffers),
 		T(test_random_tables),
 	};
