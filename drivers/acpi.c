@@ -337,7 +337,8 @@ struct dmar_ctx {
 	size_t errlen;
 };
 
-static int dmar_fail(struct dmar_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int dmar_fail(struct dmar_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static int dmar_fail(struct dmar_ctx *c, const char *fmt, ...)
 {
 	va_list ap;
