@@ -90,12 +90,14 @@ TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-em
 		   channel channel-edge channel-quiet channel-shared \
 		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
 		   many-vcpus posted-soft
-TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
+TEST_ISO_NAMES	:= platform fault ud iommu-dma iommu-ir pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   all-cpus console-cut $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
 CMDLINE_platform := exit=emu
 CMDLINE_fault	:= exit=emu test=fault
 CMDLINE_ud	:= exit=emu test=ud
+CMDLINE_iommu-dma := exit=emu test=iommu-dma
+CMDLINE_iommu-ir := exit=emu test=iommu-ir
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
 $(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu all-cpus console-cut $(TIMER_ISOS),\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))

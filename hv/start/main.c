@@ -36,6 +36,7 @@
 #include "hv/run/run.h"
 #include "hv/upcalls.h"
 #include "hv/core/version.h"
+#include "hv/start/iommu_test.h"
 
 #define CONFIG_MODULE_NAME	"partitions"
 #define LOW_MEM_END		0x9f000ul	/* the AP trampoline's page is below */
@@ -92,6 +93,8 @@ static void run_self_test(const char *cmdline)
 		log_info("test=exit_fault: a guest's CPUID 0x%x faults in its exit handler\n",
 			 HV_TEST_FAULT_LEAF);
 		hv_test_exit_fault = true;
+	} else if (!strncmp(val, "iommu", 5)) {
+		/* later, once ACPI, PCI and the TSC are known: iommu_self_test */
 	} else if (!strcmp(val, "ud")) {
 		log_info("test=ud: executing ud2\n");
 		asm volatile("ud2");
@@ -489,6 +492,8 @@ static __attribute__((noreturn)) void boot_continue(void)
 	cpu_features_read(&cpu);
 	cpu_features_print(&cpu);
 	discover_tsc(&acpi_info, boot_info.cmdline, &tsc);
+	if (cmdline_get(boot_info.cmdline, "test", err, sizeof(err)) && !strncmp(err, "iommu", 5))
+		iommu_self_test(err, &acpi_info, &boot_info, tsc.hz);
 
 	if (cpu.vmx) {
 		vmx_caps_read(&vmx);

@@ -16,7 +16,8 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
 	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_channel_pci
 	bochs_testdev bochs_xapic bochs_high_mem bochs_console_drop bochs_apicv bochs_posted_soft bochs_many_vcpus
-	bochs_dev_pci_enum qemu_dev_pci_ecam qemu_esp qemu_esp_missing"
+	bochs_dev_pci_enum qemu_dev_pci_ecam qemu_esp qemu_esp_missing
+	qemu_iommu_dma qemu_iommu_ir"
 # Long and not interactive: the emulator section starts it first, so that it
 # takes one core while the other runs the rest (tests/run_tests.sh).
 EMU_BG_TEST=bochs_large_mem
