@@ -47,8 +47,10 @@ test_bochs_high_mem() {
 # 10^9 ticks; with more work on the cores a run took over 900 s). The
 # timeout, 2,700 s, is five times the slowest quiet run.
 test_bochs_large_mem() {
+	# Bochs keeps the RAM past its 2 GiB of host memory in an unlinked file
+	# in /tmp (several GiB by the end): a failure says how much room was left
 	bochs "$1" --cpus 3 --mem 10240 --iso "$TEST_ISO_DIR/high-mem-large.iso" --expect ok \
-		--timeout 2700 || return 1
+		--timeout 2700 || { df -h /tmp | tail -n 1 | sed 's/^/\/tmp after the run: /'; return 1; }
 	need "$1" "^Partition 'bad': 1 vCPU \(CPUs 1\), 4200 MiB at 0x1[0-9a-f]{8}, " \
 		"4200 MiB carved above 4 GiB" &&
 		need "$1" '^\[bad\] hello: himem range 0x100000000-0x107dfffff \(126 MiB\) ok$' \

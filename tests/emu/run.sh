@@ -262,7 +262,10 @@ if [ "$status" = stalled ]; then
 elif [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
 	verdict=fail why="timeout after ${timeout_s}s"
 elif [ "$status" -ne "$want_status" ]; then
-	verdict=fail why="emulator exit status $status, expected $want_status"
+	# name what ended it: Tempo's own line, or the emulator's panic
+	verdict=fail why="emulator exit status $status, expected $want_status; ${marker:-no TEMPO_EXIT line}"
+	last_panic=$(grep -h -a -E '^[0-9]+[ep]\[|PANIC|FATAL' "$out/bochs.log" 2>/dev/null | tail -n 3)
+	[ -n "$last_panic" ] && why="$why; the emulator's last errors: $(printf '%s' "$last_panic" | tr '\n' '|')"
 elif [ -z "$code" ]; then
 	[ -z "$marker" ] || verdict=fail why="'$marker': Tempo ran, expected it not to"
 elif [ "$marker" != "TEMPO_EXIT code=$code status=$expect" ]; then
