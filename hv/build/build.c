@@ -404,7 +404,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 				return -1;
 			}
 		}
-		memset((void *)(uintptr_t)p->mem_hpa, 0, p->mem_size);
+		zero_ram((void *)(uintptr_t)p->mem_hpa, p->mem_size);
 		build_ept(p);
 
 		for (int c = cpuset_first(&pc->cpus); c >= 0; c = cpuset_next(&pc->cpus, (uint32_t)c + 1)) {
