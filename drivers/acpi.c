@@ -24,6 +24,12 @@
 #define MCFG_ENTRIES_OFF	44	/* header, 8 reserved bytes */
 #define MCFG_ENTRY_LEN		16	/* base, segment, start and end bus, reserved */
 #define ECAM_BUS_SHIFT		20
+/* FADT fields (ACPI 6.5 Table 5.9): Flags, RESET_REG (a GAS), RESET_VALUE. */
+#define FADT_FLAGS_OFF		112
+#define FADT_RESET_REG_OFF	116
+#define FADT_RESET_VALUE_OFF	128
+#define FADT_RESET_LEN		129	/* up to RESET_VALUE: ACPI 2.0 and later */
+#define FADT_RESET_REG_SUP	(1u << 10)
 
 /* DMAR (VT-d spec 8.1): header, host address width, flags, 10 reserved bytes. */
 #define DMAR_STRUCTS_OFF	48
@@ -636,6 +642,50 @@ static void parse_dmar(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint
 	c->out->has_dmar = true;
 }
 
+/*
+ * The reset register, where the FADT offers one. Its absence (an ACPI 1.0
+ * FADT, or RESET_REG_SUP clear) is normal and not warned about: the reset
+ * then goes to port 0xCF9 and the keyboard controller. A register the spec
+ * does not allow (ACPI 6.5 5.2.9: system memory, system I/O or PCI
+ * configuration space on bus 0, 8 bits wide at bit 0) is refused with a
+ * warning rather than written.
+ */
+static void parse_fadt(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *out = c->out;
+	const uint8_t *gas = t + FADT_RESET_REG_OFF;
+	uint64_t addr;
+
+	out->has_fadt = true;
+	out->fadt_revision = t[8];
+	if (len < FADT_RESET_LEN || !(rd32(t + FADT_FLAGS_OFF) & FADT_RESET_REG_SUP))
+		return;
+	addr = rd64(gas + 4);
+	if (gas[0] > ACPI_SPACE_PCI_CONFIG) {
+		warnf(c, "ACPI: FADT at 0x%llx: reset register in address space %u, not memory, "
+		      "I/O or PCI configuration", (unsigned long long)phys, gas[0]);
+		return;
+	}
+	if (gas[1] != 8 || gas[2] != 0) {
+		warnf(c, "ACPI: FADT at 0x%llx: reset register is %u bits at bit %u, not 8 at 0",
+		      (unsigned long long)phys, gas[1], gas[2]);
+		return;
+	}
+	if (!addr || (gas[0] == ACPI_SPACE_IO && addr > 0xffff) ||
+	    (gas[0] == ACPI_SPACE_PCI_CONFIG && (addr >> 48 || (addr >> 32 & 0xffff) > 31 ||
+						 (addr >> 16 & 0xffff) > 7 ||
+						 (addr & 0xffff) > 0xff))) {
+		warnf(c, "ACPI: FADT at 0x%llx: reset register address 0x%llx is not valid in "
+		      "address space %u", (unsigned long long)phys, (unsigned long long)addr,
+		      gas[0]);
+		return;
+	}
+	out->has_reset_reg = true;
+	out->reset_reg.space = gas[0];
+	out->reset_reg.address = addr;
+	out->reset_reg.value = t[FADT_RESET_VALUE_OFF];
+}
+
 static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint64_t phys)
 {
 	struct acpi_info *out = c->out;
@@ -667,6 +717,8 @@ static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint
 		parse_mcfg(c, phys, t, len);
 	else if (!memcmp(sig, "DMAR", 4) && !out->has_dmar)
 		parse_dmar(c, phys, t, len);
+	else if (!memcmp(sig, "FACP", 4) && !out->has_fadt)
+		parse_fadt(c, phys, t, len);
 	c->saw_mcfg_valid |= !memcmp(sig, "MCFG", 4);
 }
 

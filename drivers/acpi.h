@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ACPI table discovery: RSDP -> XSDT/RSDT -> MADT (CPUs), HPET, MCFG (where
- * PCI Express configuration space is memory-mapped) and DMAR (VT-d remapping
- * units). Tables are outside input: signatures, lengths and checksums are
- * checked and no byte outside a table's verified length is read.
+ * PCI Express configuration space is memory-mapped), DMAR (VT-d remapping
+ * units) and the FADT's reset register. Tables are outside input:
+ * signatures, lengths and checksums are checked and no byte outside a
+ * table's verified length is read.
  */
 #ifndef TEMPO_DRIVERS_ACPI_H
 #define TEMPO_DRIVERS_ACPI_H
@@ -124,6 +125,24 @@ struct acpi_dmar {
 #define ACPI_DMAR_F_X2APIC_OPT_OUT	(1u << 1)	/* firmware asks the OS not to enable x2APIC */
 #define ACPI_DMAR_F_DMA_CTRL_OPT_IN	(1u << 2)	/* firmware protected DMA until the OS took over */
 
+/* ACPI Generic Address Structure address spaces a reset register may use (ACPI 6.5 5.2.3.2). */
+enum acpi_space {
+	ACPI_SPACE_MEMORY = 0,
+	ACPI_SPACE_IO = 1,
+	ACPI_SPACE_PCI_CONFIG = 2,	/* bus 0: device in bits 47:32, function 31:16, offset 15:0 */
+};
+
+/*
+ * The FADT's reset register (ACPI 6.5 5.2.9, RESET_REG and RESET_VALUE):
+ * writing @value there resets the machine. Kept only when the FADT says it
+ * is supported (RESET_REG_SUP) and it has a form the spec allows.
+ */
+struct acpi_reset_reg {
+	uint8_t space;			/* enum acpi_space */
+	uint8_t value;
+	uint64_t address;
+};
+
 struct acpi_info {
 	uint8_t rsdp_revision;
 	char oem_id[7];			/* NUL-terminated */
@@ -142,6 +161,11 @@ struct acpi_info {
 	struct acpi_cpu cpus[ACPI_MAX_CPUS];
 	uint32_t ioapic_count;
 	struct acpi_ioapic ioapics[ACPI_MAX_IOAPICS];
+
+	bool has_fadt;
+	uint8_t fadt_revision;
+	bool has_reset_reg;		/* reset_reg is valid */
+	struct acpi_reset_reg reset_reg;
 
 	bool has_hpet;
 	uint64_t hpet_phys;		/* base address (system memory space only) */

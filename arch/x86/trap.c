@@ -6,6 +6,7 @@
  * run with the failure status instead of letting it triple-fault.
  */
 #include "arch/x86/trap.h"
+#include "arch/x86/vmx.h"
 
 #include "arch/x86/cpu.h"
 #include "hv/lib/cpus.h"
@@ -267,8 +268,11 @@ void trap_dispatch(struct trap_frame *f)
 
 		if (cpu < TEMPO_MAX_CPUS)
 			trap_cpus[cpu]->root_nmis++;
-		if (hv_stopping)
+		if (hv_stopping) {
+			/* the machine may be reset next, which INIT-based resets need */
+			vmx_cpu_off();
 			halt_forever();
+		}
 		hv_root_nmi();
 		return;
 	}

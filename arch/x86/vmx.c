@@ -182,6 +182,23 @@ void vmx_flush_vpid(uint16_t vpid)
 		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
 }
 
+/*
+ * Leave VMX operation, if this CPU is in it: a CPU in VMX root operation
+ * blocks INIT (SDM Vol. 3C 25.8), which some resets (the keyboard
+ * controller's on many chipsets) are delivered as. CR4.VMXE cannot be
+ * cleared in VMX operation and is cleared when VMXON fails, so it tells.
+ */
+void vmx_cpu_off(void)
+{
+	uint64_t cr4;
+
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	if (!(cr4 & CR4_VMXE))
+		return;
+	asm volatile("vmxoff" : : : "cc", "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 & ~CR4_VMXE));
+}
+
 bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long errlen)
 {
 	uint64_t fc = rdmsr(MSR_IA32_FEATURE_CONTROL);
@@ -207,6 +224,8 @@ bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long er
 	*(volatile uint32_t *)vmxon_pa = (uint32_t)rdmsr(MSR_IA32_VMX_BASIC) & 0x7fffffff;
 	asm volatile("vmxon %1; setna %0" : "=q"(fail) : "m"(vmxon_pa) : "cc", "memory");
 	if (fail) {
+		/* CR4.VMXE then says whether this CPU is in VMX operation (vmx_cpu_off) */
+		asm volatile("mov %0, %%cr4" : : "r"(cr4 & ~CR4_VMXE));
 		fmt_snprintf(err, errlen, "CPU %u: VMXON failed (CR0 0x%lx CR4 0x%lx)", cpu,
 			     cr0, cr4);
 		return false;

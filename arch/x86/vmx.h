@@ -166,6 +166,8 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 
 /* IA32_FEATURE_CONTROL, CR0/CR4 fixed bits, VMXON of the page at @vmxon_pa on CPU @cpu. */
 bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long errlen);
+/* VMXOFF on this CPU if it is in VMX operation (before a machine reset). */
+void vmx_cpu_off(void);
 
 /*
  * Build @a's VMCS on this CPU (VMCLEAR, VMPTRLD, every field) and leave it

@@ -13,6 +13,7 @@
 #include "drivers/acpi.h"
 #include "drivers/debugcon.h"
 #include "drivers/pci_cfg.h"
+#include "drivers/reset.h"
 #include "hv/lib/uart16550.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/spec_ctl.h"
@@ -68,7 +69,7 @@ static const char *mem_type_name(uint32_t type)
 
 static void apply_cmdline(const char *cmdline)
 {
-	unsigned long level;
+	unsigned long level, reboot_s;
 	char val[16];
 
 	if (cmdline_get_uint(cmdline, "loglevel", &level))
@@ -77,6 +78,10 @@ static void apply_cmdline(const char *cmdline)
 		stop_set_emulator_exit(1);
 	if (cmdline_get(cmdline, "debugcon", val, sizeof(val)) && !strcmp(val, "off"))
 		debugcon_enable(0);
+	if (cmdline_reboot_delay(cmdline, &reboot_s) == CMDLINE_REBOOT_MALFORMED)
+		log_warn("reboot= takes seconds from 0 (halt) to %u; rebooting %u s after a "
+			 "stop\n", CMDLINE_REBOOT_MAX_S, CMDLINE_REBOOT_DEFAULT_S);
+	stop_set_reboot((uint32_t)reboot_s);
 }
 
 static void run_self_test(const char *cmdline)
@@ -180,6 +185,10 @@ static void discover_acpi(const struct boot_info *bi, struct acpi_info *ai)
 		log_info("ACPI: HPET at 0x%lx\n", ai->hpet_phys);
 	else
 		log_info("ACPI: no HPET table\n");
+	if (ai->has_reset_reg)
+		log_info("ACPI: FADT reset register: space %u address 0x%lx value 0x%x\n",
+			 ai->reset_reg.space, ai->reset_reg.address, ai->reset_reg.value);
+	reset_set_fadt_register(ai->has_reset_reg ? &ai->reset_reg : NULL);
 }
 
 /* tsc_calibrate=pit skips the HPET (to test the PIT path, or avoid a bad HPET). */
@@ -248,6 +257,12 @@ static void parse_config(const struct boot_module *m)
 		print_config_errors();
 		hv_stop(STOP_FAILURE, "malformed partition config");
 	}
+	if (hv_config.all_ended == ALL_ENDED_MONITOR)
+		log_warn("config: all_ended = monitor: the monitor does not take over the end of "
+			 "the run yet; Tempo halts once every partition has ended\n");
+	if (hv_config.all_ended != ALL_ENDED_REBOOT)
+		stop_set_ok_halts(hv_config.all_ended == ALL_ENDED_HALT ? "all_ended = halt" :
+				  "all_ended = monitor");
 }
 
 static void validate_config(const struct boot_info *bi)
@@ -492,6 +507,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 	cpu_features_read(&cpu);
 	cpu_features_print(&cpu);
 	discover_tsc(&acpi_info, boot_info.cmdline, &tsc);
+	reset_set_tsc_hz(tsc.hz);
 	if (cmdline_get(boot_info.cmdline, "test", err, sizeof(err)) && !strncmp(err, "iommu", 5))
 		iommu_self_test(err, &acpi_info, &boot_info, tsc.hz);
 

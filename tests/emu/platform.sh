@@ -2,7 +2,7 @@
 # Emulator tests: the platform. Boot (GRUB with SeaBIOS or OVMF, and OVMF
 # straight into Tempo's own EFI loader), the CPUs from the MADT, the TSC's
 # calibration, the VMX report, the refusals where VMX or x2APIC is missing,
-# exception dumps, and the emulator runs themselves (tests/emu/run.sh's stall
+# exception dumps, the reset after a stop (reboot=N), and the emulator runs themselves (tests/emu/run.sh's stall
 # guard). Each test_NAME gets an output directory, boots an image and checks
 # what the hypervisor printed; it prints why it failed and returns non-zero.
 
@@ -150,6 +150,47 @@ test_qemu_esp_missing() {
 	need "$1" '^Tempo EFI loader: ERROR: cannot open \\EFI\\tempo\\nothere\.cfg: not found' \
 		"the error naming the file" &&
 		need "$1" '^Tempo EFI loader: returning to the firmware' "the return to the firmware"
+}
+
+# ---- the machine comes back: a stop resets it after reboot=N seconds ----
+
+# The machine comes back after a stop (reboot=1, no exit=emu): the stop's
+# report, the reboot line, one reset (tests/emu/run.sh --expect-reboot).
+test_bochs_reboot_after_end() {
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/reboot-end.iso" --expect ok --expect-reboot ||
+		return 1
+	need "$1" '^\[rt0\] hello: done' "the partition ran to its end" &&
+		need "$1" '^PARTITION_END name=rt0 state=shutdown' "the end-of-run report" &&
+		need "$1" '^Tempo: rebooting in 1 s \(reboot=1 on the command line' "the reboot line" &&
+		need "$1" '^Tempo: reset through ' "a reset tried"
+}
+
+test_bochs_reboot_bad_config() {
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/reboot-bad-config.iso" --expect failure \
+		--expect-reboot || return 1
+	need "$1" "^ERROR: config: partitions:6: timer: expected direct, inject, emulated or pv-lazy, found 'fast'" \
+		"the config error" &&
+		need "$1" '^Tempo: rebooting in 1 s ' "the reboot line" &&
+		! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
+}
+
+# QEMU has no VMX: a boot failure. -no-reboot turns the reset into QEMU's exit 0.
+test_qemu_reboot_no_vmx() {
+	qemu "$1" --emu qemu-bios --cpus 2 --iso "$TEST_ISO_DIR/reboot-no-vmx.iso" --expect no-vmx \
+		--expect-reboot || return 1
+	need "$1" '^Tempo: rebooting in 1 s ' "the reboot line" &&
+		need "$1" '^Tempo: reset through port 0xcf9' "the chipset reset (SeaBIOS' FADT has no reset register)"
+}
+
+# q35's FADT has a reset register (I/O 0xcf9, value 0xf): it is used first.
+test_qemu_reboot_fadt() {
+	qemu "$1" --emu qemu-uefi --cpus 2 --iso "$TEST_ISO_DIR/reboot-no-vmx.iso" --expect no-vmx \
+		--expect-reboot || return 1
+	need "$1" '^ACPI: FADT reset register: space 1 address 0xcf9 value 0xf' "the FADT's register" &&
+		need "$1" '^Tempo: reset through the FADT reset register \(I/O port 0xcf9 = 0xf\)' \
+			"the reset through it" &&
+		! serial "$1" | grep '^Tempo: reset through port 0xcf9' > /dev/null ||
+		{ echo "fell through to port 0xcf9"; return 1; }
 }
 
 # ---- the emulator runs themselves ----
