@@ -195,6 +195,7 @@ TOOL_SRCS	:= tools/tempo-config.c hv/core/config.c hv/core/timer_modes.c hv/core
 TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
 # Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.
 TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP \
+		   -DTEMPO_VERSION='"$(VERSION)"' \
 		   -fstack-protector-strong -D_FORTIFY_SOURCE=2
 TOOL_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now
 TEMPO_CONFIG	:= $(BUILD)/tempo-config
