@@ -53,7 +53,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
+.PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install uninstall run-kvm efi esp
 .PHONY: tempo-config deb run-hello channel-demo kut kut-images bench-profile
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
@@ -244,36 +244,41 @@ CONFIG		?= $(DEMO_CFG)
 KVM_ISO		:= $(if $(filter-out $(DEMO_CFG),$(CONFIG)),$(BUILD)/tempo-kvm.iso,$(ISO))
 KVM_MKISO	= boot/mkiso.sh $(KVM_ISO) $(HV_ELF) "$(ISO_CMDLINE)" $(CONFIG):partitions $(GUEST_MODULES)
 
-install: $(HV_ELF) $(GUEST_ELFS) $(CONFIG)	## Install Tempo, the guests and CONFIG in DESTDIR/boot/tempo, 20_tempo in DESTDIR/etc/grub.d
-	install -d "$(DESTDIR)$(PREFIX)" "$(DESTDIR)/etc/grub.d" "$(DESTDIR)/etc/default"
-	install -m 644 $(HV_ELF) "$(DESTDIR)$(PREFIX)/tempo.elf"
-	install -m 644 $(GUEST_ELFS) "$(DESTDIR)$(PREFIX)/"
-	install -m 644 $(CONFIG) "$(DESTDIR)$(PREFIX)/partitions.cfg"
-	sed 's|^tempo_default_root=.*|tempo_default_root=$(PREFIX)|' boot/grub.d/20_tempo \
-		> "$(DESTDIR)/etc/grub.d/20_tempo.new"
-	chmod 755 "$(DESTDIR)/etc/grub.d/20_tempo.new"
-	mv -f "$(DESTDIR)/etc/grub.d/20_tempo.new" "$(DESTDIR)/etc/grub.d/20_tempo"
-	[ -e "$(DESTDIR)/etc/default/tempo" ] || sed 's|/boot/tempo|$(PREFIX)|g' \
-		boot/grub.d/tempo.default > "$(DESTDIR)/etc/default/tempo"
+SBINDIR		?= /usr/local/sbin
+# What a server gets: the demo, latency and channel guests, not the attack
+# guest or the fuzzer (test-only).
+DEB_GUESTS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2) $(CHAN_MB2)
+
+install: $(HV_ELF) $(DEB_GUESTS) $(CONFIG) $(TEMPO_CONFIG)	## Install Tempo, guests, CONFIG (kept if there), 20_tempo, tempo-config under DESTDIR
+	@boot/install.sh install "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)" $(CONFIG) $(HV_ELF) \
+		$(TEMPO_CONFIG) $(DEB_GUESTS)
 	@TEMPO_DEFAULTS=/dev/null TEMPO_ROOT="$(DESTDIR)$(PREFIX)" TEMPO_GRUB_DIR="$(PREFIX)" \
-		"$(DESTDIR)/etc/grub.d/20_tempo" >/dev/null || \
-		echo "install: warning: copy what is missing into $(DESTDIR)$(PREFIX) before update-grub"
+		PATH="$(DESTDIR)$(SBINDIR):$$PATH" sh -e "$(DESTDIR)/etc/grub.d/20_tempo" >/dev/null
 	@$(if $(DESTDIR),,echo "install: done; run update-grub (or grub-mkconfig -o /boot/grub/grub.cfg)")
+
+uninstall:	## Remove what make install wrote (DESTDIR, PREFIX as for install); an edited file is kept
+	@boot/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+	@$(if $(DESTDIR),,echo "uninstall: done; run update-grub")
 
 # make deb: build/tempo_VERSION_amd64.deb (boot/mkdeb.sh, dpkg-deb); then
 # dpkg -i build/tempo_*.deb and tempo-config check --machine /boot/tempo/partitions.cfg
-DEB_VERSION	:= 0.1+git$(GIT_REV)
+# The version sorts in commit order for dpkg: the number of commits, then the
+# hash (a hash alone sorts at random: 0.1+git5e0ade0 < 0.1+gitedb25c4), and
+# 0.1.N sorts after every 0.1+gitHASH the old scheme made.
+GIT_COUNT	:= $(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+DEB_VERSION	:= 0.1.$(GIT_COUNT)+g$(GIT_REV)
+EXAMPLE_CFG	:= guests/example.cfg
 DEB		:= $(BUILD)/tempo_$(DEB_VERSION)_amd64.deb
 
 deb: $(DEB)	## Build the Debian package (build/tempo_VERSION_amd64.deb): /boot/tempo, 20_tempo, tempo-config
 
 # $(BUILD)/BOOTX64.EFI is $(EFI_LOADER), which is defined further down.
-$(DEB): $(HV_ELF) $(GUEST_ELFS) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI $(DEMO_CFG) boot/mkdeb.sh \
+$(DEB): $(HV_ELF) $(DEB_GUESTS) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI $(EXAMPLE_CFG) boot/mkdeb.sh \
 		$(wildcard boot/deb/*) boot/grub.d/20_tempo boot/grub.d/tempo.default README.md \
 		$(wildcard docs/*.md)
 	$(Q)rm -f $(BUILD)/tempo_*_amd64.deb
 	$(Q)boot/mkdeb.sh $@ $(DEB_VERSION) $(BUILD)/deb $(HV_ELF) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI \
-		$(GUEST_ELFS)
+		$(EXAMPLE_CFG) $(DEB_GUESTS)
 
 run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in QEMU/KVM with nested VMX (Intel hosts; CONFIG= picks the config)
 	$(if $(filter-out $(ISO),$(KVM_ISO)),$(KVM_MKISO))
