@@ -39,6 +39,8 @@ void stop_set_ok_halts(const char *why);
 void hv_set_halt_others(void (*fn)(void));
 extern volatile int hv_stopping;
 __attribute__((noreturn)) void hv_stop(enum stop_code code, const char *why);
+/* Halt the other CPUs and reset the machine at once (the monitor's reboot). */
+__attribute__((noreturn)) void hv_reboot(const char *why);
 
 /* @bytes of the hypervisor's pool, rounded up to pages and zeroed (hv/state/pages.c); stops when empty. */
 void *hv_pages_alloc(uint64_t bytes, const char *what);

@@ -192,6 +192,15 @@ static void run_command(const char *text)
 		console_input_focus(&cin, cmd.part);
 		say_focus(cmd.part);
 		return;
+	case MON_START:
+		/* starting an ended partition is the monitor's next step; say so, never ignore */
+		rc = fmt_fail(&(struct fmt_err){ err, sizeof(err) }, NULL, 0,
+			      "start: not available in this build; restart NAME boots a running "
+			      "partition again");
+		break;
+	case MON_REBOOT:
+		log_printf(LOG_EMERG, "MONITOR_OK cmd=reboot\n");
+		hv_reboot("the monitor's reboot command");
 	}
 	if (rc)
 		log_printf(LOG_EMERG, "MONITOR_ERROR msg=\"%s\"\n", err);

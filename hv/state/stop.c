@@ -78,3 +78,13 @@ void hv_stop(enum stop_code code, const char *why)
 		log_emerg("Tempo: halted.\n");
 	halt_forever();
 }
+
+void hv_reboot(const char *why)
+{
+	asm volatile("cli");
+	if (!__atomic_exchange_n(&hv_stopping, 1, __ATOMIC_ACQ_REL) && halt_others)
+		halt_others();
+	log_emerg("Tempo: rebooting now (%s)\n", why);
+	uart_flush();
+	machine_reset_after(0);
+}
