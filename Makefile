@@ -54,7 +54,7 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 all:
 
 .PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install uninstall run-kvm efi esp
-.PHONY: tempo-config deb run-hello channel-demo kut kut-images bench-profile
+.PHONY: tempo-config deb run-hello channel-demo kut kut-images bench-profile console
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -169,6 +169,12 @@ run: deps $(RTDEMO_ISO) $(RTDEMO_BARE_ISO)	## Boot the latency demo in Bochs: di
 	@tests/emu/run.sh --emu bochs --cpus 1 --model $(BOCHS_MODEL) \
 		--iso $(RTDEMO_BARE_ISO) --timeout 120 --out $(BUILD)/run-bare
 	@boot/rtdemo-table.sh $(BUILD)/run/serial.txt $(BUILD)/run-bare/serial.txt
+
+# make console: the same demo, its console in this terminal (boot/console-demo.sh,
+# tools/serial-term.py): keys go to Tempo, Ctrl-T m opens the monitor, Ctrl-] quits.
+console: deps $(RTDEMO_ISO)	## The latency demo in Bochs with Tempo's console in this terminal: type to it, Ctrl-T m monitor, Ctrl-] quits
+	@boot/console-demo.sh $(BUILD)/console --cpus 3 --model $(BOCHS_MODEL) \
+		--iso $(RTDEMO_ISO) --timeout 3600
 
 # make channel-demo: a control loop and Linux on a channel (guests/channel-demo.cfg).
 CHANDEMO_CFG	:= guests/channel-demo.cfg

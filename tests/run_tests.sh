@@ -434,7 +434,7 @@ if { [ "$what" = all ] || [ "$what" = tools ]; } && ! list_only tools tests/tool
 	tests/tools/test_rtdemo_table.sh tests/tools/test_deb.sh; then
 	echo "== tempo-config and the Debian package"
 	for t in tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh \
-		tests/tools/test_deb.sh; do
+		tests/tools/test_deb.sh tests/tools/test_console_term.sh; do
 		start=$SECONDS
 		out=$(BUILD="$BUILD" "$t" 2>&1)
 		rc=$?
