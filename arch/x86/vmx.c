@@ -54,7 +54,6 @@ _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 #define CR0_CD	(1ull << 30)
 #define CR0_PG	(1ull << 31)
 #define CR4_PAE	(1ull << 5)
-#define CR4_VMXE (1ull << 13)
 #define EFER_LME (1ull << 8)
 #define EFER_LMA (1ull << 10)
 
@@ -180,23 +179,6 @@ void vmx_flush_vpid(uint16_t vpid)
 		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_SINGLE_CONTEXT) : "cc", "memory");
 	else if (cap & VPID_CAP_INVVPID_ALL)
 		asm volatile("invvpid %0, %1" : : "m"(desc), "r"(INV_ALL_CONTEXT) : "cc", "memory");
-}
-
-/*
- * Leave VMX operation, if this CPU is in it: a CPU in VMX root operation
- * blocks INIT (SDM Vol. 3C 25.8), which some resets (the keyboard
- * controller's on many chipsets) are delivered as. CR4.VMXE cannot be
- * cleared in VMX operation and is cleared when VMXON fails, so it tells.
- */
-void vmx_cpu_off(void)
-{
-	uint64_t cr4;
-
-	asm volatile("mov %%cr4, %0" : "=r"(cr4));
-	if (!(cr4 & CR4_VMXE))
-		return;
-	asm volatile("vmxoff" : : : "cc", "memory");
-	asm volatile("mov %0, %%cr4" : : "r"(cr4 & ~CR4_VMXE));
 }
 
 bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long errlen)
