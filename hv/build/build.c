@@ -453,7 +453,8 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 	for (uint32_t i = 0; i < partition_count; i++)
 		for (uint32_t k = 0; k < partitions[i].vcpu_count; k++)
 			if (!partitions[i].vcpus[k]->pcpu->shared)
-				partitions[i].vcpus[k]->pcpu->vcpu = partitions[i].vcpus[k];
+				partitions[i].vcpus[k]->pcpu->vcpu = partitions[i].vcpus[k]->pcpu->home =
+					partitions[i].vcpus[k];
 	for (uint32_t c = 0; c < pcpu_count; c++) {
 		/* a shared core runs guests in its windows: it is no console core */
 		if (smp_cpus[c].state == CPU_ONLINE && !pcpus[c].vcpu && !pcpus[c].shared) {

@@ -31,6 +31,7 @@
 #include "hv/state/pages.h"
 #include "hv/state/partition.h"
 #include "hv/build/build.h"
+#include "hv/ops/report.h"
 #include "hv/state/platform.h"
 #include "hv/time/time.h"
 #include "hv/apic/apic.h"
@@ -257,12 +258,9 @@ static void parse_config(const struct boot_module *m)
 		print_config_errors();
 		hv_stop(STOP_FAILURE, "malformed partition config");
 	}
-	if (hv_config.all_ended == ALL_ENDED_MONITOR)
-		log_warn("config: all_ended = monitor: the monitor does not take over the end of "
-			 "the run yet; Tempo halts once every partition has ended\n");
-	if (hv_config.all_ended != ALL_ENDED_REBOOT)
-		stop_set_ok_halts(hv_config.all_ended == ALL_ENDED_HALT ? "all_ended = halt" :
-				  "all_ended = monitor");
+	if (hv_config.all_ended == ALL_ENDED_HALT)
+		stop_set_ok_halts("all_ended = halt");
+	report_end_waits(hv_config.all_ended == ALL_ENDED_MONITOR);
 }
 
 static void validate_config(const struct boot_info *bi)

@@ -84,6 +84,9 @@ void hv_reboot(const char *why)
 	asm volatile("cli");
 	if (!__atomic_exchange_n(&hv_stopping, 1, __ATOMIC_ACQ_REL) && halt_others)
 		halt_others();
+	/* the run ended as asked: the same status line as any end, then the reset */
+	log_emerg("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n", STOP_OK, stop_name(STOP_OK),
+		  why);
 	log_emerg("Tempo: rebooting now (%s)\n", why);
 	uart_flush();
 	machine_reset_after(0);

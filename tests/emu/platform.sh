@@ -2,9 +2,10 @@
 # Emulator tests: the platform. Boot (GRUB with SeaBIOS or OVMF, and OVMF
 # straight into Tempo's own EFI loader), the CPUs from the MADT, the TSC's
 # calibration, the VMX report, the refusals where VMX or x2APIC is missing,
-# exception dumps, the reset after a stop (reboot=N), and the emulator runs themselves (tests/emu/run.sh's stall
-# guard). Each test_NAME gets an output directory, boots an image and checks
-# what the hypervisor printed; it prints why it failed and returns non-zero.
+# exception dumps, the reset after a stop (reboot=N) or from the monitor,
+# and the emulator runs themselves (tests/emu/run.sh's stall guard). Each
+# test_NAME gets an output directory, boots an image and checks what the
+# hypervisor printed; it prints why it failed and returns non-zero.
 
 # tsc_close OUT KHZ: the TSC frequency in force is within 1% of KHZ.
 tsc_close() {
@@ -172,6 +173,24 @@ test_bochs_reboot_bad_config() {
 		"the config error" &&
 		need "$1" '^Tempo: rebooting in 1 s ' "the reboot line" &&
 		! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
+}
+
+# all_ended = monitor: the end of the last partition leaves the monitor up;
+# it starts the partition again on its own core (twice), and its reboot
+# resets the machine at once (reboot=1 is for stops, not for the monitor).
+# The script (tests/emu/reboot-monitor.script) is typed by console_drive.py.
+test_bochs_reboot_from_monitor() {
+	console_run "$1" tests/emu/reboot-monitor.script 300 --cpus 2 \
+		--iso "$TEST_ISO_DIR/reboot-monitor.iso" --expect ok --expect-reboot || return 1
+	local run	# the first boot's lines (Bochs may have begun a second)
+	run=$(serial "$1" | awk '{ print } /^Tempo: rebooting now/ { exit }')
+	[ "$(echo "$run" | grep -c '^TEMPO_EXIT ')" -eq 1 ] ||
+		{ echo "the run stopped before the monitor's reboot"; return 1; }
+	[ "$(echo "$run" | grep -c '^\[rt0\] hello: done$')" -eq 3 ] ||
+		{ echo "rt0 did not run three times"; return 1; }
+	! echo "$run" | grep '^Tempo: rebooting in ' > /dev/null ||
+		{ echo "the monitor's reboot waited for reboot=1"; return 1; }
+	echo "reboot from the monitor: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers checked"
 }
 
 # QEMU has no VMX: a boot failure. -no-reboot turns the reset into QEMU's exit 0.

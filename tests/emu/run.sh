@@ -30,10 +30,11 @@
 #     --qemu-arg ARG    QEMU: one more argument, after Tempo's own (repeatable; e.g.
 #                       --qemu-arg -machine --qemu-arg q35 --qemu-arg -device --qemu-arg edu)
 #     --expect-reboot   after Tempo's stop (the --expect status, printed without
-#                       exit=emu) the machine must reset ("Tempo: rebooting in" and a
-#                       reset): QEMU exits 0 at the reset (-no-reboot); in Bochs the
-#                       BIOS starts again, and the run ends once Bochs has logged
-#                       the reset (or Tempo's banner came twice; rebooted.txt)
+#                       exit=emu) the machine must reset ("Tempo: rebooting in", or
+#                       "now" for the monitor's reboot, and a reset): QEMU exits 0
+#                       at the reset (-no-reboot); in Bochs the BIOS starts again,
+#                       and the run ends once Bochs has logged the reset (or
+#                       Tempo's banner came twice; rebooted.txt)
 #     --show            copy the serial output to stdout as it arrives
 #     --stall S         end the run as "stalled" once neither the serial output
 #                       nor the emulator's CPU time has moved for S seconds
@@ -292,8 +293,8 @@ if [ "$expect_reboot" = 1 ] && [ "$emu" = bochs ] && [ "$status" != stalled ] &&
 	{ [ -s "$out/rebooted.txt" ] || bochs_reset_seen; }; then
 	status=0	# ended by the guard at the second banner
 fi
-if [ "$expect_reboot" = 1 ] && ! first_run | grep -q '^Tempo: rebooting in '; then
-	verdict=fail why="no 'Tempo: rebooting in' line"
+if [ "$expect_reboot" = 1 ] && ! first_run | grep -qE '^Tempo: rebooting (in |now )'; then
+	verdict=fail why="no 'Tempo: rebooting in' or 'Tempo: rebooting now' line"
 elif [ "$expect_reboot" = 1 ] && [ "$emu" = bochs ] && [ ! -s "$out/rebooted.txt" ] &&
 	[ "$status" != stalled ]; then
 	verdict=fail why="no second boot after the stop (emulator status $status)"

@@ -11,6 +11,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	qemu_bios qemu_uefi qemu_ud qemu_many_cpus qemu_reboot_no_vmx qemu_reboot_fadt
 	bochs_partitions bochs_stall_guard bochs_stop_oob bochs_stop_triple bochs_stop_vmxon bochs_bad_syntax
 	bochs_bad_cpu bochs_all_cpus bochs_console_cut bochs_reboot_after_end bochs_reboot_bad_config
+	bochs_reboot_from_monitor
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
