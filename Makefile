@@ -91,7 +91,7 @@ TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-em
 		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
 		   many-vcpus posted-soft
 TEST_ISO_NAMES	:= platform fault ud iommu-dma iommu-ir pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
-		   all-cpus console-cut reboot-end reboot-bad-config reboot-no-vmx reboot-monitor \
+		   all-cpus console-cut reboot-end reboot-bad-config reboot-no-vmx reboot-monitor halt-end \
 		   $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
 CMDLINE_platform := exit=emu
@@ -110,6 +110,8 @@ CMDLINE_reboot-bad-config := reboot=1
 CONFIG_reboot-bad-config := tests/emu/configs/bad-syntax.cfg
 CMDLINE_reboot-no-vmx := reboot=1
 CMDLINE_reboot-monitor := reboot=1
+CMDLINE_halt-end := reboot=1
+CONFIG_halt-end := tests/emu/configs/halt-end.cfg
 CONFIG_reboot-monitor := tests/emu/configs/reboot-monitor.cfg
 CMDLINE_posted-soft := exit=emu posted=soft
 

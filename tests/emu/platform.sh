@@ -193,6 +193,17 @@ test_bochs_reboot_from_monitor() {
 	echo "reboot from the monitor: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers checked"
 }
 
+# all_ended = halt: the end of the last partition halts the machine even
+# with reboot=1 on the command line; the halt line names the config key, and
+# no reset follows (tests/emu/run.sh --expect-halt watches 3 s after it).
+test_bochs_halt_after_end() {
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/halt-end.iso" --expect ok --expect-halt || return 1
+	need "$1" '^\[rt0\] hello: done' "the partition ran to its end" &&
+		need "$1" '^PARTITION_END name=rt0 state=shutdown' "the end-of-run report" &&
+		need "$1" '^TEMPO_EXIT code=16 status=ok reason="all partitions ended"' "the stop" &&
+		need "$1" '^Tempo: halted \(all_ended = halt\)\.' "the halt line naming the key"
+}
+
 # QEMU has no VMX: a boot failure. -no-reboot turns the reset into QEMU's exit 0.
 test_qemu_reboot_no_vmx() {
 	qemu "$1" --emu qemu-bios --cpus 2 --iso "$TEST_ISO_DIR/reboot-no-vmx.iso" --expect no-vmx \

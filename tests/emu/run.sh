@@ -35,6 +35,10 @@
 #                       at the reset (-no-reboot); in Bochs the BIOS starts again,
 #                       and the run ends once Bochs has logged the reset (or
 #                       Tempo's banner came twice; rebooted.txt)
+#     --expect-halt     after Tempo's stop (printed without exit=emu) the machine must
+#                       halt ("Tempo: halted", no "Tempo: rebooting" line): the run
+#                       ends HALT_WATCH_S (3) seconds after that line, if no reset
+#                       came in them (halted.txt)
 #     --show            copy the serial output to stdout as it arrives
 #     --stall S         end the run as "stalled" once neither the serial output
 #                       nor the emulator's CPU time has moved for S seconds
@@ -49,6 +53,7 @@ set -uo pipefail
 
 emu="" iso="" cpus=1 model=${EMU_MODEL:-corei7_ivy_bridge_3770k} ips=50000000 mem=256 timeout_s=120
 expect=ok out="" show=0 bad_msrs=0 com1_port="" stall_s=${EMU_STALL_S:-180} expect_reboot=0
+expect_halt=0
 extra_rc=() extra_qemu=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -63,6 +68,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift 2 ;;
 	--show) show=1; shift ;;
 	--expect-reboot) expect_reboot=1; shift ;;
+	--expect-halt) expect_halt=1; shift ;;
 	--ignore-bad-msrs) bad_msrs=1; shift ;;
 	--com1-socket) com1_port=$2; shift 2 ;;
 	--stall) stall_s=$2; shift 2 ;;
@@ -87,7 +93,7 @@ if [ -z "$out" ]; then
 	out=$(mktemp -d "${TMPDIR:-/tmp}/tempo-emu.XXXXXX")
 else
 	mkdir -p "$out"
-	rm -f "$out"/e9.txt "$out"/emu.log "$out"/rebooted.txt
+	rm -f "$out"/e9.txt "$out"/emu.log "$out"/rebooted.txt "$out"/halted.txt
 	# the console driver may already be writing serial.txt
 	[ -n "$com1_port" ] || rm -f "$out"/serial.txt
 fi
@@ -134,11 +140,19 @@ bochs_reset_seen() {
 	echo "run.sh: the machine reset: $why" > "$out/rebooted.txt"
 }
 
+# A halted machine runs on in the emulator, printing nothing: the run ends a
+# few seconds after the halt line, time enough for a reset that should not
+# come (the 1 s of reboot=1 is about 2 s of Bochs' wall clock at its 50M ips).
+HALT_WATCH_S=3
+halt_seen() {
+	tr -d '\r' < "$out/serial.txt" 2>/dev/null | grep -q '^Tempo: halted'
+}
+
 # guard TIMEOUT_PID: watches the emulator (the child of timeout(1)); drains
 # Bochs' screen pseudo-terminal as soon as Bochs names it; ends the emulator
 # once neither the serial files nor its CPU time have moved for stall_s.
 guard() {
-	local epid="" last="" now still=0 step=2 pts="" drain=""
+	local epid="" last="" now still=0 step=2 pts="" drain="" halted_at=""
 	while kill -0 "$1" 2>/dev/null; do
 		sleep "$step"
 		[ -n "$epid" ] || epid=$(pgrep -P "$1" | head -n 1)
@@ -153,9 +167,19 @@ guard() {
 				echo "$drain" > "$out/.drain.pid"
 			fi
 		fi
-		# Bochs has no -no-reboot: a reset runs its BIOS again
-		if [ "$expect_reboot" = 1 ] && [ "$emu" = bochs ] && bochs_reset_seen; then
+		# Bochs has no -no-reboot: a reset runs its BIOS again (and where a
+		# halt was expected, the run has failed)
+		if [ "$expect_reboot" = 1 ] || [ "$expect_halt" = 1 ] && [ "$emu" = bochs ] &&
+			bochs_reset_seen; then
 			# Bochs in its debugger's loop does not end on SIGTERM
+			kill -KILL "$epid" 2>/dev/null
+			return
+		fi
+		if [ "$expect_halt" = 1 ] && [ -z "$halted_at" ] && halt_seen; then
+			halted_at=$SECONDS
+		fi
+		if [ -n "$halted_at" ] && [ $((SECONDS - halted_at)) -ge "$HALT_WATCH_S" ]; then
+			echo "run.sh: halted, and no reset within $HALT_WATCH_S s" > "$out/halted.txt"
 			kill -KILL "$epid" 2>/dev/null
 			return
 		fi
@@ -204,7 +228,8 @@ fi
 
 case $emu in
 bochs)
-	want_status=$([ "$expect" = ok ] || [ "$expect_reboot" = 1 ] && echo 0 || echo 1)
+	want_status=$([ "$expect" = ok ] || [ "$expect_reboot" = 1 ] || [ "$expect_halt" = 1 ] &&
+		echo 0 || echo 1)
 	cat > "$out/bochsrc" <<RC
 memory: guest=$mem, host=$((mem > 2048 ? 2048 : mem))
 romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
@@ -293,11 +318,18 @@ if [ "$expect_reboot" = 1 ] && [ "$emu" = bochs ] && [ "$status" != stalled ] &&
 	{ [ -s "$out/rebooted.txt" ] || bochs_reset_seen; }; then
 	status=0	# ended by the guard at the second banner
 fi
+if [ "$expect_halt" = 1 ] && [ -s "$out/halted.txt" ] && [ "$status" != stalled ]; then
+	status=0	# ended by the guard after the halt
+fi
 if [ "$expect_reboot" = 1 ] && ! first_run | grep -qE '^Tempo: rebooting (in |now )'; then
 	verdict=fail why="no 'Tempo: rebooting in' or 'Tempo: rebooting now' line"
 elif [ "$expect_reboot" = 1 ] && [ "$emu" = bochs ] && [ ! -s "$out/rebooted.txt" ] &&
 	[ "$status" != stalled ]; then
 	verdict=fail why="no second boot after the stop (emulator status $status)"
+elif [ "$expect_halt" = 1 ] && first_run | grep -qE '^Tempo: rebooting (in |now )'; then
+	verdict=fail why="a 'Tempo: rebooting' line where a halt was expected"
+elif [ "$expect_halt" = 1 ] && { [ ! -s "$out/halted.txt" ] || bochs_reset_seen; }; then
+	verdict=fail why="no halt, or a reset after it (emulator status $status)"
 elif [ "$status" = stalled ]; then
 	verdict=fail why="stalled: $(head -n 1 "$out/stall.txt" | sed 's/^run.sh: stalled: //'); see $out/stall.txt"
 elif [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
