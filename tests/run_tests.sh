@@ -430,11 +430,12 @@ if { [ "$what" = all ] || [ "$what" = grub ]; } &&
 fi
 
 section=tools
-if { [ "$what" = all ] || [ "$what" = tools ]; } && ! list_only tools tests/tools/test_tempo_config.sh \
-	tests/tools/test_rtdemo_table.sh tests/tools/test_deb.sh; then
+tools_tests="tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh
+	tests/tools/test_deb.sh tests/tools/test_console_term.sh tests/tools/test_plot_buckets.sh"
+# shellcheck disable=SC2086  # the list splits on purpose
+if { [ "$what" = all ] || [ "$what" = tools ]; } && ! list_only tools $tools_tests; then
 	echo "== tempo-config and the Debian package"
-	for t in tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh \
-		tests/tools/test_deb.sh tests/tools/test_console_term.sh; do
+	for t in $tools_tests; do
 		start=$SECONDS
 		out=$(BUILD="$BUILD" "$t" 2>&1)
 		rc=$?
