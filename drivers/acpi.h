@@ -129,7 +129,8 @@ struct acpi_dmar {
 enum acpi_space {
 	ACPI_SPACE_MEMORY = 0,
 	ACPI_SPACE_IO = 1,
-	ACPI_SPACE_PCI_CONFIG = 2,	/* bus 0: device in bits 47:32, function 31:16, offset 15:0 */
+	/* bus 0: device in bits 47:32, function 31:16, offset 15:0 */
+	ACPI_SPACE_PCI_CONFIG = 2,
 };
 
 /*

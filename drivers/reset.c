@@ -20,7 +20,8 @@
 #define PCI_CONFIG_ADDRESS	0xcf8
 #define PCI_CONFIG_DATA		0xcfc
 #define POST_PORT		0x80	/* an ISA write: about 1 us, used as a delay */
-#define TRY_MS			100	/* how long a reset is given before the next is tried */
+/* how long a reset is given before the next is tried */
+#define TRY_MS			100
 
 static struct acpi_reset_reg fadt_reg;
 static bool have_fadt_reg;

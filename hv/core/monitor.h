@@ -64,7 +64,8 @@ enum monitor_op {
 	MON_MODE,
 	MON_TICKS,
 	MON_CONSOLE,
-	MON_START,	/* start a partition that has ended (NAME, or N as Ctrl-T N numbers them) */
+	/* start a partition that has ended (NAME, or N as Ctrl-T N numbers them) */
+	MON_START,
 	MON_REBOOT,	/* reset the machine */
 };
 

@@ -178,7 +178,8 @@ static void cmd_stats(const struct partition *p)
 				log_printf(LOG_EMERG, "%s\n", line);
 				n = fmt_scnprintf(line, sizeof(line), "  %*s", 7, "");
 			}
-			n += fmt_scnprintf(line + n, sizeof(line) - n, "%s%s", any ? "," : "", item);
+			n += fmt_scnprintf(line + n, sizeof(line) - n, "%s%s", any ? "," : "",
+					   item);
 			any = true;
 		}
 		log_printf(LOG_EMERG, "%s%s\n", line, any ? "" : " none");
@@ -225,9 +226,10 @@ static int cmd_start(struct partition *p, char *err, size_t len)
 		return 0;
 	case START_RUNNING:
 		return fmt_fail(&(struct fmt_err){ err, len }, NULL, 0,
-				"start: '%s' is %s, not ended (restart %s boots a running one again)",
-				p->cfg->name, __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) ==
-				PART_RESTARTING ? "restarting" : "running", p->cfg->name);
+				"start: '%s' is %s, not ended (restart %s boots a running "
+				"one again)", p->cfg->name,
+				__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PART_RESTARTING ?
+				"restarting" : "running", p->cfg->name);
 	case START_LEAVING:
 		break;
 	}
@@ -346,9 +348,10 @@ static void monitor_poll(void)
 			print_text(console_input_help());
 			break;
 		case CIN_NO_PARTITION:
-			log_printf(LOG_EMERG, "CONSOLE_INPUT_ERROR msg=\"no partition %u: there %s "
-				   "%u (Ctrl-T 1 to %u, n, p; m the monitor); input stays with %s\"\n",
-				   r.target + 1, partition_count == 1 ? "is" : "are", partition_count,
+			log_printf(LOG_EMERG, "CONSOLE_INPUT_ERROR msg=\"no partition %u: there "
+				   "%s %u (Ctrl-T 1 to %u, n, p; m the monitor); input stays "
+				   "with %s\"\n", r.target + 1,
+				   partition_count == 1 ? "is" : "are", partition_count,
 				   partition_count, target_name(cin.focus));
 			break;
 		case CIN_NONE:

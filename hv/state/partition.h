@@ -158,7 +158,8 @@ bool partition_stop_request(struct partition *p, bool restart);
 enum start_refusal {
 	START_OK,
 	START_RUNNING,		/* running or already restarting: restart NAME is for that */
-	START_LEAVING,		/* ended, but a vCPU has not left yet or its end is not reported */
+	/* ended, but a vCPU has not left yet or its end is not reported */
+	START_LEAVING,
 };
 
 /*
