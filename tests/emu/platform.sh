@@ -171,8 +171,8 @@ test_bochs_reboot_bad_config() {
 		--expect-reboot || return 1
 	need "$1" "^ERROR: config: partitions:6: timer: expected direct, inject, emulated or pv-lazy, found 'fast'" \
 		"the config error" &&
-		need "$1" '^Tempo: rebooting in 1 s ' "the reboot line" &&
-		! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
+		need "$1" '^Tempo: rebooting in 1 s ' "the reboot line" || return 1
+	! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
 }
 
 # all_ended = monitor: the end of the last partition leaves the monitor up;
@@ -218,8 +218,8 @@ test_qemu_reboot_fadt() {
 		--expect-reboot || return 1
 	need "$1" '^ACPI: FADT reset register: space 1 address 0xcf9 value 0xf' "the FADT's register" &&
 		need "$1" '^Tempo: reset through the FADT reset register \(I/O port 0xcf9 = 0xf\)' \
-			"the reset through it" &&
-		! serial "$1" | grep '^Tempo: reset through port 0xcf9' > /dev/null ||
+			"the reset through it" || return 1
+	! serial "$1" | grep '^Tempo: reset through port 0xcf9' > /dev/null ||
 		{ echo "fell through to port 0xcf9"; return 1; }
 }
 
