@@ -2424,6 +2424,81 @@ static const char *a_probe_neighbour(void)
 	return "clean";
 }
 
+/* ---- the CPU's rules where Tempo emulates: MSRs ---- */
+
+/*
+ * The guest's MTRRs (SDM Vol. 3A 12.11): a reserved memory type (2, 3, 7+)
+ * or a reserved bit is #GP in DEF_TYPE, a variable range and a fixed one;
+ * good values read back as written. The old values are put back.
+ */
+static const char *a_mtrr_reserved(void)
+{
+	static const struct {
+		uint32_t msr;
+		uint64_t value;
+	} bad[] = {
+		{ 0x2ff, 0x802 }, { 0x2ff, 0x803 }, { 0x2ff, 0x807 }, { 0x2ff, 0xa06 },
+		{ 0x200, 0x100002 }, { 0x200, 0x100106 }, { 0x201, 0xfff00801 },
+		{ 0x250, 0x0606060606060603ull }, { 0x26f, 0x0806060606060606ull },
+	};
+	static const struct {
+		uint32_t msr;
+		uint64_t value;
+	} good[] = {
+		{ 0x2ff, 0xc06 }, { 0x200, 0x100005 }, { 0x201, 0xfff00800 },
+		{ 0x250, 0x0606060606060606ull }, { 0x26f, 0x0001040506060606ull },
+	};
+	uint64_t cap = 0, old[5], got = 0;
+	const char *r = "gp_readback";
+
+	if (try_rdmsr(0xfe, &cap)[0] != 'o' || (cap & 0xff) < 1 || !(cap & (1u << 8)))
+		return "no_ranges";
+	for (uint32_t i = 0; i < 5; i++)
+		try_rdmsr(good[i].msr, &old[i]);
+	for (uint32_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (try_wrmsr(bad[i].msr, bad[i].value)[0] != 'g') {
+			con_printf("hostile: MTRR 0x%x took 0x%llx\n", bad[i].msr,
+				   (unsigned long long)bad[i].value);
+			r = "reserved_taken";
+		}
+	}
+	for (uint32_t i = 0; i < 5; i++) {
+		if (try_wrmsr(good[i].msr, good[i].value)[0] != 'o' ||
+		    try_rdmsr(good[i].msr, &got)[0] != 'o' || got != good[i].value) {
+			con_printf("hostile: MTRR 0x%x: wrote 0x%llx, read 0x%llx\n", good[i].msr,
+				   (unsigned long long)good[i].value, (unsigned long long)got);
+			r = "not_kept";
+		}
+	}
+	for (uint32_t i = 5; i-- > 0;)
+		try_wrmsr(good[i].msr, old[i]);
+	return r;
+}
+
+/*
+ * IA32_MISC_ENABLE: fast strings (bit 0) and Enhanced SpeedStep (bit 16)
+ * read back as written, as on a CPU (and KVM); a reserved bit (1) #GPs.
+ */
+static const char *a_misc_enable_bits(void)
+{
+	uint64_t old, got = 0;
+	const char *r = "kept";
+
+	if (try_rdmsr(0x1a0, &old)[0] != 'o')
+		return "no_msr";
+	if (try_wrmsr(0x1a0, old ^ 1)[0] != 'o' || try_rdmsr(0x1a0, &got)[0] != 'o' ||
+	    got != (old ^ 1))
+		r = "fast_strings_lost";
+	else if (try_wrmsr(0x1a0, old ^ (1u << 16))[0] != 'o' || try_rdmsr(0x1a0, &got)[0] != 'o' ||
+		 got != (old ^ (1u << 16)))
+		r = "eist_lost";
+	try_wrmsr(0x1a0, old);
+	if (r[0] == 'k' && try_wrmsr(0x1a0, old ^ 2)[0] != 'g')
+		r = "reserved_taken";
+	try_rdmsr(0x1a0, &got);
+	return got == old ? r : "not_restored";
+}
+
 struct attack {
 	const char *name;
 	const char *(*fn)(void);
@@ -2519,6 +2594,8 @@ static const struct attack attacks[] = {
 	{ "pci_msi_foreign", a_pci_msi_foreign },
 	{ "mmio_widths", a_mmio_widths },
 	{ "mmio_ring_flood", a_mmio_ring_flood },
+	{ "mtrr_reserved", a_mtrr_reserved },
+	{ "misc_enable_bits", a_misc_enable_bits },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
 	{ "mmio_xchg", s_mmio_xchg },
