@@ -2499,6 +2499,31 @@ static const char *a_misc_enable_bits(void)
 	return got == old ? r : "not_restored";
 }
 
+/*
+ * RF in the EFLAGS image of a fault (SDM Vol. 3A 6.8.3, Vol. 3B 17.3.1.1):
+ * first a #GP the CPU raises itself with no exit (a selector past the GDT's
+ * limit loaded into FS), which shows what this CPU pushes, then one Tempo
+ * injects (RDMSR of an MSR it refuses).
+ */
+static const char *a_gp_rf(void)
+{
+	uint32_t cpu_eflags, hv_eflags;
+
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\tmovw %w1, %%fs\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip) : "r"(0xfff8u) : "memory");
+	if (exc_caught_vector != 13)
+		return "no_cpu_gp";
+	cpu_eflags = exc_caught_eflags;
+	if (try_rdmsr(0x611, NULL)[0] != 'g')
+		return "no_injected_gp";
+	hv_eflags = exc_caught_eflags;
+	con_printf("hostile: #GP EFLAGS image: CPU's 0x%x, injected 0x%x\n", cpu_eflags, hv_eflags);
+	if (!(cpu_eflags & (1u << 16)))
+		return (hv_eflags & (1u << 16)) ? "cpu_no_rf" : "no_rf_anywhere";
+	return (hv_eflags & (1u << 16)) ? "rf_set" : "rf_lost";
+}
+
 struct attack {
 	const char *name;
 	const char *(*fn)(void);
@@ -2596,6 +2621,7 @@ static const struct attack attacks[] = {
 	{ "mmio_ring_flood", a_mmio_ring_flood },
 	{ "mtrr_reserved", a_mtrr_reserved },
 	{ "misc_enable_bits", a_misc_enable_bits },
+	{ "gp_rf", a_gp_rf },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
 	{ "mmio_xchg", s_mmio_xchg },
