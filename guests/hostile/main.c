@@ -2524,6 +2524,67 @@ static const char *a_gp_rf(void)
 	return (hv_eflags & (1u << 16)) ? "rf_set" : "rf_lost";
 }
 
+/*
+ * One access with breakpoint 1 (DR1 = @addr) set up as @dr7 says: a 32-bit
+ * load (@op 0) or store (1), single-stepped when @step. Returns the vector it ended in (-1: none) and DR6 after it.
+ */
+static int32_t bp_access(uint32_t dr7, uint32_t addr, int op, bool step, uint32_t *dr6,
+			 uint32_t *value)
+{
+	uint32_t v = 0;
+
+	asm volatile("mov %0, %%dr6" : : "r"(0xffff0ff0u));
+	asm volatile("mov %0, %%dr1" : : "r"(addr));
+	asm volatile("mov %0, %%dr7" : : "r"(dr7));
+	exc_caught_vector = -1;
+	if (op == 0)
+		asm volatile("movl $1f, %0\n\ttestl %3, %3\n\tjz 2f\n\t"
+			     "pushfl\n\torl $0x100, (%%esp)\n\tpopfl\n"	/* TF: step the load */
+			     "2:\n\tmovl (%2), %1\n1:\n\tmovl $0, %0"
+			     : "+m"(exc_resume_eip), "+r"(v) : "r"(addr), "r"((uint32_t)step) : "memory");
+	else
+		asm volatile("movl $1f, %0\n\tmovl %1, (%2)\n1:\n\tmovl $0, %0"
+			     : "+m"(exc_resume_eip) : "r"(0u), "r"(addr) : "memory");
+	asm volatile("mov %0, %%dr7" : : "r"(0u));
+	asm volatile("mov %%dr6, %0" : "=r"(*dr6));
+	if (value)
+		*value = v;
+	return exc_caught_vector;
+}
+
+/*
+ * Data breakpoints on MMIO accesses Tempo emulates (SDM Vol. 3B 17.2.4,
+ * 17.3.1.2): a BAR0 load and store exit before they complete, so the #DB
+ * after each, with DR6.B1 set, is Tempo's to raise; single-stepped, the
+ * same #DB reports BS as well. A write-only breakpoint lets the load by.
+ */
+static const char *a_mmio_data_bp(void)
+{
+	/* L1, R/W1 and LEN1 (bits 20-23) */
+	const uint32_t rw_any = (1u << 2) | (0xfu << 20), rw_write = (1u << 2) | (0xdu << 20);
+	uint32_t magic = (uint32_t)bar0_regs() + TEMPO_CHAN_MAGIC, dr6, value;
+	int32_t vec;
+
+	if (!chan_get())
+		return "no_channel";
+	vec = bp_access(rw_any, magic, 0, false, &dr6, &value);
+	if (value != TEMPO_CHAN_MAGIC_VALUE)
+		return "load_lost";
+	if (vec != 1)
+		return vec < 0 ? "load_no_db" : "load_other_exception";
+	if ((dr6 & 0x400f) != 2)
+		return "load_dr6";
+	if (bp_access(rw_write, magic, 0, false, &dr6, NULL) != -1)
+		return "write_bp_on_load";
+	vec = bp_access(rw_write, (uint32_t)bar0_regs() + 0xffc, 1, false, &dr6, NULL);
+	if (vec != 1 || (dr6 & 0x400f) != 2)
+		return vec < 0 ? "store_no_db" : "store_dr6";
+	vec = bp_access(rw_any, magic, 0, true, &dr6, &value);
+	if (vec != 1 || (dr6 & 0x400f) != 0x4002)
+		return vec < 0 ? "step_no_db" : "step_dr6";
+	return "trapped";
+}
+
 struct attack {
 	const char *name;
 	const char *(*fn)(void);
@@ -2622,6 +2683,7 @@ static const struct attack attacks[] = {
 	{ "mtrr_reserved", a_mtrr_reserved },
 	{ "misc_enable_bits", a_misc_enable_bits },
 	{ "gp_rf", a_gp_rf },
+	{ "mmio_data_bp", a_mmio_data_bp },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
 	{ "mmio_xchg", s_mmio_xchg },

@@ -132,6 +132,6 @@ enum exit_action mmio_emulate(struct vcpu *v, struct exit_ctx *x, uint64_t gpa,
 	intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
 	if (intr & 3)
 		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
-	single_step_trap();
+	emulated_access_trap(a.store ? DT_ACCESS_WRITE : DT_ACCESS_READ, linear, a.size_bytes);
 	return EXIT_RESUME;
 }
