@@ -2585,6 +2585,65 @@ static const char *a_mmio_data_bp(void)
 	return "trapped";
 }
 
+/*
+ * Loads and stores that cross from a RAM page into BAR0's page and from
+ * BAR0's page into RAM, through a window of 4 KiB pages at linear
+ * SPLIT_WINDOW: RAM page, BAR0, RAM page. The CPU splits such an access by
+ * page: the RAM bytes come from and go to RAM, the device's to the device
+ * at their own offset and width (BAR0 answers 0 to a 16-bit read and
+ * ignores a 16-bit write, chan_pci_abi.h), so INTR_MASK, a 32-bit register
+ * at offset 0 that keeps what is written, must be untouched.
+ */
+#define SPLIT_WINDOW	0x80000000u
+
+static const char *a_mmio_page_split(void)
+{
+	static uint32_t pd[1024] __attribute__((aligned(4096)));
+	static uint32_t pt[1024] __attribute__((aligned(4096)));
+	static uint8_t ram[2][4096] __attribute__((aligned(4096)));
+	volatile uint32_t *r = bar0_regs();
+	uint32_t cr0, cr3, cr4, load_up, load_down, mask;
+	volatile uint8_t *w = (volatile uint8_t *)SPLIT_WINDOW;
+
+	if (!chan_get())
+		return "no_channel";
+	r[TEMPO_CHAN_INTR_MASK / 4] = 0xa5a5a5a5u;
+	if (r[TEMPO_CHAN_INTR_MASK / 4] != 0xa5a5a5a5u)
+		return "intr_mask_not_kept";
+	ram[0][0xffe] = 0x44, ram[0][0xfff] = 0x33;
+	ram[1][0] = 0x66, ram[1][1] = 0x55;
+	pd[0] = 0x83;	/* the guest's own 4 MiB, identity, present, writable */
+	pd[SPLIT_WINDOW >> 22] = (uint32_t)pt | 3;
+	pt[0] = (uint32_t)ram[0] | 3;
+	pt[1] = (uint32_t)r | 3 | (1u << 4);	/* PCD: a device */
+	pt[2] = (uint32_t)ram[1] | 3;
+	asm volatile("mov %%cr3, %0" : "=r"(cr3));
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 4)));	/* PSE */
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pd));
+	asm volatile("mov %%cr0, %0" : "=r"(cr0));
+	asm volatile("mov %0, %%cr0" : : "r"(cr0 | (1u << 31)) : "memory");
+	load_up = *(volatile uint32_t *)(w + 0xffe);		/* RAM 0xffe-f, BAR0 0-1 */
+	load_down = *(volatile uint32_t *)(w + 0x1ffe);		/* BAR0 0xffe-f, RAM 0-1 */
+	*(volatile uint32_t *)(w + 0xffe) = 0x11227788u;
+	*(volatile uint32_t *)(w + 0x1ffe) = 0xdeadbeefu;
+	asm volatile("mov %0, %%cr0" : : "r"(cr0) : "memory");
+	asm volatile("mov %0, %%cr3" : : "r"(cr3));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4));
+	mask = r[TEMPO_CHAN_INTR_MASK / 4];
+	con_printf("hostile: split loads 0x%x 0x%x, INTR_MASK 0x%x, RAM %x %x %x %x\n", load_up,
+		   load_down, mask, ram[0][0xffe], ram[0][0xfff], ram[1][0], ram[1][1]);
+	if (load_up != 0x3344u)
+		return "load_into_bar0";
+	if (load_down != 0x55660000u)
+		return "load_out_of_bar0";
+	if (mask != 0xa5a5a5a5u)
+		return "store_hit_intr_mask";
+	if (ram[0][0xffe] != 0x88 || ram[0][0xfff] != 0x77 || ram[1][0] != 0xad || ram[1][1] != 0xde)
+		return "store_ram_bytes";
+	return "split";
+}
+
 struct attack {
 	const char *name;
 	const char *(*fn)(void);
@@ -2684,6 +2743,7 @@ static const struct attack attacks[] = {
 	{ "misc_enable_bits", a_misc_enable_bits },
 	{ "gp_rf", a_gp_rf },
 	{ "mmio_data_bp", a_mmio_data_bp },
+	{ "mmio_page_split", a_mmio_page_split },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
 	{ "mmio_xchg", s_mmio_xchg },
