@@ -53,8 +53,8 @@ BOCHS_MODEL	?= corei7_ivy_bridge_3770k
 
 all:
 
-.PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install run-kvm efi esp
-.PHONY: tempo-config deb run-hello channel-demo kut kut-images bench-profile
+.PHONY: all iso run test unit fuzz guest-fuzz attack bench soak test-images linux-test-images linux-demo deps format help clean install uninstall run-kvm efi esp
+.PHONY: tempo-config deb run-hello channel-demo kut kut-images bench-profile console
 
 all: $(HV_ELF) guests	## Build the hypervisor ELF (build/tempo.elf) and the guests
 
@@ -90,16 +90,29 @@ TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-em
 		   channel channel-edge channel-quiet channel-shared \
 		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
 		   many-vcpus posted-soft dev-com2 dev-com2-inject dev-hpet dev-hpet-inject
-TEST_ISO_NAMES	:= platform fault ud pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu bad-device \
-		   all-cpus console-cut $(TIMER_ISOS)
+TEST_ISO_NAMES	:= platform fault ud iommu-dma iommu-ir pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
+		   bad-device all-cpus console-cut reboot-end reboot-bad-config reboot-no-vmx reboot-monitor \
+		   halt-end $(TIMER_ISOS)
 TEST_ISOS	:= $(patsubst %,$(BUILD)/test/%.iso,$(TEST_ISO_NAMES))
 CMDLINE_platform := exit=emu
 CMDLINE_fault	:= exit=emu test=fault
 CMDLINE_ud	:= exit=emu test=ud
+CMDLINE_iommu-dma := exit=emu test=iommu-dma
+CMDLINE_iommu-ir := exit=emu test=iommu-ir
 CMDLINE_pit	:= exit=emu tsc_calibrate=pit
 $(foreach t,stop-oob stop-triple stop-vmxon bad-syntax bad-cpu bad-device all-cpus console-cut $(TIMER_ISOS),\
 	$(eval CMDLINE_$(t) := exit=emu)$(eval CONFIG_$(t) := tests/emu/configs/$(t).cfg))
 CMDLINE_hv-fault := exit=emu test=exit_fault
+# The reboot tests: no exit=emu, so the emulator sees the reset itself.
+CMDLINE_reboot-end := reboot=1
+CONFIG_reboot-end := tests/emu/configs/reboot-end.cfg
+CMDLINE_reboot-bad-config := reboot=1
+CONFIG_reboot-bad-config := tests/emu/configs/bad-syntax.cfg
+CMDLINE_reboot-no-vmx := reboot=1
+CMDLINE_reboot-monitor := reboot=1
+CMDLINE_halt-end := reboot=1
+CONFIG_halt-end := tests/emu/configs/halt-end.cfg
+CONFIG_reboot-monitor := tests/emu/configs/reboot-monitor.cfg
 CMDLINE_posted-soft := exit=emu posted=soft
 # the HPET given to a partition: Tempo calibrates with the PIT
 CMDLINE_dev-hpet := exit=emu tsc_calibrate=pit
@@ -165,6 +178,12 @@ run: deps $(RTDEMO_ISO) $(RTDEMO_BARE_ISO)	## Boot the latency demo in Bochs: di
 		--iso $(RTDEMO_BARE_ISO) --timeout 120 --out $(BUILD)/run-bare
 	@boot/rtdemo-table.sh $(BUILD)/run/serial.txt $(BUILD)/run-bare/serial.txt
 
+# make console: the same demo, its console in this terminal (boot/console-demo.sh,
+# tools/serial-term.py): keys go to Tempo, Ctrl-T m opens the monitor, Ctrl-] quits.
+console: deps $(RTDEMO_ISO)	## The latency demo in Bochs with Tempo's console in this terminal: type to it, Ctrl-T m monitor, Ctrl-] quits
+	@boot/console-demo.sh $(BUILD)/console --cpus 3 --model $(BOCHS_MODEL) \
+		--iso $(RTDEMO_ISO) --timeout 3600
+
 # make channel-demo: a control loop and Linux on a channel (guests/channel-demo.cfg).
 CHANDEMO_CFG	:= guests/channel-demo.cfg
 CHANDEMO_ISO	:= $(BUILD)/tempo-channel-demo.iso
@@ -190,6 +209,7 @@ TOOL_SRCS	:= tools/tempo-config.c tools/devmachine.c hv/core/config.c hv/core/de
 TOOL_OBJS	:= $(patsubst %.c,$(BUILD)/host/%.o,$(TOOL_SRCS))
 # Debian's hardening flags: the tool is installed as /usr/sbin/tempo-config.
 TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP \
+		   -DTEMPO_VERSION='"$(VERSION)"' \
 		   -fstack-protector-strong -D_FORTIFY_SOURCE=2
 TOOL_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now
 TEMPO_CONFIG	:= $(BUILD)/tempo-config
@@ -239,36 +259,41 @@ CONFIG		?= $(DEMO_CFG)
 KVM_ISO		:= $(if $(filter-out $(DEMO_CFG),$(CONFIG)),$(BUILD)/tempo-kvm.iso,$(ISO))
 KVM_MKISO	= boot/mkiso.sh $(KVM_ISO) $(HV_ELF) "$(ISO_CMDLINE)" $(CONFIG):partitions $(GUEST_MODULES)
 
-install: $(HV_ELF) $(GUEST_ELFS) $(CONFIG)	## Install Tempo, the guests and CONFIG in DESTDIR/boot/tempo, 20_tempo in DESTDIR/etc/grub.d
-	install -d "$(DESTDIR)$(PREFIX)" "$(DESTDIR)/etc/grub.d" "$(DESTDIR)/etc/default"
-	install -m 644 $(HV_ELF) "$(DESTDIR)$(PREFIX)/tempo.elf"
-	install -m 644 $(GUEST_ELFS) "$(DESTDIR)$(PREFIX)/"
-	install -m 644 $(CONFIG) "$(DESTDIR)$(PREFIX)/partitions.cfg"
-	sed 's|^tempo_default_root=.*|tempo_default_root=$(PREFIX)|' boot/grub.d/20_tempo \
-		> "$(DESTDIR)/etc/grub.d/20_tempo.new"
-	chmod 755 "$(DESTDIR)/etc/grub.d/20_tempo.new"
-	mv -f "$(DESTDIR)/etc/grub.d/20_tempo.new" "$(DESTDIR)/etc/grub.d/20_tempo"
-	[ -e "$(DESTDIR)/etc/default/tempo" ] || sed 's|/boot/tempo|$(PREFIX)|g' \
-		boot/grub.d/tempo.default > "$(DESTDIR)/etc/default/tempo"
+SBINDIR		?= /usr/local/sbin
+# What a server gets: the demo, latency and channel guests, not the attack
+# guest or the fuzzer (test-only).
+DEB_GUESTS	:= $(HELLO_MB2) $(HELLO_MB1) $(RTBENCH_MB2) $(CHAN_MB2)
+
+install: $(HV_ELF) $(DEB_GUESTS) $(CONFIG) $(TEMPO_CONFIG)	## Install Tempo, guests, CONFIG (kept if there), 20_tempo, tempo-config under DESTDIR
+	@boot/install.sh install "$(DESTDIR)" "$(PREFIX)" "$(SBINDIR)" $(CONFIG) $(HV_ELF) \
+		$(TEMPO_CONFIG) $(DEB_GUESTS)
 	@TEMPO_DEFAULTS=/dev/null TEMPO_ROOT="$(DESTDIR)$(PREFIX)" TEMPO_GRUB_DIR="$(PREFIX)" \
-		"$(DESTDIR)/etc/grub.d/20_tempo" >/dev/null || \
-		echo "install: warning: copy what is missing into $(DESTDIR)$(PREFIX) before update-grub"
+		PATH="$(DESTDIR)$(SBINDIR):$$PATH" sh -e "$(DESTDIR)/etc/grub.d/20_tempo" >/dev/null
 	@$(if $(DESTDIR),,echo "install: done; run update-grub (or grub-mkconfig -o /boot/grub/grub.cfg)")
+
+uninstall:	## Remove what make install wrote (DESTDIR, PREFIX as for install); an edited file is kept
+	@boot/install.sh uninstall "$(DESTDIR)" "$(PREFIX)"
+	@$(if $(DESTDIR),,echo "uninstall: done; run update-grub")
 
 # make deb: build/tempo_VERSION_amd64.deb (boot/mkdeb.sh, dpkg-deb); then
 # dpkg -i build/tempo_*.deb and tempo-config check --machine /boot/tempo/partitions.cfg
-DEB_VERSION	:= 0.1+git$(GIT_REV)
+# The version sorts in commit order for dpkg: the number of commits, then the
+# hash (a hash alone sorts at random: 0.1+git5e0ade0 < 0.1+gitedb25c4), and
+# 0.1.N sorts after every 0.1+gitHASH the old scheme made.
+GIT_COUNT	:= $(shell git rev-list --count HEAD 2>/dev/null || echo 0)
+DEB_VERSION	:= 0.1.$(GIT_COUNT)+g$(GIT_REV)
+EXAMPLE_CFG	:= guests/example.cfg
 DEB		:= $(BUILD)/tempo_$(DEB_VERSION)_amd64.deb
 
 deb: $(DEB)	## Build the Debian package (build/tempo_VERSION_amd64.deb): /boot/tempo, 20_tempo, tempo-config
 
 # $(BUILD)/BOOTX64.EFI is $(EFI_LOADER), which is defined further down.
-$(DEB): $(HV_ELF) $(GUEST_ELFS) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI $(DEMO_CFG) boot/mkdeb.sh \
+$(DEB): $(HV_ELF) $(DEB_GUESTS) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI $(EXAMPLE_CFG) boot/mkdeb.sh \
 		$(wildcard boot/deb/*) boot/grub.d/20_tempo boot/grub.d/tempo.default README.md \
 		$(wildcard docs/*.md)
 	$(Q)rm -f $(BUILD)/tempo_*_amd64.deb
 	$(Q)boot/mkdeb.sh $@ $(DEB_VERSION) $(BUILD)/deb $(HV_ELF) $(TEMPO_CONFIG) $(BUILD)/BOOTX64.EFI \
-		$(GUEST_ELFS)
+		$(EXAMPLE_CFG) $(DEB_GUESTS)
 
 run-kvm: $(HV_ELF) $(GUEST_ELFS) $(filter $(ISO),$(KVM_ISO))	## Boot the ISO in QEMU/KVM with nested VMX (Intel hosts; CONFIG= picks the config)
 	$(if $(filter-out $(ISO),$(KVM_ISO)),$(KVM_MKISO))

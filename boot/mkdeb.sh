@@ -4,12 +4,23 @@
 # (no debhelper: the package is a handful of files, and the build needs no
 # source package). The maintainer scripts, control file, copyright, man page
 # and lintian overrides are in boot/deb/.
-#   boot/mkdeb.sh OUT.deb VERSION STAGE_DIR HV_ELF TOOL EFI_LOADER GUEST_ELF...
+#   boot/mkdeb.sh OUT.deb VERSION STAGE_DIR HV_ELF TOOL EFI_LOADER EXAMPLE_CFG GUEST_ELF...
+#
+# The Maintainer is whoever builds it, as dch has it: DEBFULLNAME and
+# DEBEMAIL, else git's user.name and user.email.
 set -euo pipefail
 
-[ $# -ge 7 ] || { echo "usage: mkdeb.sh OUT.deb VERSION STAGE HV TOOL EFI GUEST..." >&2; exit 2; }
-out=$1 version=$2 stage=$3 hv=$4 tool=$5 efi=$6
-shift 6
+[ $# -ge 8 ] || { echo "usage: mkdeb.sh OUT.deb VERSION STAGE HV TOOL EFI EXAMPLE GUEST..." >&2; exit 2; }
+out=$1 version=$2 stage=$3 hv=$4 tool=$5 efi=$6 example=$7
+shift 7
+name=${DEBFULLNAME:-$(git config user.name 2>/dev/null || true)}
+email=${DEBEMAIL:-$(git config user.email 2>/dev/null || true)}
+if [ -z "$name" ] || [ -z "$email" ]; then
+	echo "mkdeb.sh: who maintains this build? set DEBFULLNAME and DEBEMAIL (or git's" \
+		"user.name and user.email)" >&2
+	exit 2
+fi
+maintainer="$name <$email>"
 deb=boot/deb
 doc=usr/share/doc/tempo
 
@@ -19,15 +30,14 @@ install -d "$root/DEBIAN" "$root/boot/tempo" "$root/etc/grub.d" "$root/etc/defau
 	"$root/usr/sbin" "$root/usr/lib/tempo" "$root/$doc" "$root/usr/share/man/man8" \
 	"$root/usr/share/lintian/overrides"
 
-# /boot/tempo: what 20_tempo hands GRUB. example.cfg becomes partitions.cfg
-# on first install (postinst), which the admin then owns.
+# /boot/tempo: what 20_tempo hands GRUB. No partitions.cfg: that is the
+# admin's to write (tempo-config create, or from example.cfg), and until it
+# is there 20_tempo adds no entry and says how to make one.
 install -m 644 "$hv" "$root/boot/tempo/tempo.elf"
 install -m 644 "$@" "$root/boot/tempo/"
-install -m 644 guests/demo.cfg "$root/boot/tempo/example.cfg"
+install -m 644 "$example" "$root/boot/tempo/example.cfg"
 
-sed 's/^tempo_missing_ok=.*/tempo_missing_ok=true/' boot/grub.d/20_tempo \
-	> "$root/etc/grub.d/20_tempo"
-chmod 755 "$root/etc/grub.d/20_tempo"
+install -m 755 boot/grub.d/20_tempo "$root/etc/grub.d/20_tempo"
 install -m 644 boot/grub.d/tempo.default "$root/etc/default/tempo"
 
 install -m 755 "$tool" "$root/usr/sbin/tempo-config"
@@ -43,7 +53,7 @@ install -m 644 "$deb/copyright" "$root/$doc/copyright"
 	printf 'tempo (%s) unstable; urgency=medium\n\n' "$version"
 	printf '  * Built from git commit %s.\n\n' \
 		"$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	printf ' -- Tempo developers <tempo-devel@lists.example.org>  %s\n' \
+	printf ' -- %s  %s\n' "$maintainer" \
 		"$(git log -1 --format=%aD 2>/dev/null || date -R)"
 } | gzip -9n > "$root/$doc/changelog.gz"
 gzip -9n < "$deb/tempo-config.8" > "$root/usr/share/man/man8/tempo-config.8.gz"
@@ -65,6 +75,7 @@ printf '/etc/default/tempo\n/etc/grub.d/20_tempo\n' > "$root/DEBIAN/conffiles"
 install -m 755 "$deb/postinst" "$deb/postrm" "$root/DEBIAN/"
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends/" \
+	-e "s|@MAINTAINER@|$maintainer|" \
 	"$deb/control.in" > "$root/DEBIAN/control"
 (cd "$root" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | sort -z |
 	xargs -0 md5sum) > "$root/DEBIAN/md5sums"

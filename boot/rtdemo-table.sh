@@ -89,6 +89,8 @@ END {
 		}
 	print ""
 	print "exits/event: all VM exits of the vCPU in the measured window, host ticks included."
+	print "min, avg, p99, max: the latency above, in TSC ticks and in us."
+	print "tick late: the worst lateness of the hypervisor tick on the core of the partition, in TSC ticks (na: no Tempo)."
 	print "direct: deadline writes and timer interrupts reach the guest with no exit;"
 	print "emulated: each deadline write and each fire is a VM exit, as in a classic hypervisor."
 	if (saved)

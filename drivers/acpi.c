@@ -24,6 +24,24 @@
 #define MCFG_ENTRIES_OFF	44	/* header, 8 reserved bytes */
 #define MCFG_ENTRY_LEN		16	/* base, segment, start and end bus, reserved */
 #define ECAM_BUS_SHIFT		20
+/* FADT fields (ACPI 6.5 Table 5.9): Flags, RESET_REG (a GAS), RESET_VALUE. */
+#define FADT_FLAGS_OFF		112
+#define FADT_RESET_REG_OFF	116
+#define FADT_RESET_VALUE_OFF	128
+#define FADT_RESET_LEN		129	/* up to RESET_VALUE: ACPI 2.0 and later */
+#define FADT_RESET_REG_SUP	(1u << 10)
+
+/* DMAR (VT-d spec 8.1): header, host address width, flags, 10 reserved bytes. */
+#define DMAR_STRUCTS_OFF	48
+#define DMAR_DRHD_LEN		16	/* type, length, flags, size, segment, base */
+#define DMAR_RMRR_LEN		24	/* type, length, reserved, segment, base, limit */
+#define DMAR_SCOPE_LEN		6	/* type, length, reserved, enumeration id, start bus */
+#define DMAR_DRHD_INCLUDE_ALL	(1u << 0)
+
+enum {
+	DMAR_DRHD = 0,
+	DMAR_RMRR = 1,
+};
 
 enum {
 	MADT_LAPIC = 0,
@@ -329,6 +347,357 @@ static void parse_mcfg(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint
 	}
 }
 
+/* ---- DMAR ---- */
+
+struct dmar_ctx {
+	struct acpi_dmar *out;
+	char *err;
+	size_t errlen;
+};
+
+static int dmar_fail(struct dmar_ctx *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static int dmar_fail(struct dmar_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->errlen) {
+		int n = fmt_snprintf(c->err, c->errlen, "ACPI: DMAR: ");
+
+		va_start(ap, fmt);
+		if (n >= 0 && (size_t)n < c->errlen)
+			fmt_vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	memset(c->out, 0, sizeof(*c->out));
+	return -1;
+}
+
+static const char *dmar_struct_name(uint16_t type)
+{
+	static const char *const names[] = { "DRHD", "RMRR", "ATSR", "RHSA", "ANDD", "SATC",
+					     "SIDP" };
+
+	return type < ARRAY_SIZE(names) ? names[type] : "unknown structure";
+}
+
+/*
+ * The device scopes in [off, end) of the structure at @base (@what names it
+ * in errors): each one checked and appended to out->scopes. RMRRs may name
+ * PCI functions only (VT-d spec 8.4).
+ */
+static int dmar_scopes(struct dmar_ctx *c, const uint8_t *t, uint32_t base, uint32_t off,
+		       uint32_t end, const char *what, bool pci_only, uint16_t *first,
+		       uint16_t *count)
+{
+	struct acpi_dmar *out = c->out;
+
+	*first = (uint16_t)out->scope_count;
+	*count = 0;
+	while (off < end) {
+		const uint8_t *e = t + off;
+		struct acpi_dmar_scope *s;
+		uint8_t slen, hops;
+
+		if (end - off < 2)
+			return dmar_fail(c, "%s at offset %u: device scope at offset %u: header "
+					 "runs past the structure", what, base, off);
+		slen = e[1];
+		if (slen < DMAR_SCOPE_LEN + 2 || slen > end - off || (slen - DMAR_SCOPE_LEN) % 2)
+			return dmar_fail(c, "%s at offset %u: device scope at offset %u: length "
+					 "%u invalid (need 6 + 2 per path hop, at least one hop, "
+					 "%u left)", what, base, off, slen, end - off);
+		hops = (uint8_t)((slen - DMAR_SCOPE_LEN) / 2);
+		if (hops > ACPI_DMAR_MAX_PATH)
+			return dmar_fail(c, "%s at offset %u: device scope at offset %u: path of "
+					 "%u hops, at most %u supported", what, base, off, hops,
+					 ACPI_DMAR_MAX_PATH);
+		if (e[0] < ACPI_DMAR_SCOPE_ENDPOINT || e[0] > ACPI_DMAR_SCOPE_NAMESPACE ||
+		    (pci_only && e[0] > ACPI_DMAR_SCOPE_BRIDGE))
+			return dmar_fail(c, "%s at offset %u: device scope at offset %u: type %u "
+					 "not allowed here", what, base, off, e[0]);
+		if (out->scope_count >= ACPI_DMAR_MAX_SCOPES)
+			return dmar_fail(c, "more than %u device scopes in all",
+					 ACPI_DMAR_MAX_SCOPES);
+		s = &out->scopes[out->scope_count];
+		s->type = e[0];
+		s->enum_id = e[4];
+		s->start_bus = e[5];
+		s->path_len = hops;
+		for (uint8_t h = 0; h < hops; h++) {
+			s->path[h][0] = e[DMAR_SCOPE_LEN + 2 * h];
+			s->path[h][1] = e[DMAR_SCOPE_LEN + 2 * h + 1];
+			if (s->path[h][0] > 31 || s->path[h][1] > 7)
+				return dmar_fail(c, "%s at offset %u: device scope at offset %u: "
+						 "hop %u is device %u function %u (at most 31, "
+						 "7)", what, base, off, h, s->path[h][0],
+						 s->path[h][1]);
+		}
+		out->scope_count++;
+		(*count)++;
+		off += slen;
+	}
+	return 0;
+}
+
+static int dmar_drhd(struct dmar_ctx *c, const uint8_t *t, uint32_t off, uint16_t slen)
+{
+	struct acpi_dmar *out = c->out;
+	struct acpi_dmar_unit *u;
+	const uint8_t *e = t + off;
+	uint64_t base = rd64(e + 8);
+
+	if (out->unit_count >= ACPI_DMAR_MAX_UNITS)
+		return dmar_fail(c, "more than %u DRHD units", ACPI_DMAR_MAX_UNITS);
+	if (!base || base & 0xfff)
+		return dmar_fail(c, "DRHD at offset %u: register base 0x%llx is not a 4 KiB "
+				 "aligned address", off, (unsigned long long)base);
+	/* the size field counts 4 KiB pages as a power of two; 0 (older tables): one page */
+	if (e[5] > 8)
+		return dmar_fail(c, "DRHD at offset %u: register set of 2^%u pages", off, e[5]);
+	for (uint32_t i = 0; i < out->unit_count; i++) {
+		if (out->units[i].reg_phys == base)
+			return dmar_fail(c, "DRHD at offset %u: register base 0x%llx listed "
+					 "twice", off, (unsigned long long)base);
+		if ((e[4] & DMAR_DRHD_INCLUDE_ALL) && out->units[i].include_pci_all &&
+		    out->units[i].segment == rd16(e + 6))
+			return dmar_fail(c, "DRHD at offset %u: a second INCLUDE_PCI_ALL unit "
+					 "for segment %u", off, rd16(e + 6));
+	}
+	u = &out->units[out->unit_count];
+	u->reg_phys = base;
+	u->reg_bytes = 4096u << e[5];
+	u->segment = rd16(e + 6);
+	u->include_pci_all = e[4] & DMAR_DRHD_INCLUDE_ALL;
+	if (dmar_scopes(c, t, off, off + DMAR_DRHD_LEN, off + slen, "DRHD", false,
+			&u->scope_first, &u->scope_count))
+		return -1;
+	out->unit_count++;
+	return 0;
+}
+
+static int dmar_rmrr(struct dmar_ctx *c, const uint8_t *t, uint32_t off, uint16_t slen)
+{
+	struct acpi_dmar *out = c->out;
+	struct acpi_dmar_rmrr *r;
+	const uint8_t *e = t + off;
+	uint64_t base = rd64(e + 8), limit = rd64(e + 16);
+
+	if (out->rmrr_count >= ACPI_DMAR_MAX_RMRRS)
+		return dmar_fail(c, "more than %u RMRRs", ACPI_DMAR_MAX_RMRRS);
+	if (base & 0xfff || (limit & 0xfff) != 0xfff || limit < base)
+		return dmar_fail(c, "RMRR at offset %u: [0x%llx, 0x%llx] is not a range of "
+				 "whole 4 KiB pages", off, (unsigned long long)base,
+				 (unsigned long long)limit);
+	r = &out->rmrrs[out->rmrr_count];
+	r->base = base;
+	r->limit = limit;
+	r->segment = rd16(e + 6);
+	if (dmar_scopes(c, t, off, off + DMAR_RMRR_LEN, off + slen, "RMRR", true,
+			&r->scope_first, &r->scope_count))
+		return -1;
+	if (!r->scope_count)
+		return dmar_fail(c, "RMRR at offset %u: no device scope", off);
+	out->rmrr_count++;
+	return 0;
+}
+
+int acpi_dmar_parse(const uint8_t *t, uint32_t len, struct acpi_dmar *out, char *err,
+		    size_t errlen)
+{
+	struct dmar_ctx c = { .out = out, .err = err, .errlen = err ? errlen : 0 };
+	uint32_t off;
+
+	if (c.errlen)
+		err[0] = 0;
+	memset(out, 0, sizeof(*out));
+	if (!t || len < DMAR_STRUCTS_OFF)
+		return dmar_fail(&c, "length %u too short for its fixed fields (%u)", t ? len : 0,
+				 DMAR_STRUCTS_OFF);
+	/* the field holds the width minus one */
+	if (t[36] > 63)
+		return dmar_fail(&c, "host address width %u bits", t[36] + 1);
+	out->host_addr_width = (uint8_t)(t[36] + 1);
+	out->flags = t[37];
+	for (off = DMAR_STRUCTS_OFF; off < len;) {
+		const uint8_t *e = t + off;
+		uint16_t type, slen;
+		int ret = 0;
+
+		if (len - off < 4)
+			return dmar_fail(&c, "structure at offset %u: header runs past length %u",
+					 off, len);
+		type = rd16(e);
+		slen = rd16(e + 2);
+		if (slen < 4 || slen > len - off)
+			return dmar_fail(&c, "%s at offset %u: length %u invalid (%u left)",
+					 dmar_struct_name(type), off, slen, len - off);
+		if (type == DMAR_DRHD || type == DMAR_RMRR) {
+			uint16_t need = type == DMAR_DRHD ? DMAR_DRHD_LEN : DMAR_RMRR_LEN;
+
+			if (slen < need)
+				return dmar_fail(&c, "%s at offset %u: length %u, need at least %u",
+						 dmar_struct_name(type), off, slen, need);
+			ret = type == DMAR_DRHD ? dmar_drhd(&c, t, off, slen) :
+						  dmar_rmrr(&c, t, off, slen);
+		} else {
+			out->skipped++;
+		}
+		if (ret)
+			return -1;
+		off += slen;
+	}
+	if (!out->unit_count)
+		return dmar_fail(&c, "no DRHD (remapping unit) listed");
+	return 0;
+}
+
+bool acpi_dmar_scope_bdf(const struct acpi_dmar_scope *s, uint16_t segment,
+			 const struct acpi_pci_bridges *br, uint16_t *bdf)
+{
+	uint8_t bus = s->start_bus;
+
+	if (!s->path_len || s->path_len > ACPI_DMAR_MAX_PATH)
+		return false;
+	for (uint8_t h = 0; h + 1 < s->path_len; h++) {
+		uint8_t sec, sub;
+
+		if (!br || !br->buses ||
+		    !br->buses(br->ctx, segment, acpi_bdf(bus, s->path[h][0], s->path[h][1]),
+			       &sec, &sub))
+			return false;
+		bus = sec;
+	}
+	*bdf = acpi_bdf(bus, s->path[s->path_len - 1][0], s->path[s->path_len - 1][1]);
+	return true;
+}
+
+bool acpi_dmar_scope_covers(const struct acpi_dmar_scope *s, uint16_t segment, uint16_t bdf,
+			    const struct acpi_pci_bridges *br)
+{
+	uint16_t at;
+	uint8_t sec, sub;
+
+	if (s->type == ACPI_DMAR_SCOPE_NAMESPACE || !acpi_dmar_scope_bdf(s, segment, br, &at))
+		return false;
+	if (at == bdf)
+		return true;
+	if (s->type != ACPI_DMAR_SCOPE_BRIDGE || !br || !br->buses ||
+	    !br->buses(br->ctx, segment, at, &sec, &sub))
+		return false;
+	return (bdf >> 8) >= sec && (bdf >> 8) <= sub;
+}
+
+int acpi_dmar_unit_of(const struct acpi_dmar *d, uint16_t segment, uint16_t bdf,
+		      const struct acpi_pci_bridges *br)
+{
+	int all = -1;
+
+	for (uint32_t i = 0; i < d->unit_count && i < ACPI_DMAR_MAX_UNITS; i++) {
+		const struct acpi_dmar_unit *u = &d->units[i];
+
+		if (u->segment != segment)
+			continue;
+		for (uint32_t k = u->scope_first;
+		     k < (uint32_t)u->scope_first + u->scope_count && k < ACPI_DMAR_MAX_SCOPES; k++)
+			if (acpi_dmar_scope_covers(&d->scopes[k], segment, bdf, br))
+				return (int)i;
+		if (u->include_pci_all)
+			all = (int)i;
+	}
+	return all;
+}
+
+int acpi_dmar_rmrr_of(const struct acpi_dmar *d, uint16_t segment, uint16_t bdf,
+		      const struct acpi_pci_bridges *br)
+{
+	for (uint32_t i = 0; i < d->rmrr_count && i < ACPI_DMAR_MAX_RMRRS; i++) {
+		const struct acpi_dmar_rmrr *r = &d->rmrrs[i];
+
+		if (r->segment != segment)
+			continue;
+		for (uint32_t k = r->scope_first;
+		     k < (uint32_t)r->scope_first + r->scope_count && k < ACPI_DMAR_MAX_SCOPES; k++)
+			if (acpi_dmar_scope_covers(&d->scopes[k], segment, bdf, br))
+				return (int)i;
+	}
+	return -1;
+}
+
+int acpi_dmar_ioapic_unit(const struct acpi_dmar *d, uint8_t ioapic_id,
+			  const struct acpi_pci_bridges *br, uint16_t *sid)
+{
+	for (uint32_t i = 0; i < d->unit_count && i < ACPI_DMAR_MAX_UNITS; i++) {
+		const struct acpi_dmar_unit *u = &d->units[i];
+
+		for (uint32_t k = u->scope_first;
+		     k < (uint32_t)u->scope_first + u->scope_count && k < ACPI_DMAR_MAX_SCOPES; k++) {
+			const struct acpi_dmar_scope *s = &d->scopes[k];
+
+			if (s->type == ACPI_DMAR_SCOPE_IOAPIC && s->enum_id == ioapic_id &&
+			    acpi_dmar_scope_bdf(s, u->segment, br, sid))
+				return (int)i;
+		}
+	}
+	return -1;
+}
+
+static void parse_dmar(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+{
+	char why[160];
+
+	if (acpi_dmar_parse(t, len, &c->out->dmar, why, sizeof(why))) {
+		warnf(c, "%s (table at 0x%llx); treated as no IOMMU", why,
+		      (unsigned long long)phys);
+		return;
+	}
+	c->out->has_dmar = true;
+}
+
+/*
+ * The reset register, where the FADT offers one. Its absence (an ACPI 1.0
+ * FADT, or RESET_REG_SUP clear) is normal and not warned about: the reset
+ * then goes to port 0xCF9 and the keyboard controller. A register the spec
+ * does not allow (ACPI 6.5 5.2.9: system memory, system I/O or PCI
+ * configuration space on bus 0, 8 bits wide at bit 0) is refused with a
+ * warning rather than written.
+ */
+static void parse_fadt(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *out = c->out;
+	const uint8_t *gas = t + FADT_RESET_REG_OFF;
+	uint64_t addr;
+
+	out->has_fadt = true;
+	out->fadt_revision = t[8];
+	if (len < FADT_RESET_LEN || !(rd32(t + FADT_FLAGS_OFF) & FADT_RESET_REG_SUP))
+		return;
+	addr = rd64(gas + 4);
+	if (gas[0] > ACPI_SPACE_PCI_CONFIG) {
+		warnf(c, "ACPI: FADT at 0x%llx: reset register in address space %u, not memory, "
+		      "I/O or PCI configuration", (unsigned long long)phys, gas[0]);
+		return;
+	}
+	if (gas[1] != 8 || gas[2] != 0) {
+		warnf(c, "ACPI: FADT at 0x%llx: reset register is %u bits at bit %u, not 8 at 0",
+		      (unsigned long long)phys, gas[1], gas[2]);
+		return;
+	}
+	if (!addr || (gas[0] == ACPI_SPACE_IO && addr > 0xffff) ||
+	    (gas[0] == ACPI_SPACE_PCI_CONFIG && (addr >> 48 || (addr >> 32 & 0xffff) > 31 ||
+						 (addr >> 16 & 0xffff) > 7 ||
+						 (addr & 0xffff) > 0xff))) {
+		warnf(c, "ACPI: FADT at 0x%llx: reset register address 0x%llx is not valid in "
+		      "address space %u", (unsigned long long)phys, (unsigned long long)addr,
+		      gas[0]);
+		return;
+	}
+	out->has_reset_reg = true;
+	out->reset_reg.space = gas[0];
+	out->reset_reg.address = addr;
+	out->reset_reg.value = t[FADT_RESET_VALUE_OFF];
+}
+
 static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint64_t phys)
 {
 	struct acpi_info *out = c->out;
@@ -358,6 +727,10 @@ static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint
 		parse_hpet(c, phys, t, len);
 	else if (!memcmp(sig, "MCFG", 4) && !c->saw_mcfg_valid)
 		parse_mcfg(c, phys, t, len);
+	else if (!memcmp(sig, "DMAR", 4) && !out->has_dmar)
+		parse_dmar(c, phys, t, len);
+	else if (!memcmp(sig, "FACP", 4) && !out->has_fadt)
+		parse_fadt(c, phys, t, len);
 	c->saw_mcfg_valid |= !memcmp(sig, "MCFG", 4);
 }
 

@@ -31,10 +31,16 @@ enum stop_code {
 
 /* exit=emu: hv_stop also ends the emulator (hv/start/main.c). */
 void stop_set_emulator_exit(int on);
+/* reboot=N: hv_stop resets the machine N seconds after a stop; 0 halts. */
+void stop_set_reboot(uint32_t delay_s);
+/* [hypervisor] all_ended = halt or monitor: a STOP_OK halts, for the reason @why. */
+void stop_set_ok_halts(const char *why);
 /* Once other CPUs run, how to halt them; they check hv_stopping on an NMI. */
 void hv_set_halt_others(void (*fn)(void));
 extern volatile int hv_stopping;
 __attribute__((noreturn)) void hv_stop(enum stop_code code, const char *why);
+/* Halt the other CPUs and reset the machine at once (the monitor's reboot). */
+__attribute__((noreturn)) void hv_reboot(const char *why);
 
 /* @bytes of the hypervisor's pool, rounded up to pages and zeroed (hv/state/pages.c); stops when empty. */
 void *hv_pages_alloc(uint64_t bytes, const char *what);

@@ -259,7 +259,7 @@ emu_lists_check() {
 	local n why="" defined listed
 	defined=$(grep -ho '^test_[a-z0-9_]*()' tests/emu/*.sh | sed 's/^test_//; s/()$//' | sort)
 	# shellcheck source=tests/emu/linux.sh
-	listed=$(. tests/emu/linux.sh; echo $EMU_BG_TEST $EMU_TESTS $LINUX_TESTS $LINUX_BG_TEST |
+	listed=$(. tests/emu/linux.sh; echo $EMU_LARGE_TEST $EMU_TESTS $LINUX_TESTS $LINUX_BG_TEST |
 		tr ' ' '\n' | sort)
 	for n in $(echo "$defined" | uniq -d); do why+="test_$n defined twice; "; done
 	for n in $(echo "$listed" | uniq -d); do why+="$n listed twice; "; done
@@ -278,14 +278,18 @@ emu_lists_check() {
 
 section=emu
 if [ "$what" = all ] || [ "$what" = emu ]; then
-	# The long one first, so that it takes one core while the other runs
-	# the rest; with EMU_MODEL set, all on that Bochs model
+	# The long one (EMU_LARGE=1) first, so that it takes one core while the
+	# other runs the rest; with EMU_MODEL set, all on that Bochs model
 	[ "$listing" = 1 ] || echo "== emulator tests"
 	if emu_ready; then
 		if [ -z "$filter" ] && ! list_only emu emu_lists; then
 			emu_lists_check
 		fi
-		run_emu $(for t in $EMU_BG_TEST $EMU_TESTS; do echo "$t${EMU_MODEL:+@$EMU_MODEL}"; done)
+		large=""
+		if [ "${EMU_LARGE:-0}" = 1 ] || [ "$filter" = "$EMU_LARGE_TEST" ]; then
+			large=$EMU_LARGE_TEST
+		fi
+		run_emu $(for t in $large $EMU_TESTS; do echo "$t${EMU_MODEL:+@$EMU_MODEL}"; done)
 		emu_model_line "${EMU_MODEL:-corei7_ivy_bridge_3770k}" emu "${EMU_MODEL:+@$EMU_MODEL}"
 	fi
 fi
@@ -430,11 +434,12 @@ if { [ "$what" = all ] || [ "$what" = grub ]; } &&
 fi
 
 section=tools
-if { [ "$what" = all ] || [ "$what" = tools ]; } && ! list_only tools tests/tools/test_tempo_config.sh \
-	tests/tools/test_rtdemo_table.sh tests/tools/test_deb.sh; then
+tools_tests="tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh
+	tests/tools/test_deb.sh tests/tools/test_console_term.sh tests/tools/test_plot_buckets.sh"
+# shellcheck disable=SC2086  # the list splits on purpose
+if { [ "$what" = all ] || [ "$what" = tools ]; } && ! list_only tools $tools_tests; then
 	echo "== tempo-config and the Debian package"
-	for t in tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh \
-		tests/tools/test_deb.sh; do
+	for t in $tools_tests; do
 		start=$SECONDS
 		out=$(BUILD="$BUILD" "$t" 2>&1)
 		rc=$?

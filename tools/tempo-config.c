@@ -5,8 +5,11 @@
  * host as the unit tests compile them), optionally against the machine it
  * runs on, and propose a config for that machine.
  *
- *   tempo-config check [--machine] [--sysroot DIR] [--images DIR] [--hpet-free] FILE
+ *   tempo-config check [--machine] [--sysroot DIR] [--images DIR | --no-images]
+ *                      [--hpet-free] FILE
  *   tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME] [--device BDF]...
+ *                       [--linux [--linux-memory SIZE]]
+ *   tempo-config --help | --version
  *
  * The machine is read from Linux: the ACPI MADT (/sys/firmware/acpi/tables/
  * APIC, through drivers/acpi.c), the firmware memory map (/sys/firmware/
@@ -23,9 +26,15 @@
  * more) gives those functions, and the GSI Linux routes each one's INTx
  * to, to the first partition it proposes.
  *
- * With --images DIR the images are checked as partitions_build loads them
- * (hv/core/elf.c, hv/core/bzimage.c). Every error is the line the boot would print,
- * without its "ERROR: ".
+ * The images are looked for beside FILE (where 20_tempo takes them from),
+ * or in --images DIR, and checked as partitions_build loads them
+ * (hv/core/elf.c, hv/core/bzimage.c); --no-images checks the config alone.
+ * --machine also refuses a CPU that lacks what Tempo needs (Intel VT-x with
+ * the VMX-preemption timer, x2APIC, the TSC-deadline timer, an invariant
+ * TSC), from /proc/cpuinfo and, where readable, the VMX capability MSRs
+ * through /dev/cpu/0/msr.
+ * Every error of a run is printed, each as FILE:LINE: message (what the boot
+ * prints as "ERROR: config: partitions:LINE: message"), on stderr.
  * Exit status: 0 accepted, 1 refused, 2 usage or the machine unreadable.
  */
 #include <dirent.h>
@@ -50,6 +59,9 @@
 #include "hv/lib/lib.h"
 #include "hv/core/memplan.h"
 #include "tools/devmachine.h"
+#include "hv/core/version.h"
+#include <fcntl.h>
+#include <unistd.h>
 
 #define MIB			(1ull << 20)
 #define GIB			(1ull << 30)
@@ -96,15 +108,81 @@ struct options {
 	const char *image;
 	uint32_t device_count;			/* create --device */
 	uint16_t devices[DEV_MAX_PCI];
+	bool no_images;
+	bool linux_part;		/* create: a Linux partition beside the real-time ones */
+	uint64_t linux_memory;
 };
+
+/* The config being checked, for FILE:LINE: messages. */
+static const char *config_file = "partitions";
+
+/* One error, as a compiler prints it; stdout first, so the two stay in order. */
+static void report(uint32_t line, const char *msg)
+{
+	fflush(stdout);
+	if (line)
+		fprintf(stderr, "%s:%u: %s\n", config_file, line, msg);
+	else
+		fprintf(stderr, "%s: %s\n", config_file, msg);
+}
+
+static void report_all(const struct config_errors *e)
+{
+	for (uint32_t i = 0; i < e->count && i < CONFIG_MAX_ERRORS; i++)
+		report(e->list[i].line, e->list[i].msg);
+	if (e->count > CONFIG_MAX_ERRORS) {
+		char more[64];
+
+		snprintf(more, sizeof(more), "%u more errors not shown",
+			 e->count - CONFIG_MAX_ERRORS);
+		report(0, more);
+	}
+}
+
+static const char usage_text[] =
+	"usage: tempo-config check [--machine] [--sysroot DIR] [--images DIR | --no-images]\n"
+	"                          [--hpet-free] FILE\n"
+	"       tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME] [--device BDF]...\n"
+	"                           [--linux [--linux-memory SIZE]]\n"
+	"       tempo-config --help | --version\n";
+
+static const char help_text[] =
+	"\n"
+	"check FILE     parse FILE with the hypervisor's own parser and checks; print every\n"
+	"               error as FILE:LINE: message; exit 0 if the boot would accept it\n"
+	"  --machine    also against this machine: its CPU (Intel VT-x, the VMX-preemption\n"
+	"               timer, x2APIC, TSC deadline, invariant TSC), its CPUs and RAM; print\n"
+	"               where each partition's RAM will be\n"
+	"  --images DIR the images are in DIR (default: beside FILE, as 20_tempo takes them)\n"
+	"  --no-images  do not look for the images\n"
+	"  --sysroot DIR  read DIR/proc and DIR/sys instead of this machine's\n"
+	"  --hpet-free  Tempo boots with tsc_calibrate=pit: the HPET may be given\n"
+	"create         print a config for this machine: one real-time partition per core\n"
+	"               but CPU 0's, which drains the consoles\n"
+	"  --memory SIZE  RAM of each real-time partition (default 64M)\n"
+	"  --image NAME   their image (default rtbench-mb2, the latency guest); a Linux\n"
+	"               kernel (linux) gets an initrd and a Linux command line\n"
+	"  --linux      give the last core to a Linux partition (image linux, initrd,\n"
+	"               command line) beside the real-time ones\n"
+	"  --linux-memory SIZE  its RAM (default 512M)\n"
+	"  --device BDF   give that PCI function (repeatable) and its INTx's GSI to the\n"
+	"               first partition\n"
+	"\n"
+	"Exit status: 0 accepted, 1 refused, 2 usage or the machine unreadable.\n"
+	"Documentation: /usr/share/doc/tempo/config.md.gz, tempo-config(8).\n";
 
 static void die_usage(void)
 {
-	fputs("usage: tempo-config check [--machine] [--sysroot DIR] [--images DIR] [--hpet-free] "
-	      "FILE\n"
-	      "       tempo-config create [--sysroot DIR] [--memory SIZE] [--image NAME] "
-	      "[--device BDF]...\n", stderr);
+	fputs(usage_text, stderr);
+	fputs("(tempo-config --help says more)\n", stderr);
 	exit(2);
+}
+
+static void help(void)
+{
+	fputs(usage_text, stdout);
+	fputs(help_text, stdout);
+	exit(0);
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn)) fatal(const char *fmt, ...)
@@ -785,7 +863,7 @@ static int check_image(const struct partition_config *pc, const struct module_se
 				   : check_multiboot(pc, mods, img, len, err, sizeof(err));
 	free(img);
 	if (bad)
-		printf("partitions: %s\n", err);
+		report(pc->line, err);
 	return bad ? -1 : 0;
 }
 
@@ -797,6 +875,7 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 			    const struct module_set *mods, uint64_t *hpa)
 {
 	char err[192];
+	int rc = 0;
 
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct partition_config *pc = &cfg->partitions[i];
@@ -804,8 +883,7 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 		if (pc->base) {
 			hpa[i] = pc->base;
 			if (memplan_take(&m->plan, pc->base, pc->memory_bytes)) {
-				if (check_image(pc, mods))
-					return -1;
+				rc |= check_image(pc, mods);
 				continue;
 			}
 			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): base 0x%lx + "
@@ -814,8 +892,7 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 		} else {
 			hpa[i] = memplan_alloc(&m->plan, pc->memory_bytes, 2 * MIB);
 			if (hpa[i]) {
-				if (check_image(pc, mods))
-					return -1;
+				rc |= check_image(pc, mods);
 				continue;
 			}
 			fmt_snprintf(err, sizeof(err), "partition '%s' (line %u): no %lu MiB of "
@@ -824,10 +901,10 @@ static int place_partitions(struct machine *m, const struct hv_config *cfg,
 				     memplan_free_bytes(&m->plan) >> 20,
 				     memplan_largest(&m->plan, 2 * MIB) >> 20);
 		}
-		printf("partitions: %s\n", err);
-		return -1;
+		report(pc->line, err);
+		rc = -1;
 	}
-	return 0;
+	return rc;
 }
 
 static void print_plan(const struct machine *m, const struct hv_config *cfg, const uint64_t *hpa)
@@ -894,15 +971,6 @@ static void print_plan(const struct machine *m, const struct hv_config *cfg, con
 		       HV_IMAGE_GUESS >> 20);
 }
 
-/* Every error, as the boot prints them (without its "ERROR: "). */
-static void print_errors(const struct config_errors *errs)
-{
-	for (uint32_t i = 0; i < errs->count && i < CONFIG_MAX_ERRORS; i++)
-		printf("config: partitions:%u: %s\n", errs->list[i].line, errs->list[i].msg);
-	if (errs->count > CONFIG_MAX_ERRORS)
-		printf("config: %u more errors not shown\n", errs->count - CONFIG_MAX_ERRORS);
-}
-
 /* config_validate, then the boot's placement, against @m (NULL: any machine). */
 static int check_config(const struct options *o, const char *text, size_t len,
 			struct machine *m)
@@ -912,9 +980,10 @@ static int check_config(const struct options *o, const char *text, size_t len,
 	struct config_platform plat;
 	struct module_set mods;
 	uint64_t hpa[CONFIG_MAX_PARTITIONS];
+	int rc = 0;
 
 	if (config_parse_all(text, len, &cfg, &errs)) {
-		print_errors(&errs);
+		report_all(&errs);
 		return 1;
 	}
 	collect_modules(o, &cfg, &mods);
@@ -937,15 +1006,17 @@ static int check_config(const struct options *o, const char *text, size_t len,
 		plat.machine = &m->dev;
 	}
 	if (config_validate_all(&cfg, &plat, &errs)) {
-		print_errors(&errs);
-		return 1;
+		report_all(&errs);
+		rc = 1;
 	}
 	if (!m) {
 		for (uint32_t i = 0; i < cfg.partition_count; i++)
 			if (check_image(&cfg.partitions[i], &mods))
-				return 1;
-		return 0;
+				rc = 1;
+		return rc;
 	}
+	if (rc)
+		return rc;
 	if (place_partitions(m, &cfg, &mods, hpa))
 		return 1;
 	warn_siblings(m, &cfg);
@@ -953,22 +1024,163 @@ static int check_config(const struct options *o, const char *text, size_t len,
 	return 0;
 }
 
-/* Installed next to tempo.elf (/boot/tempo), the config's images are there. */
+/*
+ * Where the images are: --images DIR, else beside the config, where
+ * 20_tempo takes them from; --no-images: nowhere (every name counts as there).
+ */
 static void default_images(struct options *o)
 {
 	static char dir[4096];
 	char *slash;
 
-	if (o->images)
+	if (o->images || o->no_images)
 		return;
 	snprintf(dir, sizeof(dir), "%s", o->file);
 	slash = strrchr(dir, '/');
-	if (slash)
+	if (slash == dir)
+		slash[1] = 0;
+	else if (slash)
 		*slash = 0;
 	else
 		snprintf(dir, sizeof(dir), ".");
-	if (elf_span(path_in(dir, "/tempo.elf")))
-		o->images = dir;
+	o->images = dir;
+}
+
+/* ---- what the CPU offers: /proc/cpuinfo, and the VMX MSRs where readable ---- */
+
+#define MSR_IA32_VMX_BASIC		0x480
+#define MSR_IA32_VMX_PINBASED_CTLS	0x481
+#define MSR_IA32_VMX_TRUE_PINBASED_CTLS	0x48d
+#define VMX_BASIC_TRUE_CTLS		(1ull << 55)
+#define PIN_PREEMPTION_TIMER		(1ull << (32 + 6))	/* allowed-1, SDM Vol. 3D A.3.1 */
+
+/* @word is one of the blank-separated words of @list. */
+static bool has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!strncmp(p, word, n) && (p[n] == 0 || p[n] == ' ' || p[n] == '\t' ||
+					     p[n] == '\n'))
+			return true;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	return false;
+}
+
+/* The value of the first "@key : value" line of /proc/cpuinfo's text, or NULL. */
+static char *cpuinfo_field(char *text, const char *key, char *buf, size_t size)
+{
+	size_t n = strlen(key);
+
+	for (char *line = text; line && *line;) {
+		char *end = strchr(line, '\n'), *colon;
+
+		if (!strncmp(line, key, n) && (line[n] == ' ' || line[n] == '\t' || line[n] == ':')) {
+			colon = strchr(line, ':');
+			if (colon && (!end || colon < end)) {
+				size_t len = end ? (size_t)(end - colon - 1) : strlen(colon + 1);
+
+				snprintf(buf, size, "%.*s", (int)len, colon + 1);
+				return buf;
+			}
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+static bool read_msr(const struct options *o, uint32_t msr, uint64_t *v)
+{
+	int fd = open(path_in(o->sysroot, "/dev/cpu/0/msr"), O_RDONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = pread(fd, v, sizeof(*v), msr) == (ssize_t)sizeof(*v);
+	close(fd);
+	return ok;
+}
+
+/*
+ * Refuse a CPU that lacks what the boot requires (hv/main.c stops with
+ * status no-vmx there), each missing feature with its reason. Returns the
+ * number of refusals; what cannot be told is a note.
+ */
+static int check_cpu(const struct options *o)
+{
+	static char flags[16384], vmx_flags[4096];
+	char vendor[64] = "", *text = read_all(path_in(o->sysroot, "/proc/cpuinfo"), 16 << 20, NULL);
+	const char *src = "/proc/cpuinfo";
+	bool have_flags, have_vmx_flags, vmx;
+	uint64_t basic, pin;
+	int refused = 0;
+
+	if (!text) {
+		printf("note: %s unreadable: the CPU is not checked\n", src);
+		return 0;
+	}
+	have_flags = cpuinfo_field(text, "flags", flags, sizeof(flags)) != NULL;
+	have_vmx_flags = cpuinfo_field(text, "vmx flags", vmx_flags, sizeof(vmx_flags)) != NULL;
+	cpuinfo_field(text, "vendor_id", vendor, sizeof(vendor));
+	free(text);
+	if (!have_flags) {
+		printf("note: no flags line in %s: the CPU is not checked\n", src);
+		return 0;
+	}
+	vmx = has_word(flags, "vmx");
+	if (vendor[0] && !has_word(vendor, "GenuineIntel")) {
+		printf("machine: refused: the CPU is%s, not Intel: Tempo needs Intel VT-x "
+		       "(VMX)\n", vendor);
+		refused++;
+	} else if (!vmx) {
+		printf("machine: refused: no VMX: 'vmx' is not among %s's flags (VT-x missing, "
+		       "off in the firmware setup, or hidden by the hypervisor this runs in)\n",
+		       src);
+		refused++;
+	}
+	if (!has_word(flags, "x2apic")) {
+		printf("machine: refused: no x2APIC: 'x2apic' is not among %s's flags\n", src);
+		refused++;
+	}
+	if (!has_word(flags, "tsc_deadline_timer")) {
+		printf("machine: refused: no TSC-deadline LAPIC timer: 'tsc_deadline_timer' is not "
+		       "among %s's flags (the guests' timer and Tempo's own rest on it)\n", src);
+		refused++;
+	}
+	if (!has_word(flags, "constant_tsc") || !has_word(flags, "nonstop_tsc")) {
+		printf("machine: refused: no invariant TSC: 'constant_tsc' and 'nonstop_tsc' are "
+		       "not both among %s's flags (the TSC must tick at one rate in every "
+		       "C- and P-state for deadlines to mean time)\n", src);
+		refused++;
+	}
+	if (!vmx)
+		return refused;
+	if (read_msr(o, MSR_IA32_VMX_BASIC, &basic) &&
+	    read_msr(o, basic & VMX_BASIC_TRUE_CTLS ? MSR_IA32_VMX_TRUE_PINBASED_CTLS :
+				MSR_IA32_VMX_PINBASED_CTLS, &pin)) {
+		if (!(pin & PIN_PREEMPTION_TIMER)) {
+			printf("machine: refused: no VMX-preemption timer: the pin-based VM-execution "
+			       "controls (MSR 0x%x, /dev/cpu/0/msr) do not allow bit 6 (Tempo's "
+			       "host ticks ride on it)\n", basic & VMX_BASIC_TRUE_CTLS ?
+			       MSR_IA32_VMX_TRUE_PINBASED_CTLS : MSR_IA32_VMX_PINBASED_CTLS);
+			refused++;
+		}
+	} else if (have_vmx_flags) {
+		if (!has_word(vmx_flags, "preemption_timer")) {
+			printf("machine: refused: no VMX-preemption timer: 'preemption_timer' is not "
+			       "among %s's vmx flags (Tempo's host ticks ride on it)\n", src);
+			refused++;
+		}
+	} else {
+		printf("note: the VMX-preemption timer is not checked: /dev/cpu/0/msr is not "
+		       "readable (modprobe msr; run as root) and %s has no 'vmx flags' line\n",
+		       src);
+	}
+	return refused;
 }
 
 static int cmd_check(struct options *o)
@@ -976,23 +1188,30 @@ static int cmd_check(struct options *o)
 	static struct machine m;
 	size_t len;
 	char *text;
-	int rc;
+	int rc, cpu_refused = 0;
 
 	if (!o->file)
 		die_usage();
+	config_file = o->file;
 	/* More than the boot takes, so that config_parse gives its own message. */
 	text = read_all(o->file, 64 << 20, &len);
 	if (!text && errno == EFBIG)
 		fatal("%s: more than 64 MiB", o->file);
 	if (!text)
 		fatal("cannot read %s: %s", o->file, strerror(errno));
+	default_images(o);
 	if (o->machine) {
-		default_images(o);
 		read_machine(o, &m);
 		print_machine(&m);
+		cpu_refused = check_cpu(o);
 	}
 	rc = check_config(o, text, len, o->machine ? &m : NULL);
-	printf("%s: %s\n", o->file, rc ? "refused" : o->machine ? "fits this machine" : "valid");
+	if (cpu_refused && !rc)
+		rc = 1;
+	fflush(stderr);
+	printf("%s: %s\n", o->file, rc ? (cpu_refused ? "refused (this CPU cannot run Tempo)" :
+					  "refused") :
+		o->machine ? "fits this machine" : "valid");
 	free(text);
 	return rc;
 }
@@ -1071,6 +1290,38 @@ static void print_devices(const struct options *o)
 		printf("irqs = %s\t\t\t# the GSIs Linux routes their INTx to here\n", irqs);
 }
 
+/* An image name create takes for a Linux kernel: it then gets an initrd. */
+static bool is_linux_name(const char *image)
+{
+	return !strncmp(image, "linux", 5) || !strncmp(image, "vmlinuz", 7) ||
+	       !strncmp(image, "bzImage", 7);
+}
+
+/* A Linux partition's initrd and command line (docs/linux.md). */
+static void print_linux_keys(void)
+{
+	printf("modules = initrd\t\t# the initramfs beside it in /boot/tempo: Tempo gives "
+	       "guests no disk\n"
+	       "cmdline = \"console=ttyS0 8250.nr_uarts=1\"\t# its console is the partition's "
+	       "virtual 16550\n");
+}
+
+/* The last core that is still free, for the Linux partition: taken out of @taken's complement. */
+static bool take_linux_core(const struct machine *m, struct cpuset *taken, struct cpuset *core,
+			    uint32_t *first)
+{
+	for (uint32_t c = m->cpu_count; c-- > 1;) {
+		struct cpuset t = *taken;
+
+		if (take_core(m, c, &t, core)) {
+			*taken = t;
+			*first = c;
+			return true;
+		}
+	}
+	return false;
+}
+
 static int cmd_create(const struct options *o)
 {
 	static struct machine m;
@@ -1078,6 +1329,10 @@ static int cmd_create(const struct options *o)
 	uint64_t free_bytes;
 	uint32_t parts = 0, left_out = 0;
 	char size[32];
+
+	struct cpuset linux_core;
+	uint32_t linux_cpu = 0;
+	uint64_t linux_hpa = 0;
 
 	read_machine(o, &m);
 	for (uint32_t i = 0; i < o->device_count; i++) {
@@ -1094,6 +1349,21 @@ static int cmd_create(const struct options *o)
 	/* the EPT share for all of the RAM: at most 4 KiB a GiB more than the boot's */
 	plan_memory(o, &m, 0, create_vcpus(&m), m.ram_low + m.ram_high);
 	taken = m.siblings[0];
+	/* Linux first, so the real-time partitions get what is left */
+	if (o->linux_part) {
+		if (!take_linux_core(&m, &taken, &linux_core, &linux_cpu)) {
+			fprintf(stderr, "tempo-config: no core is left for a Linux partition once CPU 0 "
+				"and its siblings are kept for the console\n");
+			return 1;
+		}
+		linux_hpa = memplan_alloc(&m.plan, o->linux_memory, 2 * MIB);
+		if (!linux_hpa) {
+			fprintf(stderr, "tempo-config: no %llu MiB of free RAM in one range for the "
+				"Linux partition (--linux-memory)\n",
+				(unsigned long long)(o->linux_memory >> 20));
+			return 1;
+		}
+	}
 	free_bytes = memplan_free_bytes(&m.plan);
 	if (o->memory % MIB)
 		snprintf(size, sizeof(size), "0x%llx", (unsigned long long)o->memory);
@@ -1118,7 +1388,7 @@ static int cmd_create(const struct options *o)
 		if (!take_core(&m, c, &taken, &core))
 			continue;
 		/* Where the boot will carve it: the plan check --machine prints. */
-		if (parts < CONFIG_MAX_PARTITIONS)
+		if (parts < CONFIG_MAX_PARTITIONS - (o->linux_part ? 1 : 0))
 			hpa = memplan_alloc(&m.plan, o->memory, 2 * MIB);
 		if (!hpa) {
 			left_out += cpuset_count(&core);
@@ -1131,7 +1401,9 @@ static int cmd_create(const struct options *o)
 		       "cpus = %s\nmemory = %s\t\t\t# Tempo carves it from free RAM: "
 		       "0x%llx here\nimage = %s\n", parts, c, m.apic_id[c], list, size,
 		       (unsigned long long)hpa, o->image);
-		if (!strcmp(o->image, "rtbench-mb2"))
+		if (is_linux_name(o->image))
+			print_linux_keys();
+		else if (!strcmp(o->image, "rtbench-mb2"))
 			printf("# the latency guest: 100,000 timer events (about 10 s), its figures, "
 			       "then it ends\ncmdline = \"workload=random count=100000 "
 			       "interval_us=100 label=rt%u\"\n", parts);
@@ -1140,14 +1412,29 @@ static int cmd_create(const struct options *o)
 			print_devices(o);
 		parts++;
 	}
-	if (left_out && parts >= CONFIG_MAX_PARTITIONS)
+	if (o->linux_part) {
+		char list[256] = "";
+		size_t n = 0;
+
+		for (uint32_t j = 1; j < m.cpu_count; j++)
+			if (cpuset_has(&linux_core, j))
+				n += snprintf(list + n, sizeof(list) - n, "%s%u", n ? "," : "", j);
+		printf("\n[partition linux]\t\t# Linux on the core of CPU %u (APIC id %u): "
+		       "docs/linux.md\ncpus = %s\nmemory = %lluM\t\t# Tempo carves it from free "
+		       "RAM: 0x%llx here\nimage = linux\t\t\t# a bzImage (PREEMPT_RT for "
+		       "real time)\n", linux_cpu, m.apic_id[linux_cpu], list,
+		       (unsigned long long)(o->linux_memory >> 20), (unsigned long long)linux_hpa);
+		print_linux_keys();
+		printf("timer = direct\t\t\t# its lapic-deadline clockevent needs no exit\n");
+	}
+	if (left_out && parts + (o->linux_part ? 1 : 0) >= CONFIG_MAX_PARTITIONS)
 		printf("\n# %u more CPU(s) stay with the hypervisor: a config has at most %d "
 		       "partitions.\n", left_out, CONFIG_MAX_PARTITIONS);
 	else if (left_out)
 		printf("\n# %u more CPU(s) stay with the hypervisor: %u partitions of %s are what "
 		       "fits in the\n# %llu MiB free (less --memory gives more).\n",
 		       left_out, parts, size, (unsigned long long)(free_bytes >> 20));
-	if (!parts) {
+	if (!parts && !o->linux_part) {
 		fprintf(stderr, "tempo-config: no core is left for a partition once CPU 0 and its "
 			"siblings are kept for the console\n");
 		return 1;
@@ -1189,16 +1476,26 @@ int main(int argc, char **argv)
 		{ "image", required_argument, NULL, 'I' },
 		{ "hpet-free", no_argument, NULL, 'H' },
 		{ "device", required_argument, NULL, 'D' },
+		{ "no-images", no_argument, NULL, 'n' },
+		{ "linux", no_argument, NULL, 'L' },
+		{ "linux-memory", required_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct options o = { .memory = 64 * MIB, .image = "rtbench-mb2" };
+	struct options o = { .memory = 64 * MIB, .image = "rtbench-mb2", .linux_memory = 512 * MIB };
 	const char *cmd;
 	int c;
 
 	if (argc < 2)
 		die_usage();
 	cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help"))
+		help();
+	if (!strcmp(cmd, "--version")) {
+		printf("tempo-config (Tempo) %s\n", TEMPO_VERSION);
+		return 0;
+	}
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -1227,10 +1524,27 @@ int main(int argc, char **argv)
 				      DEV_MAX_PCI);
 			o.device_count++;
 			break;
+		case 'n':
+			o.no_images = true;
+			break;
+		case 'L':
+			o.linux_part = true;
+			break;
+		case 'l':
+			o.linux_memory = parse_size(optarg);
+			break;
+		case 'h':
+			help();
+			break;
+		case 'V':
+			printf("tempo-config (Tempo) %s\n", TEMPO_VERSION);
+			return 0;
 		default:
 			die_usage();
 		}
 	}
+	if (o.images && o.no_images)
+		fatal("--images and --no-images: give one");
 	if (!strcmp(cmd, "check")) {
 		if (optind != argc - 1)
 			die_usage();

@@ -6,6 +6,7 @@
  * run with the failure status instead of letting it triple-fault.
  */
 #include "arch/x86/trap.h"
+#include "arch/x86/vmx.h"
 
 #include "arch/x86/cpu.h"
 #include "hv/lib/cpus.h"
@@ -238,6 +239,21 @@ static bool try_fixup(struct trap_frame *f)
 	return false;
 }
 
+/*
+ * Four words at ADDR, where the identity map holds them (below 4 GiB, past
+ * page 0): the return addresses above a fault's RSP, and what its RIP ran,
+ * which tell a wild jump (data at RIP) from a bad instruction.
+ */
+static void trap_dump_words(const char *what, uint64_t addr)
+{
+	const uint64_t *w = (const uint64_t *)(uintptr_t)(addr & ~7ul);
+
+	if (addr < 0x1000 || addr >= (1ul << 32) - 32)
+		return;
+	log_emerg("  %s at %016lx: %016lx %016lx %016lx %016lx\n", what, addr & ~7ul, w[0], w[1],
+		  w[2], w[3]);
+}
+
 void trap_dispatch(struct trap_frame *f);
 void trap_dispatch(struct trap_frame *f)
 {
@@ -252,8 +268,11 @@ void trap_dispatch(struct trap_frame *f)
 
 		if (cpu < TEMPO_MAX_CPUS)
 			trap_cpus[cpu]->root_nmis++;
-		if (hv_stopping)
+		if (hv_stopping) {
+			/* the machine may be reset next, which INIT-based resets need */
+			vmx_cpu_off();
 			halt_forever();
+		}
 		hv_root_nmi();
 		return;
 	}
@@ -281,6 +300,8 @@ void trap_dispatch(struct trap_frame *f)
 		  f->r12);
 	log_emerg("  R13 %016lx R14 %016lx R15 %016lx\n", f->r13, f->r14, f->r15);
 	log_emerg("  CR0 %016lx CR4 %016lx\n", read_cr0(), read_cr4());
+	trap_dump_words("stack", f->rsp);
+	trap_dump_words("code", f->rip);
 	/*
 	 * Not a #DF or #MC: those run on IST stacks that hv_pcpu_loop must not
 	 * continue on, and a machine check is the machine's (a second one

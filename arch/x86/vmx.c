@@ -54,7 +54,6 @@ _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 #define CR0_CD	(1ull << 30)
 #define CR0_PG	(1ull << 31)
 #define CR4_PAE	(1ull << 5)
-#define CR4_VMXE (1ull << 13)
 #define EFER_LME (1ull << 8)
 #define EFER_LMA (1ull << 10)
 
@@ -209,6 +208,8 @@ bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long er
 	*(volatile uint32_t *)vmxon_pa = (uint32_t)rdmsr(MSR_IA32_VMX_BASIC) & 0x7fffffff;
 	asm volatile("vmxon %1; setna %0" : "=q"(fail) : "m"(vmxon_pa) : "cc", "memory");
 	if (fail) {
+		/* CR4.VMXE then says whether this CPU is in VMX operation (vmx_cpu_off) */
+		asm volatile("mov %0, %%cr4" : : "r"(cr4 & ~CR4_VMXE));
 		fmt_snprintf(err, errlen, "CPU %u: VMXON failed (CR0 0x%lx CR4 0x%lx)", cpu,
 			     cr0, cr4);
 		return false;

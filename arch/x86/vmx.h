@@ -173,6 +173,26 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 /* IA32_FEATURE_CONTROL, CR0/CR4 fixed bits, VMXON of the page at @vmxon_pa on CPU @cpu. */
 bool vmx_cpu_enable(uint32_t cpu, uint64_t vmxon_pa, char *err, unsigned long errlen);
 
+#define CR4_VMXE	(1ull << 13)
+
+/*
+ * Leave VMX operation, if this CPU is in it: a CPU in VMX root operation
+ * blocks INIT (SDM Vol. 3C 25.8), which some resets (the keyboard
+ * controller's on many chipsets) are delivered as. CR4.VMXE cannot be
+ * cleared in VMX operation and is cleared when VMXON fails, so it tells.
+ * Inline: the NMI handler (trap.c) calls it, and vmx.c calls into trap.c.
+ */
+static inline void vmx_cpu_off(void)
+{
+	uint64_t cr4;
+
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	if (!(cr4 & CR4_VMXE))
+		return;
+	asm volatile("vmxoff" : : : "cc", "memory");
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 & ~CR4_VMXE));
+}
+
 /*
  * Build @a's VMCS on this CPU (VMCLEAR, VMPTRLD, every field) and leave it
  * current. The interrupt model is the caller's to set next

@@ -32,6 +32,7 @@ void exc_dispatch(struct exc_frame *f);
 
 volatile uint32_t exc_resume_eip;
 volatile int32_t exc_caught_vector = -1;
+volatile uint32_t exc_caught_eflags;
 
 static struct idt_gate idt[256] __attribute__((aligned(8)));	/* 32 and up: exc_set_gate */
 static struct idt_ptr idtr;
@@ -84,6 +85,7 @@ void exc_dispatch(struct exc_frame *f)
 
 	if (resume) {
 		exc_caught_vector = (int32_t)f->vector;
+		exc_caught_eflags = f->eflags;
 		exc_resume_eip = 0;
 		f->eip = resume;
 		if (f->vector == 1)

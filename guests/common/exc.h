@@ -12,6 +12,8 @@
 
 extern volatile uint32_t exc_resume_eip;
 extern volatile int32_t exc_caught_vector;	/* -1: none */
+/* The EFLAGS image the caught exception pushed (RF, TF as the CPU or hypervisor left them) */
+extern volatile uint32_t exc_caught_eflags;
 
 /* Builds the IDT (once, on the BSP) and loads it. */
 void exc_init(void);

@@ -2424,6 +2424,226 @@ static const char *a_probe_neighbour(void)
 	return "clean";
 }
 
+/* ---- the CPU's rules where Tempo emulates: MSRs ---- */
+
+/*
+ * The guest's MTRRs (SDM Vol. 3A 12.11): a reserved memory type (2, 3, 7+)
+ * or a reserved bit is #GP in DEF_TYPE, a variable range and a fixed one;
+ * good values read back as written. The old values are put back.
+ */
+static const char *a_mtrr_reserved(void)
+{
+	static const struct {
+		uint32_t msr;
+		uint64_t value;
+	} bad[] = {
+		{ 0x2ff, 0x802 }, { 0x2ff, 0x803 }, { 0x2ff, 0x807 }, { 0x2ff, 0xa06 },
+		{ 0x200, 0x100002 }, { 0x200, 0x100106 }, { 0x201, 0xfff00801 },
+		{ 0x250, 0x0606060606060603ull }, { 0x26f, 0x0806060606060606ull },
+	};
+	static const struct {
+		uint32_t msr;
+		uint64_t value;
+	} good[] = {
+		{ 0x2ff, 0xc06 }, { 0x200, 0x100005 }, { 0x201, 0xfff00800 },
+		{ 0x250, 0x0606060606060606ull }, { 0x26f, 0x0001040506060606ull },
+	};
+	uint64_t cap = 0, old[5], got = 0;
+	const char *r = "gp_readback";
+
+	if (try_rdmsr(0xfe, &cap)[0] != 'o' || (cap & 0xff) < 1 || !(cap & (1u << 8)))
+		return "no_ranges";
+	for (uint32_t i = 0; i < 5; i++)
+		try_rdmsr(good[i].msr, &old[i]);
+	for (uint32_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (try_wrmsr(bad[i].msr, bad[i].value)[0] != 'g') {
+			con_printf("hostile: MTRR 0x%x took 0x%llx\n", bad[i].msr,
+				   (unsigned long long)bad[i].value);
+			r = "reserved_taken";
+		}
+	}
+	for (uint32_t i = 0; i < 5; i++) {
+		if (try_wrmsr(good[i].msr, good[i].value)[0] != 'o' ||
+		    try_rdmsr(good[i].msr, &got)[0] != 'o' || got != good[i].value) {
+			con_printf("hostile: MTRR 0x%x: wrote 0x%llx, read 0x%llx\n", good[i].msr,
+				   (unsigned long long)good[i].value, (unsigned long long)got);
+			r = "not_kept";
+		}
+	}
+	for (uint32_t i = 5; i-- > 0;)
+		try_wrmsr(good[i].msr, old[i]);
+	return r;
+}
+
+/*
+ * IA32_MISC_ENABLE: fast strings (bit 0) and Enhanced SpeedStep (bit 16)
+ * read back as written, as on a CPU (and KVM); a reserved bit (1) #GPs.
+ */
+static const char *a_misc_enable_bits(void)
+{
+	uint64_t old, got = 0;
+	const char *r = "kept";
+
+	if (try_rdmsr(0x1a0, &old)[0] != 'o')
+		return "no_msr";
+	if (try_wrmsr(0x1a0, old ^ 1)[0] != 'o' || try_rdmsr(0x1a0, &got)[0] != 'o' ||
+	    got != (old ^ 1))
+		r = "fast_strings_lost";
+	else if (try_wrmsr(0x1a0, old ^ (1u << 16))[0] != 'o' || try_rdmsr(0x1a0, &got)[0] != 'o' ||
+		 got != (old ^ (1u << 16)))
+		r = "eist_lost";
+	try_wrmsr(0x1a0, old);
+	if (r[0] == 'k' && try_wrmsr(0x1a0, old ^ 2)[0] != 'g')
+		r = "reserved_taken";
+	try_rdmsr(0x1a0, &got);
+	return got == old ? r : "not_restored";
+}
+
+/*
+ * RF in the EFLAGS image of a fault (SDM Vol. 3A 6.8.3, Vol. 3B 17.3.1.1):
+ * first a #GP the CPU raises itself with no exit (a selector past the GDT's
+ * limit loaded into FS), which shows what this CPU pushes, then one Tempo
+ * injects (RDMSR of an MSR it refuses).
+ */
+static const char *a_gp_rf(void)
+{
+	uint32_t cpu_eflags, hv_eflags;
+
+	exc_caught_vector = -1;
+	asm volatile("movl $1f, %0\n\tmovw %w1, %%fs\n1:\n\tmovl $0, %0"
+		     : "+m"(exc_resume_eip) : "r"(0xfff8u) : "memory");
+	if (exc_caught_vector != 13)
+		return "no_cpu_gp";
+	cpu_eflags = exc_caught_eflags;
+	if (try_rdmsr(0x611, NULL)[0] != 'g')
+		return "no_injected_gp";
+	hv_eflags = exc_caught_eflags;
+	con_printf("hostile: #GP EFLAGS image: CPU's 0x%x, injected 0x%x\n", cpu_eflags, hv_eflags);
+	if (!(cpu_eflags & (1u << 16)))
+		return (hv_eflags & (1u << 16)) ? "cpu_no_rf" : "no_rf_anywhere";
+	return (hv_eflags & (1u << 16)) ? "rf_set" : "rf_lost";
+}
+
+/*
+ * One access with breakpoint 1 (DR1 = @addr) set up as @dr7 says: a 32-bit
+ * load (@op 0) or store (1), single-stepped when @step. Returns the vector it ended in (-1: none) and DR6 after it.
+ */
+static int32_t bp_access(uint32_t dr7, uint32_t addr, int op, bool step, uint32_t *dr6,
+			 uint32_t *value)
+{
+	uint32_t v = 0;
+
+	asm volatile("mov %0, %%dr6" : : "r"(0xffff0ff0u));
+	asm volatile("mov %0, %%dr1" : : "r"(addr));
+	asm volatile("mov %0, %%dr7" : : "r"(dr7));
+	exc_caught_vector = -1;
+	if (op == 0)
+		asm volatile("movl $1f, %0\n\ttestl %3, %3\n\tjz 2f\n\t"
+			     "pushfl\n\torl $0x100, (%%esp)\n\tpopfl\n"	/* TF: step the load */
+			     "2:\n\tmovl (%2), %1\n1:\n\tmovl $0, %0"
+			     : "+m"(exc_resume_eip), "+r"(v) : "r"(addr), "r"((uint32_t)step) : "memory");
+	else
+		asm volatile("movl $1f, %0\n\tmovl %1, (%2)\n1:\n\tmovl $0, %0"
+			     : "+m"(exc_resume_eip) : "r"(0u), "r"(addr) : "memory");
+	asm volatile("mov %0, %%dr7" : : "r"(0u));
+	asm volatile("mov %%dr6, %0" : "=r"(*dr6));
+	if (value)
+		*value = v;
+	return exc_caught_vector;
+}
+
+/*
+ * Data breakpoints on MMIO accesses Tempo emulates (SDM Vol. 3B 17.2.4,
+ * 17.3.1.2): a BAR0 load and store exit before they complete, so the #DB
+ * after each, with DR6.B1 set, is Tempo's to raise; single-stepped, the
+ * same #DB reports BS as well. A write-only breakpoint lets the load by.
+ */
+static const char *a_mmio_data_bp(void)
+{
+	/* L1, R/W1 and LEN1 (bits 20-23) */
+	const uint32_t rw_any = (1u << 2) | (0xfu << 20), rw_write = (1u << 2) | (0xdu << 20);
+	uint32_t magic = (uint32_t)bar0_regs() + TEMPO_CHAN_MAGIC, dr6, value;
+	int32_t vec;
+
+	if (!chan_get())
+		return "no_channel";
+	vec = bp_access(rw_any, magic, 0, false, &dr6, &value);
+	if (value != TEMPO_CHAN_MAGIC_VALUE)
+		return "load_lost";
+	if (vec != 1)
+		return vec < 0 ? "load_no_db" : "load_other_exception";
+	if ((dr6 & 0x400f) != 2)
+		return "load_dr6";
+	if (bp_access(rw_write, magic, 0, false, &dr6, NULL) != -1)
+		return "write_bp_on_load";
+	vec = bp_access(rw_write, (uint32_t)bar0_regs() + 0xffc, 1, false, &dr6, NULL);
+	if (vec != 1 || (dr6 & 0x400f) != 2)
+		return vec < 0 ? "store_no_db" : "store_dr6";
+	vec = bp_access(rw_any, magic, 0, true, &dr6, &value);
+	if (vec != 1 || (dr6 & 0x400f) != 0x4002)
+		return vec < 0 ? "step_no_db" : "step_dr6";
+	return "trapped";
+}
+
+/*
+ * Loads and stores that cross from a RAM page into BAR0's page and from
+ * BAR0's page into RAM, through a window of 4 KiB pages at linear
+ * SPLIT_WINDOW: RAM page, BAR0, RAM page. The CPU splits such an access by
+ * page: the RAM bytes come from and go to RAM, the device's to the device
+ * at their own offset and width (BAR0 answers 0 to a 16-bit read and
+ * ignores a 16-bit write, chan_pci_abi.h), so INTR_MASK, a 32-bit register
+ * at offset 0 that keeps what is written, must be untouched.
+ */
+#define SPLIT_WINDOW	0x80000000u
+
+static const char *a_mmio_page_split(void)
+{
+	static uint32_t pd[1024] __attribute__((aligned(4096)));
+	static uint32_t pt[1024] __attribute__((aligned(4096)));
+	static uint8_t ram[2][4096] __attribute__((aligned(4096)));
+	volatile uint32_t *r = bar0_regs();
+	uint32_t cr0, cr3, cr4, load_up, load_down, mask;
+	volatile uint8_t *w = (volatile uint8_t *)SPLIT_WINDOW;
+
+	if (!chan_get())
+		return "no_channel";
+	r[TEMPO_CHAN_INTR_MASK / 4] = 0xa5a5a5a5u;
+	if (r[TEMPO_CHAN_INTR_MASK / 4] != 0xa5a5a5a5u)
+		return "intr_mask_not_kept";
+	ram[0][0xffe] = 0x44, ram[0][0xfff] = 0x33;
+	ram[1][0] = 0x66, ram[1][1] = 0x55;
+	pd[0] = 0x83;	/* the guest's own 4 MiB, identity, present, writable */
+	pd[SPLIT_WINDOW >> 22] = (uint32_t)pt | 3;
+	pt[0] = (uint32_t)ram[0] | 3;
+	pt[1] = (uint32_t)r | 3 | (1u << 4);	/* PCD: a device */
+	pt[2] = (uint32_t)ram[1] | 3;
+	asm volatile("mov %%cr3, %0" : "=r"(cr3));
+	asm volatile("mov %%cr4, %0" : "=r"(cr4));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4 | (1u << 4)));	/* PSE */
+	asm volatile("mov %0, %%cr3" : : "r"((uint32_t)pd));
+	asm volatile("mov %%cr0, %0" : "=r"(cr0));
+	asm volatile("mov %0, %%cr0" : : "r"(cr0 | (1u << 31)) : "memory");
+	load_up = *(volatile uint32_t *)(w + 0xffe);		/* RAM 0xffe-f, BAR0 0-1 */
+	load_down = *(volatile uint32_t *)(w + 0x1ffe);		/* BAR0 0xffe-f, RAM 0-1 */
+	*(volatile uint32_t *)(w + 0xffe) = 0x11227788u;
+	*(volatile uint32_t *)(w + 0x1ffe) = 0xdeadbeefu;
+	asm volatile("mov %0, %%cr0" : : "r"(cr0) : "memory");
+	asm volatile("mov %0, %%cr3" : : "r"(cr3));
+	asm volatile("mov %0, %%cr4" : : "r"(cr4));
+	mask = r[TEMPO_CHAN_INTR_MASK / 4];
+	con_printf("hostile: split loads 0x%x 0x%x, INTR_MASK 0x%x, RAM %x %x %x %x\n", load_up,
+		   load_down, mask, ram[0][0xffe], ram[0][0xfff], ram[1][0], ram[1][1]);
+	if (load_up != 0x3344u)
+		return "load_into_bar0";
+	if (load_down != 0x55660000u)
+		return "load_out_of_bar0";
+	if (mask != 0xa5a5a5a5u)
+		return "store_hit_intr_mask";
+	if (ram[0][0xffe] != 0x88 || ram[0][0xfff] != 0x77 || ram[1][0] != 0xad || ram[1][1] != 0xde)
+		return "store_ram_bytes";
+	return "split";
+}
+
 struct attack {
 	const char *name;
 	const char *(*fn)(void);
@@ -2519,6 +2739,11 @@ static const struct attack attacks[] = {
 	{ "pci_msi_foreign", a_pci_msi_foreign },
 	{ "mmio_widths", a_mmio_widths },
 	{ "mmio_ring_flood", a_mmio_ring_flood },
+	{ "mtrr_reserved", a_mtrr_reserved },
+	{ "misc_enable_bits", a_misc_enable_bits },
+	{ "gp_rf", a_gp_rf },
+	{ "mmio_data_bp", a_mmio_data_bp },
+	{ "mmio_page_split", a_mmio_page_split },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
 	{ "mmio_xchg", s_mmio_xchg },

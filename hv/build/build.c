@@ -408,7 +408,7 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 				return -1;
 			}
 		}
-		memset((void *)(uintptr_t)p->mem_hpa, 0, p->mem_size);
+		zero_ram((void *)(uintptr_t)p->mem_hpa, p->mem_size);
 		build_ept(p);
 
 		for (int c = cpuset_first(&pc->cpus); c >= 0; c = cpuset_next(&pc->cpus, (uint32_t)c + 1)) {
@@ -456,8 +456,11 @@ int partitions_build(const struct hv_config *cfg, const struct boot_info *bi,
 	/* hand each vCPU of a dedicated core to it, then let them all go */
 	for (uint32_t i = 0; i < partition_count; i++)
 		for (uint32_t k = 0; k < partitions[i].vcpu_count; k++)
-			if (!partitions[i].vcpus[k]->pcpu->shared)
-				partitions[i].vcpus[k]->pcpu->vcpu = partitions[i].vcpus[k];
+			if (!partitions[i].vcpus[k]->pcpu->shared) {
+				struct vcpu *v = partitions[i].vcpus[k];
+
+				v->pcpu->vcpu = v->pcpu->home = v;
+			}
 	for (uint32_t c = 0; c < pcpu_count; c++) {
 		/* a shared core runs guests in its windows: it is no console core */
 		if (smp_cpus[c].state == CPU_ONLINE && !pcpus[c].vcpu && !pcpus[c].shared) {

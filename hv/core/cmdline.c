@@ -56,3 +56,16 @@ bool cmdline_get_uint(const char *cmdline, const char *key, unsigned long *out)
 	*out = v;
 	return true;
 }
+
+enum cmdline_reboot_result cmdline_reboot_delay(const char *cmdline, unsigned long *delay_s)
+{
+	unsigned long v;
+
+	*delay_s = CMDLINE_REBOOT_DEFAULT_S;
+	if (!cmdline_get(cmdline, "reboot", NULL, 0))
+		return CMDLINE_REBOOT_DEFAULT;
+	if (!cmdline_get_uint(cmdline, "reboot", &v) || v > CMDLINE_REBOOT_MAX_S)
+		return CMDLINE_REBOOT_MALFORMED;
+	*delay_s = v;
+	return CMDLINE_REBOOT_GIVEN;
+}

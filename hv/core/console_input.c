@@ -43,8 +43,9 @@ struct cin_result console_input_byte(struct console_input *ci, uint8_t b)
 	case 'm':
 		return focus_on(ci, ci->targets);
 	case '1' ... '9':
+		/* said, not ignored: the operator would otherwise type into the old focus */
 		if ((uint32_t)(b - '1') >= ci->targets)
-			return result(CIN_NONE, 0, ci->focus);
+			return result(CIN_NO_PARTITION, 0, (uint32_t)(b - '1'));
 		return focus_on(ci, (uint32_t)(b - '1'));
 	case '?':
 	case 'h':

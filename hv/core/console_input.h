@@ -20,7 +20,7 @@ struct console_input {
 	bool escaped;		/* Ctrl-T seen, waiting for the command key */
 };
 
-enum cin_kind { CIN_NONE, CIN_BYTE, CIN_FOCUS, CIN_HELP };
+enum cin_kind { CIN_NONE, CIN_BYTE, CIN_FOCUS, CIN_HELP, CIN_NO_PARTITION };
 
 struct cin_result {
 	enum cin_kind kind;
@@ -36,12 +36,13 @@ void console_input_init(struct console_input *ci, uint32_t partitions);
  * index, or == targets for the monitor); CIN_FOCUS -> focus changed to
  * `target` (the caller prints a line saying so; it is returned even when
  * the key names the target already focused, so the operator sees where
- * input goes); CIN_HELP -> the caller prints the key help; CIN_NONE ->
- * swallowed.
+ * input goes); CIN_HELP -> the caller prints the key help;
+ * CIN_NO_PARTITION -> a digit named no partition: `target` is the index it
+ * named, the focus stays, and the caller says so; CIN_NONE -> swallowed.
  *
  * Keys after Ctrl-T: n next target (the partitions in order, then the
  * monitor, then round again), p previous, m the monitor, 1..9 partition 1..9
- * by position (index 0..8; CIN_NONE if there is none), ? or h help, Ctrl-T a
+ * by position (index 0..8; CIN_NO_PARTITION if there is none), ? or h help, Ctrl-T a
  * literal 0x14 for the focus; anything else is swallowed. Each ends the
  * escape.
  */

@@ -5,6 +5,22 @@
 /* REX bits (SDM Vol. 2A 2.2.1.2) */
 #define REX_W		0x8
 #define REX_R		0x4
+#define REX_X		0x2
+#define REX_B		0x1
+
+/* Segment registers in the SDM's order (the VMCS keeps their bases the same way) */
+#define SEG_ES		0
+#define SEG_CS		1
+#define SEG_SS		2
+#define SEG_DS		3
+#define SEG_FS		4
+#define SEG_GS		5
+
+#define GPR_RBX		3
+#define GPR_RSP		4
+#define GPR_RBP		5
+#define GPR_RSI		6
+#define GPR_RDI		7
 
 /* The opcodes decoded (SDM Vol. 2B MOV, MOVZX, MOVSX/MOVSXD) */
 #define OP_MOV_RM8_R8	0x88
@@ -61,41 +77,89 @@ static uint64_t low_mask(uint32_t bytes)
 	return bytes >= 8 ? ~0ull : (1ull << (8 * bytes)) - 1;
 }
 
+/* The displacement of @n bytes just taken, sign-extended */
+static int64_t taken_disp(const struct cursor *c, uint32_t n)
+{
+	uint64_t v = taken_value(c, n);
+
+	if (n && n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~low_mask(n);
+	return (int64_t)v;
+}
+
 /*
  * The rest of a memory operand after its ModRM byte: the SIB byte and the
- * displacement (SDM Vol. 2A Tables 2-1 and 2-2, 2.2.1.6). Only their length
- * matters; the address comes from the exit.
+ * displacement (SDM Vol. 2A Tables 2-1, 2-2 and 2-3, 2.2.1.6), and the
+ * registers they name for the effective address. The default segment is SS
+ * for a BP-, EBP- or ESP-based address, DS otherwise (Vol. 1 3.7.4).
  */
-static enum mmio_decode_result memory_operand(struct cursor *c, uint8_t modrm, bool addr16)
+static enum mmio_decode_result memory_operand(struct cursor *c, uint8_t modrm, uint8_t rex,
+					      enum mmio_cpu_mode mode, struct mmio_access *a)
 {
+	/* 16-bit addressing: [BX+SI] [BX+DI] [BP+SI] [BP+DI] [SI] [DI] [BP] [BX] */
+	static const uint8_t base16[8] = { GPR_RBX, GPR_RBX, GPR_RBP, GPR_RBP,
+					   GPR_RSI, GPR_RDI, GPR_RBP, GPR_RBX };
+	static const uint8_t index16[8] = { GPR_RSI, GPR_RDI, GPR_RSI, GPR_RDI, MMIO_REG_NONE,
+					    MMIO_REG_NONE, MMIO_REG_NONE, MMIO_REG_NONE };
 	unsigned int mod = MODRM_MOD(modrm), rm = MODRM_RM(modrm);
 	uint32_t disp = 0;
 	enum mmio_decode_result r;
 
 	if (mod == 3)
 		return MMIO_DECODE_REGISTER;
-	if (addr16) {
-		/* [BP+SI] .. [BX], mod 00 r/m 110 is disp16 alone; no SIB */
+	a->scale = 1;
+	a->index = MMIO_REG_NONE;
+	if (a->addr_bytes == 2) {
+		/* mod 00 r/m 110 is disp16 alone; no SIB */
+		a->base = base16[rm];
+		a->index = index16[rm];
 		if (mod == 1)
 			disp = 1;
 		else if (mod == 2 || rm == 6)
 			disp = 2;
-		return take(c, disp);
+		if (mod == 0 && rm == 6)
+			a->base = MMIO_REG_NONE;
+		r = take(c, disp);
+		if (r)
+			return r;
+		a->disp = taken_disp(c, disp);
+		if (a->seg == MMIO_SEG_DEFAULT)
+			a->seg = a->base == GPR_RBP ? SEG_SS : SEG_DS;
+		return MMIO_DECODE_OK;
 	}
+	a->base = (uint8_t)(rm | ((rex & REX_B) ? 8 : 0));
 	if (rm == 4) {
+		uint8_t sib;
+
 		r = take(c, 1);
 		if (r)
 			return r;
+		sib = c->insn[c->pos - 1];
+		a->scale = (uint8_t)(1u << (sib >> 6));
+		a->index = (uint8_t)(((sib >> 3) & 7) | ((rex & REX_X) ? 8 : 0));
+		if (a->index == GPR_RSP)
+			a->index = MMIO_REG_NONE;	/* index 100 without REX.X: none */
+		a->base = (uint8_t)((sib & 7) | ((rex & REX_B) ? 8 : 0));
 		/* SIB base 101 with mod 00: no base register, disp32 (REX.B or not) */
-		if (mod == 0 && (c->insn[c->pos - 1] & 7) == 5)
+		if (mod == 0 && (sib & 7) == 5) {
 			disp = 4;
+			a->base = MMIO_REG_NONE;
+		}
+	} else if (mod == 0 && rm == 5) {
+		/* mod 00 r/m 101: disp32, RIP-relative in 64-bit mode (2.2.1.6) */
+		a->base = mode == MMIO_CPU_64 ? MMIO_REG_RIP : MMIO_REG_NONE;
 	}
-	/* mod 00 r/m 101: disp32, RIP-relative in 64-bit mode (2.2.1.6) */
 	if (mod == 1)
 		disp = 1;
 	else if (mod == 2 || (mod == 0 && rm == 5))
 		disp = 4;
-	return take(c, disp);
+	r = take(c, disp);
+	if (r)
+		return r;
+	a->disp = taken_disp(c, disp);
+	if (a->seg == MMIO_SEG_DEFAULT)
+		a->seg = a->base == GPR_RSP || a->base == GPR_RBP ? SEG_SS : SEG_DS;
+	return MMIO_DECODE_OK;
 }
 
 static enum mmio_decode_result decode(struct cursor *c, enum mmio_cpu_mode mode,
@@ -125,9 +189,14 @@ static enum mmio_decode_result decode(struct cursor *c, enum mmio_cpu_mode mode,
 		case 0x2e:
 		case 0x36:
 		case 0x3e:
+			/* ES CS SS DS; the last one counts */
+			a->seg = (uint8_t)((op >> 3) & 3);
+			rex = 0;
+			continue;
 		case 0x64:
 		case 0x65:
-			rex = 0;	/* segment overrides: the exit gave the address */
+			a->seg = op == 0x64 ? SEG_FS : SEG_GS;
+			rex = 0;
 			continue;
 		case 0xf0:
 		case 0xf2:
@@ -154,6 +223,7 @@ static enum mmio_decode_result decode(struct cursor *c, enum mmio_cpu_mode mode,
 		addr_bytes = addrsize_prefix ? 2 : 4;
 	else
 		addr_bytes = addrsize_prefix ? 4 : 2;
+	a->addr_bytes = (uint8_t)addr_bytes;
 
 	switch (op) {
 	case OP_MOV_RM8_R8:
@@ -193,6 +263,12 @@ static enum mmio_decode_result decode(struct cursor *c, enum mmio_cpu_mode mode,
 		r = take(c, addr_bytes);	/* the offset: as wide as the address */
 		if (r)
 			return r;
+		a->disp = (int64_t)taken_value(c, addr_bytes);
+		a->base = MMIO_REG_NONE;
+		a->index = MMIO_REG_NONE;
+		a->scale = 1;
+		if (a->seg == MMIO_SEG_DEFAULT)
+			a->seg = SEG_DS;
 		break;
 	case OP_ESCAPE:
 		r = take(c, 1);
@@ -218,7 +294,7 @@ static enum mmio_decode_result decode(struct cursor *c, enum mmio_cpu_mode mode,
 		/* C6 /0 and C7 /0 only: C6 F8 is XABORT, C7 F8 XBEGIN, the rest #UD */
 		if (a->src_imm && MODRM_REG(modrm) != 0)
 			return MMIO_DECODE_OPCODE;
-		r = memory_operand(c, modrm, addr_bytes == 2);
+		r = memory_operand(c, modrm, rex, mode, a);
 		if (r)
 			return r;
 		if (!a->src_imm) {
@@ -250,6 +326,7 @@ enum mmio_decode_result mmio_decode(const uint8_t *insn, uint32_t avail, enum mm
 	enum mmio_decode_result r;
 
 	memset(a, 0, sizeof(*a));
+	a->seg = MMIO_SEG_DEFAULT;
 	r = decode(&c, mode, a);
 	if (r)
 		memset(a, 0, sizeof(*a));
@@ -293,6 +370,29 @@ uint64_t mmio_store_value(const struct mmio_access *a, uint64_t reg_value)
 	if (a->reg_high8)
 		reg_value >>= 8;
 	return reg_value & low_mask(a->size_bytes);
+}
+
+uint64_t mmio_effective_address(const struct mmio_access *a, const uint64_t gpr[16],
+				uint64_t next_rip)
+{
+	uint64_t ea = (uint64_t)a->disp;
+
+	if (a->base == MMIO_REG_RIP)
+		ea += next_rip;
+	else if (a->base < 16)
+		ea += gpr[a->base];
+	if (a->index < 16)
+		ea += gpr[a->index] * a->scale;
+	return ea & low_mask(a->addr_bytes);
+}
+
+uint32_t mmio_chunk_bytes(uint64_t addr, uint32_t left)
+{
+	uint32_t n = 8;
+
+	while (n > 1 && (n > left || (addr & (n - 1))))
+		n /= 2;
+	return left ? n : 0;
 }
 
 const char *mmio_decode_result_name(enum mmio_decode_result r)

@@ -27,9 +27,11 @@
  * C6/C7 with ModRM.reg other than 0, and an instruction longer than
  * X86_INSN_MAX_BYTES or than the bytes given.
  *
- * The decoder gives the access's size and the register or immediate, not
- * the effective address: it does not read the guest's registers, and the
- * exit's guest-physical address is the one that counts.
+ * The decoder gives the access's size, the register or immediate, and how
+ * the memory operand's address is formed (base, index, scale, displacement,
+ * address size, segment); mmio_effective_address adds it up from the
+ * guest's registers. The exit's guest-linear address is checked against it
+ * (an access that crosses a page: hv/guest/mmio.c).
  */
 #ifndef TEMPO_HV_MMIO_DECODE_H
 #define TEMPO_HV_MMIO_DECODE_H
@@ -81,7 +83,24 @@ struct mmio_access {
 	enum mmio_extend extend;
 	/* A store of an immediate: its value, sign-extended or truncated to size_bytes */
 	uint64_t imm;
+	/*
+	 * The effective address: GPR numbers as for reg (MMIO_REG_NONE: none;
+	 * MMIO_REG_RIP as base: RIP-relative), the index's scale (1, 2, 4, 8),
+	 * the displacement sign-extended (a moffs: the offset, zero-extended),
+	 * the address size in bytes (2, 4, 8) and the segment (0 ES, 1 CS,
+	 * 2 SS, 3 DS, 4 FS, 5 GS: an override, else the default).
+	 */
+	uint8_t base;
+	uint8_t index;
+	uint8_t scale;
+	uint8_t addr_bytes;
+	uint8_t seg;
+	int64_t disp;
 };
+
+#define MMIO_REG_NONE		0xff
+#define MMIO_REG_RIP		0xfe
+#define MMIO_SEG_DEFAULT	0xff	/* while decoding only: no override seen */
 
 enum mmio_cpu_mode mmio_cpu_mode(bool efer_lma, bool cs_l, bool cs_d);
 
@@ -108,6 +127,23 @@ uint64_t mmio_load_apply(const struct mmio_access *a, uint64_t old_reg, uint64_t
  * source GPR holds @reg_value (bits 15:8 of it for a high-8 register).
  */
 uint64_t mmio_store_value(const struct mmio_access *a, uint64_t reg_value);
+
+/*
+ * The offset of @a's memory operand in its segment: base + index * scale +
+ * displacement, wrapped to the address size (SDM Vol. 1 3.7.5). @gpr holds
+ * the guest's registers in the SDM's order; @next_rip is the RIP after the
+ * instruction (RIP-relative addressing counts from there).
+ */
+uint64_t mmio_effective_address(const struct mmio_access *a, const uint64_t gpr[16],
+				uint64_t next_rip);
+
+/*
+ * The device's share of an access that crosses a page is 1 to 7 bytes; the
+ * CPU puts it on the bus as naturally aligned pieces. The next piece's
+ * width at @addr with @left bytes to go: the largest of 8, 4, 2, 1 that
+ * fits and that @addr is aligned to (0 when @left is 0).
+ */
+uint32_t mmio_chunk_bytes(uint64_t addr, uint32_t left);
 
 /* A name for reports, e.g. "lock-rep-prefix" */
 const char *mmio_decode_result_name(enum mmio_decode_result r);

@@ -115,6 +115,8 @@ static const struct cmd_def cmds[] = {
 	{ "mode", MON_MODE, 3, { "NAME", "VCPU", "MODE" } },
 	{ "ticks", MON_TICKS, 0, { 0 } },
 	{ "console", MON_CONSOLE, 1, { "NAME" } },
+	{ "start", MON_START, 1, { "NAME|N" } },
+	{ "reboot", MON_REBOOT, 0, { 0 } },
 };
 
 /* The command, its three arguments, and one more to tell "too many". */
@@ -148,6 +150,24 @@ static bool parse_vcpu(const char *s, uint32_t *out)
 	}
 	*out = v;
 	return true;
+}
+
+/*
+ * "N", 1 to @count, as Ctrl-T N numbers the partitions: its index, else
+ * @count. Only for a word that is no partition's name.
+ */
+static uint32_t partition_number(const char *word, uint32_t count)
+{
+	uint32_t n = 0;
+
+	if (!*word || strlen(word) > 4)
+		return count;
+	for (const char *p = word; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return count;
+		n = n * 10 + (uint32_t)(*p - '0');
+	}
+	return n >= 1 && n <= count ? n - 1 : count;
 }
 
 int monitor_parse(const char *line, const char *const *names, uint32_t count,
@@ -204,6 +224,8 @@ int monitor_parse(const char *line, const char *const *names, uint32_t count,
 			if (names && names[i] && !strcmp(w[1], names[i]))
 				break;
 		if (i == count)
+			i = partition_number(w[1], count);
+		if (i == count)
 			return fmt_fail(&e, out, sizeof(*out),
 					"%s: unknown partition " QUOTE " (see \"list\")", c->name, w[1]);
 		cmd.part = i;
@@ -236,5 +258,7 @@ const char *monitor_help(void)
 	       "mode NAME VCPU MODE  switch a vCPU's timer mode\n"
 	       "ticks                the host ticks of each core\n"
 	       "console NAME         send console input to partition NAME\n"
+	       "start NAME|N         start a partition that has ended (N: as Ctrl-T N)\n"
+	       "reboot               reset the machine\n"
 	       "Ctrl-T then ? lists the console keys.\n";
 }

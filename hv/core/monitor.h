@@ -64,11 +64,14 @@ enum monitor_op {
 	MON_MODE,
 	MON_TICKS,
 	MON_CONSOLE,
+	/* start a partition that has ended (NAME, or N as Ctrl-T N numbers them) */
+	MON_START,
+	MON_REBOOT,	/* reset the machine */
 };
 
 struct monitor_cmd {
 	enum monitor_op op;
-	uint32_t part;	/* index into names: stats trace stop restart mode console */
+	uint32_t part;	/* index into names: stats trace stop restart mode console start */
 	uint32_t vcpu;	/* mode: 0..MONITOR_VCPU_MAX; the caller checks its vCPU count */
 	uint32_t mode;	/* mode: what mode_of returned */
 };
@@ -80,7 +83,9 @@ struct monitor_cmd {
  * (NULL: none is known). Returns 0 with the command in @out, or -1 with
  * @out zeroed and a one-line message, no newline, in @err (@errlen 0:
  * none): no command, an unknown command, a missing argument (which, with
- * the usage), too many arguments, an unknown partition, a VCPU that is not
+ * the usage), too many arguments, an unknown partition (a partition is its
+ * name or, where no partition has that name, its number from 1 as Ctrl-T
+ * numbers them: "start 2"), a VCPU that is not
  * a decimal number up to MONITOR_VCPU_MAX, an unknown timer mode, a line
  * longer than MONITOR_LINE_MAX.
  */

@@ -23,16 +23,6 @@
 
 #include "hv/core/timer_modes.h"
 
-/*
- * What a guest reads from IA32_MTRR_DEF_TYPE: MTRRs enabled (bit 11), fixed
- * ranges off, default type write-back (6), and no ranges (MTRRCAP reads 0).
- * Under EPT the guest's MTRRs set no memory type (EPT's does, with the
- * guest's PAT), and the host's describe host memory: passed through, a
- * host whose default is uncachable would make Linux trim the partition's
- * RAM ("CPU MTRRs don't cover all of memory").
- */
-#define GUEST_MTRR_DEF_TYPE	0x806ull
-
 enum msr_action {
 	MSR_GP = 0,		/* inject #GP */
 	MSR_PASS,		/* hardware access, no exit */
@@ -57,14 +47,14 @@ enum msr_handler {
 	MSR_H_PRED_CMD,		/* IBPB */
 	MSR_H_ARCH_CAPS,	/* the host's, less the control MSRs hidden */
 	MSR_H_FLUSH_CMD,	/* L1D flush */
-	MSR_H_MISC_ENABLE,	/* the host's, or a default */
+	MSR_H_MISC_ENABLE,	/* the vCPU's own: the OS's bits read back (hv/core/guest_msrs.h) */
 	MSR_H_LDR,		/* x2APIC LDR from the id */
 	MSR_H_SVR,		/* x2APIC SVR: never software-disabled */
 	MSR_H_LVT,		/* LVT CMCI, thermal, PMC, LINT0/1, error */
 	MSR_H_ICR,		/* x2APIC ICR: the partition's own CPUs only */
 	MSR_H_LVT_TIMER,	/* LVT timer: the guest timer's mode and vector */
 	MSR_H_EFER,		/* IA32_EFER: in the VMCS */
-	MSR_H_MTRR_DEF_TYPE,	/* enabled, default write-back: GUEST_MTRR_DEF_TYPE */
+	MSR_H_MTRR,		/* MTRRCAP, the ranges, DEF_TYPE: the vCPU's own (hv/core/guest_msrs.h) */
 	MSR_H_XSS,		/* IA32_XSS: 0 only, where XSAVES is offered */
 	MSR_H_COUNT
 };

@@ -49,7 +49,7 @@ int channels_build(const struct hv_config *cfg, struct memplan *mp, char *err, s
 				     memplan_free_bytes(mp) >> 20);
 			return -1;
 		}
-		memset((void *)(uintptr_t)ch->hpa, 0, bytes);
+		zero_ram((void *)(uintptr_t)ch->hpa, bytes);
 		log_info("Channel '%s': %lu KiB at 0x%lx, doorbell_limit %u/ms\n", cc->name,
 			 cc->size >> 10, ch->hpa, cc->doorbell_limit);
 		for (uint32_t k = 0; k < cc->peer_count; k++) {

@@ -8,11 +8,14 @@
 #include "arch/x86/msr.h"
 #include "arch/x86/spec_ctl.h"
 #include "hv/apic/apic.h"
+#include "hv/core/guest_msrs.h"
 #include "hv/core/msr_policy.h"
 #include "hv/core/spec.h"
 #include "hv/exit/exit.h"
 #include "hv/lib/apic_defs.h"
+#include "hv/state/hooks.h"
 #include "hv/state/pages.h"
+#include "hv/state/partition.h"
 #include "hv/state/platform.h"
 #include "hv/time/time.h"
 
@@ -34,15 +37,16 @@ static bool feature_control_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 
 static bool misc_enable_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 {
-	(void)v;
-	/*
-	 * Some CPU models (Bochs' Ivy Bridge) lack it; Linux reads it
-	 * unchecked on every Intel CPU. Then: fast strings on, BTS and
-	 * PEBS unavailable.
-	 */
-	if (!rdmsr_safe(msr, value))
-		*value = (1ull << 0) | (1ull << 11) | (1ull << 12);
+	(void)msr;
+	*value = v->msrs.misc_enable;
 	return true;
+}
+
+static bool misc_enable_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	(void)x;
+	(void)msr;
+	return guest_misc_enable_write(&v->msrs, value);
 }
 
 static bool arch_caps_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
@@ -96,12 +100,15 @@ static bool efer_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_
 	return true;
 }
 
-static bool mtrr_def_type_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
+static bool mtrr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 {
-	(void)v;
-	(void)msr;
-	*value = GUEST_MTRR_DEF_TYPE;
-	return true;
+	return guest_mtrr_read(&v->msrs, msr, value);
+}
+
+static bool mtrr_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
+{
+	(void)x;
+	return guest_mtrr_write(&v->msrs, msr, value, (uint8_t)cpuid(0x80000008, 0).eax);
 }
 
 /*
@@ -169,14 +176,14 @@ static const struct {
 	[MSR_H_PRED_CMD] = { NULL, pred_cmd_wrmsr },
 	[MSR_H_ARCH_CAPS] = { arch_caps_rdmsr, NULL },
 	[MSR_H_FLUSH_CMD] = { NULL, flush_cmd_wrmsr },
-	[MSR_H_MISC_ENABLE] = { misc_enable_rdmsr, NULL },
+	[MSR_H_MISC_ENABLE] = { misc_enable_rdmsr, misc_enable_wrmsr },
 	[MSR_H_LDR] = { ldr_rdmsr, NULL },
 	[MSR_H_SVR] = { NULL, svr_wrmsr },
 	[MSR_H_LVT] = { NULL, lvt_wrmsr },
 	[MSR_H_ICR] = { icr_rdmsr, icr_wrmsr },
 	[MSR_H_LVT_TIMER] = { NULL, lvt_timer_wrmsr },
 	[MSR_H_EFER] = { efer_rdmsr, efer_wrmsr },
-	[MSR_H_MTRR_DEF_TYPE] = { mtrr_def_type_rdmsr, NULL },
+	[MSR_H_MTRR] = { mtrr_rdmsr, mtrr_wrmsr },
 	[MSR_H_XSS] = { xss_rdmsr, xss_wrmsr },
 };
 
@@ -348,3 +355,31 @@ enum exit_action exit_wrmsr(struct vcpu *v, struct exit_ctx *x)
 	skip_instruction();
 	return EXIT_RESUME;
 }
+
+/*
+ * The MTRRs and MISC_ENABLE out of reset: at the partition's build and at
+ * each restart, not at an INIT, which keeps them (SDM Vol. 3A Table 10-1).
+ * MISC_ENABLE starts as the host's; some CPU models (Bochs' Ivy Bridge)
+ * lack it, and Linux reads it unchecked on every Intel CPU.
+ */
+static void guest_msrs_part_reset(struct partition *p)
+{
+	uint64_t misc;
+
+	if (!rdmsr_safe(MSR_MISC_ENABLE, &misc))
+		misc = MISC_ENABLE_DEFAULT;
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		guest_msrs_reset(&p->vcpus[i]->msrs, misc);
+}
+
+static int guest_msrs_part_init(struct partition *p, const struct hv_config *cfg, char *err,
+				size_t errlen)
+{
+	(void)cfg;
+	(void)err;
+	(void)errlen;
+	guest_msrs_part_reset(p);
+	return 0;
+}
+
+PART_HOOK(50, guest_msrs, .init = guest_msrs_part_init, .reset = guest_msrs_part_reset);

@@ -30,6 +30,11 @@
 #define CS_AR_L			(1u << 13)
 #define CS_AR_DB		(1u << 14)
 
+static uint64_t low_bytes_mask(uint32_t n)
+{
+	return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
+}
+
 static bool guest_ram_read(void *ctx, uint64_t gpa, void *dst, uint32_t len)
 {
 	const void *src = gpa_to_hva((const struct partition *)ctx, gpa, len);
@@ -66,7 +71,10 @@ enum exit_action mmio_emulate(struct vcpu *v, struct exit_ctx *x, uint64_t gpa,
 {
 	uint64_t q = vmread(VMCS_EXIT_QUALIFICATION);
 	uint32_t cs_ar = (uint32_t)vmread(VMCS_GUEST_CS_AR);
-	uint64_t rip = vmread(VMCS_GUEST_RIP), linear, intr;
+	uint64_t rip = vmread(VMCS_GUEST_RIP), linear, intr, next_rip, seg_base, start, dev_gpa;
+	uint64_t regs[16];
+	uint32_t first, dev_off, dev_len, ram_off = 0;
+	uint8_t *ram = NULL;
 	struct guest_mem mem = { guest_ram_read, v->part };
 	struct guest_paging pg;
 	struct mmio_access a;
@@ -102,36 +110,85 @@ enum exit_action mmio_emulate(struct vcpu *v, struct exit_ctx *x, uint64_t gpa,
 	}
 	if (a.store != !!(q & EPT_Q_WRITE))
 		return refuse(x, gpa, "the instruction and the exit disagree on the direction");
+	next_rip = rip + a.insn_bytes;
+	if (mode != MMIO_CPU_64)
+		next_rip &= mode == MMIO_CPU_32 ? 0xffffffffull : 0xffffull;
+	for (uint32_t i = 0; i < 16; i++)
+		regs[i] = read_gpr(v, i);
+	/* 64-bit mode adds only FS's and GS's bases (SDM Vol. 3A 3.4.4) */
+	seg_base = mode == MMIO_CPU_64 && a.seg < 4 ? 0 : vmread(VMCS_GUEST_ES_BASE + 2 * a.seg);
+	start = seg_base + mmio_effective_address(&a, regs, next_rip);
+	if (mode != MMIO_CPU_64)
+		start &= 0xffffffffull;
 	/*
-	 * One page's access: the linear address (valid with bit 7) must fall
-	 * where the exit's GPA does, and the access must end in that page (a
-	 * MOV that straddles RAM and the device is not split here).
+	 * The exit's linear address (valid with bit 7) is a byte of the
+	 * operand, in the page the exit's GPA is in; an access that crosses
+	 * into another page is split there as the CPU splits it: the device's
+	 * bytes go to the device, the others to guest RAM through the guest's
+	 * own page walk (hv/core/guest_walk.c). Not RAM there (a second device,
+	 * nothing mapped): refused.
 	 */
 	linear = vmread(VMCS_GUEST_LINEAR_ADDR);
-	if ((linear & (PAGE_SIZE - 1)) != (gpa & (PAGE_SIZE - 1)) ||
-	    (gpa & (PAGE_SIZE - 1)) + a.size_bytes > PAGE_SIZE)
-		return refuse(x, gpa, "access crosses a page boundary");
+	if (linear - start >= a.size_bytes || (linear & (PAGE_SIZE - 1)) != (gpa & (PAGE_SIZE - 1)))
+		return refuse(x, gpa, "the exit's linear address is not the instruction's operand");
+	first = PAGE_SIZE - (start & (PAGE_SIZE - 1));
+	if (first >= a.size_bytes) {
+		dev_off = 0, dev_len = a.size_bytes;
+	} else if (linear - start < first) {
+		dev_off = 0, dev_len = first;		/* device, then the next page */
+		ram_off = first;
+	} else {
+		/* a page, then the device */
+		dev_off = first, dev_len = a.size_bytes - first;
+		ram_off = 0;
+	}
+	dev_gpa = gpa - (linear - start - dev_off);
+	if (dev_len != a.size_bytes) {
+		struct gw_walk w;
+		uint32_t access = (a.store ? GW_ACCESS_WRITE : 0) |
+				  (guest_cpl() == 3 ? GW_ACCESS_USER : 0);
+		uint64_t ram_linear = start + ram_off;
+
+		if (mode != MMIO_CPU_64)
+			ram_linear &= 0xffffffffull;
+		if (guest_walk(&pg, &mem, ram_linear, access, &w) != GW_OK)
+			return refuse(x, gpa, "the other page of a page-crossing access does not translate");
+		ram = gpa_to_hva(v->part, w.gpa, a.size_bytes - dev_len);
+		if (!ram)
+			return refuse(x, gpa, "an access crosses from a device into a page not RAM");
+	}
 	if (a.store) {
 		uint64_t value = a.src_imm ? a.imm : mmio_store_value(&a, read_gpr(v, a.reg));
 
-		dev->write(v, dev->ctx, gpa, a.size_bytes, value);
+		if (ram)
+			memcpy(ram, (uint8_t *)&value + ram_off, a.size_bytes - dev_len);
+		for (uint32_t o = 0, n; o < dev_len; o += n) {
+			n = mmio_chunk_bytes(dev_gpa + o, dev_len - o);
+			dev->write(v, dev->ctx, dev_gpa + o, (uint8_t)n,
+				   (value >> (8 * (dev_off + o))) & low_bytes_mask(n));
+		}
 	} else {
-		uint64_t data = dev->read(v, dev->ctx, gpa, a.size_bytes);
-		uint64_t reg = mmio_load_apply(&a, read_gpr(v, a.reg), data);
+		uint64_t data = 0, reg;
 
+		if (ram)
+			memcpy((uint8_t *)&data + ram_off, ram, a.size_bytes - dev_len);
+		for (uint32_t o = 0, n; o < dev_len; o += n) {
+			n = mmio_chunk_bytes(dev_gpa + o, dev_len - o);
+			uint64_t piece = dev->read(v, dev->ctx, dev_gpa + o, (uint8_t)n);
+
+			data |= (piece & low_bytes_mask(n)) << (8 * (dev_off + o));
+		}
+		reg = mmio_load_apply(&a, read_gpr(v, a.reg), data);
 		if ((a.reg & 15) == 4)
 			vmwrite(VMCS_GUEST_RSP, reg);
 		else
 			*gpr(v, a.reg) = reg;
 	}
-	rip += a.insn_bytes;
-	if (mode != MMIO_CPU_64)
-		rip &= mode == MMIO_CPU_32 ? 0xffffffffull : 0xffffull;
-	vmwrite(VMCS_GUEST_RIP, rip);
+	vmwrite(VMCS_GUEST_RIP, next_rip);
 	/* the emulated instruction ends STI / MOV SS blocking (SDM 25.4.2) */
 	intr = vmread(VMCS_GUEST_INTERRUPTIBILITY);
 	if (intr & 3)
 		vmwrite(VMCS_GUEST_INTERRUPTIBILITY, intr & ~3ull);
-	single_step_trap();
+	emulated_access_trap(a.store ? DT_ACCESS_WRITE : DT_ACCESS_READ, start, a.size_bytes);
 	return EXIT_RESUME;
 }

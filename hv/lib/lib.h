@@ -24,6 +24,13 @@ int strncmp(const char *a, const char *b, size_t n);
 char *strchr(const char *s, int c);
 #endif
 
+/*
+ * Zero RAM by the gigabyte (a partition's, a channel's): REP STOSQ, which
+ * hardware runs at memory speed (fast strings, SDM Vol. 1 7.3.9.3) and
+ * Bochs in blocks, where memset's byte loop takes four instructions a byte.
+ */
+void zero_ram(void *dst, size_t n);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))

@@ -107,13 +107,82 @@ static void cmd_list(void)
 	}
 }
 
+/* TSC ticks as ns (the monitor's figures; 0 before the TSC's rate is known). */
+static uint64_t ticks_ns(uint64_t ticks)
+{
+	uint64_t mhz = platform.tsc_hz / 1000000;
+
+	return mhz ? ticks * 1000 / mhz : 0;
+}
+
+/*
+ * A partition's counters as tables an operator can read on an 80-column
+ * console: the vCPUs' exits and guest timer events, the host ticks on
+ * their cores with how late they ran, and the exits by reason. Every
+ * column says its unit. Each line is printed as it is made: the console
+ * core is where this runs, and the UART takes its time.
+ */
 static void cmd_stats(const struct partition *p)
 {
-	struct vcpu_snapshot s;
+	uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
 
+	log_printf(LOG_EMERG, "STATS partition %s: %s, %u vCPU%s, %u restart%s (restart = %s)\n",
+		   p->cfg->name, st < ARRAY_SIZE(state_names) ? state_names[st] : "?",
+		   p->vcpu_count, p->vcpu_count == 1 ? "" : "s", p->restarts,
+		   p->restarts == 1 ? "" : "s", restart_policy_name(p->cfg->restart));
+	log_printf(LOG_EMERG, "  guest timer events, counts; advance_ns: how early a software "
+		   "deadline is armed\n");
+	log_printf(LOG_EMERG, "  %4s %4s %-9s %10s %10s %10s %10s %10s %10s\n", "vcpu", "cpu",
+		   "mode", "exits", "deadlines", "fired", "injected", "dropped", "advance_ns");
 	for (uint32_t k = 0; k < p->vcpu_count; k++) {
-		vcpu_snapshot_fill(p->vcpus[k], &s);
-		print_vcpu_stats(p, p->vcpus[k], &s);
+		const struct vcpu *v = p->vcpus[k];
+		char adv[24] = "-";
+
+		if (timer_mode(v->vt.mode)->soft_deadline)
+			fmt_snprintf(adv, sizeof(adv), "%lu", ticks_ns(v->adv.tsc));
+		log_printf(LOG_EMERG, "  %4u %4u %-9s %10lu %10lu %10lu %10lu %10lu %10s\n", k,
+			   v->pcpu->index, timer_mode_name(v->vt.mode), v->stats.exits_total,
+			   v->vt.stats.programmed, v->vt.stats.fired, v->vt.stats.injected,
+			   v->vt.stats.dropped_masked, adv);
+	}
+	log_printf(LOG_EMERG, "  host ticks on the vCPU's core (its own tick, on the preemption "
+		   "timer), counts and ns\n");
+	log_printf(LOG_EMERG, "  %4s %4s %10s %10s %12s %12s %10s %10s\n", "vcpu", "cpu", "ticks",
+		   "missed", "late_max_ns", "late_avg_ns", "hit_guest", "deferred");
+	for (uint32_t k = 0; k < p->vcpu_count; k++) {
+		const struct vcpu *v = p->vcpus[k];
+		const struct host_timer *h = &v->pcpu->ht;
+
+		log_printf(LOG_EMERG, "  %4u %4u %10lu %10lu %12lu %12lu %10lu %10lu\n", k,
+			   v->pcpu->index, h->ticks, h->ticks_missed, ticks_ns(h->late_max_ticks),
+			   h->ticks ? ticks_ns(h->late_sum_ticks / h->ticks) : 0,
+			   v->stats.tick_hits, v->stats.tick_defer_exits);
+	}
+	log_printf(LOG_EMERG, "  exits by reason, counts\n");
+	for (uint32_t k = 0; k < p->vcpu_count; k++) {
+		const struct vcpu *v = p->vcpus[k];
+		char line[100];
+		size_t n = fmt_scnprintf(line, sizeof(line), "  vcpu %u:", k);
+		bool any = false;
+
+		for (uint32_t r = 0; r < EXIT_REASON_COUNT; r++) {
+			char item[48];
+			size_t len;
+
+			if (!v->stats.exits[r])
+				continue;
+			len = fmt_scnprintf(item, sizeof(item), " %s %lu", vmx_exit_reason_name(r),
+					    v->stats.exits[r]);
+			/* a full line goes out and the list goes on, indented, on the next */
+			if (n + len + 1 >= sizeof(line) - 1) {
+				log_printf(LOG_EMERG, "%s\n", line);
+				n = fmt_scnprintf(line, sizeof(line), "  %*s", 7, "");
+			}
+			n += fmt_scnprintf(line + n, sizeof(line) - n, "%s%s", any ? "," : "",
+					   item);
+			any = true;
+		}
+		log_printf(LOG_EMERG, "%s%s\n", line, any ? "" : " none");
 	}
 }
 
@@ -146,6 +215,26 @@ static int cmd_mode(struct partition *p, uint32_t vcpu, uint32_t mode, char *err
 	if (v->pcpu != this_pcpu())
 		x2apic_send_nmi(v->pcpu->apic_id);
 	return 0;
+}
+
+static int cmd_start(struct partition *p, char *err, size_t len)
+{
+	switch (partition_start_request(p)) {
+	case START_OK:
+		/* a later end of every partition is reported (and acted on) again */
+		end_run_resume();
+		return 0;
+	case START_RUNNING:
+		return fmt_fail(&(struct fmt_err){ err, len }, NULL, 0,
+				"start: '%s' is %s, not ended (restart %s boots a running "
+				"one again)", p->cfg->name,
+				__atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PART_RESTARTING ?
+				"restarting" : "running", p->cfg->name);
+	case START_LEAVING:
+		break;
+	}
+	return fmt_fail(&(struct fmt_err){ err, len }, NULL, 0,
+			"start: '%s' is still stopping; try again in a moment", p->cfg->name);
 }
 
 static void run_command(const char *text)
@@ -192,13 +281,20 @@ static void run_command(const char *text)
 		console_input_focus(&cin, cmd.part);
 		say_focus(cmd.part);
 		return;
+	case MON_START:
+		rc = cmd_start(&partitions[cmd.part], err, sizeof(err));
+		break;
+	case MON_REBOOT:
+		log_printf(LOG_EMERG, "MONITOR_OK cmd=reboot\n");
+		hv_reboot("the monitor's reboot command");
 	}
 	if (rc)
 		log_printf(LOG_EMERG, "MONITOR_ERROR msg=\"%s\"\n", err);
-	else if (cmd.op == MON_STOP || cmd.op == MON_RESTART || cmd.op == MON_MODE)
+	else if (cmd.op == MON_STOP || cmd.op == MON_RESTART || cmd.op == MON_MODE ||
+		 cmd.op == MON_START)
 		log_printf(LOG_EMERG, "MONITOR_OK cmd=%s name=%s\n",
-			   cmd.op == MON_STOP ? "stop" : cmd.op == MON_RESTART ? "restart" : "mode",
-			   partitions[cmd.part].cfg->name);
+			   cmd.op == MON_STOP ? "stop" : cmd.op == MON_RESTART ? "restart" :
+			   cmd.op == MON_START ? "start" : "mode", partitions[cmd.part].cfg->name);
 }
 
 static void to_monitor(uint8_t b)
@@ -250,6 +346,13 @@ static void monitor_poll(void)
 			break;
 		case CIN_HELP:
 			print_text(console_input_help());
+			break;
+		case CIN_NO_PARTITION:
+			log_printf(LOG_EMERG, "CONSOLE_INPUT_ERROR msg=\"no partition %u: there "
+				   "%s %u (Ctrl-T 1 to %u, n, p; m the monitor); input stays "
+				   "with %s\"\n", r.target + 1,
+				   partition_count == 1 ? "is" : "are", partition_count,
+				   partition_count, target_name(cin.focus));
 			break;
 		case CIN_NONE:
 			break;

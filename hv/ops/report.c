@@ -15,6 +15,17 @@
 #include "hv/upcalls.h"
 
 static volatile int run_ending;
+static bool end_waits;		/* all_ended = monitor */
+
+void report_end_waits(bool waits)
+{
+	end_waits = waits;
+}
+
+void end_run_resume(void)
+{
+	__atomic_store_n(&run_ending, 0, __ATOMIC_RELEASE);
+}
 
 static bool all_partitions_done(void)
 {
@@ -143,5 +154,12 @@ void end_run_if_done(void)
 	devices_report();
 	log_printf(LOG_EMERG, "TIMER_COST rearm_instr=%lu\n", rearm_cost_ticks);
 	prof_report();
+	if (end_waits) {
+		/* an admin on a remote console must see what they can do next */
+		log_printf(LOG_EMERG, "TEMPO_ALL_ENDED action=monitor: every partition has ended; "
+			   "Tempo waits in its monitor (all_ended = monitor): Ctrl-T m, then "
+			   "start NAME, or reboot\n");
+		return;
+	}
 	hv_stop(STOP_OK, "all partitions ended");
 }

@@ -168,6 +168,21 @@ void partition_restart_poll(void)
 		struct partition *p = &partitions[i];
 		char err[160];
 
+		/*
+		 * Started again from the monitor (restarting, or already
+		 * rebuilt): a home core still halted without its vCPU missed
+		 * its kick, which came just before its HLT: kick it again. It
+		 * takes the vCPU back within a loop.
+		 */
+		if (!partition_final(p))
+			for (uint32_t k = 0; k < p->vcpu_count; k++) {
+				struct pcpu *h = p->vcpus[k]->pcpu;
+
+				if (!h->shared && h != c && h->home == p->vcpus[k] &&
+				    !__atomic_load_n(&h->vcpu, __ATOMIC_ACQUIRE))
+					x2apic_send_nmi(h->apic_id);
+			}
+
 		if (!rebuild_due(p) || !may_rebuild(c, p) ||
 		    __atomic_exchange_n(&p->rebuilding, 1, __ATOMIC_ACQ_REL))
 			continue;

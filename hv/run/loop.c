@@ -85,7 +85,12 @@ static void idle_wait(struct pcpu *c)
 		wrmsr(MSR_IA32_TSC_DEADLINE, 0);
 		asm volatile("sti; nop; cli" ::: "memory");
 	} else if (!c->console && !c->vcpu && !c->shared) {
-		asm volatile("hlt" ::: "memory");	/* IF=0: an NMI wakes it */
+		/*
+		 * IF=0: an NMI wakes it. One that came between the loop's look at
+		 * its partition and here is sent again (partition_restart_poll)
+		 * while the core has not taken its vCPU back.
+		 */
+		asm volatile("hlt" ::: "memory");
 	} else {
 		cpu_relax();
 	}
@@ -102,6 +107,14 @@ void hv_pcpu_loop(void)
 		if (partitions_go && c->shared)
 			shared_core_loop(c);
 
+		/*
+		 * Its partition, ended, was started again from the monitor: the
+		 * core takes its vCPU back and waits for the rebuild as in a
+		 * restart. Only this core writes c->vcpu, so it cannot lose it to
+		 * its own clearing below.
+		 */
+		if (partitions_go && !v && c->home && !partition_final(c->home->part))
+			c->vcpu = v = c->home;
 		if (partitions_go && v) {
 			/* its partition ended, or restarts, before this vCPU ran */
 			if (vcpu_note_end(v))

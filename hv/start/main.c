@@ -14,6 +14,7 @@
 #include "drivers/debugcon.h"
 #include "drivers/ioapic.h"
 #include "drivers/pci_cfg.h"
+#include "drivers/reset.h"
 #include "hv/lib/uart16550.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/spec_ctl.h"
@@ -31,6 +32,7 @@
 #include "hv/state/pages.h"
 #include "hv/state/partition.h"
 #include "hv/build/build.h"
+#include "hv/ops/report.h"
 #include "hv/state/platform.h"
 #include "hv/time/time.h"
 #include "hv/apic/apic.h"
@@ -38,6 +40,7 @@
 #include "hv/start/start.h"
 #include "hv/upcalls.h"
 #include "hv/core/version.h"
+#include "hv/start/iommu_test.h"
 
 #define CONFIG_MODULE_NAME	"partitions"
 #define LOW_MEM_END		0x9f000ul	/* the AP trampoline's page is below */
@@ -69,7 +72,7 @@ static const char *mem_type_name(uint32_t type)
 
 static void apply_cmdline(const char *cmdline)
 {
-	unsigned long level;
+	unsigned long level, reboot_s;
 	char val[16];
 
 	if (cmdline_get_uint(cmdline, "loglevel", &level))
@@ -78,6 +81,10 @@ static void apply_cmdline(const char *cmdline)
 		stop_set_emulator_exit(1);
 	if (cmdline_get(cmdline, "debugcon", val, sizeof(val)) && !strcmp(val, "off"))
 		debugcon_enable(0);
+	if (cmdline_reboot_delay(cmdline, &reboot_s) == CMDLINE_REBOOT_MALFORMED)
+		log_warn("reboot= takes seconds from 0 (halt) to %u; rebooting %u s after a "
+			 "stop\n", CMDLINE_REBOOT_MAX_S, CMDLINE_REBOOT_DEFAULT_S);
+	stop_set_reboot((uint32_t)reboot_s);
 }
 
 static void run_self_test(const char *cmdline)
@@ -94,6 +101,8 @@ static void run_self_test(const char *cmdline)
 		log_info("test=exit_fault: a guest's CPUID 0x%x faults in its exit handler\n",
 			 HV_TEST_FAULT_LEAF);
 		hv_test_exit_fault = true;
+	} else if (!strncmp(val, "iommu", 5)) {
+		/* later, once ACPI, PCI and the TSC are known: iommu_self_test */
 	} else if (!strcmp(val, "ud")) {
 		log_info("test=ud: executing ud2\n");
 		asm volatile("ud2");
@@ -183,6 +192,10 @@ static void discover_acpi(const struct boot_info *bi, struct acpi_info *ai)
 		log_info("ACPI: HPET at 0x%lx\n", ai->hpet_phys);
 	else
 		log_info("ACPI: no HPET table\n");
+	if (ai->has_reset_reg)
+		log_info("ACPI: FADT reset register: space %u address 0x%lx value 0x%x\n",
+			 ai->reset_reg.space, ai->reset_reg.address, ai->reset_reg.value);
+	reset_set_fadt_register(ai->has_reset_reg ? &ai->reset_reg : NULL);
 }
 
 /* tsc_calibrate=pit skips the HPET (to test the PIT path, or avoid a bad HPET). */
@@ -251,6 +264,9 @@ static void parse_config(const struct boot_module *m)
 		print_config_errors();
 		hv_stop(STOP_FAILURE, "malformed partition config");
 	}
+	if (hv_config.all_ended == ALL_ENDED_HALT)
+		stop_set_ok_halts("all_ended = halt");
+	report_end_waits(hv_config.all_ended == ALL_ENDED_MONITOR);
 }
 
 static void validate_config(const struct boot_info *bi, bool hpet_calibrated)
@@ -497,6 +513,9 @@ static __attribute__((noreturn)) void boot_continue(void)
 	cpu_features_read(&cpu);
 	cpu_features_print(&cpu);
 	discover_tsc(&acpi_info, boot_info.cmdline, &tsc);
+	reset_set_tsc_hz(tsc.hz);
+	if (cmdline_get(boot_info.cmdline, "test", err, sizeof(err)) && !strncmp(err, "iommu", 5))
+		iommu_self_test(err, &acpi_info, &boot_info, tsc.hz);
 
 	if (cpu.vmx) {
 		vmx_caps_read(&vmx);

@@ -142,6 +142,30 @@ bool partition_stop_request(struct partition *p, bool restart)
 	return true;
 }
 
+enum start_refusal partition_start_request(struct partition *p)
+{
+	uint32_t st = __atomic_load_n(&p->state, __ATOMIC_ACQUIRE);
+
+	if (st != PART_STOPPED && st != PART_SHUTDOWN)
+		return START_RUNNING;
+	/* the rebuild may only begin once nothing of the old instance runs or waits to print */
+	if (__atomic_load_n(&p->vcpus_done, __ATOMIC_ACQUIRE) != p->vcpu_count ||
+	    __atomic_load_n(&p->end_report_pending, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&p->rebuilding, __ATOMIC_ACQUIRE))
+		return START_LEAVING;
+	if (!__atomic_compare_exchange_n(&p->state, &st, PART_RESTARTING, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return START_RUNNING;
+	restart_report(p, "start");
+	/* the restart's rebuild waits for this line, as for any restart */
+	__atomic_store_n(&p->end_report_pending, true, __ATOMIC_RELEASE);
+	/* its cores gave the vCPUs up; a kick makes each take its own back (hv_pcpu_loop) */
+	for (uint32_t i = 0; i < p->vcpu_count; i++)
+		if (!p->vcpus[i]->pcpu->shared && p->vcpus[i]->pcpu != this_pcpu())
+			x2apic_send_nmi(p->vcpus[i]->pcpu->apic_id);
+	return START_OK;
+}
+
 static void end_by_request(struct vcpu *v, int64_t code, const char *how, const char *reason)
 {
 	struct partition *p = v->part;

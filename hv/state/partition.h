@@ -159,6 +159,21 @@ void partition_poweroff(struct vcpu *v);
 /* An operator's stop or restart (the monitor): false if @p was not running. */
 bool partition_stop_request(struct partition *p, bool restart);
 
+enum start_refusal {
+	START_OK,
+	START_RUNNING,		/* running or already restarting: restart NAME is for that */
+	/* ended, but a vCPU has not left yet or its end is not reported */
+	START_LEAVING,
+};
+
+/*
+ * An operator's start of a partition that has ended (stopped or shut down):
+ * it is rebuilt from its image and runs again on its own CPUs, as a
+ * restart does (PARTITION_RESTART reason=start, outside the restart
+ * limit's count). START_OK, or why not.
+ */
+enum start_refusal partition_start_request(struct partition *p);
+
 /*
  * @v's core, with @v out of the guest: if @v's partition has ended or is
  * restarting, @v counts as left (once an incarnation). True if it was just

@@ -30,6 +30,8 @@ struct pcpu {
 	uint32_t index;		/* MADT order */
 	uint32_t apic_id;
 	struct vcpu *vcpu;	/* the vCPU this core runs (dedicated cores) */
+	/* a dedicated core's vCPU for good: taken back when its ended partition starts again */
+	struct vcpu *home;
 	struct vcpu *exit_vcpu;	/* whose VM exit this core is handling, or NULL */
 	/* a shared core: the vCPU whose window it is running, from switch_in on; NULL between */
 	struct vcpu *window_vcpu;

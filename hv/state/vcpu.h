@@ -13,6 +13,7 @@
 
 #include "arch/x86/vmx.h"
 #include "hv/apic/parts.h"
+#include "hv/core/guest_msrs.h"
 #include "hv/core/timer.h"
 #include "hv/ops/parts.h"
 #include "hv/run/parts.h"
@@ -56,6 +57,7 @@ struct vcpu {
 
 	struct vcpu_apic apic;		/* hv/apic/ */
 	struct vcpu_saved saved;	/* hv/run/ */
+	struct guest_msrs msrs;		/* MTRRs, MISC_ENABLE: hv/exit/msr.c */
 	struct vcpu_stats stats;	/* everyone counts, hv/ops/ reports */
 };
 

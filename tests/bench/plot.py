@@ -102,11 +102,34 @@ def read_run(path, partition):
     }
 
 
-def bucket_key(name):
-    """Sort key of a histogram bucket: its low end ("< 0" first)."""
+def bucket_index(name):
+    """rtbench's log2 bucket number (guests/rtbench/latstat.c, lat_log2_bounds)."""
     if name == "< 0":
-        return -math.inf
-    return int(name.split("..")[0])
+        return 0
+    lo = int(name.split("..")[0])
+    return 1 if lo == 0 else lo.bit_length() + 1
+
+
+def bucket_name(index):
+    """The name rtbench prints for bucket @index (the inverse of bucket_index)."""
+    if index == 0:
+        return "< 0"
+    if index == 1:
+        return "0..0"
+    return "%d..%d" % (1 << (index - 2), (1 << (index - 1)) - 1)
+
+
+def bucket_span(names):
+    """Every bucket from the lowest to the highest of @names, empty ones included.
+
+    rtbench prints only the buckets that counted something; a bucket that
+    stayed empty between two full ones is a gap in the distribution, which
+    the plot must show, not close up.
+    """
+    if not names:
+        return []
+    idx = [bucket_index(n) for n in names]
+    return [bucket_name(i) for i in range(min(idx), max(idx) + 1)]
 
 
 def bucket_label(name):
@@ -134,7 +157,7 @@ def run_order(run):
 
 def plot_latency(workload, runs, out):
     runs = sorted(runs, key=run_order)
-    buckets = sorted({b for r in runs for b, _ in r["hist"]}, key=bucket_key)
+    buckets = bucket_span({b for r in runs for b, _ in r["hist"]})
     if not buckets:
         return None
     fig, ax = plt.subplots(figsize=(max(8, 1.1 * len(buckets) + 3), 6))

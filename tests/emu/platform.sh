@@ -2,9 +2,10 @@
 # Emulator tests: the platform. Boot (GRUB with SeaBIOS or OVMF, and OVMF
 # straight into Tempo's own EFI loader), the CPUs from the MADT, the TSC's
 # calibration, the VMX report, the refusals where VMX or x2APIC is missing,
-# exception dumps, and the emulator runs themselves (tests/emu/run.sh's stall
-# guard). Each test_NAME gets an output directory, boots an image and checks
-# what the hypervisor printed; it prints why it failed and returns non-zero.
+# exception dumps, the reset after a stop (reboot=N) or from the monitor,
+# and the emulator runs themselves (tests/emu/run.sh's stall guard). Each
+# test_NAME gets an output directory, boots an image and checks what the
+# hypervisor printed; it prints why it failed and returns non-zero.
 
 # tsc_close OUT KHZ: the TSC frequency in force is within 1% of KHZ.
 tsc_close() {
@@ -150,6 +151,76 @@ test_qemu_esp_missing() {
 	need "$1" '^Tempo EFI loader: ERROR: cannot open \\EFI\\tempo\\nothere\.cfg: not found' \
 		"the error naming the file" &&
 		need "$1" '^Tempo EFI loader: returning to the firmware' "the return to the firmware"
+}
+
+# ---- the machine comes back: a stop resets it after reboot=N seconds ----
+
+# The machine comes back after a stop (reboot=1, no exit=emu): the stop's
+# report, the reboot line, one reset (tests/emu/run.sh --expect-reboot).
+test_bochs_reboot_after_end() {
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/reboot-end.iso" --expect ok --expect-reboot ||
+		return 1
+	need "$1" '^\[rt0\] hello: done' "the partition ran to its end" &&
+		need "$1" '^PARTITION_END name=rt0 state=shutdown' "the end-of-run report" &&
+		need "$1" '^Tempo: rebooting in 1 s \(reboot=1 on the command line' "the reboot line" &&
+		need "$1" '^Tempo: reset through ' "a reset tried"
+}
+
+test_bochs_reboot_bad_config() {
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/reboot-bad-config.iso" --expect failure \
+		--expect-reboot || return 1
+	need "$1" "^ERROR: config: partitions:6: timer: expected direct, inject, emulated or pv-lazy, found 'fast'" \
+		"the config error" &&
+		need "$1" '^Tempo: rebooting in 1 s ' "the reboot line" || return 1
+	! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
+}
+
+# all_ended = monitor: the end of the last partition leaves the monitor up;
+# it starts the partition again on its own core (twice), and its reboot
+# resets the machine at once (reboot=1 is for stops, not for the monitor).
+# The script (tests/emu/reboot-monitor.script) is typed by console_drive.py.
+test_bochs_reboot_from_monitor() {
+	console_run "$1" tests/emu/reboot-monitor.script 300 --cpus 2 \
+		--iso "$TEST_ISO_DIR/reboot-monitor.iso" --expect ok --expect-reboot || return 1
+	local run	# the first boot's lines (Bochs may have begun a second)
+	run=$(serial "$1" | awk '{ print } /^Tempo: rebooting now/ { exit }')
+	[ "$(echo "$run" | grep -c '^TEMPO_EXIT ')" -eq 1 ] ||
+		{ echo "the run stopped before the monitor's reboot"; return 1; }
+	[ "$(echo "$run" | grep -c '^\[rt0\] hello: done$')" -eq 3 ] ||
+		{ echo "rt0 did not run three times"; return 1; }
+	! echo "$run" | grep '^Tempo: rebooting in ' > /dev/null ||
+		{ echo "the monitor's reboot waited for reboot=1"; return 1; }
+	echo "reboot from the monitor: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers checked"
+}
+
+# all_ended = halt: the end of the last partition halts the machine even
+# with reboot=1 on the command line; the halt line names the config key, and
+# no reset follows (tests/emu/run.sh --expect-halt watches 3 s after it).
+test_bochs_halt_after_end() {
+	bochs "$1" --cpus 2 --iso "$TEST_ISO_DIR/halt-end.iso" --expect ok --expect-halt || return 1
+	need "$1" '^\[rt0\] hello: done' "the partition ran to its end" &&
+		need "$1" '^PARTITION_END name=rt0 state=shutdown' "the end-of-run report" &&
+		need "$1" '^TEMPO_EXIT code=16 status=ok reason="all partitions ended"' "the stop" &&
+		need "$1" '^Tempo: halted \(all_ended = halt\)\.' "the halt line naming the key"
+}
+
+# QEMU has no VMX: a boot failure. -no-reboot turns the reset into QEMU's exit 0.
+test_qemu_reboot_no_vmx() {
+	qemu "$1" --emu qemu-bios --cpus 2 --iso "$TEST_ISO_DIR/reboot-no-vmx.iso" --expect no-vmx \
+		--expect-reboot || return 1
+	need "$1" '^Tempo: rebooting in 1 s ' "the reboot line" &&
+		need "$1" '^Tempo: reset through port 0xcf9' "the chipset reset (SeaBIOS' FADT has no reset register)"
+}
+
+# q35's FADT has a reset register (I/O 0xcf9, value 0xf): it is used first.
+test_qemu_reboot_fadt() {
+	qemu "$1" --emu qemu-uefi --cpus 2 --iso "$TEST_ISO_DIR/reboot-no-vmx.iso" --expect no-vmx \
+		--expect-reboot || return 1
+	need "$1" '^ACPI: FADT reset register: space 1 address 0xcf9 value 0xf' "the FADT's register" &&
+		need "$1" '^Tempo: reset through the FADT reset register \(I/O port 0xcf9 = 0xf\)' \
+			"the reset through it" || return 1
+	! serial "$1" | grep '^Tempo: reset through port 0xcf9' > /dev/null ||
+		{ echo "fell through to port 0xcf9"; return 1; }
 }
 
 # ---- the emulator runs themselves ----

@@ -29,6 +29,16 @@
 #                       e.g. 'pci: enabled=1, chipset=i440fx, slot1=ne2k' for a device)
 #     --qemu-arg ARG    QEMU: one more argument, after Tempo's own (repeatable; e.g.
 #                       --qemu-arg -machine --qemu-arg q35 --qemu-arg -device --qemu-arg edu)
+#     --expect-reboot   after Tempo's stop (the --expect status, printed without
+#                       exit=emu) the machine must reset ("Tempo: rebooting in", or
+#                       "now" for the monitor's reboot, and a reset): QEMU exits 0
+#                       at the reset (-no-reboot); in Bochs the BIOS starts again,
+#                       and the run ends once Bochs has logged the reset (or
+#                       Tempo's banner came twice; rebooted.txt)
+#     --expect-halt     after Tempo's stop (printed without exit=emu) the machine must
+#                       halt ("Tempo: halted", no "Tempo: rebooting" line): the run
+#                       ends HALT_WATCH_S (3) seconds after that line, if no reset
+#                       came in them (halted.txt)
 #     --show            copy the serial output to stdout as it arrives
 #     --stall S         end the run as "stalled" once neither the serial output
 #                       nor the emulator's CPU time has moved for S seconds
@@ -42,7 +52,8 @@
 set -uo pipefail
 
 emu="" iso="" cpus=1 model=${EMU_MODEL:-corei7_ivy_bridge_3770k} ips=50000000 mem=256 timeout_s=120
-expect=ok out="" show=0 bad_msrs=0 com1_port="" stall_s=${EMU_STALL_S:-180}
+expect=ok out="" show=0 bad_msrs=0 com1_port="" stall_s=${EMU_STALL_S:-180} expect_reboot=0
+expect_halt=0
 extra_rc=() extra_qemu=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -56,6 +67,8 @@ while [ $# -gt 0 ]; do
 	--expect) expect=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
 	--show) show=1; shift ;;
+	--expect-reboot) expect_reboot=1; shift ;;
+	--expect-halt) expect_halt=1; shift ;;
 	--ignore-bad-msrs) bad_msrs=1; shift ;;
 	--com1-socket) com1_port=$2; shift 2 ;;
 	--stall) stall_s=$2; shift 2 ;;
@@ -80,7 +93,7 @@ if [ -z "$out" ]; then
 	out=$(mktemp -d "${TMPDIR:-/tmp}/tempo-emu.XXXXXX")
 else
 	mkdir -p "$out"
-	rm -f "$out"/e9.txt "$out"/emu.log
+	rm -f "$out"/e9.txt "$out"/emu.log "$out"/rebooted.txt "$out"/halted.txt
 	# the console driver may already be writing serial.txt
 	[ -n "$com1_port" ] || rm -f "$out"/serial.txt
 fi
@@ -112,11 +125,34 @@ stall_report() {
 	ls -l "/proc/$1/fd" 2>/dev/null | sed -n 's/.* \([0-9]* -> .*\)/    \1/p'
 }
 
+# bochs_reset_seen: the machine was reset after power-on (Bochs logs each
+# reset, the power-on one at tick 0), or Tempo's banner came a second time;
+# says which in rebooted.txt. Bochs' BIOS sometimes stops at its keyboard
+# test after a reset ("Keyboard error:21"), so the reset itself is what counts.
+bochs_reset_seen() {
+	local why=""
+	if [ "$(grep -c 'bx_pc_system_c::Reset(HARDWARE) called' "$out/bochs.log" 2>/dev/null)" -ge 2 ]; then
+		why="Bochs logged a hardware reset after power-on"
+	elif [ "$(tr -d '\r' < "$out/serial.txt" | grep -c '^Tempo hypervisor .*: real-time')" -ge 2 ]; then
+		why="Tempo's banner came a second time"
+	fi
+	[ -n "$why" ] || return 1
+	echo "run.sh: the machine reset: $why" > "$out/rebooted.txt"
+}
+
+# A halted machine runs on in the emulator, printing nothing: the run ends a
+# few seconds after the halt line, time enough for a reset that should not
+# come (the 1 s of reboot=1 is about 2 s of Bochs' wall clock at its 50M ips).
+HALT_WATCH_S=3
+halt_seen() {
+	tr -d '\r' < "$out/serial.txt" 2>/dev/null | grep -q '^Tempo: halted'
+}
+
 # guard TIMEOUT_PID: watches the emulator (the child of timeout(1)); drains
 # Bochs' screen pseudo-terminal as soon as Bochs names it; ends the emulator
 # once neither the serial files nor its CPU time have moved for stall_s.
 guard() {
-	local epid="" last="" now still=0 step=2 pts="" drain=""
+	local epid="" last="" now still=0 step=2 pts="" drain="" halted_at=""
 	while kill -0 "$1" 2>/dev/null; do
 		sleep "$step"
 		[ -n "$epid" ] || epid=$(pgrep -P "$1" | head -n 1)
@@ -130,6 +166,22 @@ guard() {
 				drain=$!
 				echo "$drain" > "$out/.drain.pid"
 			fi
+		fi
+		# Bochs has no -no-reboot: a reset runs its BIOS again (and where a
+		# halt was expected, the run has failed)
+		if [ "$expect_reboot" = 1 ] || [ "$expect_halt" = 1 ] && [ "$emu" = bochs ] &&
+			bochs_reset_seen; then
+			# Bochs in its debugger's loop does not end on SIGTERM
+			kill -KILL "$epid" 2>/dev/null
+			return
+		fi
+		if [ "$expect_halt" = 1 ] && [ -z "$halted_at" ] && halt_seen; then
+			halted_at=$SECONDS
+		fi
+		if [ -n "$halted_at" ] && [ $((SECONDS - halted_at)) -ge "$HALT_WATCH_S" ]; then
+			echo "run.sh: halted, and no reset within $HALT_WATCH_S s" > "$out/halted.txt"
+			kill -KILL "$epid" 2>/dev/null
+			return
 		fi
 		[ "$stall_s" -gt 0 ] || continue
 		now="$(stat -c %s "$out/serial.txt" "$out/e9.txt" 2>/dev/null | tr '\n' ' ')$(cpu_ticks "$epid")" ||
@@ -176,7 +228,8 @@ fi
 
 case $emu in
 bochs)
-	want_status=$([ "$expect" = ok ] && echo 0 || echo 1)
+	want_status=$([ "$expect" = ok ] || [ "$expect_reboot" = 1 ] || [ "$expect_halt" = 1 ] &&
+		echo 0 || echo 1)
 	cat > "$out/bochsrc" <<RC
 memory: guest=$mem, host=$((mem > 2048 ? 2048 : mem))
 romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
@@ -225,7 +278,7 @@ RC
 	fi
 	;;
 qemu-bios | qemu-uefi | qemu-uefi-esp)
-	want_status=$([ -n "$code" ] && echo $((code * 2 + 1)) || echo 0)
+	want_status=$([ -n "$code" ] && [ "$expect_reboot" = 0 ] && echo $((code * 2 + 1)) || echo 0)
 	if [ "$emu" = qemu-uefi-esp ]; then
 		disk=(-drive "format=raw,file=$iso,snapshot=on")
 	else
@@ -254,15 +307,38 @@ if [ -n "$com1_port" ]; then
 	for _ in $(seq 100); do [ -e "$out/serial.done" ] && break; sleep 0.1; done
 fi
 
-marker=$(tr -d '\r' < "$out/serial.txt" | grep -o 'TEMPO_EXIT code=[0-9]* status=[a-z-]*' | tail -n 1)
+# with a reboot, the first run's stop (Bochs may have begun a second run)
+first_run() {
+	tr -d '\r' < "$out/serial.txt" | awk '/^Tempo hypervisor .*: real-time/ { n++ } n <= 1'
+}
+marker=$(first_run | grep -o 'TEMPO_EXIT code=[0-9]* status=[a-z-]*' | tail -n 1)
 verdict=pass
 why=""
-if [ "$status" = stalled ]; then
+if [ "$expect_reboot" = 1 ] && [ "$emu" = bochs ] && [ "$status" != stalled ] &&
+	{ [ -s "$out/rebooted.txt" ] || bochs_reset_seen; }; then
+	status=0	# ended by the guard at the second banner
+fi
+if [ "$expect_halt" = 1 ] && [ -s "$out/halted.txt" ] && [ "$status" != stalled ]; then
+	status=0	# ended by the guard after the halt
+fi
+if [ "$expect_reboot" = 1 ] && ! first_run | grep -qE '^Tempo: rebooting (in |now )'; then
+	verdict=fail why="no 'Tempo: rebooting in' or 'Tempo: rebooting now' line"
+elif [ "$expect_reboot" = 1 ] && [ "$emu" = bochs ] && [ ! -s "$out/rebooted.txt" ] &&
+	[ "$status" != stalled ]; then
+	verdict=fail why="no second boot after the stop (emulator status $status)"
+elif [ "$expect_halt" = 1 ] && first_run | grep -qE '^Tempo: rebooting (in |now )'; then
+	verdict=fail why="a 'Tempo: rebooting' line where a halt was expected"
+elif [ "$expect_halt" = 1 ] && { [ ! -s "$out/halted.txt" ] || bochs_reset_seen; }; then
+	verdict=fail why="no halt, or a reset after it (emulator status $status)"
+elif [ "$status" = stalled ]; then
 	verdict=fail why="stalled: $(head -n 1 "$out/stall.txt" | sed 's/^run.sh: stalled: //'); see $out/stall.txt"
 elif [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
 	verdict=fail why="timeout after ${timeout_s}s"
 elif [ "$status" -ne "$want_status" ]; then
-	verdict=fail why="emulator exit status $status, expected $want_status"
+	# name what ended it: Tempo's own line, or the emulator's panic
+	verdict=fail why="emulator exit status $status, expected $want_status; ${marker:-no TEMPO_EXIT line}"
+	last_panic=$(grep -h -a -E '^[0-9]+[ep]\[|PANIC|FATAL' "$out/bochs.log" 2>/dev/null | tail -n 3)
+	[ -n "$last_panic" ] && why="$why; the emulator's last errors: $(printf '%s' "$last_panic" | tr '\n' '|')"
 elif [ -z "$code" ]; then
 	[ -z "$marker" ] || verdict=fail why="'$marker': Tempo ran, expected it not to"
 elif [ "$marker" != "TEMPO_EXIT code=$code status=$expect" ]; then

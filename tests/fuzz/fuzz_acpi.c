@@ -4,7 +4,7 @@
  * memory starting at FAKE_BASE; its first 36 bytes (or fewer) are also the
  * RSDP copy handed to acpi_parse(). map() serves ranges inside the input
  * only, so every table pointer, length and entry is the fuzzer's to choose.
- * The MADT, HPET and MCFG parsers then run on whatever they find.
+ * The MADT, HPET, MCFG and DMAR parsers then run on whatever they find.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -70,6 +70,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!m->base || m->bus_start > m->bus_end || m->base > UINT64_MAX - top + 1)
 				abort();
 		}
+		/* A DMAR kept is one the parser accepted whole: counts and scopes in range. */
+		if (info.has_dmar != (info.dmar.unit_count > 0) ||
+		    info.dmar.unit_count > ACPI_DMAR_MAX_UNITS ||
+		    info.dmar.rmrr_count > ACPI_DMAR_MAX_RMRRS ||
+		    info.dmar.scope_count > ACPI_DMAR_MAX_SCOPES)
+			abort();
+		for (uint32_t i = 0; i < info.dmar.unit_count; i++)
+			if (info.dmar.units[i].scope_first + info.dmar.units[i].scope_count >
+			    info.dmar.scope_count || !info.dmar.units[i].reg_phys)
+				abort();
 		/* No APIC ID twice. */
 		for (uint32_t i = 0; i < info.cpu_count; i++)
 			for (uint32_t j = 0; j < i; j++)

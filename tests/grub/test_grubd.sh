@@ -50,11 +50,13 @@ cmp -s "$cfg" "$root/partitions.cfg" || why+="partitions.cfg is not $cfg; "
 [ -f "$dest/etc/default/tempo" ] || why+="no example /etc/default/tempo; "
 if [ -z "$why" ]; then pass install; else fail install "$why"; fi
 
-# run_script OUT ERR [VAR=value ...]: the installed script, no system defaults
+# run_script OUT ERR [VAR=value ...]: the installed script under sh -e, as
+# grub-mkconfig runs it, no system defaults, the installed tempo-config on PATH
 run_script() {
 	local out=$1 err=$2
 	shift 2
-	env TEMPO_DEFAULTS=/dev/null "$@" "$script" > "$out" 2> "$err"
+	env TEMPO_DEFAULTS=/dev/null PATH="$dest/usr/local/sbin:$PATH" "$@" sh -e "$script" \
+		> "$out" 2> "$err"
 }
 
 # check_entry NAME FILE DIR CMDLINE: the menu entry in FILE, paths under DIR
@@ -128,14 +130,14 @@ else
 	skip entry_grub_mkconfig "no /usr/share/grub/grub-mkconfig_lib (grub-common)"
 fi
 
-# ---- errors: nothing on stdout, status 1, the missing thing named ----
-# expect_error NAME WORD TREE: the script on TREE fails and names WORD
+# ---- faults: nothing on stdout, status 0 (update-grub goes on), the fault named ----
+# expect_error NAME WORD TREE: the script on TREE prints no entry and names WORD
 expect_error() {
 	local name=$1 word=$2 tree=$3 status
 	run_script "$work/out.txt" "$work/err.txt" TEMPO_ROOT="$tree"
 	status=$?
-	if [ $status -eq 0 ]; then
-		fail "$name" "exit status 0"
+	if [ $status -ne 0 ]; then
+		fail "$name" "exit status $status: update-grub would fail"
 	elif [ -s "$work/out.txt" ]; then
 		fail "$name" "printed an entry anyway: $(head -n 1 "$work/out.txt")"
 	elif ! grep -q -- "$word" "$work/err.txt"; then
@@ -158,7 +160,45 @@ rm "$bad/tempo.elf"
 expect_error missing_hypervisor tempo.elf "$bad"
 cp "$root/tempo.elf" "$bad/"
 rm "$bad/partitions.cfg"
-expect_error missing_config partitions.cfg "$bad"
+expect_error missing_config "tempo-config create" "$bad"
+printf '[partition a]\ncpus = 1\nmemory = 32M\nimage = hello-mb2\ntimer = fast\n' > "$bad/partitions.cfg"
+expect_error refused_config "$bad/partitions.cfg:5: timer: expected direct" "$bad"
+
+# ---- install twice, then uninstall: the admin's config is never lost ----
+d3=$work/dest3
+why=""
+make -s install DESTDIR="$d3" BUILD="$BUILD" > "$work/install3.log" 2>&1 || why+="first install failed; "
+printf '# the admin was here\n' >> "$d3/boot/tempo/partitions.cfg"
+cp "$d3/boot/tempo/partitions.cfg" "$work/admin.cfg"
+printf 'TEMPO_CMDLINE="loglevel=4"\n' >> "$d3/etc/default/tempo"
+make -s install DESTDIR="$d3" BUILD="$BUILD" > "$work/install3.log" 2>&1 || why+="second install failed; "
+cmp -s "$work/admin.cfg" "$d3/boot/tempo/partitions.cfg" || why+="the admin's partitions.cfg was overwritten; "
+cmp -s "$cfg" "$d3/boot/tempo/partitions.cfg.new" || why+="no partitions.cfg.new beside it; "
+grep -q "kept your $d3/boot/tempo/partitions.cfg" "$work/install3.log" || why+="install did not say so; "
+grep -q 'loglevel=4' "$d3/etc/default/tempo" || why+="/etc/default/tempo overwritten; "
+[ -x "$d3/usr/local/sbin/tempo-config" ] || why+="no tempo-config in /usr/local/sbin; "
+[ -e "$d3/boot/tempo/hostile-mb2.elf" ] && why+="the attack guest installed; "
+if [ -z "$why" ]; then pass install_twice_keeps_config; else fail install_twice_keeps_config "$why"; fi
+why=""
+if ! make -s uninstall DESTDIR="$d3" BUILD="$BUILD" > "$work/uninstall.log" 2>&1; then
+	why+="uninstall failed: $(cat "$work/uninstall.log"); "
+fi
+left=$(cd "$d3" && find . -type f | sort | tr '\n' ' ')
+[ "$left" = "./boot/tempo/partitions.cfg ./etc/default/tempo " ] ||
+	why+="left: $left (expected the edited partitions.cfg and /etc/default/tempo); "
+cmp -s "$work/admin.cfg" "$d3/boot/tempo/partitions.cfg" || why+="the admin's config changed; "
+grep -q "kept $d3/boot/tempo/partitions.cfg" "$work/uninstall.log" || why+="uninstall did not say what it kept; "
+if [ -z "$why" ]; then pass uninstall; else fail uninstall "$why"; fi
+# an untouched install is removed whole
+d4=$work/dest4
+make -s install DESTDIR="$d4" BUILD="$BUILD" > /dev/null 2>&1 &&
+	make -s uninstall DESTDIR="$d4" BUILD="$BUILD" > "$work/uninstall4.log" 2>&1
+left=$(cd "$d4" && find . -type f | tr '\n' ' ')
+if [ -z "$left" ] && [ ! -d "$d4/boot/tempo" ]; then
+	pass uninstall_clean
+else
+	fail uninstall_clean "left: $left $(cat "$work/uninstall4.log")"
+fi
 
 # ---- PREFIX: another directory, and the script's default follows it ----
 d2=$work/dest2

@@ -40,6 +40,15 @@ def write(path, data):
         f.write(data)
 
 
+# What Linux shows of an Intel CPU that can run Tempo (the flags Tempo's
+# tempo-config check --machine looks at, among others).
+INTEL_FLAGS = ("fpu vme de pse tsc msr pae mce cx8 apic sep pge cmov pat clflush mmx fxsr sse "
+               "sse2 ht syscall nx lm constant_tsc nonstop_tsc pni vmx ssse3 cx16 sse4_1 "
+               "sse4_2 x2apic popcnt tsc_deadline_timer xsave")
+INTEL_VMX_FLAGS = ("vnmi preemption_timer invvpid ept_x_only ept_1gb flexpriority tsc_offset "
+                   "vtpr mtf vapic ept vpid unrestricted_guest")
+
+
 def sample(root, cpus, ram, linux_siblings):
     """ram: (start, end_inclusive, type); linux_siblings: Linux CPU -> cpulist."""
     write(f"{root}/sys/firmware/acpi/tables/APIC", madt(cpus))
@@ -51,7 +60,8 @@ def sample(root, cpus, ram, linux_siblings):
     enabled = [c for c in cpus if c[2]]
     info = ""
     for n, (apic, _, _) in enumerate(enabled):
-        info += f"processor\t: {n}\napicid\t\t: {apic}\n\n"
+        info += (f"processor\t: {n}\nvendor_id\t: GenuineIntel\napicid\t\t: {apic}\n"
+                 f"flags\t\t: {INTEL_FLAGS}\nvmx flags\t: {INTEL_VMX_FLAGS}\n\n")
         write(f"{root}/sys/devices/system/cpu/cpu{n}/topology/thread_siblings_list",
               linux_siblings(n) + "\n")
     write(f"{root}/proc/cpuinfo", info)

@@ -47,10 +47,14 @@ pass "deb_build ($(basename "$deb"))"
 dpkg-deb --contents "$deb" | awk '{ print $1, $6 }' > "$work/contents.txt"
 why=""
 for f in boot/tempo/tempo.elf boot/tempo/hello-mb2.elf boot/tempo/hello-mb1.elf \
-	boot/tempo/rtbench-mb2.elf boot/tempo/example.cfg usr/sbin/tempo-config \
+	boot/tempo/rtbench-mb2.elf boot/tempo/chan-mb2.elf boot/tempo/example.cfg usr/sbin/tempo-config \
 	usr/lib/tempo/BOOTX64.EFI usr/share/doc/tempo/copyright usr/share/doc/tempo/README.md.gz \
 	usr/share/doc/tempo/config.md.gz etc/default/tempo; do
 	grep -q " \./$f$" "$work/contents.txt" || why+="no /$f; "
+done
+# no attack or test-only guest, and no config of the package's own
+for f in boot/tempo/hostile-mb2.elf boot/tempo/fuzz-mb2.elf boot/tempo/partitions.cfg; do
+	grep -q " \./$f$" "$work/contents.txt" && why+="/$f is in the package; "
 done
 grep -qx -- '-rwxr-xr-x ./etc/grub.d/20_tempo' "$work/contents.txt" ||
 	why+="no /etc/grub.d/20_tempo mode 755; "
@@ -61,6 +65,26 @@ dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles > "$work/conffiles" 2>/dev/
 [ "$(sort "$work/conffiles" | tr '\n' ' ')" = "/etc/default/tempo /etc/grub.d/20_tempo " ] ||
 	why+="conffiles: $(tr '\n' ' ' < "$work/conffiles"); "
 if [ -z "$why" ]; then pass deb_contents; else fail deb_contents "$why"; fi
+
+# ---- the control file: a version dpkg sorts in commit order, no placeholders ----
+version=$(dpkg-deb --field "$deb" Version)
+count=$(git rev-list --count HEAD) rev=$(git rev-parse --short HEAD)
+why=""
+[ "$version" = "0.1.$count+g$rev" ] || why+="version $version, not 0.1.$count+g$rev; "
+if git rev-parse -q --verify HEAD~1 > /dev/null; then
+	prev="0.1.$((count - 1))+g$(git rev-parse --short HEAD~1)"
+	dpkg --compare-versions "$version" gt "$prev" || why+="$version does not sort after $prev; "
+fi
+# after every version the old scheme (0.1+gitHASH) made, whatever the hash
+for old in 0.1+git5e0ade0 0.1+gitedb25c4 0.1+gitfffffff; do
+	dpkg --compare-versions "$version" gt "$old" || why+="$version does not sort after $old; "
+done
+dpkg-deb --field "$deb" > "$work/control.txt"
+grep -qi 'example\.org\|example\.com\|lists\.example' "$work/control.txt" &&
+	why+="a placeholder: $(grep -i 'example\.' "$work/control.txt" | tr '\n' ' '); "
+grep -q '^Maintainer: [^<]* <[^@ >]*@[^> ]*>$' "$work/control.txt" ||
+	why+="no Maintainer 'Name <address>'; "
+if [ -z "$why" ]; then pass deb_control; else fail deb_control "$why"; fi
 
 # ---- lintian: no errors or warnings (README, "Install on a server", lists the rest) ----
 if command -v lintian > /dev/null; then
@@ -97,12 +121,68 @@ if ! dpkg_root -i "$deb" > "$work/install.log" 2>&1; then
 fi
 why=""
 [ "$(status)" = "ii " ] || why+="status '$(status)', not ii; "
-cmp -s "$root/boot/tempo/example.cfg" "$root/boot/tempo/partitions.cfg" ||
-	why+="postinst did not install example.cfg as partitions.cfg; "
-cmp -s guests/demo.cfg "$root/boot/tempo/example.cfg" ||
-	why+="example.cfg is not guests/demo.cfg; "
+[ -e "$root/boot/tempo/partitions.cfg" ] && why+="a partitions.cfg the admin did not write; "
+grep -q 'tempo-config create' "$work/install.log" ||
+	why+="postinst does not say how to write the config; "
+cmp -s guests/example.cfg "$root/boot/tempo/example.cfg" ||
+	why+="example.cfg is not guests/example.cfg; "
 [ -x "$root/usr/sbin/tempo-config" ] || why+="no executable /usr/sbin/tempo-config; "
 if [ -z "$why" ]; then pass deb_install; else fail deb_install "$why"; fi
+
+# ---- the installed 20_tempo under sh -e, as grub-mkconfig runs it: never a failure ----
+# grub_d NAME [VAR=value...]: the installed script on the installed tree, the
+# installed tempo-config on PATH; out.txt, err.txt, and its status
+grub_d() {
+	local name=$1
+	shift
+	env TEMPO_DEFAULTS="$root/etc/default/tempo" TEMPO_ROOT="$root/boot/tempo" \
+		PATH="$root/usr/sbin:$PATH" "$@" sh -e "$root/etc/grub.d/20_tempo" \
+		> "$work/out.txt" 2> "$work/err.txt"
+}
+# no_entry NAME WORD [VAR=value...]: status 0, nothing on stdout, WORD on stderr
+no_entry() {
+	local name=$1 word=$2 rc
+	shift 2
+	grub_d "$name" "$@"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$name" "status $rc under sh -e (update-grub would fail): $(cat "$work/err.txt")"
+	elif [ -s "$work/out.txt" ]; then
+		fail "$name" "printed an entry: $(head -n 2 "$work/out.txt" | tr '\n' '|')"
+	elif ! grep -qF -- "$word" "$work/err.txt"; then
+		fail "$name" "stderr does not say '$word': $(tr '\n' '|' < "$work/err.txt")"
+	else
+		pass "$name"
+	fi
+}
+tb=$root/boot/tempo
+no_entry grubd_no_config "tempo-config create"
+cp "$tb/example.cfg" "$tb/partitions.cfg"
+if grub_d grubd_example && grep -q "module2 /boot/tempo/rtbench-mb2.elf rtbench-mb2" "$work/out.txt"; then
+	pass grubd_example
+else
+	fail grubd_example "status $?: $(tr '\n' '|' < "$work/out.txt") $(tr '\n' '|' < "$work/err.txt")"
+fi
+printf '[partition a]\ncpus = 1\nmemory = 3M\nimage = hello-mb2\ntimer = fast\n' > "$tb/partitions.cfg"
+no_entry grubd_refused_config "$tb/partitions.cfg:5: timer: expected direct, inject, emulated or pv-lazy, found 'fast'"
+grep -qF "$tb/partitions.cfg:3: memory: 3M is not a multiple of 2 MiB" "$work/err.txt" ||
+	fail grubd_refused_config_all "the first error only: $(tr '\n' '|' < "$work/err.txt")"
+printf '[partition a]\ncpus = 1\nmemory = 32M\nimage = hostile-mb2\n' > "$tb/partitions.cfg"
+no_entry grubd_missing_image "image 'hostile-mb2' not found"
+# without tempo-config on PATH the image check of the script itself says no
+no_entry grubd_missing_image_unchecked "image 'hostile-mb2' not found" PATH=/usr/bin:/bin
+cp guests/demo.cfg "$tb/partitions.cfg"
+mv "$tb/tempo.elf" "$tb/tempo.elf.away"
+no_entry grubd_missing_hypervisor "tempo.elf not found"
+mv "$tb/tempo.elf.away" "$tb/tempo.elf"
+if grub_d grubd_unchecked PATH=/usr/bin:/bin && grep -q '^menuentry' "$work/out.txt" &&
+	grep -q 'tempo-config is not on PATH' "$work/err.txt"; then
+	pass grubd_unchecked
+else
+	fail grubd_unchecked "$(tr '\n' '|' < "$work/out.txt") $(tr '\n' '|' < "$work/err.txt")"
+fi
+# the admin's config, as the rest of this test boots it
+cp guests/demo.cfg "$tb/partitions.cfg"
 
 # ---- the installed tempo-config on the installed config, Bochs' machine ----
 tool=$root/usr/sbin/tempo-config
@@ -197,7 +277,10 @@ if ! dpkg_root -P tempo > "$work/purge.log" 2>&1; then
 else
 	left=$(files)
 	dirs=$(cd "$root" && find . -mindepth 1 -path ./var -prune -o -print | tr '\n' ' ')
-	if [ -z "$left" ] && [ -z "$dirs" ] && [ -z "$(status)" ]; then
+	# the admin's config alone stays: the package never wrote it
+	if [ "$left" = "./boot/tempo/partitions.cfg " ] &&
+		[ "$dirs" = "./boot ./boot/tempo ./boot/tempo/partitions.cfg " ] &&
+		[ -z "$(status)" ] && grep -q 'kept /boot/tempo/partitions.cfg' "$work/purge.log"; then
 		pass deb_purge
 	else
 		fail deb_purge "left: files '$left' dirs '$dirs' status '$(status)'"

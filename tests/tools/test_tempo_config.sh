@@ -38,10 +38,14 @@ boot_line() {
 		sed -n 's/.*need "$1" "^ERROR: \(config: [^"]*\)".*/\1/p' | head -n 1
 }
 
-# expect NAME STATUS FILE ARGS...: tempo-config check ARGS FILE exits STATUS
+# expect NAME STATUS FILE ARGS...: tempo-config check ARGS FILE exits STATUS;
+# without --images in ARGS, the images are not looked for (--no-images)
+last_file=""
 expect() {
 	local name=$1 want=$2 file=$3 rc
 	shift 3
+	last_file=$file
+	[[ " $* " == *" --images "* ]] || set -- "$@" --no-images
 	"$tool" check "$@" "$file" > "$work/out.txt" 2>&1
 	rc=$?
 	if [ "$rc" -ne "$want" ]; then
@@ -57,6 +61,11 @@ has() {
 	local name=$1 line
 	shift
 	line=$(printf '%s' "$@")
+	# the boot's "config: partitions:LINE: " is the tool's "FILE:LINE: " (FILE: for line 0)
+	case $line in
+	"config: partitions:0: "*) line="$last_file: ${line#config: partitions:0: }" ;;
+	"config: partitions:"*) line="$last_file:${line#config: partitions:}" ;;
+	esac
 	grep -qxF -- "$line" "$work/out.txt" && return 0
 	fail "$name" "no line '$line' in: $(grep -v '^machine: CPU' "$work/out.txt" | tr '\n' '|')"
 	return 1
@@ -69,7 +78,7 @@ for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	case $f in
 	*/bad-syntax.cfg | */bad-device.cfg) want=1 ;;
 	esac
-	"$tool" check "$f" > "$work/out.txt" 2>&1
+	"$tool" check --no-images "$f" > "$work/out.txt" 2>&1
 	rc=$?
 	[ "$rc" -eq "$want" ] || why+="$f: status $rc, expected $want; "
 done
@@ -98,7 +107,7 @@ for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	# linux_large_mem): checked on the server below
 	*/high-mem.cfg | */high-mem-big.cfg | */high-mem-large.cfg | */linux-large.cfg) continue ;;
 	esac
-	"$tool" check "${bochs[@]}" "$f" > "$work/out.txt" 2>&1
+	"$tool" check "${bochs[@]}" --no-images "$f" > "$work/out.txt" 2>&1
 	rc=$?
 	[ "$rc" -eq "$want" ] ||
 		why+="$f: status $rc, expected $want ($(tail -n 2 "$work/out.txt" | tr '\n' ' ')); "
@@ -109,6 +118,7 @@ line=$(boot_line bochs_bad_cpu)
 if [ -z "$line" ]; then
 	fail bad_cpu "no config line found in tests/emu/partitions.sh test_bochs_bad_cpu"
 elif expect bad_cpu 1 tests/emu/configs/bad-cpu.cfg "${bochs[@]}"; then
+	line="tests/emu/configs/bad-cpu.cfg:${line#config: partitions:}"
 	# partitions.sh matches the start of the line; the tool prints all of it
 	if grep -qF -- "$line" "$work/out.txt" &&
 		[ "$(grep -F -- "$line" "$work/out.txt")" = "$line (the MADT lists 4)" ]; then
@@ -213,7 +223,7 @@ expect bochs_memory 1 "$work/bochs-big.cfg" "${bochs[@]}" &&
 	pass bochs_memory
 write_cfg "$work/hole.cfg" a 1 16M base=0x80000000
 expect server_base_hole 1 "$work/hole.cfg" "${srv[@]}" &&
-	has server_base_hole "partitions: partition 'a' (line 1): " \
+	has server_base_hole "$work/hole.cfg:1: partition 'a' (line 1): " \
 		"base 0x80000000 + 16 MiB is not free usable RAM" &&
 	pass server_base_hole
 write_cfg "$work/fixed.cfg" a 1 16M base=0x20000000
@@ -300,11 +310,12 @@ done
 head -c 40000 /dev/zero > "$work/img/garbage"
 printf '[partition g]\ncpus = 1\nmemory = 16M\nimage = garbage\n' > "$work/garbage.cfg"
 expect image_not_multiboot 1 "$work/garbage.cfg" --images "$work/img" &&
-	has image_not_multiboot "partitions: image 'garbage': no multiboot header in the first 32 KiB" &&
+	has image_not_multiboot "$work/garbage.cfg:1: image 'garbage': no multiboot header in the " \
+		"first 32 KiB" &&
 	pass image_not_multiboot
 printf '[partition g]\ncpus = 1\nmemory = 2M\nimage = rtbench-mb2\n' > "$work/small.cfg"
 if expect image_too_big 1 "$work/small.cfg" --images "$work/img"; then
-	if grep -q "^partitions: image 'rtbench-mb2': ELF: segment 0: .* exceeds the partition's 2 MiB$" \
+	if grep -q "^$work/small.cfg:1: image 'rtbench-mb2': ELF: segment 0: .* exceeds the partition's 2 MiB$" \
 		"$work/out.txt"; then
 		pass image_too_big
 	else
@@ -320,7 +331,15 @@ check_create() {
 		fail "$name" "create failed: $(cat "$work/err.txt")"
 		return
 	fi
-	expect "$name" 0 "$work/$name.cfg" --machine "$@" || return
+	expect "$name" "${want_status:-0}" "$work/$name.cfg" --machine "$@" || return
+	# a CPU that cannot run Tempo: refused for that alone, the config itself clean
+	if [ "${want_status:-0}" != 0 ]; then
+		if ! grep -q '^machine: refused: ' "$work/out.txt" ||
+			grep -q "^$work/$name.cfg:[0-9]" "$work/out.txt"; then
+			fail "$name" "expected the CPU's refusal alone: $(tr '\n' '|' < "$work/out.txt")"
+			return
+		fi
+	fi
 	if grep -q '^warning' "$work/out.txt"; then
 		fail "$name" "check warns: $(grep '^warning' "$work/out.txt" | head -n 2)"
 		return
@@ -341,7 +360,8 @@ check_create() {
 		pass "$name"
 	fi
 }
-want_parts=1 check_create create_debian_vm --sysroot "$machines/debian-vm-2cpu"
+# the build VM: an AMD EPYC without VMX, refused as a machine for Tempo
+want_status=1 want_parts=1 check_create create_debian_vm --sysroot "$machines/debian-vm-2cpu"
 want_parts=3 check_create create_bochs_4cpu --sysroot "$machines/bochs-4cpu"
 want_parts=8 check_create create_server --sysroot "$machines/server-2s"
 if grep -qx 'cpus = 1,33' "$work/create_server.cfg" &&
@@ -352,7 +372,11 @@ else
 		"$(grep '^cpus' "$work/create_server.cfg" | tr '\n' ' ')"
 fi
 if [ -r /sys/firmware/acpi/tables/APIC ]; then
-	check_create create_this_machine
+	# refused where this CPU lacks what Tempo needs (the build VMs have no VMX)
+	want_status=0
+	grep -qw vmx /proc/cpuinfo && grep -qw tsc_deadline_timer /proc/cpuinfo &&
+		grep -qw nonstop_tsc /proc/cpuinfo && grep -q GenuineIntel /proc/cpuinfo || want_status=1
+	want_status=$want_status check_create create_this_machine
 else
 	skip create_this_machine "/sys/firmware/acpi/tables/APIC is not readable (root only)"
 fi
@@ -392,10 +416,12 @@ if [ "$(wc -l < "$work/boot-lines.txt")" -lt 5 ]; then
 	fail bad_device "the boot's lines not found in tests/emu/devices.sh"
 elif expect bad_device 1 tests/emu/configs/bad-device.cfg "${devm[@]}"; then
 	why=""
+	# the boot's "config: partitions:LINE: " is the tool's "FILE:LINE: "
 	while read -r re; do
+		re="^$last_file:${re#^config: partitions:}"
 		grep -Eq -- "$re" "$work/out.txt" || why+="no line /$re/; "
 	done < "$work/boot-lines.txt"
-	n=$(grep -c '^config: partitions:' "$work/out.txt")
+	n=$(grep -c "^$last_file:[0-9]*: " "$work/out.txt")
 	[ "$n" = 6 ] || why+="$n errors, the boot has 6; "
 	if [ -z "$why" ]; then pass bad_device; else fail bad_device "$why"; fi
 fi
@@ -469,6 +495,178 @@ head -c 70000 /dev/zero > "$work/big.cfg"
 expect config_too_big 1 "$work/big.cfg" &&
 	has config_too_big "config: partitions:0: config is 70000 bytes, more than the 65536 allowed" &&
 	pass config_too_big
+
+# ---- every error in one run, each as FILE:LINE: message ----
+cat > "$work/several.cfg" <<'CFG'
+[hypervisor]
+tick_us = soon
+all_ended = explode
+[partition a]
+cpus = 1
+memory = 3M
+image = hello-mb2
+timer = fast
+[partition b]
+cpus = 9999
+memory = 32M
+CFG
+f=$work/several.cfg
+if expect several_errors 1 "$f"; then
+	want="$f:2: tick_us: expected a number of microseconds, found 'soon'
+$f:3: all_ended: expected reboot, halt or monitor, found 'explode'
+$f:6: memory: 3M is not a multiple of 2 MiB
+$f:8: timer: expected direct, inject, emulated or pv-lazy, found 'fast'
+$f:10: cpus: CPU 9999 is out of range (0-4095)
+$f:9: partition 'b' is missing 'image'"
+	got=$(grep "^$f:[0-9]" "$work/out.txt")
+	if [ "$got" = "$want" ] && grep -qx "$f: refused" "$work/out.txt"; then
+		pass several_errors
+	else
+		fail several_errors "got: $(echo "$got" | tr '\n' '|') want: $(echo "$want" | tr '\n' '|')"
+	fi
+fi
+# the checks against the machine, every partition's
+printf '[partition a]\ncpus = 7\nmemory = 32M\nimage = nothere\n\n[partition b]\ncpus = 1\nmemory = 32M\nimage = hello-mb2\nmodules = gone\n' \
+	> "$work/several-machine.cfg"
+f=$work/several-machine.cfg
+expect several_machine_errors 1 "$f" "${bochs[@]}" --images "$BUILD/guests" &&
+	has several_machine_errors "$f:1: partition 'a': CPU 7 does not exist (the MADT lists 4)" &&
+	has several_machine_errors "$f:1: image 'nothere' not found among the boot modules " \
+		"(have: partitions, hello-mb2)" &&
+	has several_machine_errors "$f:6: module 'gone' not found among the boot modules " \
+		"(have: partitions, hello-mb2)" &&
+	pass several_machine_errors
+
+# ---- --help, --version, usage ----
+out=$("$tool" --help 2> "$work/err.txt")
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$work/err.txt" ] && echo "$out" | grep -q '^usage: tempo-config check' &&
+	echo "$out" | grep -q -- '--no-images' && [ "$("$tool" check --help | head -n 1)" = "$(echo "$out" | head -n 1)" ]; then
+	pass help
+else
+	fail help "status $rc, stderr '$(cat "$work/err.txt")', stdout '$(echo "$out" | head -n 2)'"
+fi
+# the hypervisor's version string, as the Makefile makes it
+want_version=$(make -s -f - version <<'MK' 2>/dev/null
+include Makefile
+version:
+	@echo $(VERSION)
+MK
+)
+out=$("$tool" --version 2>&1)
+if [ $? -eq 0 ] && [ -n "$want_version" ] && [ "$out" = "tempo-config (Tempo) $want_version" ]; then
+	pass version
+else
+	fail version "'$out', expected 'tempo-config (Tempo) $want_version'"
+fi
+"$tool" check > "$work/out.txt" 2> "$work/err.txt"
+rc=$?
+"$tool" frobnicate > "$work/out2.txt" 2>> "$work/err.txt"
+rc2=$?
+if [ $rc -eq 2 ] && [ $rc2 -eq 2 ] && [ ! -s "$work/out.txt" ] && [ ! -s "$work/out2.txt" ] &&
+	grep -q '^usage:' "$work/err.txt"; then
+	pass usage_errors
+else
+	fail usage_errors "status $rc and $rc2: $(tr '\n' '|' < "$work/err.txt")"
+fi
+
+# ---- the images beside the config, as 20_tempo finds them ----
+mkdir -p "$work/beside"
+cp guests/demo.cfg "$work/beside/partitions.cfg"
+cp "$BUILD"/guests/hello-mb2.elf "$work/beside/"
+"$tool" check "$work/beside/partitions.cfg" > "$work/out.txt" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -qx "$work/beside/partitions.cfg:13: image 'hello-mb1' not found among the boot modules (have: partitions, hello-mb2)" "$work/out.txt"; then
+	cp "$BUILD"/guests/hello-mb1.elf "$work/beside/"
+	if "$tool" check "$work/beside/partitions.cfg" > "$work/out.txt" 2>&1; then
+		pass images_beside
+	else
+		fail images_beside "all there, refused: $(tr '\n' '|' < "$work/out.txt")"
+	fi
+else
+	fail images_beside "status $rc: $(tr '\n' '|' < "$work/out.txt")"
+fi
+
+# ---- --machine refuses a CPU that cannot run Tempo, each lack with its reason ----
+# cpu_sample NAME SED: bochs-4cpu with its /proc/cpuinfo edited by SED
+cpu_sample() {
+	rm -rf "$work/$1"
+	cp -r "$machines/bochs-4cpu" "$work/$1"
+	sed -i "$2" "$work/$1/proc/cpuinfo"
+}
+# cpu_refused NAME WANT...: demo.cfg on sample NAME is refused with each WANT line
+cpu_refused() {
+	local name=$1 w why=""
+	shift
+	expect "cpu_$name" 1 guests/demo.cfg --machine --sysroot "$work/$name" || return
+	for w in "$@"; do
+		grep -qF -- "$w" "$work/out.txt" || why+="no '$w'; "
+	done
+	grep -qx "guests/demo.cfg: refused (this CPU cannot run Tempo)" "$work/out.txt" ||
+		why+="no refusal verdict; "
+	if [ -z "$why" ]; then pass "cpu_$name"; else fail "cpu_$name" "$why $(grep refused "$work/out.txt" | tr '\n' '|')"; fi
+}
+cpu_sample no_vmx 's/^\(flags.*\) vmx /\1 /'
+cpu_refused no_vmx "machine: refused: no VMX: 'vmx' is not among /proc/cpuinfo's flags"
+cpu_sample amd 's/GenuineIntel/AuthenticAMD/'
+cpu_refused amd "machine: refused: the CPU is AuthenticAMD, not Intel: Tempo needs Intel VT-x (VMX)"
+cpu_sample no_deadline 's/ tsc_deadline_timer//; s/ nonstop_tsc//; s/ x2apic//'
+cpu_refused no_deadline "machine: refused: no TSC-deadline LAPIC timer" \
+	"machine: refused: no invariant TSC" "machine: refused: no x2APIC"
+cpu_sample no_ptimer 's/ preemption_timer//'
+cpu_refused no_ptimer "machine: refused: no VMX-preemption timer: 'preemption_timer' is not among /proc/cpuinfo's vmx flags"
+# the MSRs where readable win over the vmx flags line: a sparse file at the
+# MSR offsets (IA32_VMX_BASIC with its TRUE bit, the TRUE pin-based controls)
+msr_file() {
+	mkdir -p "$work/$1/dev/cpu/0"
+	python3 - "$work/$1/dev/cpu/0/msr" "$2" <<'PY'
+import struct, sys
+with open(sys.argv[1], "wb") as f:
+    f.seek(0x480); f.write(struct.pack("<Q", 1 << 55))
+    f.seek(0x48d); f.write(struct.pack("<Q", int(sys.argv[2], 0)))
+PY
+}
+cpu_sample msr_no_ptimer 's/^vmx flags.*//'
+msr_file msr_no_ptimer 0x0000003f00000016
+cpu_refused msr_no_ptimer "machine: refused: no VMX-preemption timer: the pin-based VM-execution controls (MSR 0x48d"
+cpu_sample msr_ptimer 's/ preemption_timer//'
+msr_file msr_ptimer 0x0000007f00000016
+if expect cpu_msr_ptimer 0 guests/demo.cfg --machine --sysroot "$work/msr_ptimer"; then
+	if grep -q 'refused\|not checked' "$work/out.txt"; then
+		fail cpu_msr_ptimer "$(grep 'refused\|not checked' "$work/out.txt")"
+	else
+		pass cpu_msr_ptimer
+	fi
+fi
+cpu_sample no_vmx_flags 's/^vmx flags.*//'
+expect cpu_unknown_ptimer 0 guests/demo.cfg --machine --sysroot "$work/no_vmx_flags" &&
+	has cpu_unknown_ptimer "note: the VMX-preemption timer is not checked: /dev/cpu/0/msr is not " \
+		"readable (modprobe msr; run as root) and /proc/cpuinfo has no 'vmx flags' line" &&
+	pass cpu_unknown_ptimer
+
+# ---- create --linux: a Linux partition (kernel, initrd, command line) beside the real-time ones ----
+if "$tool" create --linux --linux-memory 128M --sysroot "$machines/bochs-4cpu" > "$work/linux.cfg" 2> "$work/err.txt"; then
+	why=""
+	[ "$(grep -c '^\[partition rt' "$work/linux.cfg")" = 2 ] || why+="not 2 real-time partitions; "
+	sed -n '/^\[partition linux\]/,/^$/p' "$work/linux.cfg" > "$work/linux-part.txt"
+	for l in "cpus = 3" "image = linux" "modules = initrd" "timer = direct"; do
+		grep -q "^$l" "$work/linux-part.txt" || why+="no '$l' in the Linux partition; "
+	done
+	grep -q '^cmdline = "console=ttyS0' "$work/linux-part.txt" || why+="no console=ttyS0 cmdline; "
+	grep -q "^memory = 128M" "$work/linux-part.txt" || why+="not 128M; "
+	"$tool" check --machine --no-images --sysroot "$machines/bochs-4cpu" "$work/linux.cfg" \
+		> "$work/out.txt" 2>&1 || why+="check refuses it: $(tr '\n' '|' < "$work/out.txt"); "
+	if [ -z "$why" ]; then pass create_linux; else fail create_linux "$why"; fi
+else
+	fail create_linux "$(cat "$work/err.txt")"
+fi
+if "$tool" create --image linux --memory 128M --sysroot "$machines/bochs-4cpu" > "$work/li.cfg" 2>&1 &&
+	[ "$(grep -c '^modules = initrd' "$work/li.cfg")" = 3 ] &&
+	[ "$(grep -c '^cmdline = "console=ttyS0' "$work/li.cfg")" = 3 ]; then
+	pass create_image_linux_initrd
+else
+	fail create_image_linux_initrd "$(tr '\n' '|' < "$work/li.cfg")"
+fi
 
 # ---- a machine it cannot read ----
 "$tool" check --machine --sysroot "$work/nowhere" guests/demo.cfg > "$work/out.txt" 2>&1

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* Unit tests for drivers/acpi.c (RSDP, RSDT/XSDT, MADT, HPET). */
+/* Unit tests for drivers/acpi.c (RSDP, RSDT/XSDT, MADT, HPET, MCFG, finding the DMAR). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -277,6 +277,7 @@ static size_t rsdp_build(uint8_t *r, uint8_t rev, uint32_t rsdt, uint64_t xsdt)
 #define HPET_PHYS	0x7fe3000ull
 #define FACP_PHYS	0x7fe4000ull
 #define MCFG_PHYS	0x7fe5000ull
+#define DMAR_PHYS	0x7fe6000ull
 #define HI_MADT_PHYS	0x100002000ull	/* above 4 GiB: only an XSDT can point here */
 
 static uint8_t rsdp[36];
@@ -308,13 +309,37 @@ static void add_hpet(uint64_t phys)
 	sdt_add(phys, &t);
 }
 
+/*
+ * A FADT of @len bytes (ACPI 6.5 Table 5.9; 276 since 6.0, 116 in ACPI
+ * 1.0): filler bytes, then Flags at 112, RESET_REG (a Generic Address
+ * Structure) at 116 and RESET_VALUE at 128, as far as @len reaches.
+ */
+static void fadt_build(struct tbl *t, uint32_t len, uint8_t rev, uint32_t flags,
+		       const uint8_t gas_head[4], uint64_t addr, uint8_t value)
+{
+	sdt_begin(t, "FACP");
+	t->b[8] = rev;
+	while (t->len < 112)
+		put8(t, (uint8_t)t->len);
+	put32(t, flags);
+	put(t, gas_head, 4);
+	put64(t, addr);
+	put8(t, value);
+	while (t->len < 276)
+		put8(t, 0);
+	t->len = len;
+}
+
+static const uint8_t gas_io8[4] = { 1, 8, 0, 1 };	/* system I/O, 8 bits at bit 0, byte access */
+
+#define FADT_RESET_REG_SUP	(1u << 10)
+
+/* A current FADT: the reset register is port 0xCF9, value 6, as most PCs have it. */
 static void add_facp(uint64_t phys)
 {
 	struct tbl t;
 
-	sdt_begin(&t, "FACP");
-	for (int i = 0; i < 240; i++)
-		put8(&t, (uint8_t)i);
+	fadt_build(&t, 276, 6, FADT_RESET_REG_SUP | 0xf, gas_io8, 0xcf9, 6);
 	sdt_add(phys, &t);
 }
 
@@ -1284,6 +1309,64 @@ static void test_mcfg_bad_checksum(void **state)
 	assert_int_equal(info.mcfg_count, 0);
 }
 
+/* ---- DMAR (its rules: tests/unit/test_dmar.c) ---- */
+
+/* A machine with a MADT and QEMU's DMAR; @haw_field is the raw width byte. */
+static void dmar_machine(uint8_t haw_field)
+{
+	const uint64_t tables[] = { MADT_PHYS, DMAR_PHYS };
+	struct tbl t, root;
+
+	add_madt_4cpus(MADT_PHYS);
+	sdt_begin(&t, "DMAR");
+	put8(&t, haw_field);
+	put8(&t, 1);			/* interrupt remapping */
+	for (int i = 0; i < 10; i++)
+		put8(&t, 0);
+	put16(&t, 0);			/* DRHD */
+	put16(&t, 24);
+	put8(&t, 1);			/* INCLUDE_PCI_ALL */
+	put8(&t, 0);
+	put16(&t, 0);
+	put64(&t, 0xfed90000);
+	put8(&t, 3);			/* I/O APIC 0 at ff:00.0 */
+	put8(&t, 8);
+	put16(&t, 0);
+	put8(&t, 0);
+	put8(&t, 0xff);
+	put16(&t, 0);
+	sdt_add(DMAR_PHYS, &t);
+	root_build(&root, true, tables, 2);
+	sdt_add(XSDT_PHYS, &root);
+	rsdp_len = rsdp_build(rsdp, 2, 0, XSDT_PHYS);
+}
+
+static void test_dmar_found(void **state)
+{
+	(void)state;
+	dmar_machine(38);
+	expect_ok(run());
+	assert_true(info.has_dmar);
+	assert_int_equal(info.dmar.host_addr_width, 39);
+	assert_int_equal(info.dmar.unit_count, 1);
+	assert_int_equal(info.dmar.units[0].reg_phys, 0xfed90000);
+	assert_null(strstr(warn, "DMAR"));
+	assert_true(info.has_madt);
+}
+
+/* A DMAR the parser refuses is a warning, the machine has no IOMMU. */
+static void test_dmar_refused(void **state)
+{
+	(void)state;
+	dmar_machine(70);
+	expect_ok(run());
+	assert_false(info.has_dmar);
+	assert_int_equal(info.dmar.unit_count, 0);
+	expect_warn("DMAR", "host address width 71");
+	assert_has(warn, "treated as no IOMMU");
+	assert_true(info.has_madt);
+}
+
 /* ---- table count ---- */
 
 static void test_too_many_tables(void **state)
@@ -1404,9 +1487,154 @@ static void test_random_tables(void **state)
 
 #define T(fn) cmocka_unit_test_setup_teardown(fn, mem_reset, mem_reset)
 
+/* ---- the FADT's reset register ---- */
+
+/* A machine whose only table is this FADT. */
+static void fadt_machine(uint32_t len, uint8_t rev, uint32_t flags, const uint8_t gas_head[4],
+			 uint64_t addr, uint8_t value)
+{
+	struct tbl t;
+
+	mem_reset(NULL);
+	fadt_build(&t, len, rev, flags, gas_head, addr, value);
+	one_table_machine(&t, FACP_PHYS);
+}
+
+static void test_fadt_reset_reg(void **state)
+{
+	static const uint8_t mem8[4] = { 0, 8, 0, 1 }, pci8[4] = { 2, 8, 0, 1 };
+
+	(void)state;
+	machine_xsdt();
+	expect_ok(run());
+	assert_string_equal(warn, "");
+	assert_true(info.has_fadt);
+	assert_int_equal(info.fadt_revision, 6);
+	assert_true(info.has_reset_reg);
+	assert_int_equal(info.reset_reg.space, ACPI_SPACE_IO);
+	assert_int_equal(info.reset_reg.address, 0xcf9);
+	assert_int_equal(info.reset_reg.value, 6);
+
+	fadt_machine(276, 5, FADT_RESET_REG_SUP, mem8, 0xfed30000, 0x0e);
+	expect_ok(run());
+	assert_true(info.has_reset_reg);
+	assert_int_equal(info.reset_reg.space, ACPI_SPACE_MEMORY);
+	assert_int_equal(info.reset_reg.address, 0xfed30000);
+	assert_int_equal(info.reset_reg.value, 0x0e);
+
+	/* PCI configuration space, bus 0: device 31, function 0, register 0xac */
+	fadt_machine(276, 6, FADT_RESET_REG_SUP, pci8, (31ull << 32) | 0xac, 0x02);
+	expect_ok(run());
+	assert_true(info.has_reset_reg);
+	assert_int_equal(info.reset_reg.space, ACPI_SPACE_PCI_CONFIG);
+	assert_int_equal(info.reset_reg.address, (31ull << 32) | 0xac);
+
+	/* ACPI 2.0's FADT ends right after RESET_VALUE */
+	fadt_machine(129, 3, FADT_RESET_REG_SUP, gas_io8, 0x92, 1);
+	expect_ok(run());
+	assert_true(info.has_reset_reg);
+	assert_int_equal(info.reset_reg.address, 0x92);
+}
+
+/* No reset register offered: normal, no warning, nothing kept. */
+static void test_fadt_no_reset_reg(void **state)
+{
+	(void)state;
+	/* ACPI 1.0: 116 bytes, no RESET_REG at all (the flag bit means nothing there) */
+	fadt_machine(116, 1, FADT_RESET_REG_SUP, gas_io8, 0xcf9, 6);
+	expect_ok(run());
+	assert_true(info.has_fadt);
+	assert_false(info.has_reset_reg);
+	assert_null(strstr(warn, "FADT"));
+	/* cut inside the register or before the value */
+	fadt_machine(120, 2, FADT_RESET_REG_SUP, gas_io8, 0xcf9, 6);
+	expect_ok(run());
+	assert_false(info.has_reset_reg);
+	fadt_machine(128, 2, FADT_RESET_REG_SUP, gas_io8, 0xcf9, 6);
+	expect_ok(run());
+	assert_false(info.has_reset_reg);
+	/* RESET_REG_SUP clear: the register is not to be used, whatever it holds */
+	fadt_machine(276, 6, ~FADT_RESET_REG_SUP, gas_io8, 0xcf9, 6);
+	expect_ok(run());
+	assert_false(info.has_reset_reg);
+	assert_null(strstr(warn, "FADT"));
+}
+
+/* A register the spec does not allow is refused with a warning, never kept. */
+static void test_fadt_bad_reset_reg(void **state)
+{
+	static const struct {
+		uint8_t gas[4];
+		uint64_t addr;
+		const char *needle;
+	} bad[] = {
+		{ { 3, 8, 0, 1 }, 0xcf9, "address space 3" },		/* embedded controller */
+		{ { 0x7f, 8, 0, 1 }, 0xcf9, "address space 127" },	/* functional fixed hw */
+		{ { 0xff, 8, 0, 1 }, 0xcf9, "address space 255" },
+		{ { 1, 16, 0, 2 }, 0xcf9, "16 bits at bit 0" },
+		{ { 1, 0, 0, 1 }, 0xcf9, "0 bits at bit 0" },
+		{ { 1, 8, 1, 1 }, 0xcf9, "8 bits at bit 1" },
+		{ { 1, 8, 0, 1 }, 0, "address 0x0 is not valid" },
+		{ { 1, 8, 0, 1 }, 0x10000, "address 0x10000 is not valid" },
+		{ { 0, 8, 0, 1 }, 0, "address 0x0 is not valid" },
+		{ { 2, 8, 0, 1 }, 32ull << 32, "is not valid in address space 2" },	/* device 32 */
+		{ { 2, 8, 0, 1 }, 8ull << 16, "is not valid in address space 2" },	/* function 8 */
+		{ { 2, 8, 0, 1 }, 0x100, "is not valid in address space 2" },	/* offset 0x100 */
+		{ { 2, 8, 0, 1 }, 1ull << 48, "is not valid in address space 2" },	/* bits above */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fadt_machine(276, 6, FADT_RESET_REG_SUP, bad[i].gas, bad[i].addr, 6);
+		expect_ok(run());
+		assert_true(info.has_fadt);
+		assert_false(info.has_reset_reg);
+		expect_warn("FADT", bad[i].needle);
+		assert_has(warn, "reset register");
+	}
+}
+
+/* A FADT that fails its checksum is not read; the first valid one wins. */
+static void test_fadt_checksum_and_duplicates(void **state)
+{
+	const uint64_t tables[] = { FACP_PHYS, FACP_PHYS + 0x1000 };
+	struct tbl t;
+
+	(void)state;
+	fadt_build(&t, 276, 6, FADT_RESET_REG_SUP, gas_io8, 0x64, 0xfe);
+	sdt_finish(&t);
+	t.b[9] ^= 1;
+	mem_add(FACP_PHYS, t.b, t.len);
+	fadt_build(&t, 276, 6, FADT_RESET_REG_SUP, gas_io8, 0xcf9, 6);
+	sdt_add(FACP_PHYS + 0x1000, &t);
+	root_build(&t, true, tables, 2);
+	sdt_add(XSDT_PHYS, &t);
+	rsdp_len = rsdp_build(rsdp, 2, 0, XSDT_PHYS);
+	expect_ok(run());
+	expect_warn("FACP", "checksum");
+	assert_true(info.has_reset_reg);
+	assert_int_equal(info.reset_reg.address, 0xcf9);
+
+	/* two valid ones: the first is kept */
+	mem_reset(NULL);
+	fadt_build(&t, 276, 6, FADT_RESET_REG_SUP, gas_io8, 0xcf9, 6);
+	sdt_add(FACP_PHYS + 0x1000, &t);
+	fadt_build(&t, 276, 6, FADT_RESET_REG_SUP, gas_io8, 0x64, 0xfe);
+	sdt_add(FACP_PHYS, &t);
+	root_build(&t, true, tables, 2);
+	sdt_add(XSDT_PHYS, &t);
+	expect_ok(run());
+	assert_int_equal(info.reset_reg.address, 0x64);
+	assert_int_equal(info.reset_reg.value, 0xfe);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		T(test_fadt_reset_reg),
+		T(test_fadt_no_reset_reg),
+		T(test_fadt_bad_reset_reg),
+		T(test_fadt_checksum_and_duplicates),
 		T(test_checksum),
 		T(test_madt_irq_overrides),
 		T(test_madt_irq_override_short),
@@ -1453,6 +1681,8 @@ int main(void)
 		T(test_mcfg_too_short),
 		T(test_mcfg_too_many),
 		T(test_mcfg_bad_checksum),
+		T(test_dmar_found),
+		T(test_dmar_refused),
 		T(test_small_warn_buffers),
 		T(test_random_tables),
 	};

@@ -35,6 +35,40 @@ static void test_cmdline_values(void **state)
 	assert_false(cmdline_get(NULL, "k", v, sizeof(v)));
 }
 
+static void test_cmdline_reboot(void **state)
+{
+	unsigned long d = 99;
+
+	(void)state;
+	/* absent: the default, which reboots */
+	assert_int_equal(cmdline_reboot_delay("loglevel=3", &d), CMDLINE_REBOOT_DEFAULT);
+	assert_int_equal(d, CMDLINE_REBOOT_DEFAULT_S);
+	assert_true(CMDLINE_REBOOT_DEFAULT_S > 0);
+	assert_int_equal(cmdline_reboot_delay(NULL, &d), CMDLINE_REBOOT_DEFAULT);
+	assert_int_equal(cmdline_reboot_delay("", &d), CMDLINE_REBOOT_DEFAULT);
+	assert_int_equal(cmdline_reboot_delay("reboots=4 noreboot=3", &d), CMDLINE_REBOOT_DEFAULT);
+	assert_int_equal(d, CMDLINE_REBOOT_DEFAULT_S);
+	/* given */
+	assert_int_equal(cmdline_reboot_delay("loglevel=3 reboot=0", &d), CMDLINE_REBOOT_GIVEN);
+	assert_int_equal(d, 0);
+	assert_int_equal(cmdline_reboot_delay("reboot=1 exit=emu", &d), CMDLINE_REBOOT_GIVEN);
+	assert_int_equal(d, 1);
+	assert_int_equal(cmdline_reboot_delay("reboot=3600", &d), CMDLINE_REBOOT_GIVEN);
+	assert_int_equal(d, 3600);
+	assert_int_equal(cmdline_reboot_delay("reboot=5 reboot=7", &d), CMDLINE_REBOOT_GIVEN);
+	assert_int_equal(d, 7);	/* the last wins, as on Linux */
+	/* malformed: the default, and said so */
+	static const char *const bad[] = {
+		"reboot", "reboot=", "reboot=-1", "reboot=1s", "reboot=0x10", "reboot=3601",
+		"reboot=99999999999999999999999", "reboot=off", "reboot=1\x01",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		d = 99;
+		assert_int_equal(cmdline_reboot_delay(bad[i], &d), CMDLINE_REBOOT_MALFORMED);
+		assert_int_equal(d, CMDLINE_REBOOT_DEFAULT_S);
+	}
+}
+
 static void test_cmdline_uint_malformed(void **state)
 {
 	unsigned long n = 77;
@@ -100,6 +134,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cmdline_values),
 		cmocka_unit_test(test_cmdline_uint_malformed),
+		cmocka_unit_test(test_cmdline_reboot),
 		cmocka_unit_test(test_tsc_pick),
 	};
 

@@ -86,12 +86,16 @@ static void test_monitor_and_digits(void **state)
 	expect_focus(&ci, '1', 0);
 	expect_focus(&ci, '3', 2);
 	expect_focus(&ci, '2', 1);
-	/* a position with no partition: nothing, the focus stays */
+	/* a position with no partition: said (with the index named), the focus stays */
 	r = escape(&ci, '4');
-	assert_int_equal(r.kind, CIN_NONE);
+	assert_int_equal(r.kind, CIN_NO_PARTITION);
+	assert_int_equal(r.target, 3);
 	assert_int_equal(ci.focus, 1);
 	r = escape(&ci, '9');
-	assert_int_equal(r.kind, CIN_NONE);
+	assert_int_equal(r.kind, CIN_NO_PARTITION);
+	assert_int_equal(r.target, 8);
+	assert_int_equal(ci.focus, 1);
+	expect_byte(&ci, 'x', 1);	/* the escape is over */
 	/* '0' is no position (1-based) */
 	r = escape(&ci, '0');
 	assert_int_equal(r.kind, CIN_NONE);
@@ -162,8 +166,11 @@ static void test_no_partitions(void **state)
 	expect_byte(&ci, 'a', 0);
 	expect_focus(&ci, 'n', 0);
 	expect_focus(&ci, 'p', 0);
+	/* no partition at all: a digit is refused and said, the monitor keeps the input */
 	r = escape(&ci, '1');
-	assert_int_equal(r.kind, CIN_NONE);
+	assert_int_equal(r.kind, CIN_NO_PARTITION);
+	assert_int_equal(r.target, 0);
+	assert_int_equal(ci.focus, 0);
 }
 
 static void test_focus_by_name(void **state)

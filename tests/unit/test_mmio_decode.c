@@ -391,6 +391,75 @@ static void test_store_value(void **state)
 	assert_int_equal(mmio_store_value(&a, 0xabcd), 0xab);
 }
 
+/* The registers every effective-address case below runs with (SDM order) */
+static const uint64_t ea_gpr[16] = {
+	[0] = 0x100001000ull,	/* rax: its low half 0x1000 for an addr32 access */
+	[1] = 3,		/* rcx */
+	[2] = 0x2000,		/* rdx */
+	[3] = 0xfffffff0,	/* rbx (bx 0xfff0) */
+	[4] = 0x7000,		/* rsp */
+	[5] = 0x8000,		/* rbp */
+	[6] = 0x10,		/* rsi */
+	[9] = 0x30,		/* r9 */
+};
+
+struct ea_case {
+	const char *text;
+	enum mmio_cpu_mode mode;
+	uint8_t bytes[X86_INSN_MAX_BYTES];
+	uint32_t n;
+	uint64_t ea;
+	uint8_t seg;	/* 0 ES, 2 SS, 3 DS, 4 FS */
+};
+
+/* objdump -D -b binary of each, as in the table above; RIP is 0x400000 after each */
+static const struct ea_case ea_cases[] = {
+	{ "mov 0x10(%rax,%rcx,4),%edx", M64, I(0x8b, 0x54, 0x88, 0x10), 0x10000101cull, 3 },
+	{ "mov 0x12345678(%rip),%eax", M64, I(0x8b, 0x05, 0x78, 0x56, 0x34, 0x12), 0x12745678, 3 },
+	{ "mov -0x8(%rbp),%eax", M64, I(0x8b, 0x45, 0xf8), 0x7ff8, 2 },
+	{ "mov %eax,%fs:(%rdx)", M64, I(0x64, 0x89, 0x02), 0x2000, 4 },
+	{ "mov 0x0(,%r9,8),%rax", M64, I(0x4a, 0x8b, 0x04, 0xcd, 0x00, 0x00, 0x00, 0x00),
+	  0x180, 3 },
+	{ "movabs 0x1122334455667788,%eax", M64,
+	  I(0xa1, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11), 0x1122334455667788ull, 3 },
+	{ "mov (%eax),%ecx (addr32)", M64, I(0x67, 0x8b, 0x08), 0x1000, 3 },
+	{ "mov 0x4(%esp),%eax", M32, I(0x8b, 0x44, 0x24, 0x04), 0x7004, 2 },
+	{ "mov (%ebx,%esi,2),%al (wraps at 4 GiB)", M32, I(0x8a, 0x04, 0x73), 0x10, 3 },
+	{ "mov %eax,%es:0x10(%ebp)", M32, I(0x26, 0x89, 0x45, 0x10), 0x8010, 0 },
+	{ "mov 0x2(%bp,%si),%ax", M16, I(0x8b, 0x42, 0x02), 0x8012, 2 },
+	{ "mov (%bx),%al", M16, I(0x8a, 0x07), 0xfff0, 3 },
+	{ "mov 0x1234,%ax", M16, I(0x8b, 0x06, 0x34, 0x12), 0x1234, 3 },
+	{ "mov 0x11(%bx),%ax (wraps at 64 KiB)", M16, I(0x8b, 0x47, 0x11), 0x0001, 3 },
+};
+
+static void test_effective_address(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(ea_cases) / sizeof(ea_cases[0]); i++) {
+		const struct ea_case *c = &ea_cases[i];
+		struct mmio_access a;
+
+		expect(c->text, "result", mmio_decode(c->bytes, c->n, c->mode, &a), MMIO_DECODE_OK);
+		expect(c->text, "ea", mmio_effective_address(&a, ea_gpr, 0x400000), c->ea);
+		expect(c->text, "seg", a.seg, c->seg);
+	}
+}
+
+static void test_chunk_bytes(void **state)
+{
+	(void)state;
+	assert_int_equal(mmio_chunk_bytes(0x1000, 8), 8);
+	assert_int_equal(mmio_chunk_bytes(0x1000, 7), 4);
+	assert_int_equal(mmio_chunk_bytes(0x1004, 3), 2);
+	assert_int_equal(mmio_chunk_bytes(0x1006, 1), 1);
+	assert_int_equal(mmio_chunk_bytes(0x1ffd, 3), 1);	/* then 0x1ffe, 2 */
+	assert_int_equal(mmio_chunk_bytes(0x1ffe, 2), 2);
+	assert_int_equal(mmio_chunk_bytes(0x1ffc, 4), 4);
+	assert_int_equal(mmio_chunk_bytes(0x1ffa, 6), 2);
+	assert_int_equal(mmio_chunk_bytes(0x1000, 0), 0);
+	assert_int_equal(mmio_chunk_bytes(0x1000, 100), 8);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -409,6 +478,8 @@ int main(void)
 		cmocka_unit_test(test_cpu_mode),
 		cmocka_unit_test(test_load_apply),
 		cmocka_unit_test(test_store_value),
+		cmocka_unit_test(test_effective_address),
+		cmocka_unit_test(test_chunk_bytes),
 		cmocka_unit_test(test_names),
 	};
 

@@ -347,7 +347,7 @@ static void test_help(void **state)
 {
 	static const char *const usages[] = {
 		"help ", "list ", "stats NAME ", "trace NAME ", "stop NAME ", "restart NAME ",
-		"mode NAME VCPU MODE ", "ticks ", "console NAME ",
+		"mode NAME VCPU MODE ", "ticks ", "console NAME ", "start NAME|N ", "reboot ",
 	};
 	const char *h = monitor_help();
 
@@ -369,6 +369,45 @@ static void test_help(void **state)
 	}
 }
 
+static void test_parse_start_reboot(void **state)
+{
+	static const char *const numbered[] = { "rt0", "7", "b" };
+	struct monitor_cmd cmd;
+	char err[160];
+
+	(void)state;
+	expect_op("start rt0", MON_START, 0);
+	expect_op("  start\thello-world ", MON_START, 2);
+	/* N as Ctrl-T N numbers them, from 1 */
+	expect_op("start 1", MON_START, 0);
+	expect_op("start 3", MON_START, 2);
+	expect_op("start 02", MON_START, 1);
+	/* the other partition commands take N too */
+	expect_op("stats 2", MON_STATS, 1);
+	expect_op("reboot", MON_REBOOT, 0);
+	expect_op(" reboot ", MON_REBOOT, 0);
+	expect_err("start", "start: missing NAME|N", "usage: start NAME|N");
+	expect_err("start 0", "start: unknown partition \"0\"", "list");
+	expect_err("start 4", "start: unknown partition \"4\"", NULL);
+	expect_err("start 9", "start: unknown partition \"9\"", NULL);
+	expect_err("start 99999999999", "unknown partition", NULL);
+	expect_err("start -1", "unknown partition \"-1\"", NULL);
+	expect_err("start 1x", "unknown partition \"1x\"", NULL);
+	expect_err("start RT0", "unknown partition \"RT0\"", NULL);
+	expect_err("start rt0 rt1", "start: too many arguments", NULL);
+	expect_err("reboot now", "reboot: too many arguments", "usage: reboot");
+	expect_err("rebooot", "unknown command \"rebooot\"", "help");
+	expect_err("starts rt0", "unknown command \"starts\"", NULL);
+	/* a name wins over a number: "7" is the partition called 7, not the 7th */
+	assert_int_equal(monitor_parse("start 7", numbered, 3, NULL, &cmd, err, sizeof(err)), 0);
+	assert_int_equal(cmd.part, 1);
+	assert_int_equal(monitor_parse("start 3", numbered, 3, NULL, &cmd, err, sizeof(err)), 0);
+	assert_int_equal(cmd.part, 2);
+	/* no partitions at all */
+	assert_int_equal(monitor_parse("start 1", NULL, 0, NULL, &cmd, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown partition \"1\""));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -381,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_parse_edges),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_parse_start_reboot),
 	};
 
 	return cmocka_run_group_tests_name("monitor", tests, NULL, NULL);

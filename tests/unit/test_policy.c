@@ -53,18 +53,27 @@ static void test_rules(void **state)
 	assert_int_equal(msr_rule_find(0x3a)->write, MSR_GP);	/* feature control */
 	assert_int_equal(msr_rule_find(0x10)->write, MSR_IGNORE);	/* IA32_TSC */
 	assert_int_equal(msr_rule_find(0x277)->write, MSR_PASS);	/* PAT */
-	assert_int_equal(msr_rule_find(0x2ff)->write, MSR_IGNORE);	/* MTRR def type */
 	/*
-	 * The guest's MTRRs are not the host's: no ranges, default write-back
-	 * (a host's UC default passed through made Linux trim its RAM).
+	 * The guest's MTRRs are its own, not the host's (a host's UC default
+	 * passed through made Linux trim its RAM): kept and checked per vCPU.
 	 */
-	assert_int_equal(msr_rule_find(0xfe)->read, MSR_IGNORE);	/* MTRRCAP: 0 */
-	assert_int_equal(msr_rule_find(0x200)->read, MSR_IGNORE);	/* PHYSBASE0 */
-	assert_int_equal(msr_rule_find(0x250)->read, MSR_IGNORE);	/* FIX64K */
+	assert_int_equal(msr_rule_find(0xfe)->read, MSR_EMULATE);	/* MTRRCAP */
+	assert_int_equal(msr_rule_find(0xfe)->write, MSR_GP);
+	for (uint32_t m = 0x200; m <= 0x20f; m++)			/* PHYSBASE/MASK 0-7 */
+		assert_int_equal(msr_rule_find(m)->handler, MSR_H_MTRR);
+	assert_int_equal(msr_rule_find(0x210)->read, MSR_IGNORE);	/* beyond VCNT */
+	assert_int_equal(msr_rule_find(0x250)->write, MSR_EMULATE);	/* FIX64K */
+	assert_int_equal(msr_rule_find(0x258)->handler, MSR_H_MTRR);	/* FIX16K */
+	assert_int_equal(msr_rule_find(0x259)->handler, MSR_H_MTRR);
+	assert_int_equal(msr_rule_find(0x268)->handler, MSR_H_MTRR);	/* FIX4K */
+	assert_int_equal(msr_rule_find(0x26f)->handler, MSR_H_MTRR);
+	assert_int_equal(msr_rule_find(0x270)->read, MSR_IGNORE);
 	assert_int_equal(msr_rule_find(0x2fe)->read, MSR_IGNORE);
 	assert_int_equal(msr_rule_find(0x2ff)->read, MSR_EMULATE);
-	assert_int_equal(msr_rule_find(0x2ff)->handler, MSR_H_MTRR_DEF_TYPE);
-	assert_int_equal(GUEST_MTRR_DEF_TYPE & 0xcff, 0x806);	/* E, not FE; WB */
+	assert_int_equal(msr_rule_find(0x2ff)->write, MSR_EMULATE);
+	assert_int_equal(msr_rule_find(0x2ff)->handler, MSR_H_MTRR);
+	assert_int_equal(msr_rule_find(0x1a0)->write, MSR_EMULATE);	/* MISC_ENABLE */
+	assert_int_equal(msr_rule_find(0x1a0)->handler, MSR_H_MISC_ENABLE);
 	/* not listed: #GP */
 	assert_int_equal(msr_rule_find(0x12345)->read, MSR_GP);
 	assert_int_equal(msr_rule_find(0xc0010000)->write, MSR_GP);
