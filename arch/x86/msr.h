@@ -36,7 +36,6 @@
 #define FEATURE_CONTROL_VMX_INSIDE_SMX	(1u << 1)
 #define FEATURE_CONTROL_VMX_OUTSIDE_SMX	(1u << 2)
 
-#define VMX_BASIC_TRUE_CTLS		(1ull << 55)
 #define VMX_MISC_PREEMPT_RATE_MASK	0x1f	/* timer counts TSC bit X toggles */
 #define PROCBASED_ACTIVATE_SECONDARY	(1u << 31)
 #define PROCBASED2_ENABLE_EPT		(1u << 1)
