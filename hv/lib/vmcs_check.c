@@ -972,7 +972,10 @@ uint32_t vmcs_check(const struct vmcs_image *img, struct vmcs_check_result *res)
 {
 	struct ctx c = { .m = img, .res = res };
 
-	*res = (struct vmcs_check_result){ 0 };
+	/* only what says how much is kept: zeroing it all would be most of an entry's check */
+	res->count = 0;
+	for (unsigned int w = 0; w < sizeof(res->rules) / sizeof(res->rules[0]); w++)
+		res->rules[w] = 0;
 	c.proc2 = (img->proc & PROC_SECONDARY_CONTROLS) ? img->proc2 : 0;
 	c.ug = c.proc2 & PROC2_UNRESTRICTED_GUEST;
 	c.ia32e = img->entry & ENTRY_IA32E_MODE_GUEST;
