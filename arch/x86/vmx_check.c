@@ -88,6 +88,25 @@ static struct vmcs_image *image_of(struct vcpu_arch *a)
 	return a->checked;
 }
 
+/*
+ * hv armed the VMX-preemption timer for an absolute due time before the
+ * check ran, and the timer counts from the entry: the check's own time
+ * would make every host tick that late. Take it off the value (SDM Vol. 3C
+ * 25.5.1: the timer counts TSC bit IA32_VMX_MISC[4:0] toggles), so a
+ * checking build keeps hv's schedule; 0 stays 0 (exit at once). Guest
+ * latencies through an exit still carry the check. A kick's NMI that sets
+ * 0 between the VMREAD and the VMWRITE here waits for the timer instead:
+ * one tick late at most, and only in this build.
+ */
+static void preemption_timer_compensate(uint64_t start)
+{
+	uint64_t spent = (rdtsc() - start) >> (caps.misc & 0x1f);
+	uint64_t value = vmread(VMCS_PREEMPTION_TIMER_VALUE);
+
+	if (value)
+		vmwrite(VMCS_PREEMPTION_TIMER_VALUE, value > spent ? value - spent : 0);
+}
+
 static void count_tsc(uint64_t start)
 {
 	uint64_t t = rdtsc() - start, max = __atomic_load_n(&counts.tsc_max, __ATOMIC_RELAXED);
@@ -142,6 +161,8 @@ uint32_t vmx_check_entry(struct vcpu_arch *a, int launched)
 	count(launched ? &counts.resumes : &counts.launches, 1);
 	error = check(img, vmcs_image_read(img), launched ? "vmresume" : "vmlaunch");
 	count_tsc(start);
+	if (img->pin & PIN_PREEMPTION_TIMER)
+		preemption_timer_compensate(start);
 	return error;
 }
 
@@ -158,6 +179,8 @@ int vmx_check_aside(struct vmx_exit_area *area)
 	refused = fresh ? vmcs_image_read(img) : vmcs_image_read_guest(img);
 	refused = check(img, refused, "aside");
 	count_tsc(start);
+	if (img->pin & PIN_PREEMPTION_TIMER)
+		preemption_timer_compensate(start);
 	return refused != 0;
 }
 
