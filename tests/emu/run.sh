@@ -19,7 +19,7 @@
 #     --mem MiB         guest RAM (default 256; Bochs backs at most 2048 MiB of it
 #                       with host memory and swaps the rest: 6144 works)
 #     --timeout S       wall-clock limit (default 120), times $EMU_TIMEOUT_SCALE (default
-#                       1: tests/vmcscheck/run.sh sets more, its build being slower)
+#                       1: tests/vmcscheck/one.sh sets 3, its build being slower)
 #     --expect STATUS   ok | failure | no-vmx (default ok), or poweroff: Tempo never
 #                       ran (no TEMPO_EXIT line) and the machine powered off (exit 0)
 #     --out DIR         keep serial.txt, e9.txt, emu.log there (default: a temp dir)
