@@ -356,9 +356,10 @@ if [ "$what" = all ] || [ "$what" = vmcs ]; then
 	# making it. vmcs_break shows a broken entry is refused, then one test of
 	# each VMCS shape Tempo builds and the attack suite, on Ivy Bridge
 	# (tests/vmcscheck/entries.sh), each run by tests/vmcscheck/one.sh: its
-	# serial logs must end "VMCS_CHECK violations=0". About 4 minutes, two
-	# at a time. VMCS_CHECK_FULL=1: every Bochs emulator test instead
-	# (about 25 minutes).
+	# serial logs must end "VMCS_CHECK violations=0". 6.5 to 11 minutes of
+	# Bochs (a quiet and a busy machine), so about 3.5 to 6 two at a time,
+	# and 4 to build from nothing. VMCS_CHECK_FULL=1: every Bochs emulator
+	# test instead (about 40 minutes of Bochs).
 	[ "$listing" = 1 ] || echo "== VMCS checker (make VMCS_CHECK=1: every VM entry checked)"
 	vmcs_build=${VMCS_CHECK_BUILD:-build-vmcs-check}
 	vmcs_mode=quick

@@ -9,8 +9,8 @@
 # takes 180 s), xAPIC, APIC-virtualization and posted-interrupt controls
 # (bochs_apicv and bochs_posted_soft name their own model), hostile guests'
 # entries on dedicated and shared cores; the attack suite adds the tick
-# step-aside. On Ivy Bridge, 11 to 65 s each but the attack suite (about
-# 210 s): about 5 minutes two at a time.
+# step-aside. On Ivy Bridge, 7 to 65 s each but the attack suite (150 to
+# 210 s).
 VMCS_CHECK_QUICK="bochs_partitions bochs_timer_direct bochs_timer_emulated bochs_timer_inject
 	bochs_shared bochs_channel_restart bochs_xapic bochs_apicv bochs_posted_soft
 	bochs_attacks_direct bochs_shared_attacks"
