@@ -356,8 +356,8 @@ if [ "$what" = all ] || [ "$what" = vmcs ]; then
 	# making it. vmcs_break shows a broken entry is refused, then one test of
 	# each VMCS shape Tempo builds and the attack suite, on Ivy Bridge
 	# (tests/vmcscheck/entries.sh), each run by tests/vmcscheck/one.sh: its
-	# serial logs must end "VMCS_CHECK violations=0". 6.5 to 11 minutes of
-	# Bochs (a quiet and a busy machine), so about 3.5 to 6 two at a time,
+	# serial logs must end "VMCS_CHECK violations=0". 4.5 to 11 minutes of
+	# Bochs (a quiet and a busy machine), so about 2.5 to 6 two at a time,
 	# and 4 to build from nothing. VMCS_CHECK_FULL=1: every Bochs emulator
 	# test instead (about 40 minutes of Bochs).
 	[ "$listing" = 1 ] || echo "== VMCS checker (make VMCS_CHECK=1: every VM entry checked)"
