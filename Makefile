@@ -4,7 +4,9 @@
 
 # PROFILE=1: the exit path's instruction profile (hv/ops/prof.h), in its own build folder
 PROFILE		?=
-BUILD		?= $(if $(PROFILE),build-profile,build)
+# VMCS_CHECK=1: the VMCS checker before every VM entry (arch/x86/vmx_check.h), in its own
+VMCS_CHECK	?=
+BUILD		?= $(if $(PROFILE),build-profile,$(if $(VMCS_CHECK),build-vmcs-check,build))
 CC		:= gcc
 LD		:= ld
 OBJCOPY		:= objcopy
@@ -21,6 +23,10 @@ KASFLAGS	:= -m64 -I. -MMD -MP
 ifneq ($(PROFILE),)
 KCFLAGS		+= -DTEMPO_PROFILE
 KASFLAGS	+= -DTEMPO_PROFILE
+endif
+ifneq ($(VMCS_CHECK),)
+KCFLAGS		+= -DTEMPO_VMCS_CHECK
+KASFLAGS	+= -DTEMPO_VMCS_CHECK
 endif
 KLDFLAGS	:= -nostdlib -n -z max-page-size=0x1000 -z noexecstack --no-warn-rwx-segments -no-pie -T linker.ld
 

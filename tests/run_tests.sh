@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The whole suite: host unit tests, then the emulator tests. Ends with one
 # line "N passed, N failed"; exits non-zero if anything failed.
-#   tests/run_tests.sh [--list] [layering|unit|fuzz|guard|emu|matrix|attack|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
+#   tests/run_tests.sh [--list] [layering|unit|fuzz|guard|emu|matrix|attack|vmcs|guestfuzz|linux|grub|tools|kut] [NAME_FILTER]
 # (all runs kut's quick part; kut alone runs every kvm-unit-tests run)
 # --list runs nothing: one line "SECTION NAME" per test it would run, so that
 # a change to the runner can be checked to run the same tests. NAME_FILTER is
@@ -58,7 +58,8 @@ tally() {
 # that Bochs model), each run by tests/emu/one.sh, EMU_JOBS (2) at a time by
 # GNU parallel: these machines have 2 cores and an emulator keeps one busy,
 # so a long test takes one core while the other runs the rest beside it.
-# They start in the order given, a PASS or FAIL line each as it ends. Sets
+# They start in the order given, a PASS or FAIL line each as it ends (the
+# section vmcs sets emu_one and emu_build: its own runner and build). Sets
 # emu_result[ENTRY] (PASS or FAIL) and emu_secs[ENTRY] (its run time, from
 # parallel's job log) for the MODEL lines.
 declare -A emu_result emu_secs
@@ -80,15 +81,15 @@ run_emu() {
 		FAIL) fail "${name%:}" "$rest"; emu_result[${name%:}]=FAIL ;;
 		*) echo "$st $name $rest" ;;
 		esac
-	done < <(BUILD="$BUILD" parallel --will-cite -j "${EMU_JOBS:-2}" --joblog "$joblog" \
-		tests/emu/one.sh ::: "${entries[@]}")
+	done < <(BUILD="${emu_build:-$BUILD}" parallel --will-cite -j "${EMU_JOBS:-2}" --joblog "$joblog" \
+		"${emu_one:-tests/emu/one.sh}" ::: "${entries[@]}")
 	# the job log's Seq is the entry's place in the list
 	while IFS=$'\t' read -r seq _ _ secs _; do
 		[[ $seq =~ ^[0-9]+$ ]] && emu_secs[${entries[seq - 1]}]=${secs%.*}
 	done < "$joblog"
 	for e in "${entries[@]}"; do
 		[ -n "${emu_result[$e]:-}" ] ||
-			{ fail "$e" "no PASS or FAIL line from tests/emu/one.sh (see $joblog)"; emu_result[$e]=FAIL; }
+			{ fail "$e" "no PASS or FAIL line from ${emu_one:-tests/emu/one.sh} (see $joblog)"; emu_result[$e]=FAIL; }
 	done
 }
 
@@ -350,6 +351,36 @@ if { [ "$what" = all ] || [ "$what" = attack ]; } &&
 		echo "  attack $model: $ok passed, $bad failed ($((SECONDS - start))s)"
 		model_line "$model" attack "$ok" "$bad" $((SECONDS - start))
 	done
+fi
+
+section=vmcs
+if [ "$what" = all ] || [ "$what" = vmcs ]; then
+	# The VMCS checker (docs/containment.md): a VMCS_CHECK=1 build, in its
+	# own folder, checks every VM entry against SDM Vol. 3C 26.2-26.3 before
+	# making it. vmcs_break shows a broken entry is refused, then one test of
+	# each VMCS shape Tempo builds and the attack suite, on Ivy Bridge
+	# (tests/vmcscheck/entries.sh), each run by tests/vmcscheck/one.sh: its
+	# serial logs must end "VMCS_CHECK violations=0". 4.5 to 11 minutes of
+	# Bochs (a quiet and a busy machine), so about 2.5 to 6 two at a time,
+	# and 4 to build from nothing. VMCS_CHECK_FULL=1: every Bochs emulator
+	# test instead (about 40 minutes of Bochs).
+	[ "$listing" = 1 ] || echo "== VMCS checker (make VMCS_CHECK=1: every VM entry checked)"
+	vmcs_build=${VMCS_CHECK_BUILD:-build-vmcs-check}
+	vmcs_mode=quick
+	[ "${VMCS_CHECK_FULL:-0}" = 1 ] && vmcs_mode=all
+	if [ "$listing" = 0 ] && ! make -s VMCS_CHECK=1 BUILD="$vmcs_build" all test-images \
+		> "$logdir/vmcs-build.log" 2>&1; then
+		fail vmcs-build "make VMCS_CHECK=1 all test-images failed (see $logdir/vmcs-build.log)"
+		tail -n 30 "$logdir/vmcs-build.log"
+	else
+		start=$SECONDS
+		# shellcheck source=tests/vmcscheck/entries.sh
+		. tests/vmcscheck/entries.sh
+		emu_one=tests/vmcscheck/one.sh emu_build=$vmcs_build
+		run_emu $(vmcs_check_entries $vmcs_mode)
+		emu_one='' emu_build=''
+		[ "$listing" = 1 ] || echo "  vmcs: $((SECONDS - start))s"
+	fi
 fi
 
 section=guestfuzz

@@ -6,6 +6,7 @@
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/lib/vmx_ctls.h"
 
 void cpu_features_read(struct cpu_features *f)
 {

@@ -13,6 +13,7 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/trap.h"
+#include "arch/x86/vmx_check.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -60,7 +61,7 @@ _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 struct vmx_controls vmx_ctl;
 
 extern char vmx_exit_stub[], vmx_exit_aside_none[], vmx_exit_aside_l1d[], vmx_exit_aside_verw[];
-void vmx_enter(struct vcpu_arch *a, int launched);
+uint32_t vmx_enter(struct vcpu_arch *a, int launched);
 
 static bool adjust(const char *what, uint64_t cap, uint32_t required, uint32_t optional,
 		   uint32_t *out, char *err, unsigned long errlen)
@@ -141,6 +142,7 @@ bool vmx_controls_init(const struct vmx_caps *caps, char *err, unsigned long err
 	c->cr4_fixed0 = rdmsr(MSR_IA32_VMX_CR4_FIXED0);
 	c->cr4_fixed1 = rdmsr(MSR_IA32_VMX_CR4_FIXED1);
 	c->preemption_timer_rate = caps->preemption_timer_rate;
+	vmx_check_boot();
 	return true;
 }
 
@@ -534,8 +536,7 @@ uint32_t vmx_run(struct vcpu_arch *a)
 	area->arch = (uint64_t)(uintptr_t)a;
 	area->owner = (uint64_t)(uintptr_t)a->owner;
 	a->launched = true;
-	vmx_enter(a, launched);
-	return (uint32_t)vmread(VMCS_INSTR_ERROR);
+	return vmx_enter(a, launched);
 }
 
 void vmx_prof_stamps(const struct vcpu_arch *a, uint64_t *stub, uint64_t *entry)
@@ -578,6 +579,8 @@ const char *vmx_instr_error_name(uint32_t err)
 
 	if (err < ARRAY_SIZE(names) && names[err])
 		return names[err];
+	if (err == VMX_ERR_VMCS_CHECK)
+		return "the VMCS checker refused the entry (VMCS_CHECK lines)";
 	return "unknown VM-instruction error";
 }
 

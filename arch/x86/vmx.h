@@ -17,6 +17,7 @@ struct guest_regs {
 
 /* hv's vCPU: opaque here, only handed back through the upcalls (hv/upcalls.h). */
 struct vcpu;
+struct vmcs_image;
 
 /*
  * The exit stub's tick step-aside (arch/x86/vmx_entry.S,
@@ -114,6 +115,10 @@ struct vcpu_arch {
 	 */
 	uint32_t proc;
 	struct vmx_tick_aside *aside;	/* in its CPU's exit area: the stub's (EA_*) */
+#ifdef TEMPO_VMCS_CHECK
+	/* its last checked entry, which the step-aside's check starts from (vmx_check.c) */
+	struct vmcs_image *checked;
+#endif
 };
 
 /* The state a vCPU starts in (vmx_vmcs_setup). */

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * VMX architecture constants, each named once: VMCS field encodings (SDM Vol.
- * 3D Appendix B), control bits (Vol. 3C 25.6-25.8), exit reasons (Appendix C)
- * and VM-instruction errors (Vol. 3C 31.4).
+ * 3D Appendix B), exit reasons (Appendix C) and VM-instruction errors (Vol.
+ * 3C 31.4). The control bits are in hv/lib/vmx_ctls.h, where the VMCS
+ * checker (hv/lib/vmcs_check.c) can read them too.
  */
 #ifndef TEMPO_ARCH_X86_VMX_DEFS_H
 #define TEMPO_ARCH_X86_VMX_DEFS_H
+
+/* the control bits, interruption information and activity states */
+#include "hv/lib/vmx_ctls.h"
 
 /* 16-bit fields */
 #define VMCS_VPID			0x0000
@@ -34,20 +38,31 @@
 #define VMCS_EXIT_MSR_STORE_ADDR	0x2006
 #define VMCS_EXIT_MSR_LOAD_ADDR		0x2008
 #define VMCS_ENTRY_MSR_LOAD_ADDR	0x200a
+#define VMCS_PML_ADDR			0x200e
 #define VMCS_TSC_OFFSET			0x2010
 #define VMCS_VIRTUAL_APIC_ADDR		0x2012
+#define VMCS_APIC_ACCESS_ADDR		0x2014
 #define VMCS_POSTED_INTR_DESC		0x2016	/* the descriptor, 64-byte aligned */
+#define VMCS_VMFUNC_CONTROLS		0x2018
 #define VMCS_EOI_EXIT_BITMAP0		0x201c	/* 0x201c, 0x201e, 0x2020, 0x2022 */
 #define VMCS_EPT_POINTER		0x201a
+#define VMCS_EPTP_LIST_ADDR		0x2024
+#define VMCS_VMREAD_BITMAP		0x2026
+#define VMCS_VMWRITE_BITMAP		0x2028
+#define VMCS_VE_INFO_ADDR		0x202a
 #define VMCS_XSS_EXIT_BITMAP		0x202c	/* with PROC2_ENABLE_XSAVES */
+#define VMCS_SPPTP			0x2030
 #define VMCS_GUEST_PHYS_ADDR		0x2400
 #define VMCS_LINK_POINTER		0x2800
 #define VMCS_GUEST_DEBUGCTL		0x2802
 #define VMCS_GUEST_PAT			0x2804
 #define VMCS_GUEST_EFER			0x2806
-#define VMCS_GUEST_PDPTE0		0x280a
+#define VMCS_GUEST_PDPTE0		0x280a	/* 0x280a, 0x280c, 0x280e, 0x2810 */
+#define VMCS_GUEST_BNDCFGS		0x2812
+#define VMCS_GUEST_PKRS			0x2818
 #define VMCS_HOST_PAT			0x2c00
 #define VMCS_HOST_EFER			0x2c02
+#define VMCS_HOST_PKRS			0x2c06
 
 /* 32-bit fields */
 #define VMCS_PIN_CONTROLS		0x4000
@@ -137,75 +152,6 @@
 #define VMCS_HOST_SYSENTER_EIP		0x6c12
 #define VMCS_HOST_RSP			0x6c14
 #define VMCS_HOST_RIP			0x6c16
-
-/* Pin-based controls */
-#define PIN_EXTINT_EXITING		(1u << 0)
-#define PIN_NMI_EXITING			(1u << 3)
-#define PIN_VIRTUAL_NMIS		(1u << 5)
-#define PIN_PREEMPTION_TIMER		(1u << 6)
-#define PIN_POSTED_INTR			(1u << 7)
-
-/* Primary processor-based controls */
-#define PROC_INTR_WINDOW_EXITING	(1u << 2)
-#define PROC_HLT_EXITING		(1u << 7)
-#define PROC_INVLPG_EXITING		(1u << 9)
-#define PROC_MWAIT_EXITING		(1u << 10)
-#define PROC_RDPMC_EXITING		(1u << 11)
-#define PROC_RDTSC_EXITING		(1u << 12)
-#define PROC_CR3_LOAD_EXITING		(1u << 15)
-#define PROC_CR3_STORE_EXITING		(1u << 16)
-#define PROC_CR8_LOAD_EXITING		(1u << 19)
-#define PROC_CR8_STORE_EXITING		(1u << 20)
-#define PROC_TPR_SHADOW			(1u << 21)
-#define PROC_NMI_WINDOW_EXITING		(1u << 22)
-#define PROC_MOV_DR_EXITING		(1u << 23)
-#define PROC_UNCOND_IO_EXITING		(1u << 24)
-#define PROC_USE_IO_BITMAPS		(1u << 25)
-#define PROC_USE_MSR_BITMAPS		(1u << 28)
-#define PROC_MONITOR_EXITING		(1u << 29)
-#define PROC_PAUSE_EXITING		(1u << 30)
-#define PROC_SECONDARY_CONTROLS		(1u << 31)
-
-/* Secondary processor-based controls */
-#define PROC2_VIRT_APIC_ACCESSES	(1u << 0)
-#define PROC2_ENABLE_EPT		(1u << 1)
-#define PROC2_ENABLE_RDTSCP		(1u << 3)
-#define PROC2_VIRT_X2APIC_MODE		(1u << 4)
-#define PROC2_ENABLE_VPID		(1u << 5)
-#define PROC2_WBINVD_EXITING		(1u << 6)
-#define PROC2_UNRESTRICTED_GUEST	(1u << 7)
-#define PROC2_APIC_REGISTER_VIRT	(1u << 8)
-#define PROC2_VIRT_INTR_DELIVERY	(1u << 9)
-#define PROC2_ENABLE_INVPCID		(1u << 12)
-#define PROC2_ENABLE_XSAVES		(1u << 20)
-
-/* VM-exit controls */
-#define EXIT_SAVE_DEBUG_CONTROLS	(1u << 2)
-#define EXIT_HOST_ADDR_SPACE_SIZE	(1u << 9)
-#define EXIT_ACK_INTR_ON_EXIT		(1u << 15)
-#define EXIT_SAVE_PAT			(1u << 18)
-#define EXIT_LOAD_PAT			(1u << 19)
-#define EXIT_SAVE_EFER			(1u << 20)
-#define EXIT_LOAD_EFER			(1u << 21)
-#define EXIT_SAVE_PREEMPTION_TIMER	(1u << 22)
-
-/* VM-entry controls */
-#define ENTRY_LOAD_DEBUG_CONTROLS	(1u << 2)
-#define ENTRY_IA32E_MODE_GUEST		(1u << 9)
-#define ENTRY_LOAD_PAT			(1u << 14)
-#define ENTRY_LOAD_EFER			(1u << 15)
-
-/* Interruption information (entry and exit) */
-#define INTR_INFO_VALID			(1u << 31)
-#define INTR_INFO_DELIVER_CODE		(1u << 11)
-#define INTR_TYPE_EXT_INTR		(0u << 8)
-#define INTR_TYPE_NMI			(2u << 8)
-#define INTR_TYPE_HW_EXCEPTION		(3u << 8)
-#define INTR_TYPE_MASK			(7u << 8)
-
-/* Guest activity states */
-#define ACTIVITY_ACTIVE			0
-#define ACTIVITY_HLT			1
 
 /* Exit reasons (basic exit reason, bits 15:0) */
 #define EXIT_REASON_EXCEPTION_NMI	0

@@ -49,9 +49,11 @@
 
 	.text
 /*
- * void vmx_enter(struct vcpu_arch *a, int launched): returns only if the
- * VMLAUNCH or VMRESUME failed (the caller reads VMCS_INSTR_ERROR), with the
- * callee-saved registers it had: the guest's were loaded over them.
+ * uint32_t vmx_enter(struct vcpu_arch *a, int launched): returns only if
+ * the VMLAUNCH or VMRESUME failed, with its VM-instruction error (SDM Vol.
+ * 3C 31.4; in a TEMPO_VMCS_CHECK build, VMX_ERR_VMCS_CHECK when the checker
+ * refused it, arch/x86/vmx_check.h), and the callee-saved registers it had:
+ * the guest's were loaded over them.
  */
 	.globl vmx_enter
 vmx_enter:
@@ -61,6 +63,18 @@ vmx_enter:
 	push	%r13
 	push	%r14
 	push	%r15
+#ifdef TEMPO_VMCS_CHECK
+	/* the call and six pushes left RSP 8 below a 16-byte boundary */
+	push	%rdi
+	push	%rsi
+	sub	$8, %rsp
+	call	vmx_check_entry		/* EAX: 0 to enter, else the error */
+	add	$8, %rsp
+	pop	%rsi
+	pop	%rdi
+	test	%eax, %eax
+	jnz	6f
+#endif
 	/* decided once at boot (hv/core/spec.c, spec_set_entry_mode): one test on every entry */
 	cmpb	$SPEC_ENTRY_NONE, spec_entry_mode(%rip)
 	jne	3f
@@ -92,7 +106,9 @@ vmx_enter:
 	vmlaunch
 	jmp	2f
 1:	vmresume
-2:	pop	%r15
+2:	mov	$VMCS_INSTR_ERROR, %eax
+	vmread	%rax, %rax
+6:	pop	%r15
 	pop	%r14
 	pop	%r13
 	pop	%r12
@@ -146,9 +162,8 @@ resume:
 	mov	EA_ARCH(%rsp), %rdi	/* the same vcpu_arch */
 	mov	$1, %esi
 	call	vmx_enter		/* returns only if the VMRESUME failed */
-resume_failed:				/* RSP: the exit area, as at the exit */
-	mov	$VMCS_INSTR_ERROR, %eax
-	vmread	%rax, %rsi
+resume_failed:				/* RSP: the exit area, as at the exit; EAX: the error */
+	mov	%eax, %esi
 	mov	EA_OWNER(%rsp), %rdi
 	call	hv_resume_failed
 	jmp	resume
@@ -159,6 +174,34 @@ resume_failed:				/* RSP: the exit area, as at the exit */
 	 */
 left:	call	hv_pcpu_loop
 	ud2
+
+/*
+ * TEMPO_VMCS_CHECK builds (arch/x86/vmx_check.h): the step-aside's
+ * re-entry checked too, the guest's RAX, RCX, RDX in the exit area and the
+ * caller-saved rest pushed below it (RSP, the exit area, is 16-byte
+ * aligned: so it stays for the call). A refused one goes to hv (19f),
+ * whose resume is checked in full. Nothing otherwise.
+ */
+.macro aside_check
+#ifdef TEMPO_VMCS_CHECK
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r9
+	push	%r10
+	push	%r11
+	lea	48(%rsp), %rdi		/* the exit area */
+	call	vmx_check_aside
+	pop	%r11
+	pop	%r10
+	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	test	%eax, %eax
+	jnz	19f
+#endif
+.endm
 
 /*
  * A host tick that would meet the guest's deadline steps aside
@@ -203,6 +246,7 @@ left:	call	hv_pcpu_loop
 	mov	EA_IRR_MSR(%rsp), %ecx	/* a hit: the fire waits for the entry (hv tests the bit) */
 	rdmsr
 	or	%eax, EA_IRR_SEEN(%rsp)
+	aside_check
 	.if \mitigation == SPEC_ENTRY_L1D_FLUSH
 	flush_l1d
 	.endif
@@ -213,6 +257,8 @@ left:	call	hv_pcpu_loop
 	verw	spec_verw_sel(%rip)
 	.endif
 	vmresume
+	mov	$VMCS_INSTR_ERROR, %eax
+	vmread	%rax, %rax
 	jmp	resume_failed
 	/*
 	 * Outside the window, or not armed. On hardware the MSR reads 0 once

@@ -19,6 +19,7 @@
 #include "arch/x86/smp.h"
 #include "arch/x86/spec_ctl.h"
 #include "arch/x86/vmx.h"
+#include "arch/x86/vmx_check.h"
 #include "hv/core/cmdline.h"
 #include "hv/core/config.h"
 #include "hv/core/spec.h"
@@ -103,6 +104,9 @@ static void run_self_test(const char *cmdline)
 		hv_test_exit_fault = true;
 	} else if (!strncmp(val, "iommu", 5)) {
 		/* later, once ACPI, PCI and the TSC are known: iommu_self_test */
+	} else if (!strcmp(val, "vmcs_break")) {
+		log_info("test=vmcs_break: the VMCS checker must refuse the 100th resume%s\n",
+			 vmx_check_test_break() ? "" : " (not a VMCS_CHECK build: nothing done)");
 	} else if (!strcmp(val, "ud")) {
 		log_info("test=ud: executing ud2\n");
 		asm volatile("ud2");

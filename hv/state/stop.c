@@ -2,6 +2,7 @@
 #include "hv/upcalls.h"
 
 #include "arch/x86/cpu.h"
+#include "arch/x86/vmx_check.h"
 #include "drivers/reset.h"
 #include "hv/core/cmdline.h"
 #include "hv/lib/log.h"
@@ -55,6 +56,7 @@ void hv_stop(enum stop_code code, const char *why)
 	/* the other CPUs halt first, so nothing runs on while we report */
 	if (!__atomic_exchange_n(&hv_stopping, 1, __ATOMIC_ACQ_REL) && halt_others)
 		halt_others();
+	vmx_check_report();	/* VMCS_CHECK builds: the checker's summary */
 	log_emerg("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n", code, stop_name(code), why);
 	if (emulator_exit) {
 		uart_flush();	/* the emulator ends at once: the line must be out first */

@@ -18,7 +18,8 @@
 #                       Ivy Bridge model lacks; never for Tempo's own tests)
 #     --mem MiB         guest RAM (default 256; Bochs backs at most 2048 MiB of it
 #                       with host memory and swaps the rest: 6144 works)
-#     --timeout S       wall-clock limit (default 120)
+#     --timeout S       wall-clock limit (default 120), times $EMU_TIMEOUT_SCALE (default
+#                       1: tests/vmcscheck/one.sh sets 3, its build being slower)
 #     --expect STATUS   ok | failure | no-vmx (default ok), or poweroff: Tempo never
 #                       ran (no TEMPO_EXIT line) and the machine powered off (exit 0)
 #     --out DIR         keep serial.txt, e9.txt, emu.log there (default: a temp dir)
@@ -78,6 +79,7 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ -n "$emu" ] && [ -n "$iso" ] || { echo "run.sh: --emu and --iso are required" >&2; exit 2; }
+timeout_s=$((timeout_s * ${EMU_TIMEOUT_SCALE:-1}))
 [ -f "$iso" ] || { echo "run.sh: image $iso not found (make iso)" >&2; exit 2; }
 iso=$(readlink -f "$iso")
 

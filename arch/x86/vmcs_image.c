@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Filling a struct vmcs_image from the current VMCS. The fields every entry
+ * depends on are read through one table; the ones that exist or matter
+ * only under a control are read only when it is set (a VMREAD of a field
+ * the CPU does not have fails). A failed VMREAD is reported, not guessed
+ * at.
+ */
+#include "arch/x86/vmcs_image.h"
+
+#include <stddef.h>
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/msr.h"
+#include "arch/x86/vmx_defs.h"
+
+/*
+ * The fields every entry depends on, as (encoding, member): read in a
+ * straight line (about five instructions a field, where a table walk took
+ * three times that: every entry of a VMCS_CHECK build pays it), and walked
+ * one by one only to name the field a failed VMREAD was.
+ */
+#define CONTROL_HOST_FIELDS(F)                                                            \
+	F(VMCS_PIN_CONTROLS, pin)                                                         \
+	F(VMCS_PROC_CONTROLS, proc)                                                       \
+	F(VMCS_CR3_TARGET_COUNT, cr3_target_count)                                        \
+	F(VMCS_EXIT_CONTROLS, exit)                                                       \
+	F(VMCS_EXIT_MSR_STORE_COUNT, exit_msr_store_count)                                \
+	F(VMCS_EXIT_MSR_STORE_ADDR, exit_msr_store_addr)                                  \
+	F(VMCS_EXIT_MSR_LOAD_COUNT, exit_msr_load_count)                                  \
+	F(VMCS_EXIT_MSR_LOAD_ADDR, exit_msr_load_addr)                                    \
+	F(VMCS_ENTRY_MSR_LOAD_COUNT, entry_msr_load_count)                                \
+	F(VMCS_ENTRY_MSR_LOAD_ADDR, entry_msr_load_addr)                                  \
+	F(VMCS_ENTRY_EXCEPTION_ERROR, entry_exception_error)                              \
+	F(VMCS_ENTRY_INSTR_LEN, entry_instr_len)                                          \
+	F(VMCS_HOST_CR0, host.cr0)                                                        \
+	F(VMCS_HOST_CR3, host.cr3)                                                        \
+	F(VMCS_HOST_CR4, host.cr4)                                                        \
+	F(VMCS_HOST_ES_SEL, host.es_sel)                                                  \
+	F(VMCS_HOST_CS_SEL, host.cs_sel)                                                  \
+	F(VMCS_HOST_SS_SEL, host.ss_sel)                                                  \
+	F(VMCS_HOST_DS_SEL, host.ds_sel)                                                  \
+	F(VMCS_HOST_FS_SEL, host.fs_sel)                                                  \
+	F(VMCS_HOST_GS_SEL, host.gs_sel)                                                  \
+	F(VMCS_HOST_TR_SEL, host.tr_sel)                                                  \
+	F(VMCS_HOST_FS_BASE, host.fs_base)                                                \
+	F(VMCS_HOST_GS_BASE, host.gs_base)                                                \
+	F(VMCS_HOST_TR_BASE, host.tr_base)                                                \
+	F(VMCS_HOST_GDTR_BASE, host.gdtr_base)                                            \
+	F(VMCS_HOST_IDTR_BASE, host.idtr_base)                                            \
+	F(VMCS_HOST_SYSENTER_ESP, host.sysenter_esp)                                      \
+	F(VMCS_HOST_SYSENTER_EIP, host.sysenter_eip)                                      \
+	F(VMCS_HOST_RIP, host.rip)
+
+#define SEGMENT_FIELDS(F, i)                                                              \
+	F(VMCS_GUEST_ES_SEL + 2 * (i), guest.seg[i].sel)                                  \
+	F(VMCS_GUEST_ES_BASE + 2 * (i), guest.seg[i].base)                                \
+	F(VMCS_GUEST_ES_LIMIT + 2 * (i), guest.seg[i].limit)                              \
+	F(VMCS_GUEST_ES_AR + 2 * (i), guest.seg[i].ar)
+
+/*
+ * The guest state a VM exit writes (SDM Vol. 3C 27.3), and the two entry
+ * fields it updates: IA-32e mode guest and the valid bit (27.2).
+ */
+#define GUEST_FIELDS(F)                                                                   \
+	F(VMCS_ENTRY_CONTROLS, entry)                                                     \
+	F(VMCS_ENTRY_INTR_INFO, entry_intr_info)                                          \
+	F(VMCS_GUEST_CR0, guest.cr0)                                                      \
+	F(VMCS_GUEST_CR3, guest.cr3)                                                      \
+	F(VMCS_GUEST_CR4, guest.cr4)                                                      \
+	F(VMCS_GUEST_DR7, guest.dr7)                                                      \
+	F(VMCS_GUEST_RIP, guest.rip)                                                      \
+	F(VMCS_GUEST_RFLAGS, guest.rflags)                                                \
+	SEGMENT_FIELDS(F, VMCS_SEG_ES)                                                    \
+	SEGMENT_FIELDS(F, VMCS_SEG_CS)                                                    \
+	SEGMENT_FIELDS(F, VMCS_SEG_SS)                                                    \
+	SEGMENT_FIELDS(F, VMCS_SEG_DS)                                                    \
+	SEGMENT_FIELDS(F, VMCS_SEG_FS)                                                    \
+	SEGMENT_FIELDS(F, VMCS_SEG_GS)                                                    \
+	SEGMENT_FIELDS(F, VMCS_SEG_LDTR)                                                  \
+	SEGMENT_FIELDS(F, VMCS_SEG_TR)                                                    \
+	F(VMCS_GUEST_GDTR_BASE, guest.gdtr_base)                                          \
+	F(VMCS_GUEST_GDTR_LIMIT, guest.gdtr_limit)                                        \
+	F(VMCS_GUEST_IDTR_BASE, guest.idtr_base)                                          \
+	F(VMCS_GUEST_IDTR_LIMIT, guest.idtr_limit)                                        \
+	F(VMCS_GUEST_DEBUGCTL, guest.debugctl)                                            \
+	F(VMCS_GUEST_SYSENTER_ESP, guest.sysenter_esp)                                    \
+	F(VMCS_GUEST_SYSENTER_EIP, guest.sysenter_eip)                                    \
+	F(VMCS_GUEST_ACTIVITY_STATE, guest.activity)                                      \
+	F(VMCS_GUEST_INTERRUPTIBILITY, guest.interruptibility)                            \
+	F(VMCS_GUEST_PENDING_DBG, guest.pending_dbg)                                      \
+	F(VMCS_LINK_POINTER, guest.link_ptr)
+
+struct reader {
+	struct vmcs_image *img;
+	uint8_t failed;		/* a VMREAD failed (VMfailInvalid or VMfailValid) */
+	uint32_t refused;	/* the first encoding VMREAD refused, or VMCS_IMAGE_ALL_READ */
+};
+
+/* VMREAD @encoding; 0 and noted if the CPU refuses it. */
+static inline uint64_t field(struct reader *r, uint32_t encoding)
+{
+	uint64_t v = 0;
+	uint8_t fail;
+
+	asm volatile("vmread %2, %0; setna %1" : "+r"(v), "=qm"(fail) : "r"((uint64_t)encoding)
+		     : "cc");
+	r->failed |= fail;
+	return v;
+}
+
+#define READ_FIELD(enc, member) r->img->member = (__typeof__(r->img->member))field(r, (enc));
+
+/* The slow path, after a failure: which field it was. */
+#define FIND_REFUSED(enc, member)                                                         \
+	if (r->refused == VMCS_IMAGE_ALL_READ) {                                          \
+		r->failed = 0;                                                            \
+		(void)field(r, (enc));                                                    \
+		if (r->failed)                                                            \
+			r->refused = (enc);                                               \
+	}
+
+static void read_control_host(struct reader *r)
+{
+	CONTROL_HOST_FIELDS(READ_FIELD)
+	if (r->failed) {
+		CONTROL_HOST_FIELDS(FIND_REFUSED)
+	}
+}
+
+static void read_guest(struct reader *r)
+{
+	GUEST_FIELDS(READ_FIELD)
+	if (r->failed) {
+		GUEST_FIELDS(FIND_REFUSED)
+	}
+}
+
+/* A field read on its own (under a control): named at once if refused. */
+static uint64_t field_named(struct reader *r, uint32_t encoding)
+{
+	struct reader one = { .img = r->img, .refused = VMCS_IMAGE_ALL_READ };
+	uint64_t v = field(&one, encoding);
+
+	if (one.failed && r->refused == VMCS_IMAGE_ALL_READ)
+		r->refused = encoding;
+	return v;
+}
+
+/* The guest fields that exist or are checked only under a control. */
+static void read_guest_optional(struct reader *r)
+{
+	struct vmcs_image *m = r->img;
+	uint32_t proc2 = (m->proc & PROC_SECONDARY_CONTROLS) ? m->proc2 : 0;
+
+	if (m->entry & ENTRY_LOAD_PAT)
+		m->guest.pat = field_named(r, VMCS_GUEST_PAT);
+	if (m->entry & ENTRY_LOAD_EFER)
+		m->guest.efer = field_named(r, VMCS_GUEST_EFER);
+	if (m->entry & ENTRY_LOAD_BNDCFGS)
+		m->guest.bndcfgs = field_named(r, VMCS_GUEST_BNDCFGS);
+	if (m->entry & ENTRY_LOAD_PKRS)
+		m->guest.pkrs = field_named(r, VMCS_GUEST_PKRS);
+	/* PAE paging under EPT: VM entry loads the PDPTEs from these (26.3.1.6) */
+	if ((proc2 & PROC2_ENABLE_EPT) && (m->guest.cr0 & (1ull << 31)) &&
+	    (m->guest.cr4 & (1ull << 5)) && !(m->entry & ENTRY_IA32E_MODE_GUEST))
+		for (unsigned int i = 0; i < 4; i++)
+			m->guest.pdpte[i] = field_named(r, VMCS_GUEST_PDPTE0 + 2 * i);
+}
+
+/* The control fields that exist or are checked only under a control. */
+static void read_controls_optional(struct reader *r)
+{
+	struct vmcs_image *m = r->img;
+	uint32_t proc2;
+
+	if (m->proc & PROC_SECONDARY_CONTROLS)
+		m->proc2 = (uint32_t)field_named(r, VMCS_PROC_CONTROLS2);
+	proc2 = (m->proc & PROC_SECONDARY_CONTROLS) ? m->proc2 : 0;
+	if (m->proc & PROC_USE_IO_BITMAPS) {
+		m->io_bitmap_a = field_named(r, VMCS_IO_BITMAP_A);
+		m->io_bitmap_b = field_named(r, VMCS_IO_BITMAP_B);
+	}
+	if (m->proc & PROC_USE_MSR_BITMAPS)
+		m->msr_bitmap = field_named(r, VMCS_MSR_BITMAP);
+	if (m->proc & PROC_TPR_SHADOW) {
+		m->virtual_apic = field_named(r, VMCS_VIRTUAL_APIC_ADDR);
+		m->tpr_threshold = (uint32_t)field_named(r, VMCS_TPR_THRESHOLD);
+		/*
+		 * VTPR, for the one control check that reads memory: only a
+		 * page-aligned address below 4 GiB, which the boot tables
+		 * map one to one; elsewhere 0xff, which passes (the address
+		 * itself is checked).
+		 */
+		m->vtpr = 0xff;
+		if (!(proc2 & (PROC2_VIRT_APIC_ACCESSES | PROC2_VIRT_INTR_DELIVERY)) &&
+		    !(m->virtual_apic & 0xfff) && m->virtual_apic < (1ull << 32))
+			m->vtpr = *(volatile uint8_t *)(uintptr_t)(m->virtual_apic + 0x80);
+	}
+	if (proc2 & PROC2_VIRT_APIC_ACCESSES)
+		m->apic_access = field_named(r, VMCS_APIC_ACCESS_ADDR);
+	if (m->pin & PIN_POSTED_INTR) {
+		m->posted_intr_nv = (uint16_t)field_named(r, VMCS_POSTED_INTR_NV);
+		m->posted_intr_desc = field_named(r, VMCS_POSTED_INTR_DESC);
+	}
+	if (proc2 & PROC2_ENABLE_VPID)
+		m->vpid = (uint16_t)field_named(r, VMCS_VPID);
+	if (proc2 & PROC2_ENABLE_EPT)
+		m->eptp = field_named(r, VMCS_EPT_POINTER);
+	if (proc2 & PROC2_ENABLE_PML)
+		m->pml_addr = field_named(r, VMCS_PML_ADDR);
+	if (proc2 & PROC2_ENABLE_VMFUNC) {
+		m->vmfunc_controls = field_named(r, VMCS_VMFUNC_CONTROLS);
+		if (m->vmfunc_controls & VMFUNC_EPTP_SWITCHING)
+			m->eptp_list = field_named(r, VMCS_EPTP_LIST_ADDR);
+	}
+	if (proc2 & PROC2_VMCS_SHADOWING) {
+		m->vmread_bitmap = field_named(r, VMCS_VMREAD_BITMAP);
+		m->vmwrite_bitmap = field_named(r, VMCS_VMWRITE_BITMAP);
+	}
+	if (proc2 & PROC2_EPT_VIOLATION_VE)
+		m->ve_info = field_named(r, VMCS_VE_INFO_ADDR);
+	if (proc2 & PROC2_SUBPAGE_WRITE)
+		m->spptp = field_named(r, VMCS_SPPTP);
+	if (m->exit & EXIT_LOAD_PAT)
+		m->host.pat = field_named(r, VMCS_HOST_PAT);
+	if (m->exit & EXIT_LOAD_EFER)
+		m->host.efer = field_named(r, VMCS_HOST_EFER);
+	if (m->exit & EXIT_LOAD_PKRS)
+		m->host.pkrs = field_named(r, VMCS_HOST_PKRS);
+}
+
+uint32_t vmcs_image_read_guest(struct vmcs_image *img)
+{
+	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
+
+	read_guest(&r);
+	read_guest_optional(&r);
+	return r.refused;
+}
+
+uint32_t vmcs_image_read(struct vmcs_image *img)
+{
+	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
+	uint64_t vmcs_pa;
+	uint32_t refused;
+
+	read_control_host(&r);
+	read_controls_optional(&r);
+	refused = vmcs_image_read_guest(img);
+	if (r.refused == VMCS_IMAGE_ALL_READ)
+		r.refused = refused;
+	asm volatile("vmptrst %0" : "=m"(vmcs_pa) : : "memory");
+	img->current_vmcs = vmcs_pa;
+	img->root_efer = rdmsr(MSR_IA32_EFER);
+	return r.refused;
+}
+
+/* An MSR the CPU may not have, as 0 when it does not. */
+static uint64_t rdmsr_or_0(uint32_t msr)
+{
+	uint64_t v;
+
+	return rdmsr_safe(msr, &v) ? v : 0;
+}
+
+void vmcs_image_caps(struct vmcs_caps *c)
+{
+	struct cpuid_regs widths = { 0 };
+
+	*c = (struct vmcs_caps){ 0 };
+	c->basic = rdmsr(MSR_IA32_VMX_BASIC);
+	c->pinbased = rdmsr(MSR_IA32_VMX_PINBASED_CTLS);
+	c->procbased = rdmsr(MSR_IA32_VMX_PROCBASED_CTLS);
+	c->exit = rdmsr(MSR_IA32_VMX_EXIT_CTLS);
+	c->entry = rdmsr(MSR_IA32_VMX_ENTRY_CTLS);
+	c->misc = rdmsr(MSR_IA32_VMX_MISC);
+	c->cr0_fixed0 = rdmsr(MSR_IA32_VMX_CR0_FIXED0);
+	c->cr0_fixed1 = rdmsr(MSR_IA32_VMX_CR0_FIXED1);
+	c->cr4_fixed0 = rdmsr(MSR_IA32_VMX_CR4_FIXED0);
+	c->cr4_fixed1 = rdmsr(MSR_IA32_VMX_CR4_FIXED1);
+	/* each exists only where the one before says so (SDM Vol. 3D A.1, A.3.3, A.10, A.11) */
+	if (c->basic & VMX_BASIC_TRUE_CTLS) {
+		c->true_pinbased = rdmsr_or_0(MSR_IA32_VMX_TRUE_PINBASED_CTLS);
+		c->true_procbased = rdmsr_or_0(MSR_IA32_VMX_TRUE_PROCBASED_CTLS);
+		c->true_exit = rdmsr_or_0(MSR_IA32_VMX_TRUE_EXIT_CTLS);
+		c->true_entry = rdmsr_or_0(MSR_IA32_VMX_TRUE_ENTRY_CTLS);
+	}
+	if ((c->procbased >> 32) & PROC_SECONDARY_CONTROLS)
+		c->procbased2 = rdmsr_or_0(MSR_IA32_VMX_PROCBASED_CTLS2);
+	if ((c->procbased2 >> 32) & (PROC2_ENABLE_EPT | PROC2_ENABLE_VPID))
+		c->ept_vpid = rdmsr_or_0(MSR_IA32_VMX_EPT_VPID_CAP);
+	if ((c->procbased2 >> 32) & PROC2_ENABLE_VMFUNC)
+		c->vmfunc = rdmsr_or_0(MSR_IA32_VMX_VMFUNC);
+	if (cpuid(0x80000000, 0).eax >= 0x80000008)
+		widths = cpuid(0x80000008, 0);
+	c->maxphyaddr = widths.eax ? (uint8_t)widths.eax : 36;
+	c->linear_bits = widths.eax ? (uint8_t)(widths.eax >> 8) : 48;
+}

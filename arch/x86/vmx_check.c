@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The VMCS checker on every VM entry of a TEMPO_VMCS_CHECK build
+ * (arch/x86/vmx_check.h): the image from arch/x86/vmcs_image.c, the rules
+ * from hv/lib/vmcs_check.c, the lines and counts here.
+ */
+#include "arch/x86/vmx_check.h"
+
+#ifdef TEMPO_VMCS_CHECK
+
+#include <stdbool.h>
+
+#include "arch/x86/cpu.h"
+#include "arch/x86/vmcs_image.h"
+#include "arch/x86/vmx.h"
+#include "hv/lib/log.h"
+#include "hv/lib/vmcs_check.h"
+#include "hv/upcalls.h"
+
+static struct vmcs_caps caps;
+
+/* What the summary line counts; any CPU adds to them. */
+static struct {
+	uint64_t launches, resumes, asides;
+	uint64_t failed_entries, violations, unreadable;
+	uint64_t tsc, tsc_max;	/* the checks' cost, in TSC ticks (Bochs: instructions) */
+} counts;
+
+static void count(uint64_t *c, uint64_t n)
+{
+	__atomic_fetch_add(c, n, __ATOMIC_RELAXED);
+}
+
+void vmx_check_boot(void)
+{
+	vmcs_image_caps(&caps);
+}
+
+/* One VMCS_CHECK line per broken rule; a rule past the kept violations still gets its line. */
+static void report(const struct vmcs_image *img, const struct vmcs_check_result *r,
+		   const char *entry)
+{
+	uint32_t kept = r->count < VMCS_CHECK_KEPT ? r->count : VMCS_CHECK_KEPT;
+	uint64_t shown[sizeof(r->rules) / sizeof(r->rules[0])] = { 0 };
+
+	for (uint32_t i = 0; i < kept; i++) {
+		const struct vmcs_violation *v = &r->v[i];
+		const struct vmcs_rule_desc *d = vmcs_rule_desc(v->rule);
+
+		shown[v->rule / 64] |= 1ull << (v->rule % 64);
+		if (v->field2 == VMCS_F_NONE)
+			log_emerg("VMCS_CHECK rule=%s sdm=%s field=%s value=0x%lx entry=%s "
+				  "vmcs=0x%lx\n", d->id, d->sdm, vmcs_field_name(v->field),
+				  v->value, entry, img->current_vmcs);
+		else
+			log_emerg("VMCS_CHECK rule=%s sdm=%s field=%s value=0x%lx field2=%s "
+				  "value2=0x%lx entry=%s vmcs=0x%lx\n", d->id, d->sdm,
+				  vmcs_field_name(v->field), v->value, vmcs_field_name(v->field2),
+				  v->value2, entry, img->current_vmcs);
+	}
+	for (uint32_t rule = 0; rule < VMCS_RULE_COUNT; rule++)
+		if (vmcs_check_broke(r, rule) && !(shown[rule / 64] >> (rule % 64) & 1))
+			log_emerg("VMCS_CHECK rule=%s sdm=%s field=na value=na entry=%s "
+				  "vmcs=0x%lx\n", vmcs_rule_desc(rule)->id, vmcs_rule_desc(rule)->sdm,
+				  entry, img->current_vmcs);
+	log_emerg("VMCS_CHECK_FAIL violations=%u entry=%s vmcs=0x%lx guest_rip=0x%lx "
+		  "exit_reason=0x%lx\n", r->count, entry, img->current_vmcs, img->guest.rip,
+		  vmread(VMCS_EXIT_REASON));
+	count(&counts.failed_entries, 1);
+	count(&counts.violations, r->count);
+}
+
+/* A VMREAD the CPU refused: the image is not the VMCS, so nothing is checked. */
+static void report_unreadable(uint32_t encoding, const struct vmcs_image *img, const char *entry)
+{
+	log_emerg("VMCS_CHECK_ERROR why=vmread_refused encoding=0x%x entry=%s vmcs=0x%lx\n",
+		  encoding, entry, img->current_vmcs);
+	count(&counts.unreadable, 1);
+}
+
+/* The image of @a's entries, kept for the step-aside's (one page from the pool, at the first). */
+static struct vmcs_image *image_of(struct vcpu_arch *a)
+{
+	if (!a->checked) {
+		a->checked = hv_pages_alloc(sizeof(*a->checked), "VMCS check image");
+		a->checked->cap = caps;
+	}
+	return a->checked;
+}
+
+/*
+ * hv armed the VMX-preemption timer for an absolute due time before the
+ * check ran, and the timer counts from the entry: the check's own time
+ * would make every host tick that late. Take it off the value (SDM Vol. 3C
+ * 25.5.1: the timer counts TSC bit IA32_VMX_MISC[4:0] toggles), so a
+ * checking build keeps hv's schedule; 0 stays 0 (exit at once). Guest
+ * latencies through an exit still carry the check. A kick's NMI that sets
+ * 0 between the VMREAD and the VMWRITE here waits for the timer instead:
+ * one tick late at most, and only in this build.
+ */
+static void preemption_timer_compensate(uint64_t start)
+{
+	uint64_t spent = (rdtsc() - start) >> (caps.misc & 0x1f);
+	uint64_t value = vmread(VMCS_PREEMPTION_TIMER_VALUE);
+
+	if (value)
+		vmwrite(VMCS_PREEMPTION_TIMER_VALUE, value > spent ? value - spent : 0);
+}
+
+static void count_tsc(uint64_t start)
+{
+	uint64_t t = rdtsc() - start, max = __atomic_load_n(&counts.tsc_max, __ATOMIC_RELAXED);
+
+	count(&counts.tsc, t);
+	while (t > max && !__atomic_compare_exchange_n(&counts.tsc_max, &max, t, false,
+						       __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* Check @img; nonzero when it breaks a rule (the lines are out). */
+static uint32_t check(const struct vmcs_image *img, uint32_t refused, const char *entry)
+{
+	struct vmcs_check_result r;
+
+	if (refused != VMCS_IMAGE_ALL_READ) {
+		report_unreadable(refused, img, entry);
+		return 0;
+	}
+	if (vmcs_check(img, &r) == 0)
+		return 0;
+	report(img, &r, entry);
+	return VMX_ERR_VMCS_CHECK;
+}
+
+/* test=vmcs_break: resumes left before the one it breaks (0: none) */
+static int break_countdown;
+
+bool vmx_check_test_break(void)
+{
+	__atomic_store_n(&break_countdown, 100, __ATOMIC_RELAXED);
+	return true;
+}
+
+/* The resume test=vmcs_break breaks: pending debug exceptions bit 4, reserved (26.3.1.5). */
+static void test_break(void)
+{
+	if (__atomic_load_n(&break_countdown, __ATOMIC_RELAXED) > 0 &&
+	    __atomic_sub_fetch(&break_countdown, 1, __ATOMIC_RELAXED) == 0)
+		vmwrite(VMCS_GUEST_PENDING_DBG, vmread(VMCS_GUEST_PENDING_DBG) | (1ull << 4));
+}
+
+uint32_t vmx_check_entry(struct vcpu_arch *a, int launched)
+{
+	uint64_t start = rdtsc();
+	struct vmcs_image *img = image_of(a);
+	uint32_t error;
+
+	if (launched)
+		test_break();
+
+	count(launched ? &counts.resumes : &counts.launches, 1);
+	error = check(img, vmcs_image_read(img), launched ? "vmresume" : "vmlaunch");
+	count_tsc(start);
+	if (img->pin & PIN_PREEMPTION_TIMER)
+		preemption_timer_compensate(start);
+	return error;
+}
+
+int vmx_check_aside(struct vmx_exit_area *area)
+{
+	uint64_t start = rdtsc();
+	struct vcpu_arch *a = (struct vcpu_arch *)(uintptr_t)area->arch;
+	bool fresh = !a->checked;
+	struct vmcs_image *img = image_of(a);
+	uint32_t refused;
+
+	count(&counts.asides, 1);
+	/* the step-aside is armed only after a checked entry: a fresh image is read whole */
+	refused = fresh ? vmcs_image_read(img) : vmcs_image_read_guest(img);
+	refused = check(img, refused, "aside");
+	count_tsc(start);
+	if (img->pin & PIN_PREEMPTION_TIMER)
+		preemption_timer_compensate(start);
+	return refused != 0;
+}
+
+void vmx_check_report(void)
+{
+	uint64_t entries = counts.launches + counts.resumes + counts.asides;
+
+	log_emerg("VMCS_CHECK violations=%lu entries=%lu launches=%lu resumes=%lu asides=%lu "
+		  "refused_entries=%lu unreadable=%lu check_avg_ticks=%lu check_max_ticks=%lu\n",
+		  counts.violations, entries, counts.launches, counts.resumes, counts.asides,
+		  counts.failed_entries, counts.unreadable, entries ? counts.tsc / entries : 0,
+		  counts.tsc_max);
+}
+
+#endif

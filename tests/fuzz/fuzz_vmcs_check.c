@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target: the VMCS checker (hv/lib/vmcs_check.c) on any image.
+ * The checker runs before every VM entry of a VMCS_CHECK build, so it must
+ * never crash, loop or read outside the image, whatever the fields hold.
+ * Small inputs damage a valid image Tempo builds (near-valid images reach
+ * the rules that depend on others holding); long ones are the image.
+ *
+ * Input: [0] bit 7 set and the rest as long as the image: the rest is the
+ * image; otherwise [0] % 5 picks the valid image (protected, SIPI, 64-bit
+ * Linux, APIC virtualization, virtual-8086) and every three bytes after it
+ * are a patch: a little-endian offset into the image and the byte to write.
+ * It checks what hv/lib/vmcs_check.h promises and traps when a promise
+ * fails. ASan and UBSan catch the rest.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hv/lib/vmcs_check.h"
+#include "tests/unit/vmcs_images.h"
+
+static struct vmcs_image base_image(uint8_t pick)
+{
+	switch (pick % 5) {
+	case 1:
+		return img_sipi();
+	case 2:
+		return img_long64();
+	case 3:
+		return img_apicv();
+	case 4:
+		return img_v86();
+	default:
+		return img_protected();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct vmcs_image m;
+	struct vmcs_check_result r, again;
+	uint64_t flagged = 0;
+	uint32_t kept;
+
+	if (size == 0)
+		return 0;
+	if ((data[0] & 0x80) && size - 1 >= sizeof(m)) {
+		memcpy(&m, data + 1, sizeof(m));
+	} else {
+		uint8_t *p = (uint8_t *)&m;
+
+		m = base_image(data[0]);
+		for (size_t i = 1; i + 3 <= size; i += 3)
+			p[(data[i] | (size_t)data[i + 1] << 8) % sizeof(m)] = data[i + 2];
+	}
+
+	if (vmcs_check(&m, &r) != r.count)
+		abort();
+	kept = r.count < VMCS_CHECK_KEPT ? r.count : VMCS_CHECK_KEPT;
+	for (uint32_t i = 0; i < kept; i++) {
+		const struct vmcs_violation *v = &r.v[i];
+
+		if (v->rule >= VMCS_RULE_COUNT || v->field >= VMCS_F_COUNT ||
+		    v->field2 >= VMCS_F_COUNT || v->field == VMCS_F_NONE ||
+		    !vmcs_check_broke(&r, (enum vmcs_rule)v->rule))
+			abort();
+		if (!vmcs_rule_desc(v->rule)->id[0] || !vmcs_field_name(v->field)[0])
+			abort();
+	}
+	/* a rule flagged with no violation counted, or the other way round */
+	for (size_t w = 0; w < sizeof(r.rules) / sizeof(r.rules[0]); w++)
+		flagged |= r.rules[w];
+	if ((r.count == 0) != (flagged == 0))
+		abort();
+	/* pure: the same image, the same answer */
+	if (vmcs_check(&m, &again) != r.count ||
+	    memcmp(r.rules, again.rules, sizeof(r.rules)) != 0)
+		abort();
+	for (uint32_t i = 0; i < kept; i++)
+		if (r.v[i].rule != again.v[i].rule || r.v[i].field != again.v[i].field ||
+		    r.v[i].value != again.v[i].value || r.v[i].field2 != again.v[i].field2 ||
+		    r.v[i].value2 != again.v[i].value2)
+			abort();
+	return 0;
+}

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One run on the VMCS_CHECK=1 build (made beforehand: tests/vmcscheck/run.sh
+# or the section "vmcs" of tests/run_tests.sh), judged by the checker, as
+# tests/run_tests.sh has GNU parallel run them:
+#   tests/vmcscheck/one.sh ENTRY
+# ENTRY is
+#   TEST[@MODEL]    an emulator test (tests/emu/one.sh runs it)
+#   attacks@MODEL   the attack suite (tests/attack/run_attacks.sh)
+#   vmcs_break      the proof that the pass can fail: test=vmcs_break breaks
+#                   one resume (a reserved bit of the pending debug
+#                   exceptions), which the checker must refuse with its
+#                   lines, stopping that partition, and count
+# A run passes when every serial log it leaves ends "VMCS_CHECK
+# violations=0 ... unreadable=0" and a guest that ran had its entries
+# checked (tests/vmcscheck/lib.sh). The test's own assertions are reported
+# (own=) but not counted: the check costs about 2,000 instructions an entry,
+# which Bochs counts as TSC ticks, so the latency bounds they assert are not
+# this build's to meet. Prints
+#   VMCS_CHECK_TEST name= model= logs= entries= violations= own=pass|fail ok=0|1
+# then "PASS ENTRY (Ns, ...)" or "FAIL ENTRY: why [log: DIR]" (the lines
+# tests/run_tests.sh reads) and exits 0 if it passed, 1 if not.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+
+entry=${1:-}
+[[ $entry =~ ^[a-z0-9_]+(@[a-z0-9_]+)?$ ]] ||
+	{ echo "usage: tests/vmcscheck/one.sh ENTRY (got '$entry')" >&2; exit 2; }
+t=${entry%@*} model=''
+[ "$t" = "$entry" ] || model=${entry#*@}
+export VMCS_CHECK=1
+export BUILD=${BUILD:-build-vmcs-check}
+export EMU_TIMEOUT_SCALE=${EMU_TIMEOUT_SCALE:-3}
+[ -f "$BUILD/tempo.elf" ] ||
+	{ echo "FAIL $entry: no $BUILD/tempo.elf (make VMCS_CHECK=1 BUILD=$BUILD all test-images)"; exit 1; }
+
+# shellcheck source=tests/vmcscheck/lib.sh
+. tests/vmcscheck/lib.sh
+# shellcheck source=tests/emu/tests.sh
+. tests/emu/tests.sh
+
+mkdir -p "$BUILD/test-logs"
+out=$BUILD/test-logs/$entry
+start=$SECONDS
+own=pass
+
+selftest() {
+	local iso=$out/vmcs-break.iso want
+	rm -rf "$out"
+	mkdir -p "$out"
+	boot/mkiso.sh "$iso" "$BUILD/tempo.elf" "exit=emu test=vmcs_break" \
+		tests/vmcscheck/vmcs-break.cfg:partitions "$BUILD/guests/hello-mb2.elf:hello-mb2" \
+		> "$out/mkiso.log" 2>&1 || { echo "FAIL $entry: mkiso failed [log: $out]"; return 1; }
+	EMU_MODEL=$model bochs "$out" --cpus 2 --iso "$iso" --expect ok > "$out/test.log" 2>&1 ||
+		{ echo "FAIL $entry: the run did not end ok [log: $out]"; return 1; }
+	for want in '^VMCS_CHECK rule=guest\.pending_dbg_reserved sdm=26\.3\.1\.5 field=GUEST_PENDING_DBG value=0x10 ' \
+		'^VMCS_CHECK_FAIL violations=1 entry=vmresume ' \
+		'^PARTITION_STOP name=broken reason=vm_entry_failed .*qual=0x100 ' \
+		'^VMCS_CHECK violations=1 .* refused_entries=1 unreadable=0 '; do
+		serial "$out" | grep -E -- "$want" > /dev/null ||
+			{ echo "FAIL $entry: the broken entry was not refused: missing /$want/ [log: $out]"; return 1; }
+	done
+	echo "VMCS_CHECK_TEST name=$t model=${model:-default} refused=1 ok=1"
+	echo "PASS $entry ($((SECONDS - start))s, refused)"
+}
+
+case $t in
+vmcs_break)
+	selftest
+	exit
+	;;
+attacks)
+	[ -n "$model" ] || { echo "FAIL $entry: attacks needs a model (attacks@MODEL)"; exit 2; }
+	rm -rf "$out"
+	mkdir -p "$out"
+	# one emulator: the runner already runs two entries at a time
+	ATTACK_JOBS=1 tests/attack/run_attacks.sh --model "$model" "$out" > "$out.log" 2>&1 ||
+		own=fail
+	;;
+*)
+	tests/emu/one.sh "$entry" > "$out.one.log" 2>&1 || own=fail
+	;;
+esac
+
+ok=1
+vmcs_judge "$out" || ok=0
+echo "VMCS_CHECK_TEST name=$t model=${model:-default} logs=$vc_logs entries=$vc_entries" \
+	"violations=$vc_violations own=$own ok=$ok"
+if [ $ok = 1 ]; then
+	echo "PASS $entry ($((SECONDS - start))s, entries=$vc_entries violations=0 own=$own)"
+	exit 0
+fi
+vmcs_rules "$out" | sed 's/^/  /'
+echo "FAIL $entry:$vc_why [log: $out]"
+exit 1
