@@ -39,8 +39,13 @@ bool icr_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
  */
 static bool ipi_needs_virtual_path(uint8_t vector)
 {
-	/* and the devices' vectors: an exit would take it for a device's (hv/state/devirq.h) */
-	return (vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST) ||
+	/*
+	 * and the devices' vectors: an exit would take it for a device's
+	 * (hv/state/devirq.h); and 16-31, legal in an IPI (SDM Vol. 3A
+	 * 11.5.2), which a core's root-mode interrupt window would take
+	 * through hv's exception entries
+	 */
+	return vector < 32 || (vector >= TRAP_HV_VECTOR_FIRST && vector <= TRAP_HV_VECTOR_LAST) ||
 	       devirq_vector(vector);
 }
 
