@@ -203,6 +203,12 @@ static struct vcpu *exit_leave(struct vcpu *v, enum exit_action a, const struct 
 		vcpu_init_reset(v);
 		return NULL;
 	case EXIT_HALT:
+		/*
+		 * Out of VMX operation first: INIT is blocked in root mode
+		 * (SDM Vol. 3C 25.8), and the reset after a stop may be
+		 * carried to this core as INIT (the 8042's, some chipsets')
+		 */
+		vmx_cpu_off();
 		halt_forever();
 	case EXIT_STOP:
 		partition_stop(v, x->stop_reason, x->stop_qual, x->stop_detail);
