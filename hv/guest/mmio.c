@@ -30,6 +30,17 @@
 #define CS_AR_L			(1u << 13)
 #define CS_AR_DB		(1u << 14)
 
+/*
+ * The bytes of the device's part the next call takes: an access within one
+ * page is one transaction, as the CPU makes it (a read-to-clear register is
+ * read once); the device's part of a page-crossing one goes in naturally
+ * aligned pieces (hv/core/mmio_decode.h).
+ */
+static uint32_t mmio_piece_bytes(const void *ram, uint64_t gpa, uint32_t left)
+{
+	return ram ? mmio_chunk_bytes(gpa, left) : left;
+}
+
 static uint64_t low_bytes_mask(uint32_t n)
 {
 	return n >= 8 ? ~0ull : (1ull << (8 * n)) - 1;
@@ -163,7 +174,7 @@ enum exit_action mmio_emulate(struct vcpu *v, struct exit_ctx *x, uint64_t gpa,
 		if (ram)
 			memcpy(ram, (uint8_t *)&value + ram_off, a.size_bytes - dev_len);
 		for (uint32_t o = 0, n; o < dev_len; o += n) {
-			n = mmio_chunk_bytes(dev_gpa + o, dev_len - o);
+			n = mmio_piece_bytes(ram, dev_gpa + o, dev_len - o);
 			dev->write(v, dev->ctx, dev_gpa + o, (uint8_t)n,
 				   (value >> (8 * (dev_off + o))) & low_bytes_mask(n));
 		}
@@ -173,7 +184,7 @@ enum exit_action mmio_emulate(struct vcpu *v, struct exit_ctx *x, uint64_t gpa,
 		if (ram)
 			memcpy((uint8_t *)&data + ram_off, ram, a.size_bytes - dev_len);
 		for (uint32_t o = 0, n; o < dev_len; o += n) {
-			n = mmio_chunk_bytes(dev_gpa + o, dev_len - o);
+			n = mmio_piece_bytes(ram, dev_gpa + o, dev_len - o);
 			uint64_t piece = dev->read(v, dev->ctx, dev_gpa + o, (uint8_t)n);
 
 			data |= (piece & low_bytes_mask(n)) << (8 * (dev_off + o));
