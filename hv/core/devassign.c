@@ -262,6 +262,8 @@ static int take_ports(struct parse *ps, struct span item)
 	return 0;
 }
 
+#define DEV_MMIO_LIMIT	(1ull << 48)
+
 static int take_mmio(struct parse *ps, struct span item)
 {
 	struct dev_assignment *a = ps->a;
@@ -274,8 +276,9 @@ static int take_mmio(struct parse *ps, struct span item)
 	if (!size || (base | size) & (DEV_MMIO_GRAIN - 1))
 		return fail(ps, "0x%llx+0x%llx: base and size must be multiples of 4 KiB, the size "
 			    "not 0", (unsigned long long)base, (unsigned long long)size);
-	if (base > UINT64_MAX - size + 1)
-		return fail(ps, "0x%llx+0x%llx runs past the top of the address space",
+	/* the EPT's four levels map 48 bits of guest-physical space (SDM Vol. 3C 29.3.2) */
+	if (base >= DEV_MMIO_LIMIT || size > DEV_MMIO_LIMIT - base)
+		return fail(ps, "0x%llx+0x%llx runs past 2^48, the top of what the EPT maps",
 			    (unsigned long long)base, (unsigned long long)size);
 	for (uint32_t i = 0; i < a->mmio_count; i++)
 		if (overlap(base, base + (size - 1), a->mmio[i].base,

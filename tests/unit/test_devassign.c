@@ -172,7 +172,7 @@ static void test_mmio(void **state)
 	(void)state;
 	assert_int_equal(parse(&a, DEV_KEY_MMIO, "0xfed00000+0x1000, 0xfe000000+64K,"
 				   "0x100000000 + 1M, 0x140000000+1g, 4096+4k, "
-				   "0xfffffffffffff000+0x1000"), 0);
+				   "0xfffffffff000+0x1000"), 0);	/* the EPT's last page */
 	assert_int_equal(a.mmio_count, 6);
 	assert_int_equal(a.mmio[0].base, 0xfed00000);
 	assert_int_equal(a.mmio[0].size, 0x1000);
@@ -181,7 +181,7 @@ static void test_mmio(void **state)
 	assert_int_equal(a.mmio[2].size, 0x100000);
 	assert_int_equal(a.mmio[3].size, 0x40000000);
 	assert_int_equal(a.mmio[4].base, 0x1000);
-	assert_int_equal(a.mmio[5].base, 0xfffffffffffff000ull);
+	assert_int_equal(a.mmio[5].base, 0xfffffffff000ull);
 }
 
 static void test_mmio_bad(void **state)
@@ -196,8 +196,10 @@ static void test_mmio_bad(void **state)
 	refused(DEV_KEY_MMIO, "0xfed00000+4X", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "0xfed00000+K", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "+0x1000", "expected BASE+SIZE");
-	refused(DEV_KEY_MMIO, "0xfffffffffffff000+0x2000",
-		"runs past the top of the address space");
+	refused(DEV_KEY_MMIO, "0xfffffffffffff000+0x2000", "runs past 2^48");
+	/* the EPT maps 48 bits: a range above would wrap onto a low guest address */
+	refused(DEV_KEY_MMIO, "0x1000000000000+0x1000", "runs past 2^48, the top of what the EPT maps");
+	refused(DEV_KEY_MMIO, "0xfffffffff000+0x2000", "runs past 2^48");
 	refused(DEV_KEY_MMIO, "0x1000+99999999999999999999G", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "0x1000+0x4000000000000000G", "expected BASE+SIZE");
 	refused(DEV_KEY_MMIO, "0x1000+17179869184G", "expected BASE+SIZE");	/* 2^64 */
