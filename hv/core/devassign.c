@@ -231,21 +231,31 @@ static int take_pci(struct parse *ps, struct span item)
 	return 0;
 }
 
+/* FIRST-LAST or one number into @lo and @hi; else the error, naming @what is expected. */
+static int take_range(struct parse *ps, struct span item, const char *what, uint64_t *lo,
+		      uint64_t *hi)
+{
+	struct span first, last;
+
+	if (split(item, '-', &first, &last)) {
+		if (!take_num(trim(first), UINT64_MAX, lo) || !take_num(trim(last), UINT64_MAX, hi))
+			return expected(ps, what, item);
+	} else if (!take_num(item, UINT64_MAX, lo)) {
+		return expected(ps, what, item);
+	} else {
+		*hi = *lo;
+	}
+	return 0;
+}
+
 static int take_ports(struct parse *ps, struct span item)
 {
 	struct dev_assignment *a = ps->a;
-	struct span first, last;
 	uint64_t lo, hi;
+	int r = take_range(ps, item, "FIRST-LAST or a port (0x2f8-0x2ff)", &lo, &hi);
 
-	if (split(item, '-', &first, &last)) {
-		if (!take_num(trim(first), UINT64_MAX, &lo) ||
-		    !take_num(trim(last), UINT64_MAX, &hi))
-			return expected(ps, "FIRST-LAST or a port (0x2f8-0x2ff)", item);
-	} else if (!take_num(item, UINT64_MAX, &lo)) {
-		return expected(ps, "FIRST-LAST or a port (0x2f8-0x2ff)", item);
-	} else {
-		hi = lo;
-	}
+	if (r)
+		return r;
 	if (hi > 0xffff)
 		return fail(ps, "'%s': ports end at 0xffff", quote(item).s);
 	if (hi < lo)
@@ -296,18 +306,11 @@ static int take_mmio(struct parse *ps, struct span item)
 static int take_irqs(struct parse *ps, struct span item)
 {
 	struct dev_assignment *a = ps->a;
-	struct span first, last;
 	uint64_t lo, hi;
+	int r = take_range(ps, item, "a GSI or FIRST-LAST (3, 16-19)", &lo, &hi);
 
-	if (split(item, '-', &first, &last)) {
-		if (!take_num(trim(first), UINT64_MAX, &lo) ||
-		    !take_num(trim(last), UINT64_MAX, &hi))
-			return expected(ps, "a GSI or FIRST-LAST (3, 16-19)", item);
-	} else if (!take_num(item, UINT64_MAX, &lo)) {
-		return expected(ps, "a GSI or FIRST-LAST (3, 16-19)", item);
-	} else {
-		hi = lo;
-	}
+	if (r)
+		return r;
 	if (hi >= DEV_GSI_LIMIT)
 		return fail(ps, "'%s': GSIs end at %u", quote(item).s,
 			    DEV_GSI_LIMIT - 1);
