@@ -18,6 +18,7 @@
 #include "hv/apic/apic.h"
 #include "hv/core/console_input.h"
 #include "hv/core/monitor.h"
+#include "hv/dev/dma.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -365,6 +366,7 @@ void operator_service(void)
 	if (!console_lock(false))
 		return;		/* another core is at it */
 	if (partitions_go && !hv_stopping) {
+		dma_poll();	/* a fault stops its partition before its device does more */
 		monitor_poll();
 		if (typed)	/* someone is at the console: their partition's prompt shows */
 			console_set_focus((int)cin.focus);

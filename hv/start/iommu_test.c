@@ -34,6 +34,7 @@
 #include "arch/x86/msr.h"
 #include "drivers/pci_cfg.h"
 #include "drivers/vtd.h"
+#include "hv/dev/dma.h"
 #include "hv/core/memplan.h"
 #include "hv/lib/apic_defs.h"
 #include "hv/lib/fmt.h"
@@ -105,41 +106,6 @@ static void *page_alloc(void *ctx, uint64_t *phys)
 	memset((void *)(uintptr_t)p, 0, VTD_PAGE_SIZE);
 	*phys = p;
 	return (void *)(uintptr_t)p;
-}
-
-static void *phys_to_virt(void *ctx, uint64_t phys)
-{
-	(void)ctx;
-	return phys < IDENTITY_MAP_LIMIT ? (void *)(uintptr_t)phys : NULL;
-}
-
-/* Write lines back for a unit whose walks do not snoop (ECAP.C clear). */
-static void cache_flush(void *ctx, const void *p, size_t len)
-{
-	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63;
-
-	(void)ctx;
-	for (; a < (uintptr_t)p + len; a += 64)
-		asm volatile("clflush (%0)" : : "r"(a) : "memory");
-	asm volatile("mfence" ::: "memory");
-}
-
-static volatile void *map_regs(uint64_t phys, uint32_t bytes)
-{
-	if (phys >= IDENTITY_MAP_LIMIT || bytes > IDENTITY_MAP_LIMIT - phys)
-		return NULL;
-	return (volatile void *)(uintptr_t)phys;
-}
-
-static bool bridge_buses(void *ctx, uint16_t segment, uint16_t bdf, uint8_t *sec, uint8_t *sub)
-{
-	const struct pci_cfg_ops *cfg = ctx;
-
-	if (segment || !cfg || (cfg->read(cfg->ctx, bdf, PCI_HEADER_TYPE, 1) & 0x7f) != 1)
-		return false;
-	*sec = (uint8_t)cfg->read(cfg->ctx, bdf, PCI_SECONDARY_BUS, 1);
-	*sub = (uint8_t)cfg->read(cfg->ctx, bdf, PCI_SUBORDINATE_BUS, 1);
-	return true;
 }
 
 /* ---- this CPU's LAPIC: xAPIC by MMIO or x2APIC by MSR ---- */
@@ -360,6 +326,46 @@ static void dma_checks(int dom, uint16_t sid)
 	check("dma_detached_blocked", !d[0] && one_fault(sid, TEST_IOVA_DST, false, 2), detail);
 }
 
+/*
+ * A partition's domain as the hypervisor builds it (dma_domain_for_ram):
+ * 2 MiB of RAM seen from guest-physical 0. A copy between two of its
+ * guest-physical pages arrives at their host pages; a write just past its
+ * RAM faults, in the partition's name.
+ */
+static void partition_checks(uint16_t sid)
+{
+	const uint64_t ram_bytes = 2ull << 20, src = 0x1000, dst = 0x3000;
+	uint64_t ram = memplan_alloc(&pages, ram_bytes, ram_bytes);
+	uint8_t *r = (uint8_t *)(uintptr_t)ram;
+	char detail[96], err[160];
+	bool same = true;
+	int dom;
+
+	if (!ram)
+		give_up("no 2 MiB below 256 MiB for the partition's RAM");
+	memset(r, 0, ram_bytes);
+	for (uint32_t i = 0; i < TEST_BYTES; i++)
+		r[src + i] = (uint8_t)(TEST_PATTERN + i);
+	dom = dma_domain_for_ram("part-test", ram_bytes, ram, err, sizeof(err));
+	if (dom < 0 || vtd_attach(dom, 0, sid, err, sizeof(err)))
+		give_up(err);
+	edu_dma(src, EDU_BUFFER, TEST_BYTES, false);
+	edu_dma(EDU_BUFFER, dst, TEST_BYTES, true);
+	for (uint32_t i = 0; i < TEST_BYTES; i++)
+		same &= r[dst + i] == (uint8_t)(TEST_PATTERN + i);
+	faults.count = 0;
+	vtd_poll_faults(on_fault, NULL);
+	fmt_snprintf(detail, sizeof(detail), "gpa=0x%lx hpa=0x%lx faults=%u", dst, ram + dst,
+		     faults.count);
+	check("partition_dma_allowed", same && !faults.count, detail);
+
+	edu_dma(EDU_BUFFER, ram_bytes, TEST_BYTES, true);
+	fmt_snprintf(detail, sizeof(detail), "gpa=0x%lx", ram_bytes);
+	check("partition_dma_outside_blocked", one_fault(sid, ram_bytes, false, 5), detail);
+	if (vtd_detach(0, sid, err, sizeof(err)))
+		give_up(err);
+}
+
 /* ---- the interrupt checks ---- */
 
 /*
@@ -446,12 +452,7 @@ void iommu_self_test(const char *which, const struct acpi_info *ai, const struct
 {
 	const struct pci_function *f = find_edu();
 	const struct pci_cfg_ops *cfg = pci_boot_cfg();
-	struct vtd_env env = {
-		.pages = { .alloc = page_alloc, .phys_to_virt = phys_to_virt,
-			   .flush = cache_flush, .ctx = &pages },
-		.map_regs = map_regs,
-		.bridges = { .buses = bridge_buses, .ctx = (void *)cfg },
-	};
+	struct vtd_env env;
 	bool dma = !strcmp(which, "iommu-dma"), ir = !strcmp(which, "iommu-ir");
 	char err[160];
 	int dom;
@@ -467,6 +468,7 @@ void iommu_self_test(const char *which, const struct acpi_info *ai, const struct
 	edu = (volatile uint8_t *)(uintptr_t)f->bar[0].addr;
 	take_pages(bi);
 
+	dma_vtd_env(&env, page_alloc, &pages);
 	if (vtd_init(&ai->dmar, &env, err, sizeof(err)))
 		give_up(err);
 	cfg->write(cfg->ctx, f->bdf, PCI_COMMAND, 2,
@@ -481,6 +483,7 @@ void iommu_self_test(const char *which, const struct acpi_info *ai, const struct
 		if (vtd_enable(err, sizeof(err)))
 			give_up(err);
 		dma_checks(dom, f->bdf);
+		partition_checks(f->bdf);
 	} else {
 		ir_checks(f);
 	}

@@ -42,6 +42,7 @@
 #include "hv/upcalls.h"
 #include "hv/core/version.h"
 #include "hv/start/iommu_test.h"
+#include "hv/dev/dma.h"
 
 #define CONFIG_MODULE_NAME	"partitions"
 #define LOW_MEM_END		0x9f000ul	/* the AP trampoline's page is below */
@@ -498,6 +499,14 @@ static void print_banner(void)
 		 TEMPO_VERSION);
 }
 
+static bool any_pci_assigned(void)
+{
+	for (uint32_t i = 0; i < hv_config.partition_count; i++)
+		if (hv_config.partitions[i].dev.pci_count)
+			return true;
+	return false;
+}
+
 /* Everything after the boot path: boot_info is filled and checked. */
 static __attribute__((noreturn)) void boot_continue(void)
 {
@@ -605,6 +614,7 @@ static __attribute__((noreturn)) void boot_continue(void)
 		 platform.cpu_count, pcpu_count, memplan_free_bytes(&memplan) >> 20);
 	validate_config(&boot_info, tsc.measured_by == TSC_SRC_HPET);
 	warn_smt_split();
+	dma_boot(&acpi_info, any_pci_assigned(), boot_info.cmdline);
 	if (partitions_build(&hv_config, &boot_info, &memplan, err, sizeof(err)) ||
 	    channels_build(&hv_config, &memplan, err, sizeof(err))) {
 		log_err("partitions: %s\n", err);

@@ -118,6 +118,18 @@ void partition_reset(struct vcpu *v, const char *how)
 		kick_partition(p, v);
 }
 
+bool partition_stop_outside(struct partition *p, const char *reason, uint64_t qual,
+			    const char *detail)
+{
+	char line[320];
+
+	stop_line(line, sizeof(line), p, NULL, reason, qual, detail);
+	if (!end_partition(p, RESTART_END_FAILURE, PART_STOPPED, reason, line))
+		return false;
+	kick_partition(p, NULL);
+	return true;
+}
+
 bool partition_stop_request(struct partition *p, bool restart)
 {
 	uint32_t expected = PART_RUNNING;

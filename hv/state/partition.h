@@ -156,6 +156,14 @@ void partition_reset(struct vcpu *v, const char *how);
 /* The guest asked to shut down (hypercall), or powered off (ACPI S5): a clean end. */
 void partition_shutdown(struct vcpu *v, int64_t code);
 void partition_poweroff(struct vcpu *v);
+/*
+ * The hypervisor stops @p from outside it (a core that is not one of its
+ * vCPUs, e.g. a DMA fault seen by the console core): a PARTITION_STOP
+ * line with vcpu=0 and rip=0, or its restart as the config says. False if
+ * @p was not running.
+ */
+bool partition_stop_outside(struct partition *p, const char *reason, uint64_t qual,
+			    const char *detail);
 /* An operator's stop or restart (the monitor): false if @p was not running. */
 bool partition_stop_request(struct partition *p, bool restart);
 

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A partition's DMA behind VT-d (hv/dev/dma.h). The driver
+ * (drivers/vtd.c) is not reentrant: after the boot, its only caller is the
+ * console core's poll, under the console lock; the domains are built
+ * once, when the partitions are, and kept across restarts (a restarted
+ * partition keeps its RAM, so its table stays right).
+ */
+#include "hv/dev/dma.h"
+
+#include "arch/x86/boot_layout.h"
+#include "drivers/pci_cfg.h"
+#include "hv/core/cmdline.h"
+#include "hv/core/iommu_map.h"
+#include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
+#include "hv/lib/log.h"
+#include "hv/lib/pci_defs.h"
+#include "hv/state/hooks.h"
+#include "hv/state/pages.h"
+#include "hv/state/partition.h"
+
+/* Fault lines one poll prints at most; the rest are counted (a babbling device). */
+#define DMA_FAULT_LINES_PER_POLL	8
+
+static bool units_ready;	/* vtd_init took every unit */
+static bool translating;	/* vtd_enable: unattached functions have no DMA */
+static int domain_of[CONFIG_MAX_PARTITIONS];
+static bool domain_set[CONFIG_MAX_PARTITIONS];
+static uint32_t lines_this_poll;
+static uint64_t faults_unprinted;
+
+static void *pool_page(void *ctx, uint64_t *phys)
+{
+	void *p = hv_pages_alloc(PAGE_SIZE, "VT-d tables");
+
+	(void)ctx;
+	*phys = (uint64_t)(uintptr_t)p;
+	return p;
+}
+
+static void *phys_to_virt(void *ctx, uint64_t phys)
+{
+	(void)ctx;
+	return phys < IDENTITY_MAP_LIMIT ? (void *)(uintptr_t)phys : NULL;
+}
+
+/* Write the lines back for a unit whose table walks do not snoop (ECAP.C clear). */
+static void cache_flush(void *ctx, const void *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)63;
+
+	(void)ctx;
+	for (; a < (uintptr_t)p + len; a += 64)
+		asm volatile("clflush (%0)" : : "r"(a) : "memory");
+	asm volatile("mfence" ::: "memory");
+}
+
+/* The boot page tables map the low 4 GiB uncached where it is not RAM: DRHD pages are there. */
+static volatile void *map_regs(uint64_t phys, uint32_t bytes)
+{
+	if (phys >= IDENTITY_MAP_LIMIT || bytes > IDENTITY_MAP_LIMIT - phys)
+		return NULL;
+	return (volatile void *)(uintptr_t)phys;
+}
+
+static bool bridge_buses(void *ctx, uint16_t segment, uint16_t bdf, uint8_t *sec, uint8_t *sub)
+{
+	const struct pci_cfg_ops *cfg = ctx;
+
+	if (segment || !cfg || (cfg->read(cfg->ctx, bdf, PCI_HEADER_TYPE, 1) & 0x7f) != 1)
+		return false;
+	*sec = (uint8_t)cfg->read(cfg->ctx, bdf, PCI_SECONDARY_BUS, 1);
+	*sub = (uint8_t)cfg->read(cfg->ctx, bdf, PCI_SUBORDINATE_BUS, 1);
+	return true;
+}
+
+void dma_vtd_env(struct vtd_env *env, void *(*alloc)(void *ctx, uint64_t *phys), void *ctx)
+{
+	*env = (struct vtd_env){
+		.pages = { .alloc = alloc ? alloc : pool_page, .phys_to_virt = phys_to_virt,
+			   .flush = cache_flush, .ctx = alloc ? ctx : NULL },
+		.map_regs = map_regs,
+		.bridges = { .buses = bridge_buses, .ctx = (void *)pci_boot_cfg() },
+	};
+}
+
+void dma_boot(const struct acpi_info *ai, bool any_pci, const char *cmdline)
+{
+	struct vtd_env env;
+	char err[160];
+
+	if (!any_pci)
+		return;
+	if (cmdline_get(cmdline, "iommu", err, sizeof(err)) && !strcmp(err, "off")) {
+		log_info("VT-d: off (iommu=off): assigned PCI functions keep bus mastering off "
+			 "(programmed I/O only)\n");
+		return;
+	}
+	if (!ai->has_dmar) {
+		log_info("VT-d: no usable ACPI DMAR: assigned PCI functions keep bus mastering "
+			 "off (programmed I/O only)\n");
+		return;
+	}
+	dma_vtd_env(&env, NULL, NULL);
+	if (vtd_init(&ai->dmar, &env, err, sizeof(err))) {
+		log_err("VT-d: %s: assigned PCI functions keep bus mastering off (programmed "
+			"I/O only)\n", err);
+		return;
+	}
+	units_ready = true;
+}
+
+bool dma_confined(const struct partition *p)
+{
+	return translating && domain_set[p->id];
+}
+
+int dma_domain_for_ram(const char *name, uint64_t mem_size, uint64_t ram_hpa, char *err,
+		       size_t errlen)
+{
+	int dom = vtd_domain_create(name);
+	int ret;
+
+	if (dom < 0) {
+		fmt_snprintf(err, errlen, "no VT-d domain left (at most %u)", VTD_MAX_DOMAINS);
+		return -1;
+	}
+	ret = iommu_map_partition_ram(vtd_domain_table(dom), mem_size, ram_hpa);
+	vtd_domain_sync(dom);
+	if (ret != VTD_OK) {
+		fmt_snprintf(err, errlen, "its RAM (%lu MiB at 0x%lx) could not be mapped for DMA "
+			     "(error %d)", mem_size >> 20, ram_hpa, ret);
+		return -1;
+	}
+	return dom;
+}
+
+/*
+ * The partition's functions in a domain of their own, and translation on
+ * once the first is attached. A function the driver refuses (no unit
+ * covers it, an RMRR names it) stops the boot with the key's line.
+ */
+static int dma_part_init(struct partition *p, const struct hv_config *cfg, char *err,
+			 size_t errlen)
+{
+	const struct dev_assignment *d = &p->cfg->dev;
+	char why[160];
+	int dom;
+
+	(void)cfg;
+	if (!units_ready || !d->pci_count)
+		return 0;
+	dom = dma_domain_for_ram(p->cfg->name, p->mem_size, p->mem_hpa, why, sizeof(why));
+	if (dom < 0) {
+		fmt_snprintf(err, errlen, "partition '%s': DMA: %s", p->cfg->name, why);
+		return -1;
+	}
+	for (uint32_t i = 0; i < d->pci_count; i++) {
+		uint16_t bdf = d->pci[i];
+
+		if (vtd_attach(dom, 0, bdf, why, sizeof(why))) {
+			fmt_snprintf(err, errlen, "partition '%s' (line %u): pci: %02x:%02x.%x: %s",
+				     p->cfg->name, d->line[DEV_KEY_PCI], bdf >> 8, (bdf >> 3) & 31,
+				     bdf & 7, why);
+			return -1;
+		}
+	}
+	if (!translating) {
+		if (vtd_enable(why, sizeof(why))) {
+			fmt_snprintf(err, errlen, "VT-d: %s", why);
+			return -1;
+		}
+		translating = true;
+	}
+	domain_of[p->id] = dom;
+	domain_set[p->id] = true;
+	log_info("VT-d: partition '%s': DMA of its %u PCI function%s confined to its RAM "
+		 "(domain %d)\n", p->cfg->name, d->pci_count, d->pci_count == 1 ? "" : "s", dom);
+	return 0;
+}
+
+PART_HOOK(45, dma, .init = dma_part_init);
+
+void dma_fault(void *ctx, uint32_t unit, const struct vtd_fault *f, const char *domain)
+{
+	char line[160], detail[96];
+
+	(void)ctx;
+	(void)unit;
+	if (lines_this_poll >= DMA_FAULT_LINES_PER_POLL) {
+		faults_unprinted++;
+	} else {
+		lines_this_poll++;
+		log_emerg("%s\n", vtd_fault_line(f, domain, line, sizeof(line)));
+	}
+	if (!domain)
+		return;
+	for (uint32_t i = 0; i < partition_count; i++) {
+		struct partition *p = &partitions[i];
+
+		if (!domain_set[i] || strcmp(p->cfg->name, domain))
+			continue;
+		fmt_snprintf(detail, sizeof(detail), "%s of its function %02x:%02x.%x at 0x%lx "
+			     "blocked by VT-d", f->interrupt ? "an interrupt" :
+			     f->read ? "a DMA read" : "a DMA write", f->source_id >> 8,
+			     (f->source_id >> 3) & 31, f->source_id & 7, f->addr);
+		partition_stop_outside(p, "dma_fault", f->addr, detail);
+	}
+}
+
+void dma_poll(void)
+{
+	if (!translating)
+		return;
+	lines_this_poll = 0;
+	vtd_poll_faults(dma_fault, NULL);
+	if (faults_unprinted && lines_this_poll >= DMA_FAULT_LINES_PER_POLL) {
+		log_emerg("VT-d: %lu more DMA faults not printed\n", faults_unprinted);
+		faults_unprinted = 0;
+	}
+}

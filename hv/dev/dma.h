@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A partition's DMA, confined by VT-d (docs/devices.md, "VT-d"): each
+ * partition given PCI functions gets one DMA domain whose table maps
+ * exactly its RAM at the guest-physical addresses its CPUs see (the same
+ * view as its EPT, hv/core/iommu_map.h), its functions attached to it, and
+ * translation on, so that every function not attached has no DMA at all.
+ * A fault is printed as a DMA_FAULT line and stops the partition whose
+ * function it was; the others run on.
+ *
+ * Without a usable DMAR (none, refused, or iommu=off on Tempo's command
+ * line) nothing is confined: an assigned function keeps bus mastering off
+ * (hv/core/pci_assign.h), said once at boot.
+ */
+#ifndef TEMPO_HV_DEV_DMA_H
+#define TEMPO_HV_DEV_DMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "drivers/vtd.h"
+
+struct acpi_info;
+struct partition;
+
+/*
+ * The boot CPU, before the partitions are built: drive the units the DMAR
+ * lists when some partition is given a PCI function (@any_pci) and
+ * @cmdline does not say iommu=off. Reports what it did.
+ */
+void dma_boot(const struct acpi_info *ai, bool any_pci, const char *cmdline);
+
+/*
+ * The driver's environment: registers and tables identity-mapped below
+ * 4 GiB, table pages from @alloc (NULL: the hypervisor's pool).
+ */
+void dma_vtd_env(struct vtd_env *env, void *(*alloc)(void *ctx, uint64_t *phys), void *ctx);
+
+/* True when @p's DMA goes through its own domain (its functions may master the bus). */
+bool dma_confined(const struct partition *p);
+
+/*
+ * A domain named @name whose table maps a partition's RAM (@mem_size
+ * bytes at host @ram_hpa) where the partition sees it: the handle, or -1
+ * with the reason in @err. The hypervisor's partitions and the boot
+ * self-test (hv/start/iommu_test.c) build theirs with it.
+ */
+int dma_domain_for_ram(const char *name, uint64_t mem_size, uint64_t ram_hpa, char *err,
+		       size_t errlen);
+
+/*
+ * A fault record (vtd_poll_faults' report): its DMA_FAULT or IR_FAULT
+ * line, and the partition named @domain, if one is, stopped. @ctx unused.
+ */
+void dma_fault(void *ctx, uint32_t unit, const struct vtd_fault *f, const char *domain);
+
+/* The console core, between its drains: read and clear the units' fault records. */
+void dma_poll(void);
+
+#endif
