@@ -220,6 +220,15 @@ TOOL_CFLAGS	:= -std=gnu11 -O2 -g -Wall -Wextra -Werror -DTEMPO_HOST -I. -MMD -MP
 TOOL_LDFLAGS	:= -Wl,-z,relro -Wl,-z,now
 TEMPO_CONFIG	:= $(BUILD)/tempo-config
 
+# The objects that print the version are rebuilt when it changes (a commit):
+# -DTEMPO_VERSION is on their command line, which make does not compare.
+VERSION_STAMP	:= $(BUILD)/version.stamp
+$(VERSION_STAMP): FORCE
+	@mkdir -p $(@D); [ "$$(cat $@ 2>/dev/null)" = "$(VERSION)" ] || echo "$(VERSION)" > $@
+.PHONY: FORCE
+FORCE:
+$(BUILD)/host/tools/tempo-config.o $(BUILD)/obj/hv/start/main.o $(BUILD)/obj/hv/build/build.o: $(VERSION_STAMP)
+
 tempo-config: $(TEMPO_CONFIG)	## Build the host tool that checks a config against this machine (build/tempo-config)
 
 $(BUILD)/host/%.o: %.c Makefile
