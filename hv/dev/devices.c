@@ -88,8 +88,12 @@ static void neighbour_ports_init(struct partition *p, const struct hv_config *cf
 				}
 				while (end < last && !port_region_find(p, (uint16_t)(end + 1)))
 					end++;
-				if (port_region_add(p, (uint16_t)first, (uint16_t)end, neighbour_port,
-						    (void *)o->name, "another partition's ports") < 0)
+				int id = port_region_add(p, (uint16_t)first, (uint16_t)end,
+							 neighbour_port, (void *)o->name,
+							 "another partition's ports");
+
+				port_region_refuses(p, id);
+				if (id < 0)
 					log_warn("partition '%s': no room in its port registry for "
 						 "'%s''s ports 0x%x-0x%x: an access there reads all "
 						 "ones, as a port with no device\n", p->cfg->name,
