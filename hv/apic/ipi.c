@@ -63,6 +63,13 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 	if (t->state != VCPU_RUNNING)
 		return false;
 	/*
+	 * A globally disabled APIC (IA32_APIC_BASE.EN = 0) is as if the CPU
+	 * had none (SDM Vol. 3A 11.4.3): no IPI, doorbell or device interrupt
+	 * reaches it.
+	 */
+	if (t->apic.base.mode == APIC_MODE_DISABLED)
+		return false;
+	/*
 	 * A vCPU's fixed IPI to itself, off the modes that own the LAPIC: its
 	 * vLAPIC's IRR at once, as the SELF IPI register does. The physical
 	 * APIC's round trip would leave it pending behind the guest's back
