@@ -2803,6 +2803,31 @@ static const char *a_io_straddle(void)
 }
 
 /*
+ * The same on ports given to this partition (ports = 0x81-0x83, the DMA
+ * page registers, which keep what is written): they pass through the I/O
+ * bitmap, but a dword at 0x81 also covers 0x84, which is not ours, so it
+ * exits; the bytes on our ports must still reach the device, the fourth
+ * read all ones and be dropped.
+ */
+static const char *a_io_own_straddle(void)
+{
+	uint32_t l;
+
+	outb(0x81, 0x12);
+	outb(0x82, 0x34);
+	outb(0x83, 0x56);
+	asm volatile("inl %1, %0" : "=a"(l) : "Nd"((uint16_t)0x81));
+	if (l != 0xff563412u) {
+		con_printf("hostile: dword at 0x81 read 0x%x\n", l);
+		return (l & 0xffffff) == 0xffffff ? "own_bytes_lost" : "read_wrong";
+	}
+	asm volatile("outl %0, %1" : : "a"(0xaabbccddu), "Nd"((uint16_t)0x81));
+	if (inb(0x81) != 0xdd || inb(0x82) != 0xcc || inb(0x83) != 0xbb)
+		return "own_bytes_not_written";
+	return "per_byte";
+}
+
+/*
  * Control bytes and an escape sequence on the console: the operator's
  * terminal must get them escaped (docs/operating.md), this line's text
  * around them intact.
@@ -2957,6 +2982,7 @@ static const struct attack attacks[] = {
 	{ "doorbell_ringer", a_doorbell_ringer },
 	{ "console_escape", a_console_escape },
 	{ "io_straddle", a_io_straddle },
+	{ "io_own_straddle", a_io_own_straddle },
 	{ "hv_fault_selftest", a_hv_fault_selftest },
 };
 
