@@ -28,9 +28,15 @@ static void pending_take(struct vcpu *v, void (*sink)(struct vcpu *v, uint8_t ve
 	}
 }
 
+/*
+ * A sender that found the APIC on may post its vector just after the APIC
+ * went off and its reset emptied the bitmaps: a globally disabled APIC
+ * takes nothing (SDM Vol. 3A 11.4.3), so it is dropped here.
+ */
 static void raise_virtual(struct vcpu *v, uint8_t vector)
 {
-	vlapic_raise(&v->vt.vlapic, vector);
+	if (v->apic.base.mode != APIC_MODE_DISABLED)
+		vlapic_raise(&v->vt.vlapic, vector);
 }
 
 /* runs on @v's own core (exit_tail): the SELF IPI register does it */

@@ -62,6 +62,24 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 	 */
 	if (t->state != VCPU_RUNNING)
 		return false;
+	/*
+	 * A globally disabled APIC (IA32_APIC_BASE.EN = 0) is as if the CPU
+	 * had none (SDM Vol. 3A 11.4.3): no IPI, doorbell or device interrupt
+	 * reaches it.
+	 */
+	if (t->apic.base.mode == APIC_MODE_DISABLED)
+		return false;
+	/*
+	 * A vCPU's fixed IPI to itself, off the modes that own the LAPIC: its
+	 * vLAPIC's IRR at once, as the SELF IPI register does. The physical
+	 * APIC's round trip would leave it pending behind the guest's back
+	 * (an IRR read, a CLI/STI pair) and bring it in an exit later.
+	 * This runs on the sender's own core, which owns its vLAPIC.
+	 */
+	if (t == from && !timer_mode(t->vt.mode)->owns_lapic) {
+		vlapic_raise(&t->vt.vlapic, vector);
+		return true;
+	}
 	if (t->pcpu->shared || ipi_needs_virtual_path(vector)) {
 		/*
 		 * A shared core's physical APIC does not know whose window it

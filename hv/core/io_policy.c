@@ -70,3 +70,50 @@ const struct io_rule *io_rule_find(uint16_t port)
 			return &rules[i];
 	return &none_rule;
 }
+
+/* @n bytes of one range from byte @at: as accesses of 1, 2 or 4 bytes. */
+static void add_run(struct io_split *out, uint16_t port, uint8_t at, uint8_t n, int range)
+{
+	while (n) {
+		uint8_t size = n == 3 ? (((port + at) & 1) ? 1 : 2) : n;
+
+		out->piece[out->count++] = (struct io_piece){
+			.port = (uint16_t)(port + at), .size = size, .shift = at, .range = range,
+		};
+		at += size;
+		n -= size;
+	}
+}
+
+bool io_split(uint16_t port, uint8_t size, const struct io_byte_owner *owner,
+	      struct io_split *out)
+{
+	uint8_t in_space, at = 0;
+
+	if (size != 1 && size != 2 && size != 4)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->refused = -1;
+	in_space = io_bytes_in_space(port, size);
+	for (uint8_t i = 0; i < in_space; i++) {
+		if (owner[i].range >= 0 && owner[i].refuses) {
+			out->refused = i;
+			return true;
+		}
+	}
+	if (owner[0].range >= 0 && owner[0].whole) {
+		out->piece[0] = (struct io_piece){ .port = port, .size = size, .range = owner[0].range };
+		out->count = 1;
+		return true;
+	}
+	while (at < in_space) {
+		uint8_t n = 1;
+
+		while (at + n < in_space && owner[at + n].range == owner[at].range)
+			n++;
+		if (owner[at].range >= 0)
+			add_run(out, port, at, n, owner[at].range);
+		at += n;
+	}
+	return true;
+}

@@ -11,6 +11,7 @@
 #ifndef TEMPO_HV_CORE_IO_POLICY_H
 #define TEMPO_HV_CORE_IO_POLICY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum io_device {
@@ -62,5 +63,59 @@ const char *io_reset_write(uint16_t port, uint8_t value, uint8_t *port92);
 
 /* For tests and the docs: the table itself. */
 const struct io_rule *io_rules(unsigned int *count);
+
+/*
+ * A port access that straddles devices, decoded as a chipset decodes it:
+ * byte by byte (an IN or OUT of @size bytes at @port covers ports @port ..
+ * @port + @size - 1: SDM Vol. 1, "I/O Address Space"). Each byte goes to
+ * the range that holds its port; the bytes of one range, side by side, are
+ * one access to it (of 1, 2 or 4 bytes: three become two and one, the even
+ * port's pair first). A byte past 0xFFFF reaches no device (Tempo's choice:
+ * the SDM only says that an access wrapping past it always exits, Vol. 3C,
+ * "Instructions That Cause VM Exits Conditionally"). If any byte's range
+ * refuses the partition (another partition's ports), the whole access is
+ * that range's, before any byte has reached a device. A range that decodes
+ * an access starting at its port by that port alone takes it whole: the
+ * PCI CONFIG_ADDRESS register is a dword at 0xCF8 (PCI Local Bus 3.0,
+ * 3.2.2.3.2), though a byte at 0xCF9 is the reset control register.
+ */
+#define IO_ACCESS_MAX	4
+
+/* What holds one byte's port, as the caller's registry says. */
+struct io_byte_owner {
+	int range;	/* the caller's index of the range; -1: no device */
+	bool refuses;	/* an access there stops the partition */
+	/* byte 0 only: its range takes this access whole (CONFIG_ADDRESS's dword) */
+	bool whole;
+};
+
+struct io_piece {
+	uint16_t port;
+	uint8_t size;	/* 1, 2 or 4 */
+	uint8_t shift;	/* its first byte's place in the access's value (0 .. 3) */
+	int range;
+};
+
+struct io_split {
+	uint8_t count;	/* pieces that reach a device; the other bytes float or drop */
+	struct io_piece piece[IO_ACCESS_MAX];
+	int refused;	/* the first byte whose range refuses (the access is its), or -1 */
+};
+
+/*
+ * Split the access by @owner[0 .. @size - 1] (@owner[i] for port @port + i;
+ * entries past 0xFFFF are ignored). False, and nothing filled, for a
+ * @size other than 1, 2 or 4.
+ */
+bool io_split(uint16_t port, uint8_t size, const struct io_byte_owner *owner,
+	      struct io_split *out);
+
+/* The access's bytes inside the 64 KiB port space: from @port, at most @size. */
+static inline uint8_t io_bytes_in_space(uint16_t port, uint8_t size)
+{
+	uint32_t left = 0x10000u - port;
+
+	return (uint8_t)(size < left ? size : left);
+}
 
 #endif

@@ -280,11 +280,26 @@ uint8_t vuart_read(struct vuart *u, uint16_t port)
 	return value;
 }
 
+/* @n chars onto the partial line; a full one is emitted first (counted in *@lines). */
+static void line_append(struct vuart *u, const char *s, uint32_t n,
+			void (*emit)(void *ctx, const char *line), void *ctx, uint32_t *lines)
+{
+	if (u->line_len + n > VUART_LINE_MAX) {
+		u->line[u->line_len] = 0;
+		emit(ctx, u->line);
+		(*lines)++;
+		u->line_len = 0;
+	}
+	memcpy(u->line + u->line_len, s, n);
+	u->line_len += n;
+}
+
 uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const char *line),
 		     void *ctx)
 {
 	uint32_t head = __atomic_load_n(&u->head, __ATOMIC_ACQUIRE);
 	uint32_t tail = u->tail, lines = 0;
+	char out[CONS_ESCAPE_OUT_MAX];
 
 	/*
 	 * A head no producer could have stored (behind the tail, or more than
@@ -294,22 +309,24 @@ uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const 
 	if (head - tail > VUART_RING_SIZE)
 		tail = head;
 	while (tail != head) {
-		char c = (char)u->ring[tail & (VUART_RING_SIZE - 1)];
+		uint8_t c = u->ring[tail & (VUART_RING_SIZE - 1)];
 
 		tail++;
+		/* dropped: mid-line it would return to the "[name] " prefix and overwrite it */
 		if (c == '\r')
 			continue;
-		if (c == '\n' || u->line_len == VUART_LINE_MAX) {
+		if (c == '\n') {
+			line_append(u, out, cons_escape_end(&u->esc, out), emit, ctx, &lines);
 			u->line[u->line_len] = 0;
 			emit(ctx, u->line);
 			lines++;
 			u->line_len = 0;
-			if (c == '\n')
-				continue;
+			continue;
 		}
-		u->line[u->line_len++] = c;
+		line_append(u, out, cons_escape_byte(&u->esc, c, out), emit, ctx, &lines);
 	}
 	__atomic_store_n(&u->tail, tail, __ATOMIC_RELEASE);
+	/* a UTF-8 sequence still held waits for its rest: a prompt may be cut mid-character */
 	if (flush && u->line_len) {
 		u->line[u->line_len] = 0;
 		emit(ctx, u->line);

@@ -37,6 +37,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hv/core/cons_escape.h"
+
 #define VUART_BASE	0x3f8
 #define VUART_PORTS	8
 #define VUART_RING_SIZE	8192	/* power of two */
@@ -55,9 +57,10 @@ struct vuart {
 	volatile uint64_t dropped;	/* bytes lost because the ring was full (producer's) */
 	uint64_t dropped_shown;	/* the drainer's: how many of those it has reported */
 	uint8_t ring[VUART_RING_SIZE];
-	/* the drainer's partial line */
+	/* the drainer's partial line, escaped (hv/core/cons_escape.h) */
 	uint32_t line_len;
 	char line[VUART_LINE_MAX + 1];
+	struct cons_escape esc;	/* the drainer's: a UTF-8 sequence's first bytes */
 	/* receive FIFO: written by the console core, read by the vCPU's core */
 	volatile uint32_t rx_head;	/* next byte to write (producer) */
 	volatile uint32_t rx_tail;	/* next byte to read (consumer) */
@@ -109,8 +112,10 @@ bool vuart_irq_pending(const struct vuart *u);
 
 /*
  * Drain: hands each complete line (without its newline; split at
- * VUART_LINE_MAX) to @emit. With @flush, a trailing partial line is emitted
- * too. Returns the number of lines emitted.
+ * VUART_LINE_MAX chars) to @emit, its bytes escaped for the operator's
+ * terminal (hv/core/cons_escape.h) and its CRs dropped. With @flush, a
+ * trailing partial line is emitted too (a UTF-8 character cut at its end
+ * waits for its rest). Returns the number of lines emitted.
  */
 uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const char *line),
 		     void *ctx);

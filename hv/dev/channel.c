@@ -102,6 +102,7 @@ static int chan_part_init(struct partition *p, const struct hv_config *cfg, char
 			  size_t errlen)
 {
 	struct vpci_chan_desc descs[CONFIG_MAX_CHANNELS];
+	int id;
 
 	p->channel_count = 0;
 	for (uint32_t i = 0; i < cfg->channel_count; i++) {
@@ -145,7 +146,13 @@ static int chan_part_init(struct partition *p, const struct hv_config *cfg, char
 			goto full;
 	}
 	chan_regions_follow(p);
-	if (port_region_add(p, TEMPO_PCI_CF8, TEMPO_PCI_CF8, chan_pci_port, NULL, "PCI") < 0 ||
+	/*
+	 * CONFIG_ADDRESS is a dword at 0xCF8, and only that: a byte at 0xCF9
+	 * is the reset control register (hv/core/io_policy.h, io_split).
+	 */
+	id = port_region_add(p, TEMPO_PCI_CF8, TEMPO_PCI_CF8, chan_pci_port, NULL, "PCI");
+	port_region_whole(p, id, 4);
+	if (id < 0 ||
 	    port_region_add(p, TEMPO_PCI_CFC, TEMPO_PCI_CFC + 3, chan_pci_port, NULL, "PCI") < 0)
 		goto full;
 	return 0;

@@ -33,20 +33,24 @@ static volatile uint64_t port_exits[CONFIG_MAX_PARTITIONS];
  * An assigned range is in the port registry too, though its bitmap bits
  * are clear: an access that exits there anyway runs past the range's end
  * (the bitmap sends an access to the exit if any of its ports' bits is
- * set, SDM Vol. 3C 26.1.3). It is counted; the part inside the range is
- * not split off: the access reads all ones and a write is dropped, as for
- * the ports beyond.
+ * set, SDM Vol. 3C 26.1.3). It is counted, and the exit hands this range
+ * only its own bytes (io_split, hv/exit/io.c): those go to the device, as
+ * they would without Tempo; the bytes beyond are the other ranges'.
  */
 static enum exit_action own_port(struct vcpu *v, struct exit_ctx *x, uint16_t port,
 				 uint8_t size, bool in, uint32_t *value, void *opaque)
 {
 	(void)x;
-	(void)port;
-	(void)size;
 	(void)opaque;
 	__atomic_fetch_add(&port_exits[v->part->id], 1, __ATOMIC_RELAXED);
 	if (in)
-		*value = io_float();
+		*value = size == 1 ? inb(port) : size == 2 ? inw(port) : inl(port);
+	else if (size == 1)
+		outb(port, (uint8_t)*value);
+	else if (size == 2)
+		outw(port, (uint16_t)*value);
+	else
+		outl(port, *value);
 	return EXIT_RESUME;
 }
 
@@ -88,8 +92,12 @@ static void neighbour_ports_init(struct partition *p, const struct hv_config *cf
 				}
 				while (end < last && !port_region_find(p, (uint16_t)(end + 1)))
 					end++;
-				if (port_region_add(p, (uint16_t)first, (uint16_t)end, neighbour_port,
-						    (void *)o->name, "another partition's ports") < 0)
+				int id = port_region_add(p, (uint16_t)first, (uint16_t)end,
+							 neighbour_port, (void *)o->name,
+							 "another partition's ports");
+
+				port_region_refuses(p, id);
+				if (id < 0)
 					log_warn("partition '%s': no room in its port registry for "
 						 "'%s''s ports 0x%x-0x%x: an access there reads all "
 						 "ones, as a port with no device\n", p->cfg->name,

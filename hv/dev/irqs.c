@@ -208,7 +208,9 @@ static void irq_taken(struct vcpu *running, const struct devirq_slot *s)
 	give(d);
 	in->taken++;
 	if (t == running) {
-		vlapic_raise(&t->vt.vlapic, vector);
+		/* a globally disabled APIC takes no interrupt (SDM Vol. 3A 11.4.3) */
+		if (t->apic.base.mode != APIC_MODE_DISABLED)
+			vlapic_raise(&t->vt.vlapic, vector);
 	} else {
 		/* its core runs another partition's window: it waits for its own */
 		__atomic_fetch_add(&d->waited, 1, __ATOMIC_RELAXED);

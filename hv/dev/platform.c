@@ -19,12 +19,22 @@ static enum exit_action uart_port(struct vcpu *v, struct exit_ctx *x, uint16_t p
 				  uint8_t size, bool in, uint32_t *value, void *opaque)
 {
 	(void)x;
-	(void)size;
 	(void)opaque;
+	/*
+	 * Byte registers: a wider access is one byte access per port, in
+	 * order, as the chipset splits it for an 8-bit device.
+	 */
 	if (in)
-		*value = vuart_read(&v->part->uart, port);
-	else
-		vuart_write(&v->part->uart, port, (uint8_t)*value);
+		*value = 0;
+	for (uint8_t i = 0; i < size; i++) {
+		uint16_t at = (uint16_t)(port + i);
+
+		if (in)
+			*value |= (uint32_t)(vuart_owns_port(at) ? vuart_read(&v->part->uart, at) :
+					     0xff) << (8 * i);
+		else if (vuart_owns_port(at))
+			vuart_write(&v->part->uart, at, (uint8_t)(*value >> (8 * i)));
+	}
 	return EXIT_RESUME;
 }
 

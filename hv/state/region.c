@@ -59,8 +59,20 @@ int port_region_add(struct partition *p, uint16_t first, uint16_t last, port_reg
 	for (uint32_t i = 0; i < t->port_count; i++)
 		if (first <= t->ports[i].last && t->ports[i].first <= last)
 			return -1;
-	t->ports[t->port_count] = (struct port_region){ first, last, fn, opaque, what };
+	t->ports[t->port_count] = (struct port_region){ first, last, fn, opaque, what, false, 0 };
 	return (int)t->port_count++;
+}
+
+void port_region_refuses(struct partition *p, int id)
+{
+	if (id >= 0 && (uint32_t)id < p->regions.port_count)
+		p->regions.ports[id].refuses = true;
+}
+
+void port_region_whole(struct partition *p, int id, uint8_t size)
+{
+	if (id >= 0 && (uint32_t)id < p->regions.port_count)
+		p->regions.ports[id].whole_size = size;
 }
 
 const struct port_region *port_region_find(const struct partition *p, uint16_t port)

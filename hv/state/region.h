@@ -50,6 +50,16 @@ struct port_region {
 	port_region_fn fn;
 	void *opaque;
 	const char *what;
+	/*
+	 * Its handler stops the partition (another partition's ports): an
+	 * access with one byte here is wholly this range's (hv/exit/io.c).
+	 */
+	bool refuses;
+	/*
+	 * An access of this many bytes at its first port is its alone,
+	 * whatever ports it covers (CONFIG_ADDRESS: a dword at 0xCF8); 0: none.
+	 */
+	uint8_t whole_size;
 };
 
 /*
@@ -85,6 +95,10 @@ const struct mmio_region *mmio_region_find(const struct partition *p, const stru
 /* Add ports [@first, @last] (at build time). -1 when full or overlapping another range. */
 int port_region_add(struct partition *p, uint16_t first, uint16_t last, port_region_fn fn,
 		    void *opaque, const char *what);
+/* Range @id (from port_region_add) stops the partition: see struct port_region. */
+void port_region_refuses(struct partition *p, int id);
+/* Range @id (from port_region_add) takes an access of @size bytes at its first port whole. */
+void port_region_whole(struct partition *p, int id, uint8_t size);
 /* The range @port falls in, or NULL (no device: reads float high, writes are dropped). */
 const struct port_region *port_region_find(const struct partition *p, uint16_t port);
 

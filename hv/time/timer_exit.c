@@ -267,8 +267,13 @@ enum exit_action exit_external_interrupt(struct vcpu *v, struct exit_ctx *x)
 		 * (a guest's IPI on it takes the virtual path, hv/apic/ipi.c);
 		 * the tail takes the PIR (deliver_virtual).
 		 */
-	} else
+	} else if (v->apic.base.mode != APIC_MODE_DISABLED) {
+		/*
+		 * A guest's IPI sent before its APIC was disabled may arrive
+		 * after: a disabled APIC takes none (SDM Vol. 3A 11.4.3).
+		 */
 		vlapic_raise(&v->vt.vlapic, vector);
+	}
 	return EXIT_RESUME;
 }
 

@@ -17,6 +17,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
 	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_channel_pci
 	bochs_testdev bochs_xapic bochs_high_mem bochs_console_drop bochs_apicv bochs_posted_soft bochs_many_vcpus
+	bochs_fidelity
 	bochs_dev_pci_enum qemu_dev_pci_ecam qemu_esp qemu_esp_missing
 	qemu_iommu_dma qemu_iommu_ir bochs_dev_bad_assign bochs_dev_com2 bochs_dev_hpet"
 # RAM past Bochs' 2 GiB of host memory, which Bochs swaps to a file: run

@@ -548,6 +548,155 @@ static void test_drain_bad_head(void **state)
 	assert_string_equal(l.text[1], "ok");
 }
 
+/* ---- what reaches the operator's terminal: escaped (hv/core/cons_escape.h) ---- */
+
+static void out_bytes(struct vuart *u, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		vuart_write(u, VUART_BASE, (uint8_t)s[i]);
+}
+
+/* @n bytes then a newline through a fresh UART: its one line in @l->text[0] */
+static void one_line(struct lines *l, const char *s, size_t n)
+{
+	static struct vuart u;
+
+	memset(l, 0, sizeof(*l));
+	vuart_init(&u);
+	out_bytes(&u, s, n);
+	out_bytes(&u, "\n", 1);
+	assert_int_equal(vuart_drain(&u, false, collect, l), 1);
+}
+
+#define ONE_LINE(l, lit) one_line(l, lit, sizeof(lit) - 1)
+
+/* Control bytes and escape sequences: caret notation, the text around them kept. */
+static void test_escape_controls(void **state)
+{
+	struct lines l;
+
+	(void)state;
+	ONE_LINE(&l, "a\x1b[2J\x1b[Hb");
+	assert_string_equal(l.text[0], "a^[[2J^[[Hb");
+	ONE_LINE(&l, "\x1b]0;title\x07 bell\x7f");
+	assert_string_equal(l.text[0], "^[]0;title^G bell^?");
+	/* NUL no longer ends the line early; TAB is text; backspace shown */
+	ONE_LINE(&l, "x\0y\tz\bq");
+	assert_string_equal(l.text[0], "x^@y\tz^Hq");
+	/* a result line is untouched, and parses as before */
+	ONE_LINE(&l, "BENCH mode=inject lat_max_ticks=757 seed=5 label=a-b_c/d:e,f(g)=h~i");
+	assert_string_equal(l.text[0],
+			    "BENCH mode=inject lat_max_ticks=757 seed=5 label=a-b_c/d:e,f(g)=h~i");
+}
+
+/* UTF-8: well-formed text passes; the C1 controls and malformed bytes are escaped. */
+static void test_escape_utf8(void **state)
+{
+	struct lines l;
+
+	(void)state;
+	ONE_LINE(&l, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
+	assert_string_equal(l.text[0], "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf");
+	ONE_LINE(&l, "\xc2\x9b" "2J \xc2\x85 \xc2\xa0");		/* CSI, NEL: C1; NBSP is text */
+	assert_string_equal(l.text[0], "\\xc2\\x9b2J \\xc2\\x85 \xc2\xa0");
+	ONE_LINE(&l, "\x80 \xbf \xff \xf5\x80 \xc0\xaf \xc1\xbf");	/* stray, never-valid, overlong */
+	assert_string_equal(l.text[0], "\\x80 \\xbf \\xff \\xf5\\x80 \\xc0\\xaf \\xc1\\xbf");
+	ONE_LINE(&l, "\xe0\x80\xaf|\xed\xa0\x80|\xf0\x80\x80\x80|\xf4\x90\x80\x80");
+	assert_string_equal(l.text[0], "\\xe0\\x80\\xaf|\\xed\\xa0\\x80|\\xf0\\x80\\x80\\x80|"
+			    "\\xf4\\x90\\x80\\x80");
+}
+
+/* A sequence cut short: by another lead byte, by ASCII, by an escape, by the line's end. */
+static void test_escape_truncated(void **state)
+{
+	struct lines l;
+
+	(void)state;
+	ONE_LINE(&l, "\xe2\x82" "A");
+	assert_string_equal(l.text[0], "\\xe2\\x82A");
+	ONE_LINE(&l, "\xf0\x9f\x98\xc3\xa9");
+	assert_string_equal(l.text[0], "\\xf0\\x9f\\x98\xc3\xa9");
+	ONE_LINE(&l, "\xe2\x1b[m");
+	assert_string_equal(l.text[0], "\\xe2^[[m");
+	ONE_LINE(&l, "end\xf0\x9f");
+	assert_string_equal(l.text[0], "end\\xf0\\x9f");
+}
+
+/* Split across writes and drains: an escape sequence and a character both arrive whole. */
+static void test_escape_split_writes(void **state)
+{
+	static struct vuart u;
+	struct lines l = { 0 };
+
+	(void)state;
+	vuart_init(&u);
+	out_str(&u, "x\xe2");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 0);
+	out_str(&u, "\x82");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 0);
+	out_str(&u, "\xac\x1b");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 0);
+	out_str(&u, "[31mred\n");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 1);
+	assert_string_equal(l.text[0], "x\xe2\x82\xac^[[31mred");
+	/* a prompt flushed mid-character: the character comes whole with what follows */
+	out_str(&u, "$ \xc3");
+	assert_int_equal(vuart_drain(&u, true, collect, &l), 1);
+	assert_string_equal(l.text[1], "$ ");
+	out_str(&u, "\xa9\n");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 1);
+	assert_string_equal(l.text[2], "\xc3\xa9");
+}
+
+/* The line's length counts what is printed: an escape or a character is never cut in two. */
+static void test_escape_line_cut(void **state)
+{
+	static struct vuart u;
+	static char buf[VUART_LINE_MAX + 8];
+	struct lines l = { 0 };
+
+	(void)state;
+	vuart_init(&u);
+	memset(buf, 'a', VUART_LINE_MAX - 1);
+	buf[VUART_LINE_MAX - 1] = 0;
+	out_str(&u, buf);
+	out_str(&u, "\x1b\n");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 2);
+	assert_int_equal(strlen(l.text[0]), VUART_LINE_MAX - 1);
+	assert_string_equal(l.text[1], "^[");
+	out_str(&u, buf);
+	out_str(&u, "\xe2\x82\xac\n");
+	assert_int_equal(vuart_drain(&u, false, collect, &l), 2);
+	assert_int_equal(strlen(l.text[2]), VUART_LINE_MAX - 1);
+	assert_string_equal(l.text[3], "\xe2\x82\xac");
+}
+
+/* Every byte value, alone and after each lead byte: nothing a terminal acts on gets through. */
+static void test_escape_every_byte(void **state)
+{
+	struct lines l;
+	char in[3];
+
+	(void)state;
+	for (uint32_t lead = 0; lead < 256; lead++) {
+		for (uint32_t c = 0; c < 256; c++) {
+			const uint8_t *p;
+
+			if (c == '\n' || lead == '\n')
+				continue;
+			in[0] = (char)lead;
+			in[1] = (char)c;
+			one_line(&l, in, 2);
+			for (p = (const uint8_t *)l.text[0]; *p; p++) {
+				assert_true(*p == '\t' || *p >= 0x20);
+				assert_true(*p != 0x7f);
+				/* C1 controls never appear raw: no 0xc2 followed by 0x80-0x9f */
+				assert_false(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -568,6 +717,12 @@ int main(void)
 		cmocka_unit_test(test_init_resets_rx),
 		cmocka_unit_test(test_two_vcpus_transmit),
 		cmocka_unit_test(test_drain_bad_head),
+		cmocka_unit_test(test_escape_controls),
+		cmocka_unit_test(test_escape_utf8),
+		cmocka_unit_test(test_escape_truncated),
+		cmocka_unit_test(test_escape_split_writes),
+		cmocka_unit_test(test_escape_line_cut),
+		cmocka_unit_test(test_escape_every_byte),
 	};
 
 	return cmocka_run_group_tests_name("vuart", tests, NULL, NULL);
