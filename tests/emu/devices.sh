@@ -183,6 +183,26 @@ test_bochs_dev_hpet() {
 		{ echo "inject: $dev / $exits"; return 1; }
 }
 
+# The same inject guest on a core shared with a busy neighbour (300 us
+# windows each): its comparator fires in the neighbour's windows too, and a
+# device vector pending when the core switches out is taken in root mode,
+# where it must reach its owner as the exit path's does. 100 interrupts,
+# none lost; some waited for the guest's window (irq_waited > 0); one exit
+# or root-mode take per interrupt.
+test_bochs_dev_hpet_shared() {
+	local out=$1 r dev
+	bochs "$out" --cpus 2 --timeout 300 --iso "$TEST_ISO_DIR/dev-hpet-shared.iso" \
+		--expect ok || return 1
+	need "$out" '^\[hpet\] DEVIRQ label=hpet-shared mode=tempo trigger=edge events=100 lost=0 strays=0 ' \
+		"100 interrupts on the shared core, none lost or stray" &&
+		need "$out" '^\[busy\] RTBENCH label=busy ' "the neighbour ran to its end" || return 1
+	r=$(serial "$out" | grep '^\[hpet\] DEVIRQ ')
+	dev=$(serial "$out" | grep '^DEVICES partition=hpet ')
+	[ "$(key "$dev" irq_path)" = exit ] && [ "$(key "$dev" irq_exits)" = 100 ] &&
+		[ "$(key "$dev" irq_waited)" -gt 0 ] && [ "$(key "$dev" irq_storms)" = 0 ] ||
+		{ echo "shared: $r / $dev"; return 1; }
+}
+
 # ---- VT-d (drivers/vtd.c, hv/start/iommu_test.c, docs/devices.md) ----
 
 # QEMU's q35 with its VT-d unit (interrupt remapping on, xAPIC destinations)
