@@ -12,7 +12,8 @@
 
 volatile uint64_t devirq_strays;
 
-uint8_t devirq_alloc(uint32_t cpu, devirq_fn fn, void *owner, struct vcpu *v, uint32_t input)
+uint8_t devirq_alloc(uint32_t cpu, devirq_fn fn, void *owner, struct vcpu *v, uint32_t input,
+		     bool (*usable)(uint8_t vector, void *ctx), void *ctx)
 {
 	struct pcpu *c;
 
@@ -24,7 +25,7 @@ uint8_t devirq_alloc(uint32_t cpu, devirq_fn fn, void *owner, struct vcpu *v, ui
 	for (uint32_t i = 0; i < DEVIRQ_VECTORS; i++) {
 		struct devirq_slot *s = &c->devirq->slot[i];
 
-		if (s->fn)
+		if (s->fn || (usable && !usable((uint8_t)(DEVIRQ_VECTOR_FIRST + i), ctx)))
 			continue;
 		*s = (struct devirq_slot){ fn, owner, v, input };
 		return (uint8_t)(DEVIRQ_VECTOR_FIRST + i);
