@@ -169,7 +169,7 @@ struct acpi_fadt_ports {
 	uint8_t pm1_evt_len, pm1_cnt_len, pm_tmr_len;
 };
 
-/* Fill @out from a FADT of @len bytes at @t (header checked by the caller); zeros for a short one. */
+/* @out from a FADT of @len bytes at @t (its header checked by the caller); zeros if short. */
 void acpi_fadt_ports(const uint8_t *t, uint32_t len, struct acpi_fadt_ports *out);
 
 /*

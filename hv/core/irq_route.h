@@ -210,7 +210,7 @@ struct irq_vector_owners {
 	uint16_t uses[256];
 };
 
-/* @owner takes one use of @vector: false (nothing changed) when another owner holds it, or @owner is 0. */
+/* @owner takes one use of @vector; false (and no change) if another holds it or @owner is 0. */
 bool irq_vector_claim(struct irq_vector_owners *o, uint8_t vector, uint16_t owner);
 
 /* @owner gives one use of @vector back; a vector it does not hold is left alone. */
