@@ -72,10 +72,12 @@ test_bochs_dev_bad_assign() {
 		"ports given twice" &&
 	need "$1" "^ERROR: config: partitions:15: ports: 0x3f8-0x3f8 overlaps Tempo's console UART" \
 		"Tempo's console" &&
+	need "$1" "^ERROR: config: partitions:15: ports: 0xb2-0xb2 overlaps the FADT's SMI command port \(it enters SMM\) \(0xb2-0xb2\): Tempo keeps it$" \
+		"the SMI command port Bochs' FADT names" &&
 	need "$1" "^ERROR: config: partitions:16: mmio: 0xfee00000\+0x1000 overlaps the LAPIC registers" \
 		"the LAPIC's page" || return 1
-	[ "$(count_lines "$1" '^ERROR: config: ')" = 6 ] ||
-		{ echo "$(count_lines "$1" '^ERROR: config: ') config errors, expected 6"; return 1; }
+	[ "$(count_lines "$1" '^ERROR: config: ')" = 7 ] ||
+		{ echo "$(count_lines "$1" '^ERROR: config: ') config errors, expected 7"; return 1; }
 	! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
 }
 
