@@ -95,7 +95,7 @@ TIMER_ISOS	:= timer-direct timer-inject timer-emulated attacks-direct attacks-em
 		   shared shared-solo shared-attacks pv-lazy watchdog hv-fault restart restart-quiet console console-busy \
 		   channel channel-edge channel-quiet channel-shared \
 		   channel-restart channel-pci testdev xapic high-mem high-mem-big high-mem-large console-drop \
-		   many-vcpus posted-soft dev-com2 dev-com2-inject dev-hpet dev-hpet-inject fidelity
+		   many-vcpus posted-soft dev-com2 dev-com2-inject dev-hpet dev-hpet-inject dev-hpet-shared fidelity
 TEST_ISO_NAMES	:= platform fault ud iommu-dma iommu-ir pit stop-oob stop-triple stop-vmxon bad-syntax bad-cpu \
 		   bad-device all-cpus console-cut reboot-end reboot-bad-config reboot-no-vmx reboot-monitor \
 		   halt-end $(TIMER_ISOS)
@@ -123,6 +123,7 @@ CMDLINE_posted-soft := exit=emu posted=soft
 # the HPET given to a partition: Tempo calibrates with the PIT
 CMDLINE_dev-hpet := exit=emu tsc_calibrate=pit
 CMDLINE_dev-hpet-inject := exit=emu tsc_calibrate=pit
+CMDLINE_dev-hpet-shared := exit=emu tsc_calibrate=pit
 
 $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
 	@echo "  ISO     $@"

@@ -30,6 +30,17 @@
 #define FADT_RESET_VALUE_OFF	128
 #define FADT_RESET_LEN		129	/* up to RESET_VALUE: ACPI 2.0 and later */
 #define FADT_RESET_REG_SUP	(1u << 10)
+/* FADT fields (ACPI 6.5 Table 5.9): the fixed-hardware port blocks and their lengths. */
+#define FADT_SMI_CMD_OFF	48
+#define FADT_PM1A_EVT_OFF	56
+#define FADT_PM1B_EVT_OFF	60
+#define FADT_PM1A_CNT_OFF	64
+#define FADT_PM1B_CNT_OFF	68
+#define FADT_PM_TMR_OFF		76
+#define FADT_PM1_EVT_LEN_OFF	88
+#define FADT_PM1_CNT_LEN_OFF	89
+#define FADT_PM_TMR_LEN_OFF	91
+#define FADT_PORTS_LEN		92	/* through PM_TMR_LEN: every FADT since ACPI 1.0 */
 
 /* DMAR (VT-d spec 8.1): header, host address width, flags, 10 reserved bytes. */
 #define DMAR_STRUCTS_OFF	48
@@ -662,40 +673,68 @@ static void parse_dmar(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint
  * configuration space on bus 0, 8 bits wide at bit 0) is refused with a
  * warning rather than written.
  */
-static void parse_fadt(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+void acpi_fadt_ports(const uint8_t *t, uint32_t len, struct acpi_fadt_ports *out)
 {
-	struct acpi_info *out = c->out;
+	memset(out, 0, sizeof(*out));
+	if (!t || len < FADT_PORTS_LEN)
+		return;
+	out->smi_cmd = rd32(t + FADT_SMI_CMD_OFF);
+	out->pm1a_evt = rd32(t + FADT_PM1A_EVT_OFF);
+	out->pm1b_evt = rd32(t + FADT_PM1B_EVT_OFF);
+	out->pm1a_cnt = rd32(t + FADT_PM1A_CNT_OFF);
+	out->pm1b_cnt = rd32(t + FADT_PM1B_CNT_OFF);
+	out->pm_tmr = rd32(t + FADT_PM_TMR_OFF);
+	out->pm1_evt_len = t[FADT_PM1_EVT_LEN_OFF];
+	out->pm1_cnt_len = t[FADT_PM1_CNT_LEN_OFF];
+	out->pm_tmr_len = t[FADT_PM_TMR_LEN_OFF];
+}
+
+int acpi_fadt_reset_reg(const uint8_t *t, uint32_t len, struct acpi_reset_reg *out, char *why,
+			size_t whylen)
+{
 	const uint8_t *gas = t + FADT_RESET_REG_OFF;
 	uint64_t addr;
 
-	out->has_fadt = true;
-	out->fadt_revision = t[8];
 	if (len < FADT_RESET_LEN || !(rd32(t + FADT_FLAGS_OFF) & FADT_RESET_REG_SUP))
-		return;
+		return 1;
 	addr = rd64(gas + 4);
 	if (gas[0] > ACPI_SPACE_PCI_CONFIG) {
-		warnf(c, "ACPI: FADT at 0x%llx: reset register in address space %u, not memory, "
-		      "I/O or PCI configuration", (unsigned long long)phys, gas[0]);
-		return;
+		fmt_snprintf(why, whylen, "reset register in address space %u, not memory, "
+			     "I/O or PCI configuration", gas[0]);
+		return -1;
 	}
 	if (gas[1] != 8 || gas[2] != 0) {
-		warnf(c, "ACPI: FADT at 0x%llx: reset register is %u bits at bit %u, not 8 at 0",
-		      (unsigned long long)phys, gas[1], gas[2]);
-		return;
+		fmt_snprintf(why, whylen, "reset register is %u bits at bit %u, not 8 at 0",
+			     gas[1], gas[2]);
+		return -1;
 	}
 	if (!addr || (gas[0] == ACPI_SPACE_IO && addr > 0xffff) ||
 	    (gas[0] == ACPI_SPACE_PCI_CONFIG && (addr >> 48 || (addr >> 32 & 0xffff) > 31 ||
 						 (addr >> 16 & 0xffff) > 7 ||
 						 (addr & 0xffff) > 0xff))) {
-		warnf(c, "ACPI: FADT at 0x%llx: reset register address 0x%llx is not valid in "
-		      "address space %u", (unsigned long long)phys, (unsigned long long)addr,
-		      gas[0]);
-		return;
+		fmt_snprintf(why, whylen, "reset register address 0x%llx is not valid in "
+			     "address space %u", (unsigned long long)addr, gas[0]);
+		return -1;
 	}
-	out->has_reset_reg = true;
-	out->reset_reg.space = gas[0];
-	out->reset_reg.address = addr;
-	out->reset_reg.value = t[FADT_RESET_VALUE_OFF];
+	out->space = gas[0];
+	out->address = addr;
+	out->value = t[FADT_RESET_VALUE_OFF];
+	return 0;
+}
+
+static void parse_fadt(struct acpi_ctx *c, uint64_t phys, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *out = c->out;
+	char why[96];
+	int r;
+
+	out->has_fadt = true;
+	out->fadt_revision = t[8];
+	acpi_fadt_ports(t, len, &out->fadt_ports);
+	r = acpi_fadt_reset_reg(t, len, &out->reset_reg, why, sizeof(why));
+	if (r < 0)
+		warnf(c, "ACPI: FADT at 0x%llx: %s", (unsigned long long)phys, why);
+	out->has_reset_reg = r == 0;
 }
 
 static void visit_table(struct acpi_ctx *c, const char *root, uint32_t idx, uint64_t phys)

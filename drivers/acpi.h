@@ -156,6 +156,32 @@ struct acpi_reset_reg {
 	uint64_t address;
 };
 
+/*
+ * The FADT's fixed-hardware registers in I/O space (ACPI 6.5 5.2.9, Table
+ * 5.9: SMI_CMD, PM1a/PM1b_EVT_BLK, PM1a/PM1b_CNT_BLK, PM_TMR_BLK and their
+ * lengths), 0 where the FADT has none or is too short to say. Firmware
+ * owns them: a write to SMI_CMD enters SMM, SLP_EN in a PM1 control block
+ * powers the machine off. The 64-bit X_ forms are not read.
+ */
+struct acpi_fadt_ports {
+	uint32_t smi_cmd;
+	uint32_t pm1a_evt, pm1b_evt, pm1a_cnt, pm1b_cnt, pm_tmr;
+	uint8_t pm1_evt_len, pm1_cnt_len, pm_tmr_len;
+};
+
+/* @out from a FADT of @len bytes at @t (its header checked by the caller); zeros if short. */
+void acpi_fadt_ports(const uint8_t *t, uint32_t len, struct acpi_fadt_ports *out);
+
+/*
+ * The reset register of a FADT of @len bytes at @t: 0 and @out filled; 1
+ * when it offers none (an ACPI 1.0 FADT, or RESET_REG_SUP clear: normal);
+ * -1 with the reason in @why for a register the spec does not allow (ACPI
+ * 6.5 5.2.9: system memory, system I/O or PCI configuration space on bus
+ * 0, 8 bits wide at bit 0), which must not be written.
+ */
+int acpi_fadt_reset_reg(const uint8_t *t, uint32_t len, struct acpi_reset_reg *out, char *why,
+			size_t whylen);
+
 struct acpi_info {
 	uint8_t rsdp_revision;
 	char oem_id[7];			/* NUL-terminated */
@@ -181,6 +207,7 @@ struct acpi_info {
 	uint8_t fadt_revision;
 	bool has_reset_reg;		/* reset_reg is valid */
 	struct acpi_reset_reg reset_reg;
+	struct acpi_fadt_ports fadt_ports;
 
 	bool has_hpet;
 	uint64_t hpet_phys;		/* base address (system memory space only) */

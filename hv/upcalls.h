@@ -8,6 +8,7 @@
 #ifndef TEMPO_HV_UPCALLS_H
 #define TEMPO_HV_UPCALLS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /*
@@ -74,6 +75,14 @@ struct vcpu *hv_exit_handler(struct vcpu *v);
  * (NULL: @v left, its partition stopped).
  */
 struct vcpu *hv_resume_failed(struct vcpu *v, uint32_t error);
+
+/*
+ * An interrupt vector >= 32 taken in one of a core's root-mode interrupt
+ * windows (arch/x86/trap.c): true when it is hv's to end (a device's
+ * vector, handed to its owner as the external-interrupt exit does, and
+ * acknowledged), false for a stray that arch acknowledges and counts.
+ */
+bool hv_root_irq(uint8_t vector);
 
 /* The hypervisor's vector (0xee) arrived in root mode, in an inject-mode save window. */
 void hv_timer_vector_handler(void);

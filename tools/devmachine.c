@@ -16,7 +16,9 @@
 
 #define MAX_FNS		512
 #define MAX_RAM		128
-#define MAX_RESERVED	(16 + 8 + 8 + MAX_RAM)
+#define MAX_RESERVED	(48 + 8 + 8 + MAX_RAM)
+#define FADT_MAX	1024	/* ACPI 6.5's is 276 bytes */
+#define DMAR_MAX	65536
 #define CONSOLE_PORT	0x3f8	/* Tempo's console on every machine */
 #define SYSFS_IORESOURCE_IO	0x100
 #define SYSFS_IORESOURCE_MEM	0x200
@@ -187,6 +189,49 @@ static uint64_t read_hpet(const char *sysroot)
 	return addr;
 }
 
+/*
+ * Firmware's own registers, from the same tables the boot reads: the FADT's
+ * SMI command port, PM1 blocks, PM timer and reset register, the DMAR's
+ * remapping units, and the TPM's pages when a TPM table is there. A table
+ * that is missing or unreadable adds nothing (the boot checks again).
+ */
+static void read_firmware_regs(const char *sysroot, struct dev_platform *pf)
+{
+	static uint8_t t[DMAR_MAX];
+	static struct acpi_dmar dmar;
+	struct acpi_fadt_ports fp;
+	struct acpi_reset_reg rr;
+	char why[160];
+	long n;
+
+	n = read_some(path_of(sysroot, "/sys/firmware/acpi/tables/FACP", ""), t, FADT_MAX);
+	if (n >= 36) {
+		acpi_fadt_ports(t, (uint32_t)n, &fp);
+		pf->smi_cmd_port = fp.smi_cmd;
+		pf->pm1a_evt_port = fp.pm1a_evt;
+		pf->pm1b_evt_port = fp.pm1b_evt;
+		pf->pm1a_cnt_port = fp.pm1a_cnt;
+		pf->pm1b_cnt_port = fp.pm1b_cnt;
+		pf->pm_tmr_port = fp.pm_tmr;
+		pf->pm1_evt_len = fp.pm1_evt_len;
+		pf->pm1_cnt_len = fp.pm1_cnt_len;
+		pf->pm_tmr_len = fp.pm_tmr_len;
+		if (acpi_fadt_reset_reg(t, (uint32_t)n, &rr, why, sizeof(why)) == 0 &&
+		    rr.space != ACPI_SPACE_PCI_CONFIG) {
+			pf->reset_reg_valid = true;
+			pf->reset_reg_io = rr.space == ACPI_SPACE_IO;
+			pf->reset_reg_addr = rr.address;
+		}
+	}
+	n = read_some(path_of(sysroot, "/sys/firmware/acpi/tables/DMAR", ""), t, sizeof(t));
+	if (n >= 36 && !acpi_dmar_parse(t, (uint32_t)n, &dmar, why, sizeof(why)))
+		for (uint32_t i = 0; i < dmar.unit_count && pf->drhd_count < 16; i++)
+			pf->drhd[pf->drhd_count++] = (struct dev_mmio_range){
+				dmar.units[i].reg_phys, dmar.units[i].reg_bytes };
+	pf->tpm = read_some(path_of(sysroot, "/sys/firmware/acpi/tables/TPM2", ""), t, 4) > 0 ||
+		  read_some(path_of(sysroot, "/sys/firmware/acpi/tables/TCPA", ""), t, 4) > 0;
+}
+
 /* Every range the firmware's map calls RAM of any kind. */
 static uint32_t read_ram(const char *sysroot)
 {
@@ -263,6 +308,7 @@ void devmachine_read(const char *sysroot, const struct acpi_info *ai, bool hpet_
 	pf.hpet_phys = read_hpet(sysroot);
 	pf.hpet_in_use = pf.hpet_phys && !hpet_free;
 	read_mcfg(sysroot, &pf);
+	read_firmware_regs(sysroot, &pf);
 	pf.ram_count = read_ram(sysroot);
 	m->fns = infos;
 	m->fn_count = fn_count;

@@ -278,7 +278,8 @@ void trap_dispatch(struct trap_frame *f)
 	}
 
 	if (f->vector >= 32) {
-		root_stray(trap_current_cpu(), (uint8_t)f->vector);
+		if (!hv_root_irq((uint8_t)f->vector))
+			root_stray(trap_current_cpu(), (uint8_t)f->vector);
 		return;
 	}
 	/*

@@ -2837,6 +2837,180 @@ static const char *a_console_escape(void)
 	return "printed";
 }
 
+/*
+ * ---- a partition's own device (docs/devices.md): the HPET's registers and
+ * GSI 20, in inject mode (tests/attack/expected.txt dev=hpet) ----
+ *
+ * The guest aims its virtual IOAPIC entry where a partition may not: another
+ * CPU, Tempo's vectors, 16-31, SMI/NMI/INIT/ExtINT delivery. Each must be
+ * filtered (nothing arrives, anywhere; the hypervisor counts irq_filtered),
+ * and the same input aimed at its own CPU must still deliver after. An input
+ * firing far past DEV_IRQ_STORM_PER_MS must be masked (irq_storms) and come
+ * back when the guest writes its entry again.
+ */
+#define HPET_BASE		0xfed00000u
+#define HPET_CFG		0x10
+#define HPET_COUNTER		0xf0
+#define HPET_T0_CFG		0x100
+#define HPET_T0_CMP		0x108
+#define HPET_TN_ENABLE		(1u << 2)
+#define HPET_TN_VAL_SET		(1u << 6)
+#define HPET_TN_ROUTE_SHIFT	9
+#define DEV_GSI			20
+#define VIOAPIC_BASE		0xfec00000u
+#define RTE_MASKED		(1u << 16)
+#define RTE_DELIVERY_SHIFT	8
+#define HPET_FIRE_TICKS		2000	/* 20 us of Bochs' 100 MHz HPET */
+#define HPET_STORM_TICKS	100	/* a comparator 1 us on */
+
+static volatile uint32_t *hpet_reg(uint32_t off)
+{
+	return phys_ptr(HPET_BASE + off);
+}
+
+/* The virtual IOAPIC's entry for GSI 20: masked first, the high half, then the low. */
+static void dev_rte_write(uint32_t low, uint32_t dest)
+{
+	volatile uint32_t *sel = phys_ptr(VIOAPIC_BASE), *win = phys_ptr(VIOAPIC_BASE + 0x10);
+
+	*sel = 0x10 + 2 * DEV_GSI;
+	*win = RTE_MASKED;
+	*sel = 0x10 + 2 * DEV_GSI + 1;
+	*win = dest << 24;
+	*sel = 0x10 + 2 * DEV_GSI;
+	*win = low;
+}
+
+static uint32_t dev_rte_read_low(void)
+{
+	volatile uint32_t *sel = phys_ptr(VIOAPIC_BASE), *win = phys_ptr(VIOAPIC_BASE + 0x10);
+
+	*sel = 0x10 + 2 * DEV_GSI;
+	return *win;
+}
+
+static uint32_t own_apic_id(void)
+{
+	return (uint32_t)rdmsr(0x802);
+}
+
+/* Timer 0 stopped with the main counter at 0, routed to GSI 20 (edge); @cfg adds its mode. */
+static void hpet_arm(uint32_t cfg, uint32_t ticks)
+{
+	uint32_t t0 = (DEV_GSI << HPET_TN_ROUTE_SHIFT) | HPET_TN_ENABLE | cfg;
+
+	*hpet_reg(HPET_CFG) = 0;
+	*hpet_reg(HPET_COUNTER) = 0;
+	*hpet_reg(HPET_COUNTER + 4) = 0;
+	*hpet_reg(HPET_T0_CFG) = t0 | HPET_TN_VAL_SET;
+	*hpet_reg(HPET_T0_CMP) = ticks;
+	*hpet_reg(HPET_T0_CFG) = t0 | HPET_TN_VAL_SET;
+	*hpet_reg(HPET_T0_CMP + 4) = 0;
+	*hpet_reg(HPET_CFG) = 1;
+}
+
+static void hpet_stop(void)
+{
+	*hpet_reg(HPET_CFG) = 0;
+	*hpet_reg(HPET_T0_CFG) = 0;
+}
+
+/* One comparator on GSI 20 in 20 us: did anything reach IRQ_VECTOR, 0xEC-0xEF or 16-31? */
+static bool dev_fire_arrived(uint32_t ms)
+{
+	uint32_t n = hostile_irq_count, h = hostile_hv_vec_count;
+
+	exc_caught_vector = -1;
+	exc_resume_eip = 0;
+	hpet_arm(0, HPET_FIRE_TICKS);
+	wait_count(&hostile_irq_count, n + 1, ms);
+	hpet_stop();
+	return hostile_irq_count != n || hostile_hv_vec_count != h || exc_caught_vector != -1;
+}
+
+/*
+ * The same input aimed at this CPU, fixed, IRQ_VECTOR: it must deliver (the
+ * refusals before it were the rule's, not a dead device), then masked.
+ */
+static const char *dev_control(const char *ok)
+{
+	bool arrived;
+
+	dev_rte_write(IRQ_VECTOR, own_apic_id());
+	arrived = dev_fire_arrived(20);
+	dev_rte_write(RTE_MASKED | IRQ_VECTOR, 0);
+	return arrived ? ok : "no_interrupt";
+}
+
+static const char *a_ioapic_other_cpu(void)
+{
+	uint32_t self = own_apic_id(), other = self == 1 ? 0 : 1;	/* the victim's or Tempo's */
+
+	dev_rte_write(IRQ_VECTOR, other);
+	if ((dev_rte_read_low() & 0xff) != IRQ_VECTOR)
+		return "not_kept";
+	if (dev_fire_arrived(5))
+		return "delivered";
+	return dev_control("filtered");
+}
+
+static const char *a_ioapic_hv_vectors(void)
+{
+	for (uint32_t v = 0xec; v <= 0xef; v++)
+		set_gate(v, (uint32_t)hostile_hv_vec_entry);
+	for (uint32_t v = 16; v <= 0xef; v++) {
+		if (v == 32)
+			v = 0xec;
+		dev_rte_write(v, own_apic_id());
+		if (dev_fire_arrived(2))
+			return v < 32 ? "delivered_low" : "delivered_hv";
+	}
+	return dev_control("filtered");
+}
+
+static const char *a_ioapic_delivery_modes(void)
+{
+	static const uint8_t modes[] = { 2, 4, 5, 7 };	/* SMI, NMI, INIT, ExtINT */
+
+	for (uint32_t i = 0; i < sizeof(modes); i++) {
+		dev_rte_write(((uint32_t)modes[i] << RTE_DELIVERY_SHIFT) | IRQ_VECTOR,
+			      own_apic_id());
+		if (dev_fire_arrived(2))
+			return "delivered";
+	}
+	return dev_control("filtered");
+}
+
+/*
+ * For 5 ms, timer 0's comparator set 1 us ahead again each time the counter
+ * passes it (the HPET's registers are its own: no exit), IF=1: an
+ * external-interrupt exit, an injection and an EOI exit per interrupt on
+ * the inject path, as fast as the guest can take them. Tempo masks an
+ * input past DEV_IRQ_STORM_PER_MS (the guest's next write of its entry
+ * unmasks it); in Bochs the round trip caps the rate below that (about 35
+ * a millisecond), so the mask itself is not reached there. The input must
+ * deliver after.
+ */
+static const char *a_ioapic_storm(void)
+{
+	uint64_t end;
+
+	dev_rte_write(IRQ_VECTOR, own_apic_id());
+	hpet_arm(0, HPET_STORM_TICKS);
+	asm volatile("sti" ::: "memory");
+	for (end = rdtsc() + MS(5); rdtsc() < end;) {
+		uint32_t cmp = *hpet_reg(HPET_COUNTER) + HPET_STORM_TICKS;
+
+		*hpet_reg(HPET_T0_CMP) = cmp;
+		/* past it: matched (a comparator written behind the counter never fires) */
+		while ((int32_t)(*hpet_reg(HPET_COUNTER) - cmp) < 0 && rdtsc() < end)
+			cpu_relax();
+	}
+	asm volatile("cli" ::: "memory");
+	hpet_stop();
+	return dev_control("rearmed");
+}
+
 struct attack {
 	const char *name;
 	const char *(*fn)(void);
@@ -2937,6 +3111,11 @@ static const struct attack attacks[] = {
 	{ "gp_rf", a_gp_rf },
 	{ "mmio_data_bp", a_mmio_data_bp },
 	{ "mmio_page_split", a_mmio_page_split },
+	/* the partition owns the HPET and GSI 20 (tests/attack/expected.txt dev=hpet) */
+	{ "ioapic_other_cpu", a_ioapic_other_cpu },
+	{ "ioapic_hv_vectors", a_ioapic_hv_vectors },
+	{ "ioapic_delivery_modes", a_ioapic_delivery_modes },
+	{ "ioapic_storm", a_ioapic_storm },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
 	{ "mmio_xchg", s_mmio_xchg },

@@ -427,6 +427,20 @@ static void add(struct dev_reserved *out, uint32_t max, uint32_t *n, enum dev_sp
 	(*n)++;
 }
 
+/*
+ * A block of @len ports at @port (0: none), @len 0 meaning @least; kept
+ * inside the 16-bit port space (a FADT is outside input).
+ */
+static void add_port_block(struct dev_reserved *out, uint32_t max, uint32_t *n, uint32_t port,
+			   uint32_t len, uint32_t least, const char *what)
+{
+	if (!port || port > 0xffff)
+		return;
+	if (!len)
+		len = least;
+	add(out, max, n, DEV_SPACE_PORT, port, MIN(port + len - 1, 0xffffu), what);
+}
+
 uint32_t devassign_reserved(const struct dev_platform *p, struct dev_reserved *out,
 			    uint32_t max)
 {
@@ -458,6 +472,33 @@ uint32_t devassign_reserved(const struct dev_platform *p, struct dev_reserved *o
 		if (p->ram[i].size)
 			add(out, max, &n, DEV_SPACE_MMIO, p->ram[i].base,
 			    p->ram[i].base + (p->ram[i].size - 1), "RAM");
+	add_port_block(out, max, &n, p->smi_cmd_port, 1, 1,
+		       "the FADT's SMI command port (it enters SMM)");
+	add_port_block(out, max, &n, p->pm1a_evt_port, p->pm1_evt_len, 4,
+		       "the FADT's PM1a event block");
+	add_port_block(out, max, &n, p->pm1b_evt_port, p->pm1_evt_len, 4,
+		       "the FADT's PM1b event block");
+	add_port_block(out, max, &n, p->pm1a_cnt_port, p->pm1_cnt_len, 2,
+		       "the FADT's PM1a control block (SLP_EN powers the machine off)");
+	add_port_block(out, max, &n, p->pm1b_cnt_port, p->pm1_cnt_len, 2,
+		       "the FADT's PM1b control block (SLP_EN powers the machine off)");
+	add_port_block(out, max, &n, p->pm_tmr_port, p->pm_tmr_len, 4, "the ACPI PM timer");
+	/* 0xCF9 is in the fixed list already */
+	if (p->reset_reg_valid && p->reset_reg_io && p->reset_reg_addr != 0xcf9)
+		add_port_block(out, max, &n,
+			       p->reset_reg_addr > 0xffff ? 0 : (uint32_t)p->reset_reg_addr, 1, 1,
+			       "the FADT's reset register");
+	else if (p->reset_reg_valid && !p->reset_reg_io && p->reset_reg_addr)
+		add(out, max, &n, DEV_SPACE_MMIO, p->reset_reg_addr & ~0xfffull,
+		    (p->reset_reg_addr & ~0xfffull) + 0xfff, "the FADT's reset register");
+	for (uint32_t i = 0; i < p->drhd_count && i < ARRAY_SIZE(p->drhd); i++)
+		if (p->drhd[i].size && p->drhd[i].base + (p->drhd[i].size - 1) >= p->drhd[i].base)
+			add(out, max, &n, DEV_SPACE_MMIO, p->drhd[i].base & ~0xfffull,
+			    p->drhd[i].base + (p->drhd[i].size - 1),
+			    "a VT-d remapping unit's registers (DMAR)");
+	if (p->tpm)
+		add(out, max, &n, DEV_SPACE_MMIO, DEV_TPM_PHYS, DEV_TPM_PHYS + DEV_TPM_SIZE - 1,
+		    "the TPM's locality pages");
 	return n;
 }
 

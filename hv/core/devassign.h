@@ -30,7 +30,10 @@
  * - reserved by Tempo: any range over one of devassign_reserved()'s (its
  *   console UART, the PICs, PIT, RTC/NMI mask, reset and PCI
  *   configuration ports, the LAPIC and IOAPIC registers, ECAM, the HPET
- *   while Tempo calibrates with it, RAM);
+ *   while Tempo calibrates with it, RAM; and firmware's, which reach SMM,
+ *   power or reset or hold secrets: the FADT's SMI command port, PM1
+ *   blocks, PM timer and reset register, the DMAR's remapping units, the
+ *   TPM);
  * - a port or memory range over a BAR of a PCI function: such a device is
  *   given with `pci =`, whose configuration space Tempo filters;
  * - a bridge: header type 1 or 2, or base class 0x06 (host, ISA/LPC,
@@ -52,6 +55,9 @@
 #define DEV_GSI_LIMIT		1024	/* GSIs 0..1023: eight IOAPICs of 120 inputs fit */
 #define DEV_MMIO_GRAIN		0x1000ull	/* an EPT page */
 #define DEV_MSG_LEN		192
+/* The TPM's locality 0-4 register pages (TCG PC Client Platform TPM Profile, TIS and CRB) */
+#define DEV_TPM_PHYS		0xfed40000ull
+#define DEV_TPM_SIZE		0x5000ull
 
 enum dev_key {
 	DEV_KEY_PCI,
@@ -159,6 +165,22 @@ struct dev_platform {
 	struct dev_mmio_range ecam[8];
 	uint32_t ram_count;
 	const struct dev_mmio_range *ram;	/* every range of RAM, usable or Tempo's */
+	/*
+	 * The FADT's (0: none): the SMI command port, the PM1a/PM1b event and
+	 * control blocks and the PM timer, each with its length in bytes
+	 * (0: the least the spec allows).
+	 */
+	uint32_t smi_cmd_port;
+	uint32_t pm1a_evt_port, pm1b_evt_port, pm1a_cnt_port, pm1b_cnt_port, pm_tmr_port;
+	uint8_t pm1_evt_len, pm1_cnt_len, pm_tmr_len;
+	/* the FADT's reset register, where it has one: port or memory */
+	bool reset_reg_valid;
+	bool reset_reg_io;
+	uint64_t reset_reg_addr;
+	/* the DMAR's remapping units: their register sets */
+	uint32_t drhd_count;
+	struct dev_mmio_range drhd[16];
+	bool tpm;			/* the ACPI tables list a TPM (TPM2 or TCPA) */
 };
 
 /*

@@ -19,6 +19,7 @@ static const char *const verdict_names[IRQ_VERDICT_COUNT] = {
 	[IRQ_DEST_WIDE] = "apic-id-above-255",
 	[IRQ_MSI_ADDRESS] = "msi-address",
 	[IRQ_REMAP_REFUSED] = "remap-refused",
+	[IRQ_VECTOR_TAKEN] = "vector-other-partition",
 };
 
 const char *irq_verdict_name(enum irq_verdict v)
@@ -129,4 +130,45 @@ void irq_target_msi(const struct irq_target *t, uint32_t *addr_lo, uint32_t *add
 	*addr_lo = MSI_ADDR_BASE | (t->apic_id & 0xff) << MSI_ADDR_DEST_SHIFT;
 	*addr_hi = 0;
 	*data = t->vector;
+}
+
+bool irq_rte_stop_eoi(uint64_t phys_rte, uint64_t *masked_rte, uint8_t *vector)
+{
+	if (!(phys_rte & IOAPIC_RTE_LEVEL) || !(phys_rte & IOAPIC_RTE_REMOTE_IRR))
+		return false;
+	*masked_rte = (phys_rte | IOAPIC_RTE_MASKED) & ~IOAPIC_RTE_REMOTE_IRR;
+	*vector = (uint8_t)phys_rte;
+	return true;
+}
+
+bool irq_vector_claim(struct irq_vector_owners *o, uint8_t vector, uint16_t owner)
+{
+	if (!owner || (o->owner[vector] && o->owner[vector] != owner) ||
+	    o->uses[vector] == UINT16_MAX)
+		return false;
+	o->owner[vector] = owner;
+	o->uses[vector]++;
+	return true;
+}
+
+void irq_vector_release(struct irq_vector_owners *o, uint8_t vector, uint16_t owner)
+{
+	if (!owner || o->owner[vector] != owner)
+		return;
+	if (--o->uses[vector] == 0)
+		o->owner[vector] = 0;
+}
+
+void irq_vector_release_all(struct irq_vector_owners *o, uint16_t owner)
+{
+	for (uint32_t v = 0; v < 256; v++)
+		if (owner && o->owner[v] == owner) {
+			o->owner[v] = 0;
+			o->uses[v] = 0;
+		}
+}
+
+uint16_t irq_vector_owner(const struct irq_vector_owners *o, uint8_t vector)
+{
+	return o->owner[vector];
 }

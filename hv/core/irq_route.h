@@ -145,6 +145,7 @@ enum irq_verdict {
 	IRQ_DEST_WIDE,		/* APIC id above 255 without interrupt remapping */
 	IRQ_MSI_ADDRESS,	/* MSI address not 0xFEExxxxx, upper half or bits 11:4 set */
 	IRQ_REMAP_REFUSED,	/* the interrupt-remapping hook had no entry for it */
+	IRQ_VECTOR_TAKEN,	/* another partition's device interrupts use that vector */
 	IRQ_VERDICT_COUNT
 };
 
@@ -180,5 +181,45 @@ uint64_t irq_target_rte(const struct irq_target *t, bool masked);
  */
 void irq_target_msi(const struct irq_target *t, uint32_t *addr_lo, uint32_t *addr_hi,
 		    uint32_t *data);
+
+/*
+ * A partition stops (or restarts) while a level-triggered input it took
+ * directly is in service: the physical entry @phys_rte, read back, has
+ * remote IRR set, and masking it does not clear that (82093AA 3.2.4): the
+ * next owner of the input would never get an interrupt on it. True when the
+ * entry needs an EOI: *@masked_rte is the entry to write first (masked,
+ * trigger and vector kept, so that the IOAPIC's EOI register still matches
+ * it) and *@vector the vector to end; the caller then EOIs it (the EOI
+ * register, or the edge toggle on an IOAPIC without one) before resetting
+ * the entry.
+ */
+bool irq_rte_stop_eoi(uint64_t phys_rte, uint64_t *masked_rte, uint8_t *vector);
+
+/*
+ * One partition per physical device vector, machine-wide. A level
+ * interrupt's EOI, the local APIC's broadcast (SDM Vol. 3A 11.8.5) or a
+ * write of the IOAPIC's EOI register, clears remote IRR on every entry
+ * with that vector, on every IOAPIC the broadcast reaches: were a vector
+ * shared by two partitions' entries, one guest's EOI (or a hostile one
+ * written at will) would make the other's still-asserted line deliver
+ * again. Owners are the caller's numbers, 1..65535; an owner may hold a
+ * vector for several entries (uses are counted).
+ */
+struct irq_vector_owners {
+	uint16_t owner[256];		/* 0: free */
+	uint16_t uses[256];
+};
+
+/* @owner takes one use of @vector; false (and no change) if another holds it or @owner is 0. */
+bool irq_vector_claim(struct irq_vector_owners *o, uint8_t vector, uint16_t owner);
+
+/* @owner gives one use of @vector back; a vector it does not hold is left alone. */
+void irq_vector_release(struct irq_vector_owners *o, uint8_t vector, uint16_t owner);
+
+/* Every vector @owner holds, given back (a partition's reset). */
+void irq_vector_release_all(struct irq_vector_owners *o, uint16_t owner);
+
+/* Who holds @vector (0: nobody). */
+uint16_t irq_vector_owner(const struct irq_vector_owners *o, uint8_t vector);
 
 #endif

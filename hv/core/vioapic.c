@@ -27,11 +27,15 @@ static bool cpus_valid(const struct irq_cpus *cpus)
 	return cpus && cpus->count && cpus->count <= IRQ_MAX_CPUS;
 }
 
-/* Work out pin @pin's physical entry again; @ev learns of a change. */
+/*
+ * Work out pin @pin's physical entry again; @ev learns of a change of it or
+ * of its verdict (a refused entry after a masked one leaves the physical
+ * entry masked, but is a refusal the caller counts).
+ */
 static void route_pin(struct vioapic *v, uint32_t pin, struct vioapic_event *ev)
 {
 	uint64_t rte = v->rte[pin], phys = IOAPIC_RTE_MASKED;
-	enum irq_verdict verdict = IRQ_OK;
+	enum irq_verdict verdict = IRQ_OK, was = (enum irq_verdict)v->verdict[pin];
 	struct irq_request rq;
 	struct irq_target t;
 
@@ -46,7 +50,7 @@ static void route_pin(struct vioapic *v, uint32_t pin, struct vioapic_event *ev)
 		}
 	}
 	v->verdict[pin] = (uint8_t)verdict;
-	if (phys != v->phys[pin]) {
+	if (phys != v->phys[pin] || verdict != was) {
 		v->phys[pin] = phys;
 		vioapic_pin_add(&ev->pins, pin);
 	}

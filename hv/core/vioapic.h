@@ -112,10 +112,12 @@ struct vioapic {
 };
 
 /*
- * Which physical entries the call changed: write vioapic_phys_rte() of each
- * to the hardware. @eoi_vector_valid: the guest wrote the EOI register and
- * the physical IOAPIC (ICH-style, version 0x20 or later) should get
- * @eoi_vector too (a direct partition whose LAPIC suppresses the EOI
+ * Which physical entries the call changed, or whose verdict it changed
+ * (a refusal after a masked entry leaves the physical one masked, but is
+ * counted): write vioapic_phys_rte() of each to the hardware.
+ * @eoi_vector_valid: the guest wrote the EOI register and the physical
+ * IOAPIC (ICH-style, version 0x20 or later) should get @eoi_vector too
+ * (a direct partition whose LAPIC suppresses the EOI
  * broadcast relies on it; harmless otherwise).
  */
 struct vioapic_event {

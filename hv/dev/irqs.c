@@ -28,7 +28,19 @@
  * Tempo's ticks whatever the guest's interrupts do.
  *
  * A partition that stops or restarts has every physical entry masked at
- * once (the .stop hook), before its RAM is zeroed or reused.
+ * once (the .stop hook), before its RAM is zeroed or reused; a direct
+ * level-triggered entry left in service (remote IRR set: the guest stopped
+ * inside its handler) is ended first, masked, or the next owner of the
+ * input would never get an interrupt on it.
+ *
+ * A physical device vector belongs to one partition at a time, machine-wide
+ * (irq_vector_owners in hv/core/irq_route.h): a direct guest's vector is
+ * taken when its entry first goes live and kept until its partition's
+ * reset (an entry refused because another partition holds the vector is
+ * masked and counted as filtered); the exit path's vectors are taken at
+ * build time, each chosen free of every other partition's. So no guest's
+ * EOI, broadcast or written to the IOAPIC's EOI register, ends another
+ * partition's level interrupt.
  */
 #include "arch/x86/trap.h"
 #include "drivers/ioapic.h"
@@ -50,6 +62,7 @@
 
 struct dev_input {
 	uint32_t gsi;
+	uint8_t claimed;		/* direct: the physical vector it holds (0: none) */
 	uint8_t vec[CONFIG_MAX_VCPUS];	/* Tempo's vector on each vCPU's core (not direct) */
 	bool storm_masked;		/* past the rate: masked until the guest writes it */
 	uint8_t reported;		/* the verdict last counted as filtered */
@@ -71,9 +84,48 @@ struct part_irqs {
 	volatile uint64_t filtered;	/* entries the guest unmasked that irq_route refused */
 	volatile uint64_t storms;	/* inputs masked for their rate */
 	volatile uint64_t eois;		/* guest EOIs passed on to the IOAPIC (direct) */
+	volatile uint64_t stop_eois;	/* entries left in service at a stop, ended by Tempo */
 };
 
 static struct part_irqs part_irqs[CONFIG_MAX_PARTITIONS];
+
+static struct irq_vector_owners vector_owners;
+static volatile uint32_t vector_owners_lock;
+
+static uint16_t owner_of(const struct part_irqs *d)
+{
+	return (uint16_t)(d->p->id + 1);
+}
+
+static void vectors_take(void)
+{
+	while (__atomic_exchange_n(&vector_owners_lock, 1, __ATOMIC_ACQUIRE))
+		cpu_relax();
+}
+
+static void vectors_give(void)
+{
+	__atomic_store_n(&vector_owners_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Direct: input @in's live entry on @vector, if no other partition holds that vector. */
+static bool direct_vector_claim(struct part_irqs *d, struct dev_input *in, uint8_t vector)
+{
+	bool ok = true;
+
+	if (in->claimed == vector)
+		return true;
+	vectors_take();
+	if (irq_vector_claim(&vector_owners, vector, owner_of(d))) {
+		if (in->claimed)
+			irq_vector_release(&vector_owners, in->claimed, owner_of(d));
+		in->claimed = vector;
+	} else {
+		ok = false;
+	}
+	vectors_give();
+	return ok;
+}
 
 static void take(struct part_irqs *d)
 {
@@ -98,6 +150,11 @@ static void program(struct part_irqs *d, uint32_t pin)
 	if (k < 0)
 		return;
 	in = &d->in[k];
+	if (!(rte & IOAPIC_RTE_MASKED) && d->direct &&
+	    !direct_vector_claim(d, in, (uint8_t)rte)) {
+		why = IRQ_VECTOR_TAKEN;
+		rte |= IOAPIC_RTE_MASKED;
+	}
 	if (why != IRQ_OK && why != in->reported)
 		d->filtered++;
 	in->reported = (uint8_t)why;
@@ -232,6 +289,18 @@ static void irq_eoi(struct vcpu *v, uint8_t vector)
 
 /* ---- hooks ---- */
 
+/* The exit path's vector @vector, for build time: free of every other partition's, then held. */
+static bool inject_vector_usable(uint8_t vector, void *ctx)
+{
+	struct part_irqs *d = ctx;
+	bool ok;
+
+	vectors_take();
+	ok = irq_vector_claim(&vector_owners, vector, owner_of(d));
+	vectors_give();
+	return ok;
+}
+
 static int irqs_part_init(struct partition *p, const struct hv_config *cfg, char *err,
 			  size_t errlen)
 {
@@ -277,10 +346,12 @@ static int irqs_part_init(struct partition *p, const struct hv_config *cfg, char
 		for (uint32_t i = 0; i < p->vcpu_count; i++) {
 			struct vcpu *v = p->vcpus[i];
 
-			d->in[k].vec[i] = devirq_alloc(v->pcpu->index, irq_taken, d, v, k);
+			d->in[k].vec[i] = devirq_alloc(v->pcpu->index, irq_taken, d, v, k,
+						       inject_vector_usable, d);
 			if (!d->in[k].vec[i]) {
 				fmt_snprintf(err, errlen, "partition '%s': irqs: CPU %u has no device "
-					     "vector left (%u a core for inputs that exit)",
+					     "vector left (%u for all inputs that exit, each "
+					     "partition's its own)",
 					     p->cfg->name, v->pcpu->index, DEVIRQ_VECTORS);
 				return -1;
 			}
@@ -308,10 +379,28 @@ static void irqs_quiet(struct partition *p)
 	if (!d->on)
 		return;
 	take(d);
-	for (uint32_t k = 0; k < d->input_count; k++)
-		d->in[k].storm_masked = false;
+	for (uint32_t k = 0; k < d->input_count; k++) {
+		struct dev_input *in = &d->in[k];
+		uint64_t masked;
+		uint8_t vector;
+
+		in->storm_masked = false;
+		/* in service on the direct path: ended while masked, before its vector goes */
+		if (d->direct && irq_rte_stop_eoi(ioapic_rte_read(in->gsi), &masked, &vector)) {
+			ioapic_rte_write(in->gsi, masked);
+			ioapic_eoi(in->gsi, vector);
+			d->stop_eois++;
+		}
+	}
 	vioapic_reset(&d->vio, &ev);
 	apply(d, &ev);
+	if (d->direct) {
+		vectors_take();
+		irq_vector_release_all(&vector_owners, owner_of(d));
+		vectors_give();
+		for (uint32_t k = 0; k < d->input_count; k++)
+			d->in[k].claimed = 0;
+	}
 	give(d);
 }
 
@@ -328,6 +417,7 @@ void irqs_report_line(const struct partition *p, char *buf, size_t len)
 	for (uint32_t k = 0; k < d->input_count; k++)
 		taken += d->in[k].taken;
 	fmt_snprintf(buf, len, " irqs=%u irq_path=%s irq_exits=%lu irq_waited=%lu irq_filtered=%lu "
-		     "irq_storms=%lu irq_eois=%lu", d->input_count, d->direct ? "direct" : "exit",
-		     taken, d->waited, d->filtered, d->storms, d->eois);
+		     "irq_storms=%lu irq_eois=%lu irq_stop_eois=%lu", d->input_count,
+		     d->direct ? "direct" : "exit", taken, d->waited, d->filtered, d->storms, d->eois,
+		     d->stop_eois);
 }

@@ -4,8 +4,10 @@
  * (hv/core/devassign.h): the PCI functions the boot enumerated, the GSIs
  * of the IOAPICs it found, and what Tempo keeps (its console, the LAPIC,
  * IOAPIC and ECAM pages, the HPET if it calibrated with it, every range of
- * RAM the firmware lists). tempo-config check --machine builds the same
- * from Linux's view of the machine (tools/).
+ * RAM the firmware lists, and firmware's own: the FADT's SMI command port,
+ * PM1 blocks, PM timer and reset register, the DMAR's remapping units, the
+ * TPM's pages when a TPM table is listed). tempo-config check --machine
+ * builds the same from Linux's view of the machine (tools/).
  */
 #include "hv/start/start.h"
 
@@ -14,7 +16,7 @@
 #include "hv/lib/lib.h"
 
 #define MACHINE_RAM_MAX		BOOT_INFO_MAX_MMAP
-#define MACHINE_RESERVED_MAX	(16 + IOAPIC_MAX + ACPI_MAX_MCFG + MACHINE_RAM_MAX)
+#define MACHINE_RESERVED_MAX	(48 + IOAPIC_MAX + ACPI_MAX_MCFG + MACHINE_RAM_MAX)
 
 static struct dev_fn_info fns[PCI_MAX_FUNCTIONS];
 static struct dev_gsi_range gsis[IOAPIC_MAX];
@@ -85,6 +87,25 @@ const struct dev_machine *boot_dev_machine(const struct boot_info *bi,
 		if (is_ram(bi->mmap[i].type) && bi->mmap[i].length)
 			ram[pf.ram_count++] = (struct dev_mmio_range){ bi->mmap[i].base,
 								       bi->mmap[i].length };
+	pf.smi_cmd_port = ai->fadt_ports.smi_cmd;
+	pf.pm1a_evt_port = ai->fadt_ports.pm1a_evt;
+	pf.pm1b_evt_port = ai->fadt_ports.pm1b_evt;
+	pf.pm1a_cnt_port = ai->fadt_ports.pm1a_cnt;
+	pf.pm1b_cnt_port = ai->fadt_ports.pm1b_cnt;
+	pf.pm_tmr_port = ai->fadt_ports.pm_tmr;
+	pf.pm1_evt_len = ai->fadt_ports.pm1_evt_len;
+	pf.pm1_cnt_len = ai->fadt_ports.pm1_cnt_len;
+	pf.pm_tmr_len = ai->fadt_ports.pm_tmr_len;
+	pf.reset_reg_valid = ai->has_reset_reg && ai->reset_reg.space != ACPI_SPACE_PCI_CONFIG;
+	pf.reset_reg_io = ai->reset_reg.space == ACPI_SPACE_IO;
+	pf.reset_reg_addr = ai->reset_reg.address;
+	for (uint32_t i = 0; ai->has_dmar && i < ai->dmar.unit_count &&
+			     pf.drhd_count < ARRAY_SIZE(pf.drhd); i++)
+		pf.drhd[pf.drhd_count++] = (struct dev_mmio_range){ ai->dmar.units[i].reg_phys,
+								    ai->dmar.units[i].reg_bytes };
+	for (uint32_t i = 0; i < ai->table_count && i < ACPI_MAX_TABLES; i++)
+		pf.tpm |= !memcmp(ai->table_sigs[i], "TPM2", 4) ||
+			  !memcmp(ai->table_sigs[i], "TCPA", 4);
 	machine.fns = fns;
 	machine.gsis = gsis;
 	machine.reserved = reserved;

@@ -53,10 +53,11 @@ static inline bool devirq_vector(uint8_t vector)
 }
 
 /*
- * At build time: a free vector on CPU @cpu for (@fn, @owner, @v, @input),
- * or 0 when all of that core's are taken.
+ * At build time: a free vector on CPU @cpu for (@fn, @owner, @v, @input)
+ * that @usable accepts (NULL: any), or 0 when none of that core's is left.
  */
-uint8_t devirq_alloc(uint32_t cpu, devirq_fn fn, void *owner, struct vcpu *v, uint32_t input);
+uint8_t devirq_alloc(uint32_t cpu, devirq_fn fn, void *owner, struct vcpu *v, uint32_t input,
+		     bool (*usable)(uint8_t vector, void *ctx), void *ctx);
 
 /*
  * The external-interrupt exit of @v with @vector (devirq_vector): its

@@ -4,9 +4,9 @@
 # HPET (its registers by mmio =, a comparator on GSI 20 by irqs =) and times
 # each interrupt from the comparator (the main counter converted to the TSC)
 # to its handler's entry: bare metal, then as a Tempo partition in direct
-# mode (no exit), inject mode (one exit each) and, with
-# BENCH_DEVIRQ_SHARED=1, inject on a core shared with a busy neighbour in
-# 300 us windows (an interrupt outside its window waits for it). Tempo boots with tsc_calibrate=pit so that the HPET is
+# mode (no exit), inject mode (one exit each) and inject on a core shared
+# with a busy neighbour in 300 us windows (an interrupt outside its window
+# waits for it). Tempo boots with tsc_calibrate=pit so that the HPET is
 # free. One Bochs run per row; Bochs time is one TSC tick per instruction,
 # so the figures repeat. Prints a table and BENCH lines (../shared/LINES.md).
 #   tests/bench/devirq.sh [OUTDIR]
@@ -59,11 +59,7 @@ make_iso() {
 # Each row: name mode shared
 ROWS="devirq-bare bare 1
 devirq-direct direct 1
-devirq-inject inject 1"
-# The shared-core row only on request: its guest stops taking interrupts
-# after its first few (Bochs: 5 taken in the neighbour's windows, then none;
-# the guest waits in HLT for the lost one) and the run ends at its timeout.
-[ "${BENCH_DEVIRQ_SHARED:-0}" = 1 ] && ROWS="$ROWS
+devirq-inject inject 1
 devirq-shared2-inject inject 2"
 # only these rows (names, space-separated); unset: every row
 ONLY=${BENCH_ROWS:-}

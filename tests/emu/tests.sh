@@ -19,7 +19,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_testdev bochs_xapic bochs_high_mem bochs_console_drop bochs_apicv bochs_posted_soft bochs_many_vcpus
 	bochs_fidelity
 	bochs_dev_pci_enum qemu_dev_pci_ecam qemu_esp qemu_esp_missing
-	qemu_iommu_dma qemu_iommu_ir bochs_dev_bad_assign bochs_dev_com2 bochs_dev_hpet"
+	qemu_iommu_dma qemu_iommu_ir bochs_dev_bad_assign bochs_dev_com2 bochs_dev_hpet bochs_dev_hpet_shared"
 # RAM past Bochs' 2 GiB of host memory, which Bochs swaps to a file: run
 # only with EMU_LARGE=1 or by name (tests/run_tests.sh emu bochs_large_mem),
 # first, so that it takes one core while the other runs the rest. On the

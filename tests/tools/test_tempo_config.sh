@@ -402,6 +402,15 @@ sys.stdout.buffer.write(bytes(hdr))' "$3" "$4" "$5" "$6" "$7" > "$d/config"
 zero="0x0000000000000000 0x0000000000000000 0x0000000000000000"
 pcim=$work/bochs-pci
 cp -r "$machines/bochs-4cpu" "$pcim"
+# Bochs' FADT as far as devassign_reserved reads it: SMI_CMD 0xb2, PM1a
+# event/control blocks at 0xb000/0xb004, the PM timer at 0xb008 (the boot
+# reads the same from Bochs' own table: test_bochs_dev_bad_assign)
+python3 -c 'import struct,sys
+t=bytearray(276); t[0:4]=b"FACP"; struct.pack_into("<I",t,4,276); t[8]=6
+struct.pack_into("<I",t,48,0xb2); struct.pack_into("<I",t,56,0xb000)
+struct.pack_into("<I",t,64,0xb004); struct.pack_into("<I",t,76,0xb008)
+t[88]=4; t[89]=2; t[91]=4; t[9]=(-sum(t))&0xff
+sys.stdout.buffer.write(bytes(t))' > "$pcim/sys/firmware/acpi/tables/FACP"
 pci_fn "$pcim" 00:00.0 8086 1237 060000 00 0 0
 pci_fn "$pcim" 00:01.0 8086 7000 060100 80 0 0
 pci_fn "$pcim" 00:01.1 8086 7010 010180 00 0 0 "$zero" "$zero" "$zero" "$zero" \
@@ -422,7 +431,7 @@ elif expect bad_device 1 tests/emu/configs/bad-device.cfg "${devm[@]}"; then
 		grep -Eq -- "$re" "$work/out.txt" || why+="no line /$re/; "
 	done < "$work/boot-lines.txt"
 	n=$(grep -c "^$last_file:[0-9]*: " "$work/out.txt")
-	[ "$n" = 6 ] || why+="$n errors, the boot has 6; "
+	[ "$n" = 7 ] || why+="$n errors, the boot has 7; "
 	if [ -z "$why" ]; then pass bad_device; else fail bad_device "$why"; fi
 fi
 # without a machine: only what every PC has is checked, each at its line
@@ -432,6 +441,14 @@ expect bad_device_any 1 tests/emu/configs/bad-device.cfg &&
 	has bad_device_any "config: partitions:16: mmio: 0xfee00000+0x1000 overlaps its xAPIC page " \
 		"(0xfee00000-0xfee00fff), which Tempo emulates there" &&
 	! grep -q "GSI 30\|bridge" "$work/out.txt" && pass bad_device_any
+# the FADT's PM1a control block (SLP_EN powers the machine off) and PM timer
+printf '[partition d]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\nports = 0xb005, 0xb00b\n' \
+	> "$work/pm1.cfg"
+expect device_pm1 1 "$work/pm1.cfg" "${devm[@]}" &&
+	has device_pm1 "config: partitions:5: ports: 0xb005-0xb005 overlaps the FADT's PM1a " \
+		"control block (SLP_EN powers the machine off) (0xb004-0xb005): Tempo keeps it" &&
+	has device_pm1 "config: partitions:5: ports: 0xb00b-0xb00b overlaps the ACPI PM timer " \
+		"(0xb008-0xb00b): Tempo keeps it" && pass device_pm1
 printf '[partition d]\ncpus = 1\nmemory = 16M\nimage = rtbench-mb2\nports = 0xc040-0xc047\n' \
 	> "$work/bar.cfg"
 expect device_bar 1 "$work/bar.cfg" "${devm[@]}" &&

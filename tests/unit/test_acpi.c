@@ -1536,6 +1536,50 @@ static void test_fadt_reset_reg(void **state)
 	assert_int_equal(info.reset_reg.address, 0x92);
 }
 
+/*
+ * The FADT's fixed-hardware ports (what Tempo keeps, devassign_reserved):
+ * read from their offsets (ACPI 6.5 Table 5.9); a FADT too short to hold
+ * PM_TMR_LEN gives none, and the parse keeps them in acpi_info.
+ */
+static void test_fadt_ports(void **state)
+{
+	uint8_t t[276];
+	struct acpi_fadt_ports fp;
+	struct tbl tb;
+
+	(void)state;
+	memset(t, 0, sizeof(t));
+	t[48] = 0xb2;				/* SMI_CMD */
+	t[56] = 0x00, t[57] = 0x06;		/* PM1a_EVT_BLK 0x600 */
+	t[60] = 0x00, t[61] = 0x07;		/* PM1b_EVT_BLK 0x700 */
+	t[64] = 0x04, t[65] = 0x06;		/* PM1a_CNT_BLK 0x604 */
+	t[68] = 0x04, t[69] = 0x07;		/* PM1b_CNT_BLK 0x704 */
+	t[76] = 0x08, t[77] = 0x06;		/* PM_TMR_BLK 0x608 */
+	t[88] = 4, t[89] = 2, t[91] = 4;	/* PM1_EVT_LEN, PM1_CNT_LEN, PM_TMR_LEN */
+	acpi_fadt_ports(t, sizeof(t), &fp);
+	assert_int_equal(fp.smi_cmd, 0xb2);
+	assert_int_equal(fp.pm1a_evt, 0x600);
+	assert_int_equal(fp.pm1b_evt, 0x700);
+	assert_int_equal(fp.pm1a_cnt, 0x604);
+	assert_int_equal(fp.pm1b_cnt, 0x704);
+	assert_int_equal(fp.pm_tmr, 0x608);
+	assert_int_equal(fp.pm1_evt_len, 4);
+	assert_int_equal(fp.pm1_cnt_len, 2);
+	assert_int_equal(fp.pm_tmr_len, 4);
+	/* one byte short of PM_TMR_LEN, or no table: nothing */
+	acpi_fadt_ports(t, 91, &fp);
+	assert_int_equal(fp.smi_cmd + fp.pm1a_evt + fp.pm_tmr + fp.pm_tmr_len, 0);
+	acpi_fadt_ports(NULL, 276, &fp);
+	assert_int_equal(fp.pm1a_cnt, 0);
+	/* through acpi_parse: the filler bytes fadt_build writes are the ports */
+	mem_reset(NULL);
+	fadt_build(&tb, 276, 6, 0, gas_io8, 0xcf9, 6);
+	one_table_machine(&tb, FACP_PHYS);
+	expect_ok(run());
+	assert_int_equal(info.fadt_ports.smi_cmd, 0x33323130);
+	assert_int_equal(info.fadt_ports.pm_tmr_len, 91);
+}
+
 /* No reset register offered: normal, no warning, nothing kept. */
 static void test_fadt_no_reset_reg(void **state)
 {
@@ -1632,6 +1676,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(test_fadt_reset_reg),
+		T(test_fadt_ports),
 		T(test_fadt_no_reset_reg),
 		T(test_fadt_bad_reset_reg),
 		T(test_fadt_checksum_and_duplicates),

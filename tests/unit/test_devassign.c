@@ -479,6 +479,75 @@ static void test_counted_beyond_room(void **state)
 	assert_int_equal(out[63].partition, 1);
 }
 
+/*
+ * Firmware's registers, as a Q35-like FADT, DMAR and TPM2 give them: the
+ * SMI command port, PM1a event and control blocks, PM timer, a reset
+ * register in memory, one remapping unit, the TPM. Each refused with its
+ * line and what it is; a block with length 0 gets the spec's least, and a
+ * port block running past 0xFFFF stops there.
+ */
+static void test_firmware_reserved(void **state)
+{
+	(void)state;
+	plat.smi_cmd_port = 0xb2;
+	plat.pm1a_evt_port = 0x600;
+	plat.pm1_evt_len = 4;
+	plat.pm1a_cnt_port = 0x604;
+	plat.pm1_cnt_len = 0;		/* the least: 2 */
+	plat.pm_tmr_port = 0x608;
+	plat.pm_tmr_len = 4;
+	plat.reset_reg_valid = true;
+	plat.reset_reg_io = false;
+	plat.reset_reg_addr = 0xfed03c00;
+	plat.drhd_count = 1;
+	plat.drhd[0] = (struct dev_mmio_range){ 0xfed90000, 0x1000 };
+	plat.tpm = true;
+	machine.reserved_count = devassign_reserved(&plat, reserved, 32);
+	assert_int_equal(machine.reserved_count, 17 + 7);
+	assert_int_equal(parse(&a, DEV_KEY_PORTS, "0xb2, 0x602-0x603, 0x605, 0x60b-0x60c, 0x606"),
+			 0);
+	assert_int_equal(parse(&b, DEV_KEY_MMIO, "0xfed03000+0x1000, 0xfed90000+0x1000, "
+				   "0xfed44000+0x1000, 0xfed45000+0x1000"), 0);
+	assert_int_equal(check2(), 7);
+	expect(0, 0, DEV_KEY_PORTS, DEV_REASON_RESERVED, "ports: 0xb2-0xb2 overlaps the FADT's "
+	       "SMI command port (it enters SMM) (0xb2-0xb2): Tempo keeps it");
+	expect(1, 0, DEV_KEY_PORTS, DEV_REASON_RESERVED, "ports: 0x602-0x603 overlaps the FADT's "
+	       "PM1a event block (0x600-0x603): Tempo keeps it");
+	expect(2, 0, DEV_KEY_PORTS, DEV_REASON_RESERVED, "ports: 0x605-0x605 overlaps the FADT's "
+	       "PM1a control block (SLP_EN powers the machine off) (0x604-0x605): Tempo keeps it");
+	expect(3, 0, DEV_KEY_PORTS, DEV_REASON_RESERVED, "ports: 0x60b-0x60c overlaps the ACPI PM "
+	       "timer (0x608-0x60b): Tempo keeps it");
+	expect(4, 1, DEV_KEY_MMIO, DEV_REASON_RESERVED, "mmio: 0xfed03000+0x1000 overlaps the "
+	       "FADT's reset register (0xfed03000-0xfed03fff): Tempo keeps it");
+	expect(5, 1, DEV_KEY_MMIO, DEV_REASON_RESERVED, "mmio: 0xfed90000+0x1000 overlaps a VT-d "
+	       "remapping unit's registers (DMAR) (0xfed90000-0xfed90fff): Tempo keeps it");
+	expect(6, 1, DEV_KEY_MMIO, DEV_REASON_RESERVED, "mmio: 0xfed44000+0x1000 overlaps the "
+	       "TPM's locality pages (0xfed40000-0xfed44fff): Tempo keeps it");
+	/* 0x606 (past the control block's 2) and 0xfed45000 (past the TPM's 5 pages) pass */
+
+	/* a reset register at 0xCF9 is in the fixed list already; elsewhere in ports, its own */
+	plat.reset_reg_io = true;
+	plat.reset_reg_addr = 0xcf9;
+	assert_int_equal(devassign_reserved(&plat, reserved, 32), 17 + 6);
+	plat.reset_reg_addr = 0x64;
+	assert_int_equal(devassign_reserved(&plat, reserved, 32), 17 + 7);
+	assert_int_equal(reserved[17 + 4].first, 0x64);
+	/* hostile FADT values: ports past 0xFFFF dropped, a block at its top cut there */
+	plat.reset_reg_addr = 0x10000;
+	plat.smi_cmd_port = 0x12345;
+	plat.pm1a_evt_port = 0xfffe;
+	plat.pm1_evt_len = 255;
+	plat.pm1b_cnt_port = 0xffffffff;
+	plat.drhd[0] = (struct dev_mmio_range){ 0xfffffffffffff000ull, 0x2000 };	/* wraps */
+	machine.reserved_count = devassign_reserved(&plat, reserved, 32);
+	assert_int_equal(machine.reserved_count, 17 + 4);
+	assert_int_equal(reserved[17].first, 0xfffe);
+	assert_int_equal(reserved[17].last, 0xffff);
+	/* and none of it without the tables */
+	memset(&plat.smi_cmd_port, 0, sizeof(plat) - offsetof(struct dev_platform, smi_cmd_port));
+	assert_int_equal(devassign_reserved(&plat, reserved, 32), 17);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +569,7 @@ int main(void)
 		cmocka_unit_test_setup(test_mmio_refused, setup_machine),
 		cmocka_unit_test_setup(test_irqs_refused, setup_machine),
 		cmocka_unit_test_setup(test_counted_beyond_room, setup_machine),
+		cmocka_unit_test_setup(test_firmware_reserved, setup_machine),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

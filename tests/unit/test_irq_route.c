@@ -303,6 +303,82 @@ static void test_names(void **state)
 	assert_string_equal(irq_verdict_name(IRQ_VERDICT_COUNT), "unknown");
 }
 
+/*
+ * A direct level input in service when its partition stops: remote IRR
+ * set, so the entry is masked with its vector and trigger kept (the EOI
+ * register matches entries by vector) and that vector ended. Anything else
+ * needs no EOI.
+ */
+static void test_stop_eoi(void **state)
+{
+	uint64_t in_service = IOAPIC_RTE_LEVEL | IOAPIC_RTE_REMOTE_IRR | (1ull << 56) | 0x61;
+	uint64_t masked = 0;
+	uint8_t vector = 0;
+
+	(void)state;
+	assert_true(irq_rte_stop_eoi(in_service, &masked, &vector));
+	assert_int_equal(vector, 0x61);
+	assert_true(masked & IOAPIC_RTE_MASKED);
+	assert_true(masked & IOAPIC_RTE_LEVEL);
+	assert_int_equal(masked & 0xff, 0x61);
+	assert_int_equal(masked >> 56, 1);
+	/* the guest had masked it itself, in its handler: still in service */
+	assert_true(irq_rte_stop_eoi(in_service | IOAPIC_RTE_MASKED, &masked, &vector));
+	assert_true(masked & IOAPIC_RTE_MASKED);
+	masked = 0x1234;
+	vector = 0x55;
+	/* edge (remote IRR is undefined there), level not in service, all ones but edge */
+	assert_false(irq_rte_stop_eoi(IOAPIC_RTE_REMOTE_IRR | 0x61, &masked, &vector));
+	assert_false(irq_rte_stop_eoi(IOAPIC_RTE_LEVEL | 0x61, &masked, &vector));
+	assert_false(irq_rte_stop_eoi(~IOAPIC_RTE_LEVEL, &masked, &vector));
+	assert_false(irq_rte_stop_eoi(0, &masked, &vector));
+	assert_int_equal(masked, 0x1234);
+	assert_int_equal(vector, 0x55);
+	assert_true(irq_rte_stop_eoi(~0ull, &masked, &vector));
+	assert_int_equal(vector, 0xff);
+}
+
+/* One partition a vector, machine-wide; uses counted; a release by a non-owner changes nothing. */
+static void test_vector_owners(void **state)
+{
+	static struct irq_vector_owners o;
+
+	(void)state;
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(irq_vector_owner(&o, 0x61), 0);
+	assert_true(irq_vector_claim(&o, 0x61, 1));
+	assert_true(irq_vector_claim(&o, 0x61, 1));	/* its second entry on the vector */
+	assert_false(irq_vector_claim(&o, 0x61, 2));	/* another partition's EOI would end ours */
+	assert_false(irq_vector_claim(&o, 0x62, 0));	/* owner 0 is nobody */
+	assert_int_equal(irq_vector_owner(&o, 0x62), 0);
+	assert_true(irq_vector_claim(&o, 0x62, 2));
+	irq_vector_release(&o, 0x61, 2);		/* not its: nothing */
+	irq_vector_release(&o, 0x61, 0);
+	assert_int_equal(irq_vector_owner(&o, 0x61), 1);
+	irq_vector_release(&o, 0x61, 1);
+	assert_false(irq_vector_claim(&o, 0x61, 2));	/* one use left */
+	irq_vector_release(&o, 0x61, 1);
+	assert_int_equal(irq_vector_owner(&o, 0x61), 0);
+	irq_vector_release(&o, 0x61, 1);		/* once too often: nothing */
+	assert_int_equal(o.uses[0x61], 0);
+	assert_true(irq_vector_claim(&o, 0x61, 2));
+	/* a reset gives back all of a partition's, and no one else's */
+	assert_true(irq_vector_claim(&o, 0xc0, 3));
+	assert_true(irq_vector_claim(&o, 0xc1, 3));
+	irq_vector_release_all(&o, 3);
+	irq_vector_release_all(&o, 0);
+	assert_int_equal(irq_vector_owner(&o, 0xc0), 0);
+	assert_int_equal(irq_vector_owner(&o, 0xc1), 0);
+	assert_int_equal(irq_vector_owner(&o, 0x61), 2);
+	assert_int_equal(irq_vector_owner(&o, 0x62), 2);
+	/* every vector, its count to the limit */
+	for (uint32_t v = 0; v < 256; v++)
+		assert_true(irq_vector_claim(&o, (uint8_t)v, 2));
+	o.uses[0x70] = UINT16_MAX;
+	assert_false(irq_vector_claim(&o, 0x70, 2));
+	assert_int_equal(o.uses[0x70], UINT16_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -319,6 +395,8 @@ int main(void)
 		cmocka_unit_test_setup(test_msi_decode, setup),
 		cmocka_unit_test_setup(test_encodings, setup),
 		cmocka_unit_test_setup(test_names, setup),
+		cmocka_unit_test_setup(test_stop_eoi, setup),
+		cmocka_unit_test_setup(test_vector_owners, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

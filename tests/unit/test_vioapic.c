@@ -248,6 +248,32 @@ static void test_hostile_entries(void **state)
 }
 
 /*
+ * A hostile guest writes each refused entry over a masked one: the physical
+ * entry stays masked, but every refusal is named (the hypervisor counts
+ * them, irq_filtered), and so is the way back to masked.
+ */
+static void test_refusal_from_masked(void **state)
+{
+	static const uint64_t bad[] = {
+		0x02000000000000eeull,	/* Tempo's tick */
+		0x0200000000000430ull,	/* NMI */
+		0x0100000000000030ull,	/* another partition's CPU */
+		0x0200000000000010ull,	/* 16 */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(write_entry(4, MASKED), i ? 1ull << 4 : 0);
+		assert_int_equal(vioapic_pin_verdict(&io, 4), IRQ_OK);
+		assert_int_equal(write_entry(4, bad[i]), 1ull << 4);
+		assert_int_equal(vioapic_phys_rte(&io, 4), MASKED);
+		assert_int_not_equal(vioapic_pin_verdict(&io, 4), IRQ_OK);
+	}
+	/* the same refusal again names nothing: nothing changed */
+	assert_int_equal(write_entry(4, bad[3]), 0);
+}
+
+/*
  * Written low dword first (the order Linux does not use): the entry is
  * routed after each half, and only ever to the partition's CPUs.
  */
@@ -408,6 +434,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_only_bits, setup),
 		cmocka_unit_test_setup(test_unassigned_pin, setup),
 		cmocka_unit_test_setup(test_hostile_entries, setup),
+		cmocka_unit_test_setup(test_refusal_from_masked, setup),
 		cmocka_unit_test_setup(test_half_written_entry, setup),
 		cmocka_unit_test_setup(test_level_inject_eoi, setup),
 		cmocka_unit_test_setup(test_level_taken_filters, setup),
