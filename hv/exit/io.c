@@ -15,7 +15,7 @@
  * call per range, each with its own bytes of the value; the bytes no range
  * holds float high or are dropped.
  */
-static enum exit_action io_ranges(struct vcpu *v, struct exit_ctx *x, uint16_t port,
+static __attribute__((noinline)) enum exit_action io_ranges(struct vcpu *v, struct exit_ctx *x, uint16_t port,
 				  uint8_t size, bool in, uint32_t *value)
 {
 	const struct port_region *reg[IO_ACCESS_MAX] = { 0 };
@@ -64,11 +64,23 @@ enum exit_action exit_io(struct vcpu *v, struct exit_ctx *x)
 	uint16_t port = (uint16_t)(q >> 16);
 	uint32_t mask = size == 4 ? 0xffffffffu : (1u << (8 * size)) - 1;
 	uint32_t value = in ? io_float() : (uint32_t)v->arch.regs.rax & mask;
+	const struct port_region *r;
 	enum exit_action a;
 
 	if (q & 16)
 		return exit_stop(x, "string_io", q, "INS/OUTS are not emulated");
-	a = io_ranges(v, x, port, size, in, &value);
+	/*
+	 * Every byte in the first byte's range (a byte access always is): one
+	 * call, what io_split would answer, without a lookup a byte, so the
+	 * commonest accesses (a console's OUT) keep their short path.
+	 */
+	r = port_region_find(v->part, port);
+	if (r && (uint32_t)port + size - 1 <= r->last)
+		a = r->fn(v, x, port, size, in, &value, r->opaque);
+	else if (!r && size == 1)
+		a = EXIT_RESUME;	/* no device: the read floats, the write is dropped */
+	else
+		a = io_ranges(v, x, port, size, in, &value);
 	if (a != EXIT_RESUME)
 		return a;
 	if (in) {
