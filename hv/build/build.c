@@ -10,8 +10,10 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/trap.h"
+#include "drivers/pci_cfg.h"
 #include "hv/apic/apic.h"
 #include "hv/core/bzimage.h"
+#include "hv/core/devassign.h"
 #include "hv/core/elf.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/mb_header.h"
@@ -162,8 +164,14 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 
 	guest_platform_of(p, &gp);
 	gp.acpi_pm_port = GUEST_ACPI_PM_PORT;
-	/* its channels as PCI functions: a host bridge whose windows hold their BARs */
-	gp.pci_bus = p->channel_count > 0;
+	/*
+	 * its channels as PCI functions: a host bridge whose windows hold their
+	 * BARs. With assigned functions there is none in the DSDT: their BARs
+	 * (I/O among them) are where firmware put them, outside those windows,
+	 * and Linux then scans bus 0 through 0xCF8 with the whole address
+	 * space as the root bus's window, keeping every BAR where it is.
+	 */
+	gp.pci_bus = p->channel_count > 0 && !p->cfg->dev.pci_count;
 	for (uint32_t i = 0; i < p->channel_count; i++) {
 		struct vpci_window w = vpci_bar2(&p->pci.fn[i]);
 
@@ -173,6 +181,21 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 	gp.ioapic = p->cfg->dev.irq_count > 0;
 	gp.irq_override_count = gp.ioapic ? platform.isa_override_count : 0;
 	memcpy(gp.irq_overrides, platform.isa_overrides, sizeof(gp.irq_overrides));
+	/* its functions' INTx below GSI 16: level and active low, as firmware says for PCI */
+	for (uint32_t k = 0; gp.ioapic && k < p->cfg->dev.pci_count && k < DEV_MAX_PCI; k++) {
+		const struct pci_function *f = pci_find(pci_boot_functions(), p->cfg->dev.pci[k]);
+		struct dev_fn_info info = { 0 };
+		int32_t gsi;
+
+		if (!f)
+			continue;
+		info.interrupt_pin = f->interrupt_pin;
+		info.interrupt_line = f->interrupt_line;
+		gsi = devassign_intx_gsi(&info);
+		if (gsi >= 0 && gsi < 16 && !guest_irq_override_pci(&gp, (uint32_t)gsi))
+			log_warn("partition '%s': no room in its MADT for GSI %d's override: "
+				 "its guest finds that PCI INTx edge-triggered\n", p->cfg->name, gsi);
+	}
 	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
 	if (!rsdp) {
 		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");

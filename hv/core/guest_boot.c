@@ -721,6 +721,23 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 	patch_checksum(w, rsdp, ACPI_RSDP_LEN, rsdp + 32);
 }
 
+bool guest_irq_override_pci(struct guest_platform *p, uint32_t gsi)
+{
+	uint32_t n = 0;
+
+	if (gsi >= 16 || p->irq_override_count > GUEST_IRQ_OVERRIDES_MAX)
+		return false;
+	for (uint32_t i = 0; i < p->irq_override_count; i++)
+		if (p->irq_overrides[i].source != gsi && p->irq_overrides[i].gsi != gsi)
+			p->irq_overrides[n++] = p->irq_overrides[i];
+	if (n >= GUEST_IRQ_OVERRIDES_MAX)
+		return false;	/* none matched, so none was dropped */
+	p->irq_overrides[n++] = (struct guest_irq_override){
+		(uint8_t)gsi, gsi, GUEST_INTI_LEVEL | GUEST_INTI_ACTIVE_LOW };
+	p->irq_override_count = n;
+	return true;
+}
+
 uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p)
 {
 	if (!mem || !p || !cpus_valid(p))

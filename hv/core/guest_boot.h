@@ -115,6 +115,23 @@ struct guest_platform {
  */
 uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p);
 
+/* MPS INTI flags (ACPI 6.5, table 5.50): polarity bits 1:0, trigger mode bits 3:2 */
+#define GUEST_INTI_ACTIVE_LOW		0x3
+#define GUEST_INTI_LEVEL		0xc
+
+/*
+ * An assigned PCI function's INTx reaches GSI @gsi below 16: @p gets an
+ * interrupt source override from ISA IRQ @gsi to GSI @gsi, level-triggered
+ * and active low (PCI INTx# lines are level-sensitive and asserted low,
+ * PCI 3.0, 2.2.6), as firmware's MADT says for PCI interrupts routed below
+ * 16, so that the guest programs the pin for it before any driver asks.
+ * It replaces every override of that source IRQ or to that GSI (an ISA
+ * device's edge there would be wrong for the PCI line). False, @p left
+ * alone, for a GSI of 16 or more (no ISA IRQ: a guest takes PCI GSIs as
+ * level and low anyway) or no room left.
+ */
+bool guest_irq_override_pci(struct guest_platform *p, uint32_t gsi);
+
 /*
  * Multiboot2 information at GUEST_INFO_GPA with tags: command line (1), boot
  * loader name (2), modules (3), basic meminfo (4), memory map (6: usable

@@ -324,6 +324,51 @@ static void test_acpi_ioapic(void **state)
 	assert_int_equal(ai.irq_override_count, GUEST_IRQ_OVERRIDES_MAX);
 }
 
+/* An assigned function's INTx on GSI 9: an override to level, active low, in the MADT. */
+static void test_acpi_pci_intx_override(void **state)
+{
+	const uint32_t ids[] = { 1 };
+	uint64_t rsdp;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, ids);
+	plat.ioapic = true;
+	plat.irq_override_count = 3;
+	plat.irq_overrides[0] = (struct guest_irq_override){ 0, 2, 0 };
+	plat.irq_overrides[1] = (struct guest_irq_override){ 9, 9, 0xd };	/* the SCI's */
+	plat.irq_overrides[2] = (struct guest_irq_override){ 5, 10, 0 };	/* to GSI 10 */
+	assert_true(guest_irq_override_pci(&plat, 9));
+	assert_true(guest_irq_override_pci(&plat, 10));
+	assert_int_equal(plat.irq_override_count, 3);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	acpi_read(mem + rsdp, 36);
+	assert_int_equal(ai.irq_override_count, 3);
+	assert_int_equal(ai.irq_overrides[0].source, 0);
+	assert_int_equal(ai.irq_overrides[0].gsi, 2);
+	assert_int_equal(ai.irq_overrides[1].source, 9);
+	assert_int_equal(ai.irq_overrides[1].gsi, 9);
+	assert_int_equal(ai.irq_overrides[1].flags, 0xf);
+	assert_int_equal(ai.irq_overrides[2].source, 10);
+	assert_int_equal(ai.irq_overrides[2].gsi, 10);
+	assert_int_equal(ai.irq_overrides[2].flags, 0xf);
+	/* twice is once */
+	assert_true(guest_irq_override_pci(&plat, 9));
+	assert_int_equal(plat.irq_override_count, 3);
+	/* no ISA IRQ above 15; a full table is left alone */
+	assert_false(guest_irq_override_pci(&plat, 16));
+	assert_false(guest_irq_override_pci(&plat, 0xffffffffu));
+	plat.irq_override_count = GUEST_IRQ_OVERRIDES_MAX;
+	for (uint32_t i = 0; i < GUEST_IRQ_OVERRIDES_MAX; i++)
+		plat.irq_overrides[i] = (struct guest_irq_override){ (uint8_t)(i + 16), i + 16, 0 };
+	assert_false(guest_irq_override_pci(&plat, 11));
+	assert_int_equal(plat.irq_override_count, GUEST_IRQ_OVERRIDES_MAX);
+	assert_int_equal(plat.irq_overrides[0].gsi, 16);
+	plat.irq_override_count = GUEST_IRQ_OVERRIDES_MAX + 1;	/* hostile count */
+	assert_false(guest_irq_override_pci(&plat, 11));
+}
+
 /* The most CPUs a partition can have, all x2APIC: the largest MADT. */
 static void test_acpi_max_cpus(void **state)
 {
@@ -1345,6 +1390,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_acpi_pm_small_memory, teardown),
 		cmocka_unit_test(test_acpi_poweroff_value),
 		cmocka_unit_test_teardown(test_acpi_ioapic, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_intx_override, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_one_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_no_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_eight_windows, teardown),
