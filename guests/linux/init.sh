@@ -46,7 +46,7 @@
 # 10.0.2.2 (no peer answers, so no ARP is waited for), 50 pings to it 50 ms
 # apart (each a frame the card sends and a TX-complete interrupt), then
 #   LINUX_NE2K_IRQ <each /proc/interrupts line: the header and the card's>
-#   NE2K bound=0|1 up=0|1 irq=N tx_packets=N interrupts_cpu0=N
+#   NE2K bound=0|1 slot=SSSS:BB:DD.F up=0|1 irq=N tx_packets=N interrupts_cpu0=N
 # (interrupts_cpu0: the card's interrupts CPU 0 took, all of them since the
 # driver asked for its line when eth0 went up).
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
@@ -206,8 +206,9 @@ ne2k_test() {
 	if ! insmod /lib/modules/8390.ko || ! insmod /lib/modules/ne2k-pci.ko; then
 		say "LINUX_NE2K insmod failed"
 	fi
+	slot=none
 	for dev in /sys/bus/pci/drivers/ne2k-pci/0000:*; do
-		[ -e "$dev" ] && bound=1
+		[ -e "$dev" ] && bound=1 slot=${dev##*/}
 	done
 	if [ -e /sys/class/net/eth0 ]; then
 		ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&
@@ -230,7 +231,7 @@ ne2k_test() {
 			;;
 		esac
 	done < /proc/interrupts
-	say "NE2K bound=$bound up=$up irq=$irq tx_packets=$tx interrupts_cpu0=$cpu0"
+	say "NE2K bound=$bound slot=$slot up=$up irq=$irq tx_packets=$tx interrupts_cpu0=$cpu0"
 }
 
 [ "$ne2k" = 1 ] && ne2k_test
