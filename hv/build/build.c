@@ -165,17 +165,29 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 	guest_platform_of(p, &gp);
 	gp.acpi_pm_port = GUEST_ACPI_PM_PORT;
 	/*
-	 * its channels as PCI functions: a host bridge whose windows hold their
-	 * BARs. With assigned functions there is none in the DSDT: their BARs
-	 * (I/O among them) are where firmware put them, outside those windows,
-	 * and Linux then scans bus 0 through 0xCF8 with the whole address
-	 * space as the root bus's window, keeping every BAR where it is.
+	 * its channels and assigned functions as PCI functions: a host bridge
+	 * whose windows hold their BARs (the assigned ones where firmware put
+	 * them, which the guest then keeps)
 	 */
-	gp.pci_bus = p->channel_count > 0 && !p->cfg->dev.pci_count;
+	gp.pci_bus = p->channel_count > 0 || p->cfg->dev.pci_count > 0;
 	for (uint32_t i = 0; i < p->channel_count; i++) {
 		struct vpci_window w = vpci_bar2(&p->pci.fn[i]);
 
 		gp.pci_mem64[gp.pci_mem64_count++] = (struct guest_range){ w.gpa, w.gpa + w.size };
+	}
+	for (uint32_t k = 0; k < p->cfg->dev.pci_count && k < DEV_MAX_PCI; k++) {
+		const struct pci_function *f = pci_find(pci_boot_functions(), p->cfg->dev.pci[k]);
+
+		for (uint32_t b = 0; f && b < f->bar_count && b < PCI_TYPE0_BARS; b++) {
+			struct guest_range r = { f->bar[b].addr, f->bar[b].addr + f->bar[b].size };
+
+			if (f->bar[b].kind == PCI_BAR_NONE || !f->bar[b].size)
+				continue;
+			if (f->bar[b].kind == PCI_BAR_IO && gp.pci_io_count < GUEST_PCI_IO_MAX)
+				gp.pci_io[gp.pci_io_count++] = r;
+			else if (f->bar[b].kind != PCI_BAR_IO && gp.pci_mem_count < GUEST_PCI_MEM_MAX)
+				gp.pci_mem[gp.pci_mem_count++] = r;
+		}
 	}
 	/* its virtual IOAPIC, whose pin n is GSI n: the machine's ISA overrides hold as they are */
 	gp.ioapic = p->cfg->dev.irq_count > 0;

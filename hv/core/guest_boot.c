@@ -453,6 +453,11 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
  *           QWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed,
  *                        Prefetchable, ReadWrite,
  *                        0, start, end - 1, 0, end - start)   one per range
+ *           WordIO (ResourceProducer, MinFixed, MaxFixed, PosDecode, EntireRange,
+ *                   0, start, end - 1, 0, end - start)   one per pci_io range
+ *           QWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed,
+ *                        NonCacheable, ReadWrite,
+ *                        0, start, end - 1, 0, end - start)   one per pci_mem range
  *       })
  *   }
  *
@@ -480,7 +485,9 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
 #define RES_WORD_SPACE		0x88
 #define RES_QWORD_SPACE		0x8a
 #define RES_TYPE_MEMORY		0
+#define RES_TYPE_IO		1
 #define RES_TYPE_BUS		2
+#define RES_IO_ENTIRE		0x03	/* type-specific: _RNG, both ISA and non-ISA ports */
 #define RES_FLAGS_WINDOW	0x0c	/* MaxFixed, MinFixed, PosDecode, producer */
 #define RES_MEM_RW		0x01	/* type-specific: ReadWrite ... */
 #define RES_MEM_PREFETCH	0x06	/* ... and _MEM 3, prefetchable (0: non-cacheable) */
@@ -549,19 +556,37 @@ static void put_space_header(struct wr *w, uint8_t tag, uint16_t total, uint8_t 
 	put8(w, type_flags);
 }
 
-static uint32_t pci0_mem64_count(const struct guest_platform *p)
+static uint32_t nonempty(const struct guest_range *r, uint32_t count)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < p->pci_mem64_count; i++)
-		n += !range_empty(&p->pci_mem64[i]);
+	for (uint32_t i = 0; i < count; i++)
+		n += !range_empty(&r[i]);
 	return n;
+}
+
+static uint32_t pci0_mem64_count(const struct guest_platform *p)
+{
+	return nonempty(p->pci_mem64, p->pci_mem64_count);
+}
+
+/* A QWordMemory producer window [@r->start, @r->end), @type_flags (6.4.3.5.1). */
+static void put_qword_window(struct wr *w, const struct guest_range *r, uint8_t type_flags)
+{
+	put_space_header(w, RES_QWORD_SPACE, RES_QWORD_LEN, RES_TYPE_MEMORY, type_flags);
+	put64(w, 0);
+	put64(w, r->start);
+	put64(w, r->end - 1);
+	put64(w, 0);
+	put64(w, r->end - r->start);
 }
 
 static void pci0_emit(struct wr *w, const struct guest_platform *p)
 {
 	uint32_t crs = RES_WORD_LEN + RES_IO_LEN + RES_DWORD_LEN +
-		       RES_QWORD_LEN * pci0_mem64_count(p) + RES_END_LEN;
+		       RES_QWORD_LEN * pci0_mem64_count(p) +
+		       RES_WORD_LEN * nonempty(p->pci_io, p->pci_io_count) +
+		       RES_QWORD_LEN * nonempty(p->pci_mem, p->pci_mem_count) + RES_END_LEN;
 	uint32_t size_len = crs <= 0xff ? 2 : 3;	/* BytePrefix or WordPrefix BufferSize */
 	uint32_t buffer = size_len + crs;
 	uint32_t device = PCI0_PATH_LEN + PCI0_NAMES_LEN + 5 + 1 + pkg_length_size(buffer) +
@@ -613,25 +638,36 @@ static void pci0_emit(struct wr *w, const struct guest_platform *p)
 	put32(w, 0);
 	put32(w, TEMPO_PCI_MMIO_WINDOW_END - TEMPO_PCI_BAR0_BASE);
 
-	for (uint32_t i = 0; i < p->pci_mem64_count; i++) {
-		const struct guest_range *r = &p->pci_mem64[i];
+	for (uint32_t i = 0; i < p->pci_mem64_count; i++)
+		if (!range_empty(&p->pci_mem64[i]))
+			put_qword_window(w, &p->pci_mem64[i], RES_MEM_RW | RES_MEM_PREFETCH);
+
+	/* assigned functions' I/O BARs: WordIO, ISA and non-ISA ranges (_RNG 3) */
+	for (uint32_t i = 0; i < p->pci_io_count; i++) {
+		const struct guest_range *r = &p->pci_io[i];
 
 		if (range_empty(r))
 			continue;
-		put_space_header(w, RES_QWORD_SPACE, RES_QWORD_LEN, RES_TYPE_MEMORY,
-				 RES_MEM_RW | RES_MEM_PREFETCH);
-		put64(w, 0);
-		put64(w, r->start);
-		put64(w, r->end - 1);
-		put64(w, 0);
-		put64(w, r->end - r->start);
+		put_space_header(w, RES_WORD_SPACE, RES_WORD_LEN, RES_TYPE_IO, RES_IO_ENTIRE);
+		put16(w, 0);
+		put16(w, (uint16_t)r->start);
+		put16(w, (uint16_t)(r->end - 1));
+		put16(w, 0);
+		put16(w, (uint16_t)(r->end - r->start));
 	}
+	/* ... and their memory BARs, non-cacheable */
+	for (uint32_t i = 0; i < p->pci_mem_count; i++)
+		if (!range_empty(&p->pci_mem[i]))
+			put_qword_window(w, &p->pci_mem[i], RES_MEM_RW);
 
 	put8(w, RES_END_TAG);
 	put8(w, 0);
 }
 
-/* The 64-bit windows: in order and clear of the BAR0 window. */
+/*
+ * The windows: each in order; the memory ones clear of the BAR0 window, the
+ * I/O ones below 0x10000 and clear of the configuration ports.
+ */
 static bool pci_valid(const struct guest_platform *p)
 {
 	if (!p->pci_bus)
@@ -640,6 +676,25 @@ static bool pci_valid(const struct guest_platform *p)
 		return false;
 	for (uint32_t i = 0; i < p->pci_mem64_count; i++) {
 		const struct guest_range *r = &p->pci_mem64[i];
+
+		if (r->start > r->end)
+			return false;
+		if (!range_empty(r) && r->start < TEMPO_PCI_MMIO_WINDOW_END &&
+		    r->end > TEMPO_PCI_BAR0_BASE)
+			return false;
+	}
+	if (p->pci_io_count > GUEST_PCI_IO_MAX || p->pci_mem_count > GUEST_PCI_MEM_MAX)
+		return false;
+	for (uint32_t i = 0; i < p->pci_io_count; i++) {
+		const struct guest_range *r = &p->pci_io[i];
+
+		if (r->start > r->end || r->end > 0x10000)
+			return false;
+		if (!range_empty(r) && r->start < TEMPO_PCI_CFC + 4 && r->end > TEMPO_PCI_CF8)
+			return false;
+	}
+	for (uint32_t i = 0; i < p->pci_mem_count; i++) {
+		const struct guest_range *r = &p->pci_mem[i];
 
 		if (r->start > r->end)
 			return false;

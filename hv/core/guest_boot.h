@@ -50,6 +50,8 @@ struct guest_module {
 
 /* The 64-bit windows a PCI host bridge may list (one per channel, at most). */
 #define GUEST_PCI_MEM64_MAX	8
+#define GUEST_PCI_IO_MAX	16
+#define GUEST_PCI_MEM_MAX	16
 
 struct guest_range {
 	uint64_t start;
@@ -88,6 +90,17 @@ struct guest_platform {
 	bool pci_bus;
 	uint32_t pci_mem64_count;	/* 0..GUEST_PCI_MEM64_MAX */
 	struct guest_range pci_mem64[GUEST_PCI_MEM64_MAX];
+	/*
+	 * Assigned functions' BARs where firmware put them (hv/dev/pcifn.c):
+	 * a WordIO window per non-empty I/O range (ports below 0x10000) and a
+	 * non-cacheable QWordMemory window per non-empty memory range, so that
+	 * the guest claims those BARs where they are. Neither may overlap the
+	 * BAR0 window (memory) or the configuration ports (I/O).
+	 */
+	uint32_t pci_io_count;		/* 0..GUEST_PCI_IO_MAX */
+	struct guest_range pci_io[GUEST_PCI_IO_MAX];
+	uint32_t pci_mem_count;		/* 0..GUEST_PCI_MEM_MAX */
+	struct guest_range pci_mem[GUEST_PCI_MEM_MAX];
 	/*
 	 * A virtual IOAPIC (irqs =): the MADT lists it, id 0 at
 	 * GUEST_IOAPIC_ADDR with GSIs from 0, and the machine's ISA interrupt

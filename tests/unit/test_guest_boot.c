@@ -856,6 +856,73 @@ static void test_acpi_pci_eight_windows(void **state)
 }
 
 /* Refused with nothing written: too many windows, one backwards, one on the BAR0s. */
+static const uint8_t *find_bytes(const uint8_t *hay, size_t len, const uint8_t *needle, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(hay + i, needle, n))
+			return hay + i;
+	return NULL;
+}
+
+/* An assigned function's BARs: a WordIO and a non-cacheable QWordMemory window more. */
+static void test_acpi_pci_assigned_windows(void **state)
+{
+	/* WordIO producer, EntireRange: 0xc040-0xc05f */
+	static const uint8_t word_io[] = { 0x88, 0x0d, 0x00, 0x01, 0x0c, 0x03, 0, 0,
+					   0x40, 0xc0, 0x5f, 0xc0, 0, 0, 0x20, 0x00 };
+	/* QWordMemory producer, non-cacheable read/write: 0xfe000000-0xfe00ffff */
+	static const uint8_t qword_np[] = { 0x8a, 0x2b, 0x00, 0x00, 0x0c, 0x01 };
+	uint64_t rsdp, dsdt;
+	uint32_t len0, len1;
+	const uint8_t *hit;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat_pci(0);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	len0 = ld32(ld64(ld64(ld64(rsdp + 24) + 44) + 140) + 4);
+	plat.pci_io_count = 2;
+	plat.pci_io[0] = (struct guest_range){ 0xc040, 0xc060 };
+	plat.pci_io[1] = (struct guest_range){ 0x300, 0x300 };	/* empty: left out */
+	plat.pci_mem_count = 1;
+	plat.pci_mem[0] = (struct guest_range){ 0xfe000000u, 0xfe010000u };
+	mem_new(2 * MIB, 2 * MIB);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	dump_dsdt(rsdp, "-assigned");
+	dsdt = ld64(ld64(ld64(rsdp + 24) + 44) + 140);
+	len1 = ld32(dsdt + 4);
+	/* 16 + 46 bytes of descriptors, and the buffer's and device's PkgLengths a byte longer */
+	assert_int_equal(len1, len0 + 16 + 46 + 1);
+	assert_int_equal(acpi_checksum(mem + dsdt, len1), 0);
+	hit = find_bytes(mem + dsdt, len1, word_io, sizeof(word_io));
+	assert_non_null(hit);
+	hit = find_bytes(hit, (size_t)(mem + dsdt + len1 - hit), qword_np, sizeof(qword_np));
+	assert_non_null(hit);
+	assert_int_equal(ld64((uint64_t)(hit - mem) + 14), 0xfe000000u);
+	assert_int_equal(ld64((uint64_t)(hit - mem) + 22), 0xfe00ffffu);
+	assert_int_equal(ld64((uint64_t)(hit - mem) + 38), 0x10000);
+	/* refused: ports past 0xffff or over 0xcf8-0xcff, memory over the BAR0 window, too many */
+	plat.pci_io[0] = (struct guest_range){ 0xfff0, 0x10010 };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io[0] = (struct guest_range){ 0xcf0, 0xcf9 };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io[0] = (struct guest_range){ 0xd00, 0xcff };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io[0] = (struct guest_range){ 0xd00, 0xd20 };	/* next to them: fine */
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_GPA);
+	plat.pci_mem[0] = (struct guest_range){ 0xfebff000u, 0xfec00000u };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_mem[0] = (struct guest_range){ 0xfe000000u, 0xfe010000u };
+	plat.pci_io_count = GUEST_PCI_IO_MAX + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io_count = 1;
+	plat.pci_mem_count = GUEST_PCI_MEM_MAX + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+}
+
 static void test_acpi_pci_bad_windows(void **state)
 {
 	(void)state;
@@ -1394,6 +1461,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_acpi_pci_one_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_no_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_eight_windows, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_assigned_windows, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_bad_windows, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_off_unchanged, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_small_memory, teardown),
