@@ -58,6 +58,7 @@ struct part_pci {
 	struct irq_cpus cpus;
 	struct irq_vector_set vectors;
 	uint32_t forbidden_count;
+	uint32_t own_forbidden;		/* the first ones: the partition's own, not other BARs */
 	struct pci_range forbidden[PCIFN_FORBIDDEN_MAX];
 	struct pci_assign_fn fn[DEV_MAX_PCI];
 	uint32_t reported[DEV_MAX_PCI];	/* refusals already reported, per function */
@@ -148,6 +149,7 @@ static void forbidden_init(struct part_pci *pp, const struct hv_config *cfg)
 				forbid(pp, cfg->channels[i].peers[k].gpa, cfg->channels[i].size);
 	for (uint32_t k = 0; k < p->cfg->dev.mmio_count && k < DEV_MAX_MMIO; k++)
 		forbid(pp, p->cfg->dev.mmio[k].base, p->cfg->dev.mmio[k].size);
+	pp->own_forbidden = pp->forbidden_count;
 	for (uint32_t i = 0; i < cfg->partition_count; i++) {
 		const struct dev_assignment *a = &cfg->partitions[i].dev;
 
@@ -334,6 +336,18 @@ static int bar_map(struct part_pci *pp, uint32_t k, uint32_t b, char *err, size_
 			     PCI_BDF_FN(bdf), b, w.hpa);
 		return -1;
 	}
+	/* its own RAM, Tempo's window, its channels, mmio =: the guest address is the host's */
+	for (uint32_t i = 0; i < pp->own_forbidden; i++)
+		if (w.gpa < pp->forbidden[i].base + pp->forbidden[i].size &&
+		    pp->forbidden[i].base < w.gpa + w.size) {
+			fmt_snprintf(err, errlen, "partition '%s': pci: %02x:%02x.%x: BAR%u at "
+				     "0x%lx+0x%lx is where the partition has 0x%lx+0x%lx (RAM, a "
+				     "channel, mmio = or Tempo's registers): a guest sees a BAR at "
+				     "its host address", pp->p->cfg->name, PCI_BDF_BUS(bdf),
+				     PCI_BDF_DEV(bdf), PCI_BDF_FN(bdf), b, w.gpa, w.size,
+				     pp->forbidden[i].base, pp->forbidden[i].size);
+			return -1;
+		}
 	if (!pci_assign_msix_hole(fn, &hole_bar, &hole_off, &hole_len) || hole_bar != b)
 		hole_off = hole_len = 0;
 	if (!w.trap_all) {
