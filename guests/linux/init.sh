@@ -212,7 +212,7 @@ ne2k_test() {
 	done
 	if [ -e /sys/class/net/eth0 ]; then
 		ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&
-			ip neigh add 10.0.2.2 lladdr 52:54:00:12:34:57 dev eth0 nud permanent
+			arp -i eth0 -s 10.0.2.2 52:54:00:12:34:57
 		# IFF_UP: the 8390 senses no carrier, so operstate stays "unknown"
 		flags=$(cat /sys/class/net/eth0/flags 2>/dev/null || echo 0)
 		[ $((flags & 1)) -eq 1 ] && up=1
