@@ -45,6 +45,7 @@
 # ne2k-pci.ko loaded, eth0 up at 10.0.2.15/24 with a static neighbour
 # 10.0.2.2 (no peer answers, so no ARP is waited for), 50 pings to it 50 ms
 # apart (each a frame the card sends and a TX-complete interrupt), then
+#   LINUX_NE2K_OUT <what eth0's set-up printed, and the kernel's lines on it>
 #   LINUX_NE2K_IRQ <each /proc/interrupts line: the header and the card's>
 #   NE2K bound=0|1 slot=SSSS:BB:DD.F up=0|1 irq=N tx_packets=N interrupts_cpu0=N
 # (interrupts_cpu0: the card's interrupts CPU 0 took, all of them since the
@@ -210,9 +211,12 @@ ne2k_test() {
 	for dev in /sys/bus/pci/drivers/ne2k-pci/0000:*; do
 		[ -e "$dev" ] && bound=1 slot=${dev##*/}
 	done
+	klog0=$(dmesg | wc -l)
 	if [ -e /sys/class/net/eth0 ]; then
-		ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&
-			arp -i eth0 -s 10.0.2.2 52:54:00:12:34:57
+		{
+			ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&
+				arp -i eth0 -s 10.0.2.2 52:54:00:12:34:57
+		} > /tmp/ne2k.out 2>&1 || echo "eth0 setup failed, rc $?" >> /tmp/ne2k.out
 		# IFF_UP: the 8390 senses no carrier, so operstate stays "unknown"
 		flags=$(cat /sys/class/net/eth0/flags 2>/dev/null || echo 0)
 		[ $((flags & 1)) -eq 1 ] && up=1
@@ -220,6 +224,12 @@ ne2k_test() {
 		ping -c 50 -i 0.05 -W 1 -w 30 10.0.2.2 > /tmp/ping.txt 2>&1
 		tx=$(cat /sys/class/net/eth0/statistics/tx_packets 2>/dev/null || echo 0)
 	fi
+	# what failed, if anything: the commands' words and the kernel's since
+	dmesg | tail -n "+$((klog0 + 1))" | grep -iE 'eth0|ne2k|8390|irq' >> /tmp/ne2k.out
+	[ "$up" = 1 ] || dmesg | grep -E 'pci|PCI|IRQ|IOAPIC|INT_SRC' | head -n 80 >> /tmp/ne2k.out
+	while IFS= read -r line; do
+		say "LINUX_NE2K_OUT $line"
+	done < /tmp/ne2k.out
 	while IFS= read -r line; do
 		case $line in
 		*CPU0*) say "LINUX_NE2K_IRQ $line" ;;

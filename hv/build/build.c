@@ -18,6 +18,7 @@
 #include "hv/core/guest_boot.h"
 #include "hv/core/mb_header.h"
 #include "hv/core/version.h"
+#include "hv/dev/pcifn.h"
 #include "hv/guest/fpu.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -177,7 +178,19 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 	}
 	for (uint32_t k = 0; k < p->cfg->dev.pci_count && k < DEV_MAX_PCI; k++) {
 		const struct pci_function *f = pci_find(pci_boot_functions(), p->cfg->dev.pci[k]);
+		struct dev_fn_info info = { 0 };
+		int32_t gsi;
 
+		if (!f)
+			continue;
+		/* its INTx in _PRT, at its device on the guest's bus */
+		info.interrupt_pin = f->interrupt_pin;
+		info.interrupt_line = f->interrupt_line;
+		gsi = devassign_intx_gsi(&info);
+		if (gsi >= 0 && gp.pci_intx_count < GUEST_PCI_INTX_MAX)
+			gp.pci_intx[gp.pci_intx_count++] = (struct guest_pci_intx){
+				(uint8_t)pcifn_device(p, k), (uint8_t)(f->interrupt_pin - 1),
+				(uint32_t)gsi };
 		for (uint32_t b = 0; f && b < f->bar_count && b < PCI_TYPE0_BARS; b++) {
 			struct guest_range r = { f->bar[b].addr, f->bar[b].addr + f->bar[b].size };
 
@@ -213,8 +226,14 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");
 		return -1;
 	}
-	/* the buffer holds any config line plus the word: never NULL here */
+	/*
+	 * the buffer holds any config line plus the word: never NULL here.
+	 * With IOAPIC inputs the line is the config's: "noapic" would make
+	 * Linux ignore the virtual IOAPIC, and without it Linux leaves x2APIC
+	 * for xAPIC mode, whose register page Tempo emulates (docs/linux.md).
+	 */
 	if (linux_build_boot(mem, p->mem_size, img, len, &plan,
+			     gp.ioapic ? p->cfg->cmdline :
 			     linux_partition_cmdline(p->cfg->cmdline, cmdline, sizeof(cmdline)),
 			     rsdp, why, sizeof(why))) {
 		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);

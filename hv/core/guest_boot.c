@@ -274,6 +274,13 @@ static void put_str(struct wr *w, const char *s)
 #define IAPC_BOOT_ARCH_FLAGS	(IAPC_VGA_NOT_PRESENT | IAPC_CMOS_RTC_NOT_PRESENT)
 _Static_assert(!(IAPC_BOOT_ARCH_FLAGS & IAPC_MSI_NOT_SUPPORTED), "MSI is supported");
 #define FADT_HW_REDUCED_ACPI	(1u << 20)	/* fixed feature flags: no fixed hardware, no SCI */
+/*
+ * FORCE_APIC_PHYSICAL_DESTINATION_MODE: with an IOAPIC, Linux leaves x2APIC
+ * mode (no interrupt remapping) and, in xAPIC mode, would otherwise aim its
+ * IOAPIC entries in flat logical mode at logical IDs the virtual IOAPIC's
+ * route does not track; physical mode names the vCPU's APIC id.
+ */
+#define FADT_APIC_PHYSICAL	(1u << 19)
 #define FADT_RESET_REG_SUP	(1u << 10)	/* RESET_REG is there: a reboot writes it */
 #define FADT_HYPERVISOR_VENDOR	"TEMPO   "
 #define GAS_SYSTEM_IO		1	/* GAS address space ID */
@@ -413,14 +420,14 @@ static void put_gas_io8(struct wr *w, uint16_t port)
  * SCI, so every legacy field stays 0; sleep goes through the sleep control
  * and status registers (4.8.3.7) at @port and @port + 1.
  */
-static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
+static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt, bool ioapic)
 {
 	uint64_t fadt = acpi_begin(w, "FACP", FADT_REVISION);
 
 	put_zero(w, FADT_IAPC_BOOT_ARCH - ACPI_HDR_LEN);	/* FACS, DSDT (X_DSDT used), ... */
 	put16(w, IAPC_BOOT_ARCH_FLAGS);
 	put8(w, 0);						/* reserved */
-	put32(w, FADT_HW_REDUCED_ACPI | FADT_RESET_REG_SUP);
+	put32(w, FADT_HW_REDUCED_ACPI | FADT_RESET_REG_SUP | (ioapic ? FADT_APIC_PHYSICAL : 0));
 	put_gas_io8(w, IO_RESET_PORT);				/* RESET_REG (hv/exit/io.c) */
 	put8(w, IO_RESET_VALUE);				/* RESET_VALUE */
 	put_zero(w, FADT_MINOR - (FADT_RESET_VALUE + 1));	/* ARM_BOOT_ARCH */
@@ -443,6 +450,8 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
  *       Name (_UID, 0)
  *       Name (_BBN, 0)
  *       Name (_SEG, 0)
+ *       Name (_PRT, Package () {         with pci_intx: one entry each
+ *           Package () { 0xDDDDFFFF, pin, Zero, GSI } })
  *       Name (_CRS, ResourceTemplate () {
  *           WordBusNumber (ResourceProducer, MinFixed, MaxFixed, PosDecode,
  *                          0, 0, 0, 0, 1)
@@ -581,6 +590,44 @@ static void put_qword_window(struct wr *w, const struct guest_range *r, uint8_t 
 	put64(w, r->end - r->start);
 }
 
+#define AML_PACKAGE_OP		0x12
+#define PRT_ENTRY_LEN		16	/* PackageOp, PkgLength, 4, DWord, Byte, Zero, DWord */
+
+/* The bytes of Name (_PRT, Package () {...}) for @p's INTx, 0 without any. */
+static uint32_t prt_len(const struct guest_platform *p)
+{
+	uint32_t body = 1 + PRT_ENTRY_LEN * p->pci_intx_count;
+
+	return p->pci_intx_count ? 5 + 1 + pkg_length_size(body) + body : 0;
+}
+
+/*
+ * Name (_PRT, Package () { Package () { 0xDDDDFFFF, pin, Zero, GSI }, ... })
+ * (ACPI 6.5 6.2.13: the address's function field all ones means any
+ * function of the device; a Zero source makes the last field a GSI).
+ */
+static void prt_emit(struct wr *w, const struct guest_platform *p)
+{
+	if (!p->pci_intx_count)
+		return;
+	put_name_seg(w, "_PRT");
+	put8(w, AML_PACKAGE_OP);
+	put_pkg_length(w, 1 + PRT_ENTRY_LEN * p->pci_intx_count);
+	put8(w, (uint8_t)p->pci_intx_count);
+	for (uint32_t i = 0; i < p->pci_intx_count; i++) {
+		put8(w, AML_PACKAGE_OP);
+		put_pkg_length(w, PRT_ENTRY_LEN - 2);
+		put8(w, 4);
+		put8(w, AML_DWORD_PREFIX);
+		put32(w, (uint32_t)p->pci_intx[i].device << 16 | 0xffff);
+		put8(w, AML_BYTE_PREFIX);
+		put8(w, p->pci_intx[i].pin);
+		put8(w, AML_ZERO_OP);
+		put8(w, AML_DWORD_PREFIX);
+		put32(w, p->pci_intx[i].gsi);
+	}
+}
+
 static void pci0_emit(struct wr *w, const struct guest_platform *p)
 {
 	uint32_t crs = RES_WORD_LEN + RES_IO_LEN + RES_DWORD_LEN +
@@ -589,8 +636,8 @@ static void pci0_emit(struct wr *w, const struct guest_platform *p)
 		       RES_QWORD_LEN * nonempty(p->pci_mem, p->pci_mem_count) + RES_END_LEN;
 	uint32_t size_len = crs <= 0xff ? 2 : 3;	/* BytePrefix or WordPrefix BufferSize */
 	uint32_t buffer = size_len + crs;
-	uint32_t device = PCI0_PATH_LEN + PCI0_NAMES_LEN + 5 + 1 + pkg_length_size(buffer) +
-			  buffer;
+	uint32_t device = PCI0_PATH_LEN + PCI0_NAMES_LEN + prt_len(p) + 5 + 1 +
+			  pkg_length_size(buffer) + buffer;
 
 	put8(w, AML_EXT_OP);
 	put8(w, AML_DEVICE_OP);
@@ -605,6 +652,7 @@ static void pci0_emit(struct wr *w, const struct guest_platform *p)
 	put8(w, AML_ZERO_OP);
 	put_name_seg(w, "_SEG");
 	put8(w, AML_ZERO_OP);
+	prt_emit(w, p);
 
 	put_name_seg(w, "_CRS");
 	put8(w, AML_BUFFER_OP);
@@ -683,8 +731,12 @@ static bool pci_valid(const struct guest_platform *p)
 		    r->end > TEMPO_PCI_BAR0_BASE)
 			return false;
 	}
-	if (p->pci_io_count > GUEST_PCI_IO_MAX || p->pci_mem_count > GUEST_PCI_MEM_MAX)
+	if (p->pci_io_count > GUEST_PCI_IO_MAX || p->pci_mem_count > GUEST_PCI_MEM_MAX ||
+	    p->pci_intx_count > GUEST_PCI_INTX_MAX)
 		return false;
+	for (uint32_t i = 0; i < p->pci_intx_count; i++)
+		if (p->pci_intx[i].device > 31 || p->pci_intx[i].pin > 3)
+			return false;
 	for (uint32_t i = 0; i < p->pci_io_count; i++) {
 		const struct guest_range *r = &p->pci_io[i];
 
@@ -758,7 +810,7 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 
 	if (p->acpi_pm_port) {
 		dsdt = dsdt_emit(w, p);
-		fadt = fadt_emit(w, p->acpi_pm_port, dsdt);
+		fadt = fadt_emit(w, p->acpi_pm_port, dsdt, p->ioapic);
 	}
 
 	/* Pointers, then the checksums over them, innermost first. */

@@ -52,6 +52,7 @@ struct guest_module {
 #define GUEST_PCI_MEM64_MAX	8
 #define GUEST_PCI_IO_MAX	16
 #define GUEST_PCI_MEM_MAX	16
+#define GUEST_PCI_INTX_MAX	16
 
 struct guest_range {
 	uint64_t start;
@@ -66,6 +67,13 @@ struct guest_irq_override {
 	uint8_t source;
 	uint32_t gsi;
 	uint16_t flags;
+};
+
+/* An assigned function's INTx on the guest's bus 0: device @device's pin @pin reaches @gsi. */
+struct guest_pci_intx {
+	uint8_t device;		/* 0-31 */
+	uint8_t pin;		/* 0-3: INTA-INTD */
+	uint32_t gsi;
 };
 
 struct guest_platform {
@@ -101,6 +109,15 @@ struct guest_platform {
 	struct guest_range pci_io[GUEST_PCI_IO_MAX];
 	uint32_t pci_mem_count;		/* 0..GUEST_PCI_MEM_MAX */
 	struct guest_range pci_mem[GUEST_PCI_MEM_MAX];
+	/*
+	 * Their INTx: \_SB.PCI0._PRT gets an entry per item, device's pin to
+	 * the GSI (the source Zero: a GSI, level and active low, ACPI 6.5
+	 * 6.2.13). A guest with an IOAPIC and no 8259 (this MADT's) routes a
+	 * PCI interrupt only through _PRT: Linux's fallback to the line
+	 * register takes ISA IRQs, which it has none of then.
+	 */
+	uint32_t pci_intx_count;	/* 0..GUEST_PCI_INTX_MAX */
+	struct guest_pci_intx pci_intx[GUEST_PCI_INTX_MAX];
 	/*
 	 * A virtual IOAPIC (irqs =): the MADT lists it, id 0 at
 	 * GUEST_IOAPIC_ADDR with GSIs from 0, and the machine's ISA interrupt

@@ -291,6 +291,11 @@ static void follow(struct part_pci *pp, uint32_t k, const struct pci_assign_even
 				 "bus master stays off)" : "");
 }
 
+uint32_t pcifn_device(const struct partition *p, uint32_t k)
+{
+	return p->channel_count + 1 + k;
+}
+
 bool pcifn_cfg(struct partition *p, uint32_t bdf, uint32_t offset, uint8_t size, bool in,
 	       uint32_t *value)
 {
@@ -392,7 +397,7 @@ static int pcifn_part_init(struct partition *p, const struct hv_config *cfg, cha
 			     "answers on this machine", p->cfg->name);
 		return -1;
 	}
-	pp->dev_first = p->channel_count + 1;
+	pp->dev_first = pcifn_device(p, 0);
 	pp->cpus.count = MIN(p->vcpu_count, (uint32_t)IRQ_MAX_CPUS);
 	pp->cpus.logical_model = IRQ_LOGICAL_FLAT;
 	for (uint32_t i = 0; i < pp->cpus.count; i++)

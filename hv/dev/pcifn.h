@@ -20,4 +20,7 @@ struct partition;
 bool pcifn_cfg(struct partition *p, uint32_t bdf, uint32_t offset, uint8_t size, bool in,
 	       uint32_t *value);
 
+/* The virtual device number of function @k of @p's pci = (the rule above). */
+uint32_t pcifn_device(const struct partition *p, uint32_t k);
+
 #endif

@@ -904,6 +904,42 @@ static void test_acpi_pci_assigned_windows(void **state)
 	assert_int_equal(ld64((uint64_t)(hit - mem) + 14), 0xfe000000u);
 	assert_int_equal(ld64((uint64_t)(hit - mem) + 22), 0xfe00ffffu);
 	assert_int_equal(ld64((uint64_t)(hit - mem) + 38), 0x10000);
+	/* its INTx: INTA of device 1 to GSI 9, INTD of device 31 to GSI 23, in _PRT */
+	plat.pci_intx_count = 2;
+	plat.pci_intx[0] = (struct guest_pci_intx){ 1, 0, 9 };
+	plat.pci_intx[1] = (struct guest_pci_intx){ 31, 3, 23 };
+	mem_new(2 * MIB, 2 * MIB);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	dump_dsdt(rsdp, "-prt");
+	dsdt = ld64(ld64(ld64(rsdp + 24) + 44) + 140);
+	assert_int_equal(ld32(dsdt + 4), len1 + 8 + 2 * 16);	/* NameOp _PRT PackageOp PkgLength 2 */
+	/* no IOAPIC: the FADT leaves the APIC destination mode to the guest */
+	assert_int_equal(ld32(ld64(ld64(rsdp + 24) + 44) + 112), 1u << 20 | 1u << 10);
+	plat.ioapic = true;
+	mem_new(2 * MIB, 2 * MIB);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	/* with one: physical destination mode forced (bit 19) */
+	assert_int_equal(ld32(ld64(ld64(rsdp + 24) + 44) + 112), 1u << 20 | 1u << 19 | 1u << 10);
+	plat.ioapic = false;
+	assert_int_equal(acpi_checksum(mem + dsdt, ld32(dsdt + 4)), 0);
+	{
+		static const uint8_t prt[] = {
+			0x08, '_', 'P', 'R', 'T', 0x12, 34, 2,
+			0x12, 15, 4, 0x0c, 0xff, 0xff, 0x01, 0x00, 0x0a, 0, 0x00, 0x0c, 9, 0, 0, 0,
+			0x12, 15, 4, 0x0c, 0xff, 0xff, 0x1f, 0x00, 0x0a, 3, 0x00, 0x0c, 23, 0, 0, 0 };
+
+		assert_non_null(find_bytes(mem + dsdt, ld32(dsdt + 4), prt, sizeof(prt)));
+	}
+	plat.pci_intx[1].pin = 4;				/* no INTE */
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_intx[1] = (struct guest_pci_intx){ 32, 0, 9 };	/* no device 32 */
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_intx_count = GUEST_PCI_INTX_MAX + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_intx_count = 0;
+
 	/* refused: ports past 0xffff or over 0xcf8-0xcff, memory over the BAR0 window, too many */
 	plat.pci_io[0] = (struct guest_range){ 0xfff0, 0x10010 };
 	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
