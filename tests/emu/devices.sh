@@ -282,8 +282,9 @@ test_qemu_iommu_ir() {
 # linux-image first): the card is 00:01.0 of its virtual bus, ne2k-pci binds
 # it, eth0 goes up and sends 50 frames into Bochs' null network (ethmod=null:
 # no peer, nothing answers), each raising a TX-complete interrupt on INTA,
-# GSI 9, which the guest routes level/active-low by the _PRT Tempo adds. Linux's CPU 0 takes at least one interrupt per frame sent,
-# with no external-interrupt exit; nothing is stopped, Linux powers off.
+# GSI 9, which the guest routes level/active-low by the _PRT Tempo adds.
+# Linux's CPU 0 takes at least one interrupt per frame sent, with no
+# external-interrupt exit; nothing is stopped, Linux powers off.
 test_bochs_dev_ne2k_linux() {
 	local line tx irqs exits dev
 	bochs "$1" --cpus 2 --mem 512 --timeout 900 --iso "$TEST_ISO_DIR/linux-ne2k.iso" --expect ok \
