@@ -276,9 +276,8 @@ _Static_assert(!(IAPC_BOOT_ARCH_FLAGS & IAPC_MSI_NOT_SUPPORTED), "MSI is support
 #define FADT_HW_REDUCED_ACPI	(1u << 20)	/* fixed feature flags: no fixed hardware, no SCI */
 /*
  * FORCE_APIC_PHYSICAL_DESTINATION_MODE: with an IOAPIC, Linux leaves x2APIC
- * mode (no interrupt remapping) and, in xAPIC mode, would otherwise aim its
- * IOAPIC entries in flat logical mode at logical IDs the virtual IOAPIC's
- * route does not track; physical mode names the vCPU's APIC id.
+ * mode (no interrupt remapping); in xAPIC mode physical destinations name
+ * the vCPU's APIC id. A hint: the virtual IOAPIC follows logical IDs too.
  */
 #define FADT_APIC_PHYSICAL	(1u << 19)
 #define FADT_RESET_REG_SUP	(1u << 10)	/* RESET_REG is there: a reboot writes it */
