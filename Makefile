@@ -151,7 +151,7 @@ $(BUILD)/test/linux-corrupt.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh \
 		$(GUEST_MODULES) $(LINUX_DIR)/bzImage-truncated:linux $(LINUX_INITRD):initrd
 
 LINUX_TEST_ISOS	:= $(patsubst %,$(BUILD)/test/linux-%.iso,boot corrupt noinitrd direct alone emulated shell chan \
-		   large)
+		   large ne2k)
 linux-test-images: $(LINUX_TEST_ISOS)
 
 test-images: $(ISO) $(TEST_ISOS)

@@ -5,7 +5,8 @@
 # makes OUTDIR/bzImage (the kernel that linux-image-rt-amd64 depends on today)
 # and OUTDIR/initrd.cpio.gz (busybox-static, cyclictest from rt-tests, the
 # shared libraries cyclictest needs, guests/linux/init.sh as /init, and the
-# channel module tempo_chan.ko with its static user program tempo-chan).
+# channel module tempo_chan.ko with its static user program tempo-chan, and
+# the PCI NE2000's driver, 8390.ko and ne2k-pci.ko, from the kernel package).
 # The module is built against that kernel's Debian headers, extracted into
 # OUTDIR/kheaders (their one absolute /usr/src path rewritten), in
 # OUTDIR/module.
@@ -168,6 +169,19 @@ case $vermagic in
 esac
 mkdir -p "$r/lib/modules"
 cp "$m/tempo_chan.ko" "$r/lib/modules/tempo_chan.ko"
+# The PCI NE2000's driver and the 8390 core it needs, for a partition that
+# owns Bochs' card (tempo.ne2k=1, init.sh): decompressed if the package
+# ships them compressed, since busybox insmod loads plain ELF only.
+for ko in 8390 ne2k-pci; do
+	src=$(find "$x/lib/modules/$kver/kernel/drivers/net/ethernet/8390" -name "$ko.ko*" | head -n 1)
+	[ -n "$src" ] || { echo "$0: $ko.ko is not in $kpkg" >&2; exit 1; }
+	case $src in
+	*.ko.xz) xz -dc "$src" > "$r/lib/modules/$ko.ko" ;;
+	*.ko.zst) zstd -qdc "$src" > "$r/lib/modules/$ko.ko" ;;
+	*.ko.gz) gzip -dc "$src" > "$r/lib/modules/$ko.ko" ;;
+	*) cp "$src" "$r/lib/modules/$ko.ko" ;;
+	esac
+done
 # tempo-chan: the channels from user space (static, glibc)
 ${CC:-gcc} -std=gnu11 -static -O2 -Wall -Wextra -Werror -I"$here/../.." -o "$r/bin/tempo-chan" \
 	"$here/tempo_chan_tool.c"

@@ -40,6 +40,16 @@
 #   LINUX_CHAN <each line the item printed>
 #   LINUX_CHAN_RC rc=N cmd=<ITEM's words>
 #   LINUX_CHAN_DONE ok=N failed=N
+# tempo.ne2k=1 on the command line drives an assigned PCI NE2000 (Bochs'
+# ne2k, docs/devices.md) before cyclictest: /lib/modules/8390.ko and
+# ne2k-pci.ko loaded, eth0 up at 10.0.2.15/24 with a static neighbour
+# 10.0.2.2 (no peer answers, so no ARP is waited for), 50 pings to it 50 ms
+# apart (each a frame the card sends and a TX-complete interrupt), then
+#   LINUX_NE2K_OUT <what eth0's set-up printed, and the kernel's lines on it>
+#   LINUX_NE2K_IRQ <each /proc/interrupts line: the header and the card's>
+#   NE2K bound=0|1 slot=SSSS:BB:DD.F up=0|1 irq=N tx_packets=N interrupts_cpu0=N
+# (interrupts_cpu0: the card's interrupts CPU 0 took, all of them since the
+# driver asked for its line when eth0 went up).
 PATH=/bin:/sbin:/usr/bin:/usr/sbin
 export PATH
 /bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
@@ -62,11 +72,13 @@ say() {
 loops=1000
 shell=
 chan_test=
+ne2k=
 for word in $(cat /proc/cmdline); do
 	case $word in
 	cyclictest_loops=*) loops=${word#cyclictest_loops=} ;;
 	shell=*) shell=${word#shell=} ;;
 	chan_test=*) chan_test=${word#chan_test=} ;;
+	tempo.ne2k=*) ne2k=${word#tempo.ne2k=} ;;
 	esac
 done
 case $loops in
@@ -184,6 +196,55 @@ if [ -n "$chan_test" ]; then
 	[ -z "$chan_bg" ] || chan_item waitbg
 	say "LINUX_CHAN_DONE ok=$chan_ok failed=$chan_failed"
 fi
+
+# ne2k_test: the NE2000 the partition owns (tempo.ne2k=1, see the top)
+ne2k_test() {
+	bound=0
+	up=0
+	irq=none
+	tx=0
+	cpu0=0
+	if ! insmod /lib/modules/8390.ko || ! insmod /lib/modules/ne2k-pci.ko; then
+		say "LINUX_NE2K insmod failed"
+	fi
+	slot=none
+	for dev in /sys/bus/pci/drivers/ne2k-pci/0000:*; do
+		[ -e "$dev" ] && bound=1 slot=${dev##*/}
+	done
+	klog0=$(dmesg | wc -l)
+	if [ -e /sys/class/net/eth0 ]; then
+		{
+			ip link set eth0 up && ip addr add 10.0.2.15/24 dev eth0 &&
+				arp -i eth0 -s 10.0.2.2 52:54:00:12:34:57
+		} > /tmp/ne2k.out 2>&1 || echo "eth0 setup failed, rc $?" >> /tmp/ne2k.out
+		# IFF_UP: the 8390 senses no carrier, so operstate stays "unknown"
+		flags=$(cat /sys/class/net/eth0/flags 2>/dev/null || echo 0)
+		[ $((flags & 1)) -eq 1 ] && up=1
+		irq=$(cat /sys/class/net/eth0/device/irq 2>/dev/null || echo none)
+		ping -c 50 -i 0.05 -W 1 -w 30 10.0.2.2 > /tmp/ping.txt 2>&1
+		tx=$(cat /sys/class/net/eth0/statistics/tx_packets 2>/dev/null || echo 0)
+	fi
+	# what failed, if anything: the commands' words and the kernel's since
+	dmesg | tail -n "+$((klog0 + 1))" | grep -iE 'eth0|ne2k|8390|irq' >> /tmp/ne2k.out
+	[ "$up" = 1 ] || dmesg | grep -E 'pci|PCI|IRQ|IOAPIC|INT_SRC' | head -n 80 >> /tmp/ne2k.out
+	while IFS= read -r line; do
+		say "LINUX_NE2K_OUT $line"
+	done < /tmp/ne2k.out
+	while IFS= read -r line; do
+		case $line in
+		*CPU0*) say "LINUX_NE2K_IRQ $line" ;;
+		*ne2k* | *eth0*)
+			say "LINUX_NE2K_IRQ $line"
+			# shellcheck disable=SC2086 # split into the IRQ and its counts
+			set -- $line
+			[ "$2" -ge 0 ] 2>/dev/null && cpu0=$((cpu0 + $2))
+			;;
+		esac
+	done < /proc/interrupts
+	say "NE2K bound=$bound slot=$slot up=$up irq=$irq tx_packets=$tx interrupts_cpu0=$cpu0"
+}
+
+[ "$ne2k" = 1 ] && ne2k_test
 
 # the local timer interrupts so far (the LOC row of /proc/interrupts)
 timer_irqs() {

@@ -10,12 +10,15 @@
 #include "arch/x86/cpu.h"
 #include "arch/x86/smp.h"
 #include "arch/x86/trap.h"
+#include "drivers/pci_cfg.h"
 #include "hv/apic/apic.h"
 #include "hv/core/bzimage.h"
+#include "hv/core/devassign.h"
 #include "hv/core/elf.h"
 #include "hv/core/guest_boot.h"
 #include "hv/core/mb_header.h"
 #include "hv/core/version.h"
+#include "hv/dev/pcifn.h"
 #include "hv/guest/fpu.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -162,24 +165,75 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 
 	guest_platform_of(p, &gp);
 	gp.acpi_pm_port = GUEST_ACPI_PM_PORT;
-	/* its channels as PCI functions: a host bridge whose windows hold their BARs */
-	gp.pci_bus = p->channel_count > 0;
+	/*
+	 * its channels and assigned functions as PCI functions: a host bridge
+	 * whose windows hold their BARs (the assigned ones where firmware put
+	 * them, which the guest then keeps)
+	 */
+	gp.pci_bus = p->channel_count > 0 || p->cfg->dev.pci_count > 0;
 	for (uint32_t i = 0; i < p->channel_count; i++) {
 		struct vpci_window w = vpci_bar2(&p->pci.fn[i]);
 
 		gp.pci_mem64[gp.pci_mem64_count++] = (struct guest_range){ w.gpa, w.gpa + w.size };
 	}
+	for (uint32_t k = 0; k < p->cfg->dev.pci_count && k < DEV_MAX_PCI; k++) {
+		const struct pci_function *f = pci_find(pci_boot_functions(), p->cfg->dev.pci[k]);
+		struct dev_fn_info info = { 0 };
+		int32_t gsi;
+
+		if (!f)
+			continue;
+		/* its INTx in _PRT, at its device on the guest's bus */
+		info.interrupt_pin = f->interrupt_pin;
+		info.interrupt_line = f->interrupt_line;
+		gsi = devassign_intx_gsi(&info);
+		if (gsi >= 0 && gp.pci_intx_count < GUEST_PCI_INTX_MAX)
+			gp.pci_intx[gp.pci_intx_count++] = (struct guest_pci_intx){
+				(uint8_t)pcifn_device(p, k), (uint8_t)(f->interrupt_pin - 1),
+				(uint32_t)gsi };
+		for (uint32_t b = 0; f && b < f->bar_count && b < PCI_TYPE0_BARS; b++) {
+			struct guest_range r = { f->bar[b].addr, f->bar[b].addr + f->bar[b].size };
+
+			if (f->bar[b].kind == PCI_BAR_NONE || !f->bar[b].size)
+				continue;
+			if (f->bar[b].kind == PCI_BAR_IO && gp.pci_io_count < GUEST_PCI_IO_MAX)
+				gp.pci_io[gp.pci_io_count++] = r;
+			else if (f->bar[b].kind != PCI_BAR_IO && gp.pci_mem_count < GUEST_PCI_MEM_MAX)
+				gp.pci_mem[gp.pci_mem_count++] = r;
+		}
+	}
 	/* its virtual IOAPIC, whose pin n is GSI n: the machine's ISA overrides hold as they are */
 	gp.ioapic = p->cfg->dev.irq_count > 0;
 	gp.irq_override_count = gp.ioapic ? platform.isa_override_count : 0;
 	memcpy(gp.irq_overrides, platform.isa_overrides, sizeof(gp.irq_overrides));
+	/* its functions' INTx below GSI 16: level and active low, as firmware says for PCI */
+	for (uint32_t k = 0; gp.ioapic && k < p->cfg->dev.pci_count && k < DEV_MAX_PCI; k++) {
+		const struct pci_function *f = pci_find(pci_boot_functions(), p->cfg->dev.pci[k]);
+		struct dev_fn_info info = { 0 };
+		int32_t gsi;
+
+		if (!f)
+			continue;
+		info.interrupt_pin = f->interrupt_pin;
+		info.interrupt_line = f->interrupt_line;
+		gsi = devassign_intx_gsi(&info);
+		if (gsi >= 0 && gsi < 16 && !guest_irq_override_pci(&gp, (uint32_t)gsi))
+			log_warn("partition '%s': no room in its MADT for GSI %d's override: "
+				 "its guest finds that PCI INTx edge-triggered\n", p->cfg->name, gsi);
+	}
 	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
 	if (!rsdp) {
 		fmt_snprintf(err, errlen, "no room for the guest ACPI tables");
 		return -1;
 	}
-	/* the buffer holds any config line plus the word: never NULL here */
+	/*
+	 * the buffer holds any config line plus the word: never NULL here.
+	 * With IOAPIC inputs the line is the config's: "noapic" would make
+	 * Linux ignore the virtual IOAPIC, and without it Linux leaves x2APIC
+	 * for xAPIC mode, whose register page Tempo emulates (docs/linux.md).
+	 */
 	if (linux_build_boot(mem, p->mem_size, img, len, &plan,
+			     gp.ioapic ? p->cfg->cmdline :
 			     linux_partition_cmdline(p->cfg->cmdline, cmdline, sizeof(cmdline)),
 			     rsdp, why, sizeof(why))) {
 		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);

@@ -572,6 +572,24 @@ static bool has_fn(const struct dev_assignment *a, uint16_t bdf)
 	return false;
 }
 
+static bool has_irq(const struct dev_assignment *a, uint32_t gsi)
+{
+	for (uint32_t k = 0; k < a->irq_count && k < DEV_MAX_IRQS; k++)
+		if (a->irqs[k] == gsi)
+			return true;
+	return false;
+}
+
+int32_t devassign_intx_gsi(const struct dev_fn_info *f)
+{
+	if (f->interrupt_pin < 1 || f->interrupt_pin > 4 || !f->interrupt_line ||
+	    f->interrupt_line == 0xff)
+		return -1;
+	return f->interrupt_line;
+}
+
+#define intx_gsi(f)	devassign_intx_gsi(f)
+
 #define BDF_ARGS(bdf)	(bdf) >> 8, ((bdf) >> 3) & 0x1f, (bdf) & 7
 
 static void check_pci(struct check *c, const struct dev_assignment *a)
@@ -598,6 +616,16 @@ static void check_pci(struct check *c, const struct dev_assignment *a)
 			refuse(c, DEV_REASON_BRIDGE, "%02x:%02x.%x is a bridge (class 0x%06x, "
 			       "header type %u): what is behind it, and its windows, are shared",
 			       BDF_ARGS(bdf), f->class_code, f->header_type & 0x7f);
+		/*
+		 * Its INTx: Tempo reads no _PRT, so the GSI is the line firmware
+		 * wrote, and the partition must own that input (irqs =) for the
+		 * guest to take the interrupt through its virtual IOAPIC.
+		 */
+		else if (intx_gsi(f) >= 0 && !has_irq(a, (uint32_t)intx_gsi(f)))
+			refuse(c, DEV_REASON_INTX_GSI, "%02x:%02x.%x: its INT%c reaches GSI %d "
+			       "(the interrupt line firmware wrote): give the partition irqs = %d "
+			       "too", BDF_ARGS(bdf), 'A' + f->interrupt_pin - 1, intx_gsi(f),
+			       intx_gsi(f));
 	}
 }
 

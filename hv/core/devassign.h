@@ -118,9 +118,21 @@ struct dev_fn_info {
 	uint8_t header_type;		/* bit 7 (multi-function) ignored */
 	uint32_t class_code;		/* 24 bits */
 	struct dev_bar bar[6];
+	uint8_t interrupt_pin;		/* 0 none, 1-4 INTA-INTD */
+	uint8_t interrupt_line;		/* as firmware wrote it; 0 or 0xFF: not routed */
 };
 
 /* An IOAPIC's inputs: GSIs @first .. @first + @count - 1. */
+/*
+ * The GSI @f's INTx reaches, or -1 (no interrupt pin, or a line of 0 or
+ * 0xFF: firmware routed it nowhere). Tempo reads no _PRT: the line firmware
+ * wrote is taken as the GSI, which holds where firmware routes PCI
+ * interrupts to ISA IRQs that the IOAPIC takes at the same number (PC
+ * chipsets in PIC-compatible routing, Bochs' i440FX); a machine whose _PRT
+ * routes the pin elsewhere needs the line to say so.
+ */
+int32_t devassign_intx_gsi(const struct dev_fn_info *f);
+
 struct dev_gsi_range {
 	uint32_t first, count;
 };
@@ -211,6 +223,7 @@ enum dev_reason {
 	DEV_REASON_BRIDGE,
 	DEV_REASON_NO_FUNCTION,		/* no such PCI function */
 	DEV_REASON_NO_GSI,		/* no IOAPIC input with that GSI */
+	DEV_REASON_INTX_GSI,		/* a function's INTx GSI is not in the partition's irqs */
 };
 
 struct dev_refusal {

@@ -274,6 +274,12 @@ static void put_str(struct wr *w, const char *s)
 #define IAPC_BOOT_ARCH_FLAGS	(IAPC_VGA_NOT_PRESENT | IAPC_CMOS_RTC_NOT_PRESENT)
 _Static_assert(!(IAPC_BOOT_ARCH_FLAGS & IAPC_MSI_NOT_SUPPORTED), "MSI is supported");
 #define FADT_HW_REDUCED_ACPI	(1u << 20)	/* fixed feature flags: no fixed hardware, no SCI */
+/*
+ * FORCE_APIC_PHYSICAL_DESTINATION_MODE: with an IOAPIC, Linux leaves x2APIC
+ * mode (no interrupt remapping); in xAPIC mode physical destinations name
+ * the vCPU's APIC id. A hint: the virtual IOAPIC follows logical IDs too.
+ */
+#define FADT_APIC_PHYSICAL	(1u << 19)
 #define FADT_RESET_REG_SUP	(1u << 10)	/* RESET_REG is there: a reboot writes it */
 #define FADT_HYPERVISOR_VENDOR	"TEMPO   "
 #define GAS_SYSTEM_IO		1	/* GAS address space ID */
@@ -413,14 +419,14 @@ static void put_gas_io8(struct wr *w, uint16_t port)
  * SCI, so every legacy field stays 0; sleep goes through the sleep control
  * and status registers (4.8.3.7) at @port and @port + 1.
  */
-static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
+static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt, bool ioapic)
 {
 	uint64_t fadt = acpi_begin(w, "FACP", FADT_REVISION);
 
 	put_zero(w, FADT_IAPC_BOOT_ARCH - ACPI_HDR_LEN);	/* FACS, DSDT (X_DSDT used), ... */
 	put16(w, IAPC_BOOT_ARCH_FLAGS);
 	put8(w, 0);						/* reserved */
-	put32(w, FADT_HW_REDUCED_ACPI | FADT_RESET_REG_SUP);
+	put32(w, FADT_HW_REDUCED_ACPI | FADT_RESET_REG_SUP | (ioapic ? FADT_APIC_PHYSICAL : 0));
 	put_gas_io8(w, IO_RESET_PORT);				/* RESET_REG (hv/exit/io.c) */
 	put8(w, IO_RESET_VALUE);				/* RESET_VALUE */
 	put_zero(w, FADT_MINOR - (FADT_RESET_VALUE + 1));	/* ARM_BOOT_ARCH */
@@ -443,6 +449,8 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
  *       Name (_UID, 0)
  *       Name (_BBN, 0)
  *       Name (_SEG, 0)
+ *       Name (_PRT, Package () {         with pci_intx: one entry each
+ *           Package () { 0xDDDDFFFF, pin, Zero, GSI } })
  *       Name (_CRS, ResourceTemplate () {
  *           WordBusNumber (ResourceProducer, MinFixed, MaxFixed, PosDecode,
  *                          0, 0, 0, 0, 1)
@@ -453,6 +461,11 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
  *           QWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed,
  *                        Prefetchable, ReadWrite,
  *                        0, start, end - 1, 0, end - start)   one per range
+ *           WordIO (ResourceProducer, MinFixed, MaxFixed, PosDecode, EntireRange,
+ *                   0, start, end - 1, 0, end - start)   one per pci_io range
+ *           QWordMemory (ResourceProducer, PosDecode, MinFixed, MaxFixed,
+ *                        NonCacheable, ReadWrite,
+ *                        0, start, end - 1, 0, end - start)   one per pci_mem range
  *       })
  *   }
  *
@@ -480,7 +493,9 @@ static uint64_t fadt_emit(struct wr *w, uint16_t port, uint64_t dsdt)
 #define RES_WORD_SPACE		0x88
 #define RES_QWORD_SPACE		0x8a
 #define RES_TYPE_MEMORY		0
+#define RES_TYPE_IO		1
 #define RES_TYPE_BUS		2
+#define RES_IO_ENTIRE		0x03	/* type-specific: _RNG, both ISA and non-ISA ports */
 #define RES_FLAGS_WINDOW	0x0c	/* MaxFixed, MinFixed, PosDecode, producer */
 #define RES_MEM_RW		0x01	/* type-specific: ReadWrite ... */
 #define RES_MEM_PREFETCH	0x06	/* ... and _MEM 3, prefetchable (0: non-cacheable) */
@@ -549,23 +564,79 @@ static void put_space_header(struct wr *w, uint8_t tag, uint16_t total, uint8_t 
 	put8(w, type_flags);
 }
 
-static uint32_t pci0_mem64_count(const struct guest_platform *p)
+static uint32_t nonempty(const struct guest_range *r, uint32_t count)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < p->pci_mem64_count; i++)
-		n += !range_empty(&p->pci_mem64[i]);
+	for (uint32_t i = 0; i < count; i++)
+		n += !range_empty(&r[i]);
 	return n;
+}
+
+static uint32_t pci0_mem64_count(const struct guest_platform *p)
+{
+	return nonempty(p->pci_mem64, p->pci_mem64_count);
+}
+
+/* A QWordMemory producer window [@r->start, @r->end), @type_flags (6.4.3.5.1). */
+static void put_qword_window(struct wr *w, const struct guest_range *r, uint8_t type_flags)
+{
+	put_space_header(w, RES_QWORD_SPACE, RES_QWORD_LEN, RES_TYPE_MEMORY, type_flags);
+	put64(w, 0);
+	put64(w, r->start);
+	put64(w, r->end - 1);
+	put64(w, 0);
+	put64(w, r->end - r->start);
+}
+
+#define AML_PACKAGE_OP		0x12
+#define PRT_ENTRY_LEN		16	/* PackageOp, PkgLength, 4, DWord, Byte, Zero, DWord */
+
+/* The bytes of Name (_PRT, Package () {...}) for @p's INTx, 0 without any. */
+static uint32_t prt_len(const struct guest_platform *p)
+{
+	uint32_t body = 1 + PRT_ENTRY_LEN * p->pci_intx_count;
+
+	return p->pci_intx_count ? 5 + 1 + pkg_length_size(body) + body : 0;
+}
+
+/*
+ * Name (_PRT, Package () { Package () { 0xDDDDFFFF, pin, Zero, GSI }, ... })
+ * (ACPI 6.5 6.2.13: the address's function field all ones means any
+ * function of the device; a Zero source makes the last field a GSI).
+ */
+static void prt_emit(struct wr *w, const struct guest_platform *p)
+{
+	if (!p->pci_intx_count)
+		return;
+	put_name_seg(w, "_PRT");
+	put8(w, AML_PACKAGE_OP);
+	put_pkg_length(w, 1 + PRT_ENTRY_LEN * p->pci_intx_count);
+	put8(w, (uint8_t)p->pci_intx_count);
+	for (uint32_t i = 0; i < p->pci_intx_count; i++) {
+		put8(w, AML_PACKAGE_OP);
+		put_pkg_length(w, PRT_ENTRY_LEN - 2);
+		put8(w, 4);
+		put8(w, AML_DWORD_PREFIX);
+		put32(w, (uint32_t)p->pci_intx[i].device << 16 | 0xffff);
+		put8(w, AML_BYTE_PREFIX);
+		put8(w, p->pci_intx[i].pin);
+		put8(w, AML_ZERO_OP);
+		put8(w, AML_DWORD_PREFIX);
+		put32(w, p->pci_intx[i].gsi);
+	}
 }
 
 static void pci0_emit(struct wr *w, const struct guest_platform *p)
 {
 	uint32_t crs = RES_WORD_LEN + RES_IO_LEN + RES_DWORD_LEN +
-		       RES_QWORD_LEN * pci0_mem64_count(p) + RES_END_LEN;
+		       RES_QWORD_LEN * pci0_mem64_count(p) +
+		       RES_WORD_LEN * nonempty(p->pci_io, p->pci_io_count) +
+		       RES_QWORD_LEN * nonempty(p->pci_mem, p->pci_mem_count) + RES_END_LEN;
 	uint32_t size_len = crs <= 0xff ? 2 : 3;	/* BytePrefix or WordPrefix BufferSize */
 	uint32_t buffer = size_len + crs;
-	uint32_t device = PCI0_PATH_LEN + PCI0_NAMES_LEN + 5 + 1 + pkg_length_size(buffer) +
-			  buffer;
+	uint32_t device = PCI0_PATH_LEN + PCI0_NAMES_LEN + prt_len(p) + 5 + 1 +
+			  pkg_length_size(buffer) + buffer;
 
 	put8(w, AML_EXT_OP);
 	put8(w, AML_DEVICE_OP);
@@ -580,6 +651,7 @@ static void pci0_emit(struct wr *w, const struct guest_platform *p)
 	put8(w, AML_ZERO_OP);
 	put_name_seg(w, "_SEG");
 	put8(w, AML_ZERO_OP);
+	prt_emit(w, p);
 
 	put_name_seg(w, "_CRS");
 	put8(w, AML_BUFFER_OP);
@@ -613,25 +685,36 @@ static void pci0_emit(struct wr *w, const struct guest_platform *p)
 	put32(w, 0);
 	put32(w, TEMPO_PCI_MMIO_WINDOW_END - TEMPO_PCI_BAR0_BASE);
 
-	for (uint32_t i = 0; i < p->pci_mem64_count; i++) {
-		const struct guest_range *r = &p->pci_mem64[i];
+	for (uint32_t i = 0; i < p->pci_mem64_count; i++)
+		if (!range_empty(&p->pci_mem64[i]))
+			put_qword_window(w, &p->pci_mem64[i], RES_MEM_RW | RES_MEM_PREFETCH);
+
+	/* assigned functions' I/O BARs: WordIO, ISA and non-ISA ranges (_RNG 3) */
+	for (uint32_t i = 0; i < p->pci_io_count; i++) {
+		const struct guest_range *r = &p->pci_io[i];
 
 		if (range_empty(r))
 			continue;
-		put_space_header(w, RES_QWORD_SPACE, RES_QWORD_LEN, RES_TYPE_MEMORY,
-				 RES_MEM_RW | RES_MEM_PREFETCH);
-		put64(w, 0);
-		put64(w, r->start);
-		put64(w, r->end - 1);
-		put64(w, 0);
-		put64(w, r->end - r->start);
+		put_space_header(w, RES_WORD_SPACE, RES_WORD_LEN, RES_TYPE_IO, RES_IO_ENTIRE);
+		put16(w, 0);
+		put16(w, (uint16_t)r->start);
+		put16(w, (uint16_t)(r->end - 1));
+		put16(w, 0);
+		put16(w, (uint16_t)(r->end - r->start));
 	}
+	/* ... and their memory BARs, non-cacheable */
+	for (uint32_t i = 0; i < p->pci_mem_count; i++)
+		if (!range_empty(&p->pci_mem[i]))
+			put_qword_window(w, &p->pci_mem[i], RES_MEM_RW);
 
 	put8(w, RES_END_TAG);
 	put8(w, 0);
 }
 
-/* The 64-bit windows: in order and clear of the BAR0 window. */
+/*
+ * The windows: each in order; the memory ones clear of the BAR0 window, the
+ * I/O ones below 0x10000 and clear of the configuration ports.
+ */
 static bool pci_valid(const struct guest_platform *p)
 {
 	if (!p->pci_bus)
@@ -640,6 +723,29 @@ static bool pci_valid(const struct guest_platform *p)
 		return false;
 	for (uint32_t i = 0; i < p->pci_mem64_count; i++) {
 		const struct guest_range *r = &p->pci_mem64[i];
+
+		if (r->start > r->end)
+			return false;
+		if (!range_empty(r) && r->start < TEMPO_PCI_MMIO_WINDOW_END &&
+		    r->end > TEMPO_PCI_BAR0_BASE)
+			return false;
+	}
+	if (p->pci_io_count > GUEST_PCI_IO_MAX || p->pci_mem_count > GUEST_PCI_MEM_MAX ||
+	    p->pci_intx_count > GUEST_PCI_INTX_MAX)
+		return false;
+	for (uint32_t i = 0; i < p->pci_intx_count; i++)
+		if (p->pci_intx[i].device > 31 || p->pci_intx[i].pin > 3)
+			return false;
+	for (uint32_t i = 0; i < p->pci_io_count; i++) {
+		const struct guest_range *r = &p->pci_io[i];
+
+		if (r->start > r->end || r->end > 0x10000)
+			return false;
+		if (!range_empty(r) && r->start < TEMPO_PCI_CFC + 4 && r->end > TEMPO_PCI_CF8)
+			return false;
+	}
+	for (uint32_t i = 0; i < p->pci_mem_count; i++) {
+		const struct guest_range *r = &p->pci_mem[i];
 
 		if (r->start > r->end)
 			return false;
@@ -703,7 +809,7 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 
 	if (p->acpi_pm_port) {
 		dsdt = dsdt_emit(w, p);
-		fadt = fadt_emit(w, p->acpi_pm_port, dsdt);
+		fadt = fadt_emit(w, p->acpi_pm_port, dsdt, p->ioapic);
 	}
 
 	/* Pointers, then the checksums over them, innermost first. */
@@ -719,6 +825,23 @@ static void acpi_emit(struct wr *w, const struct guest_platform *p, uint64_t unu
 	patch64(w, rsdp + 24, xsdt);
 	patch_checksum(w, rsdp, ACPI_RSDP_V1_LEN, rsdp + 8);
 	patch_checksum(w, rsdp, ACPI_RSDP_LEN, rsdp + 32);
+}
+
+bool guest_irq_override_pci(struct guest_platform *p, uint32_t gsi)
+{
+	uint32_t n = 0;
+
+	if (gsi >= 16 || p->irq_override_count > GUEST_IRQ_OVERRIDES_MAX)
+		return false;
+	for (uint32_t i = 0; i < p->irq_override_count; i++)
+		if (p->irq_overrides[i].source != gsi && p->irq_overrides[i].gsi != gsi)
+			p->irq_overrides[n++] = p->irq_overrides[i];
+	if (n >= GUEST_IRQ_OVERRIDES_MAX)
+		return false;	/* none matched, so none was dropped */
+	p->irq_overrides[n++] = (struct guest_irq_override){
+		(uint8_t)gsi, gsi, GUEST_INTI_LEVEL | GUEST_INTI_ACTIVE_LOW };
+	p->irq_override_count = n;
+	return true;
 }
 
 uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p)

@@ -50,6 +50,9 @@ struct guest_module {
 
 /* The 64-bit windows a PCI host bridge may list (one per channel, at most). */
 #define GUEST_PCI_MEM64_MAX	8
+#define GUEST_PCI_IO_MAX	16
+#define GUEST_PCI_MEM_MAX	16
+#define GUEST_PCI_INTX_MAX	16
 
 struct guest_range {
 	uint64_t start;
@@ -64,6 +67,13 @@ struct guest_irq_override {
 	uint8_t source;
 	uint32_t gsi;
 	uint16_t flags;
+};
+
+/* An assigned function's INTx on the guest's bus 0: device @device's pin @pin reaches @gsi. */
+struct guest_pci_intx {
+	uint8_t device;		/* 0-31 */
+	uint8_t pin;		/* 0-3: INTA-INTD */
+	uint32_t gsi;
 };
 
 struct guest_platform {
@@ -88,6 +98,26 @@ struct guest_platform {
 	bool pci_bus;
 	uint32_t pci_mem64_count;	/* 0..GUEST_PCI_MEM64_MAX */
 	struct guest_range pci_mem64[GUEST_PCI_MEM64_MAX];
+	/*
+	 * Assigned functions' BARs where firmware put them (hv/dev/pcifn.c):
+	 * a WordIO window per non-empty I/O range (ports below 0x10000) and a
+	 * non-cacheable QWordMemory window per non-empty memory range, so that
+	 * the guest claims those BARs where they are. Neither may overlap the
+	 * BAR0 window (memory) or the configuration ports (I/O).
+	 */
+	uint32_t pci_io_count;		/* 0..GUEST_PCI_IO_MAX */
+	struct guest_range pci_io[GUEST_PCI_IO_MAX];
+	uint32_t pci_mem_count;		/* 0..GUEST_PCI_MEM_MAX */
+	struct guest_range pci_mem[GUEST_PCI_MEM_MAX];
+	/*
+	 * Their INTx: \_SB.PCI0._PRT gets an entry per item, device's pin to
+	 * the GSI (the source Zero: a GSI, level and active low, ACPI 6.5
+	 * 6.2.13). A guest with an IOAPIC and no 8259 (this MADT's) routes a
+	 * PCI interrupt only through _PRT: Linux's fallback to the line
+	 * register takes ISA IRQs, which it has none of then.
+	 */
+	uint32_t pci_intx_count;	/* 0..GUEST_PCI_INTX_MAX */
+	struct guest_pci_intx pci_intx[GUEST_PCI_INTX_MAX];
 	/*
 	 * A virtual IOAPIC (irqs =): the MADT lists it, id 0 at
 	 * GUEST_IOAPIC_ADDR with GSIs from 0, and the machine's ISA interrupt
@@ -114,6 +144,23 @@ struct guest_platform {
  * BAR0 window.
  */
 uint64_t guest_build_acpi(uint8_t *mem, uint64_t mem_size, const struct guest_platform *p);
+
+/* MPS INTI flags (ACPI 6.5, table 5.50): polarity bits 1:0, trigger mode bits 3:2 */
+#define GUEST_INTI_ACTIVE_LOW		0x3
+#define GUEST_INTI_LEVEL		0xc
+
+/*
+ * An assigned PCI function's INTx reaches GSI @gsi below 16: @p gets an
+ * interrupt source override from ISA IRQ @gsi to GSI @gsi, level-triggered
+ * and active low (PCI INTx# lines are level-sensitive and asserted low,
+ * PCI 3.0, 2.2.6), as firmware's MADT says for PCI interrupts routed below
+ * 16, so that the guest programs the pin for it before any driver asks.
+ * It replaces every override of that source IRQ or to that GSI (an ISA
+ * device's edge there would be wrong for the PCI line). False, @p left
+ * alone, for a GSI of 16 or more (no ISA IRQ: a guest takes PCI GSIs as
+ * level and low anyway) or no room left.
+ */
+bool guest_irq_override_pci(struct guest_platform *p, uint32_t gsi);
 
 /*
  * Multiboot2 information at GUEST_INFO_GPA with tags: command line (1), boot

@@ -891,7 +891,7 @@ static void shadow_reset(struct pci_assign_fn *fn)
 		b->allowed = d->guest;
 	}
 	fn->command = fn->desc.command & DECODE;
-	fn->interrupt_line = 0;
+	fn->interrupt_line = fn->desc.interrupt_line;
 	fn->msi_control = 0;
 	fn->msi_addr_lo = fn->msi_addr_hi = 0;
 	fn->msi_data = 0;

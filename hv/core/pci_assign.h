@@ -13,7 +13,8 @@
  * What the guest sees (PCI Local Bus 3.0, 6.1-6.2, 6.7-6.8; PCIe 4.0, 7.5.3):
  *
  * - Reads pass to the physical function, but for what is shadowed: the
- *   BARs, the expansion ROM BAR, the interrupt line, and the MSI and
+ *   BARs, the expansion ROM BAR, the interrupt line (desc->interrupt_line
+ *   at reset, then the guest's byte), and the MSI and
  *   MSI-X capabilities' message fields and enable bits.
  * - BARs: sizing (all ones written, the size mask read back) and moves
  *   act on a shadow; the physical BAR keeps the host address, and the
@@ -92,6 +93,12 @@ struct pci_assign_desc {
 	uint32_t bdf;
 	struct pci_assign_bar_desc bar[PCI_TYPE0_BARS];
 	uint16_t command;	/* the guest's command register at reset: IO and MEM bits */
+	/*
+	 * The interrupt line the guest reads at reset, as firmware leaves it
+	 * (PCI 3.0, 6.2.4): the GSI the function's INTx reaches, so that a
+	 * guest without _PRT routing finds it there. 0xFF: unknown or none.
+	 */
+	uint8_t interrupt_line;
 };
 
 /* A guest-physical range: [base, base + size). */

@@ -12,6 +12,7 @@
 #include "hv/core/chan_pci_abi.h"
 #include "hv/core/hypercall_abi.h"
 #include "hv/core/io_policy.h"
+#include "hv/dev/pcifn.h"
 #include "hv/guest/mmio.h"
 #include "hv/lib/apic_defs.h"
 #include "hv/lib/fmt.h"
@@ -137,7 +138,8 @@ static int chan_part_init(struct partition *p, const struct hv_config *cfg, char
 			     "BAR (config_parse should have refused it)", p->cfg->name);
 		return -1;
 	}
-	if (!p->channel_count)
+	/* the bus is there for its channels and for its assigned functions (hv/dev/pcifn.c) */
+	if (!p->channel_count && !p->cfg->dev.pci_count)
 		return 0;
 	for (uint32_t i = 0; i < p->channel_count; i++) {
 		p->chan_region[i] = mmio_region_add(p, NULL, 0, 0, chan_bar0_mmio,
@@ -327,10 +329,18 @@ static enum exit_action chan_pci_port(struct vcpu *v, struct exit_ctx *x, uint16
 {
 	struct partition *p = v->part;
 	struct vpci_event ev;
+	uint32_t bdf, offset;
+	bool other;
 
 	(void)x;
 	(void)opaque;
 	if (!vpci_claims(port, size))
+		return EXIT_RESUME;
+	pci_lock(p);
+	other = vpci_data_target(&p->pci, port, size, &bdf, &offset);
+	pci_unlock(p);
+	/* an assigned function's register: its filter, under its own lock */
+	if (other && pcifn_cfg(p, bdf, offset, size, in, value))
 		return EXIT_RESUME;
 	pci_lock(p);
 	if (in) {

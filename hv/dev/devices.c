@@ -109,48 +109,52 @@ static void neighbour_ports_init(struct partition *p, const struct hv_config *cf
 }
 
 /*
- * The ports: the bitmaps all ones (every port exits) but the assigned
- * ranges. A virtual device of the partition's own at such a port (its
- * COM1, fw_cfg, debug-exit, the PCI configuration ports of its channels)
- * would never see an access: refused, with the range and the device.
+ * Ports [@first, @last] pass through: their bitmap bits clear (the bitmaps
+ * all ones at first: every other port exits). A virtual device of the
+ * partition's own at such a port (its COM1, fw_cfg, debug-exit, the PCI
+ * configuration ports of its bus) would never see an access: refused,
+ * with the range and the device.
  */
-static int ports_init(struct partition *p, const struct dev_assignment *d, char *err,
-		      size_t errlen)
+int devices_pass_ports(struct partition *p, uint16_t first, uint16_t last, char *err,
+		       size_t errlen)
 {
-	uint8_t *bm;
+	uint8_t *bm = (uint8_t *)(uintptr_t)p->io_bitmap_pa;
 
-	if (!d->port_count)
-		return 0;
 	if (!vmx_ctl.has_io_bitmaps) {
 		fmt_snprintf(err, errlen, "partition '%s': ports: this CPU has no I/O bitmaps, "
 			     "so no port can pass through", p->cfg->name);
 		return -1;
 	}
-	for (uint32_t k = 0; k < d->port_count && k < DEV_MAX_PORTS; k++)
-		for (uint32_t port = d->ports[k].first; port <= d->ports[k].last; port++) {
-			const struct port_region *r = port_region_find(p, (uint16_t)port);
+	for (uint32_t port = first; port <= last; port++) {
+		const struct port_region *r = port_region_find(p, (uint16_t)port);
 
-			if (r) {
-				fmt_snprintf(err, errlen, "partition '%s': ports: 0x%x-0x%x: port "
-					     "0x%x is its %s", p->cfg->name, d->ports[k].first,
-					     d->ports[k].last, port, r->what);
-				return -1;
-			}
-		}
-	for (uint32_t k = 0; k < d->port_count && k < DEV_MAX_PORTS; k++)
-		if (port_region_add(p, d->ports[k].first, d->ports[k].last, own_port, NULL,
-				    "assigned ports") < 0) {
-			fmt_snprintf(err, errlen, "partition '%s': ports: no room in its port "
-				     "registry for 0x%x-0x%x", p->cfg->name, d->ports[k].first,
-				     d->ports[k].last);
+		if (r) {
+			fmt_snprintf(err, errlen, "partition '%s': ports: 0x%x-0x%x: port 0x%x "
+				     "is its %s", p->cfg->name, first, last, port, r->what);
 			return -1;
 		}
-	bm = hv_pages_alloc(IO_BITMAP_BYTES, "I/O bitmaps");
-	memset(bm, 0xff, IO_BITMAP_BYTES);
+	}
+	if (port_region_add(p, first, last, own_port, NULL, "assigned ports") < 0) {
+		fmt_snprintf(err, errlen, "partition '%s': ports: no room in its port registry "
+			     "for 0x%x-0x%x", p->cfg->name, first, last);
+		return -1;
+	}
+	if (!bm) {
+		bm = hv_pages_alloc(IO_BITMAP_BYTES, "I/O bitmaps");
+		memset(bm, 0xff, IO_BITMAP_BYTES);
+		p->io_bitmap_pa = (uint64_t)(uintptr_t)bm;
+	}
+	for (uint32_t port = first; port <= last; port++)
+		bm[port / 8] &= (uint8_t)~(1u << (port % 8));
+	return 0;
+}
+
+static int ports_init(struct partition *p, const struct dev_assignment *d, char *err,
+		      size_t errlen)
+{
 	for (uint32_t k = 0; k < d->port_count && k < DEV_MAX_PORTS; k++)
-		for (uint32_t port = d->ports[k].first; port <= d->ports[k].last; port++)
-			bm[port / 8] &= (uint8_t)~(1u << (port % 8));
-	p->io_bitmap_pa = (uint64_t)(uintptr_t)bm;
+		if (devices_pass_ports(p, d->ports[k].first, d->ports[k].last, err, errlen))
+			return -1;
 	return 0;
 }
 

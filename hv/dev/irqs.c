@@ -49,6 +49,7 @@
 #include "hv/core/vioapic.h"
 #include "hv/dev/devices.h"
 #include "hv/guest/mmio.h"
+#include "hv/lib/apic_defs.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -192,6 +193,33 @@ static void apply(struct part_irqs *d, const struct vioapic_event *ev)
 
 /* ---- the guest's register page ---- */
 
+/*
+ * The guest's CPUs as a logical destination names them now: each xAPIC
+ * vCPU's LDR, the model its DFR says (Linux in xAPIC mode aims its IOAPIC
+ * entries at flat logical IDs); x2APIC vCPUs answer no 8-bit logical
+ * destination (docs/devices.md). Taken at each write of the register page,
+ * which is where a guest programs entries, after its APIC is set up.
+ */
+static void cpus_follow(struct part_irqs *d)
+{
+	struct irq_cpus cpus = { .count = MIN(d->p->vcpu_count, (uint32_t)IRQ_MAX_CPUS),
+				 .logical_model = IRQ_LOGICAL_FLAT };
+	struct vioapic_event ev;
+
+	for (uint32_t i = 0; i < cpus.count; i++) {
+		const struct vcpu *v = d->p->vcpus[i];
+
+		cpus.apic_id[i] = v->apic_id;
+		if (v->apic.base.mode != APIC_MODE_XAPIC)
+			continue;
+		cpus.logical_id[i] = (uint8_t)(v->apic.xapic.ldr >> 24);
+		if (i == 0 && !(v->apic.xapic.dfr & XAPIC_DFR_MODEL_MASK))
+			cpus.logical_model = IRQ_LOGICAL_CLUSTER;
+	}
+	vioapic_set_cpus(&d->vio, &cpus, &ev);
+	apply(d, &ev);
+}
+
 static uint64_t vio_read(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size)
 {
 	struct part_irqs *d = ctx;
@@ -214,6 +242,7 @@ static void vio_write(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size, uin
 	if (size == 8)
 		return;		/* no register takes 8 bytes: dropped, as the model drops odd widths */
 	take(d);
+	cpus_follow(d);
 	/* the guest's own write of an entry takes it out of a storm's mask */
 	if (off == VIOAPIC_WINDOW && d->vio.regsel >= VIOAPIC_REG_RTE) {
 		uint32_t pin = (uint32_t)(d->vio.regsel - VIOAPIC_REG_RTE) / 2;

@@ -53,6 +53,8 @@ const struct dev_machine *boot_dev_machine(const struct boot_info *bi,
 		d->bdf = f->bdf;
 		d->header_type = f->header_type;
 		d->class_code = f->class_code;
+		d->interrupt_pin = f->interrupt_pin;
+		d->interrupt_line = f->interrupt_line;
 		for (uint32_t b = 0; b < f->bar_count && b < ARRAY_SIZE(d->bar); b++) {
 			d->bar[b].io = f->bar[b].kind == PCI_BAR_IO;
 			d->bar[b].base = f->bar[b].addr;

@@ -5,7 +5,9 @@
 # linux-image, which fetches Debian's PREEMPT_RT kernel, busybox-static and
 # rt-tests).
 
-LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell linux_chan linux_qemu_ivshmem"
+# bochs_dev_ne2k_linux is tests/emu/devices.sh's, listed here: it boots the Linux image.
+LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell linux_chan linux_qemu_ivshmem
+	bochs_dev_ne2k_linux"
 # Long and not interactive: with LINUX_LARGE=1 the Linux section starts it
 # first, beside the others (tests/run_tests.sh linux); not in the default suite.
 LINUX_BG_TEST=linux_large_mem

@@ -19,10 +19,10 @@
 #define CHECK(cond)	do { if (!(cond)) abort(); } while (0)
 
 static const struct dev_fn_info fns[] = {
-	{ 0x0000, 0, 0x060000, { { 0 } } },
-	{ 0x00c8, 0, 0x020000, { { false, 0xf7d00000, 0x20000 }, { true, 0xf080, 0x20 } } },
-	{ 0x0100, 0x81, 0x060400, { { false, 0xf7c00000, 0x1000 } } },
-	{ 0x0200, 0, 0x070002, { { true, 0xe000, 8 } } },
+	{ 0x0000, 0, 0x060000, { { 0 } }, 0, 0 },
+	{ 0x00c8, 0, 0x020000, { { false, 0xf7d00000, 0x20000 }, { true, 0xf080, 0x20 } }, 1, 11 },
+	{ 0x0100, 0x81, 0x060400, { { false, 0xf7c00000, 0x1000 } }, 0, 0 },
+	{ 0x0200, 0, 0x070002, { { true, 0xe000, 8 } }, 1, 0xff },
 };
 static const struct dev_gsi_range gsis[] = { { 0, 24 }, { 24, 24 } };
 

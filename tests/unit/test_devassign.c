@@ -255,14 +255,17 @@ static void test_small_buffers(void **state)
 /* ---- the machine ---- */
 
 static const struct dev_fn_info fns[] = {
-	{ BDF(0, 0, 0), 0, 0x060000, { { 0 } } },			/* host bridge */
-	{ BDF(0, 0x1f, 0), 0x80, 0x060100, { { 0 } } },		/* LPC bridge */
-	{ BDF(0, 0x1c, 0), 0x81, 0x060400, { { 0 } } },		/* root port */
+	{ BDF(0, 0, 0), 0, 0x060000, { { 0 } }, 0, 0 },			/* host bridge */
+	{ BDF(0, 0x1f, 0), 0x80, 0x060100, { { 0 } }, 0, 0 },		/* LPC bridge */
+	{ BDF(0, 0x1c, 0), 0x81, 0x060400, { { 0 } }, 0, 0 },		/* root port */
 	{ BDF(0, 0x19, 0), 0, 0x020000, {				/* NIC */
-		{ false, 0xf7d00000, 0x20000 }, { true, 0xf080, 0x20 } } },
-	{ BDF(1, 0, 0), 0, 0x020000, { { false, 0xf7c00000, 0x20000 } } },	/* NIC */
-	{ BDF(2, 0, 0), 0, 0x070002, { { true, 0xe000, 8 } } },		/* serial card */
-	{ BDF(0, 0x1f, 3), 0x80, 0x0c0500, { { true, 0xf040, 0x20 } } },	/* SMBus */
+		{ false, 0xf7d00000, 0x20000 }, { true, 0xf080, 0x20 } }, 0, 0 },
+	{ BDF(1, 0, 0), 0, 0x020000, { { false, 0xf7c00000, 0x20000 } }, 0, 0 },	/* NIC */
+	{ BDF(2, 0, 0), 0, 0x070002, { { true, 0xe000, 8 } }, 0, 0 },		/* serial card */
+	{ BDF(0, 0x1f, 3), 0x80, 0x0c0500, { { true, 0xf040, 0x20 } }, 0, 0 },	/* SMBus */
+	{ BDF(3, 0, 0), 0, 0x020000, { { true, 0xd000, 0x20 } }, 1, 11 },	/* NE2000, INTA: 11 */
+	{ BDF(3, 1, 0), 0, 0x020000, { { true, 0xd100, 0x20 } }, 2, 0xff },	/* INTB, not routed */
+	{ BDF(3, 2, 0), 0, 0x020000, { { true, 0xd200, 0x20 } }, 0, 10 },	/* no pin */
 };
 
 static const struct dev_gsi_range gsis[] = { { 0, 24 } };
@@ -372,6 +375,45 @@ static void test_functions_refused(void **state)
 	       "header type 0): what is behind it, and its windows, are shared");
 	expect(4, 1, DEV_KEY_PCI, DEV_REASON_NO_FUNCTION,
 	       "pci: 05:00.0: no such function on this machine");
+}
+
+/* A function's INTx GSI (the line firmware wrote) must be among its partition's irqs. */
+static void test_intx_gsi(void **state)
+{
+	(void)state;
+	assert_int_equal(parse(&a, DEV_KEY_PCI, "03:00.0"), 0);
+	assert_int_equal(check2(), 1);
+	expect(0, 0, DEV_KEY_PCI, DEV_REASON_INTX_GSI, "pci: 03:00.0: its INTA reaches GSI 11 "
+	       "(the interrupt line firmware wrote): give the partition irqs = 11 too");
+	/* another partition's input is no help */
+	assert_int_equal(parse(&b, DEV_KEY_IRQS, "11"), 0);
+	assert_true(check2() >= 1);
+	assert_int_equal(out[0].reason, DEV_REASON_INTX_GSI);
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(parse(&a, DEV_KEY_IRQS, "4, 11"), 0);
+	assert_int_equal(check2(), 0);
+	/* no pin, or a line firmware left unrouted: no input needed */
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(parse(&a, DEV_KEY_PCI, "03:01.0, 03:02.0"), 0);
+	assert_int_equal(check2(), 0);
+}
+
+static void test_intx_gsi_rule(void **state)
+{
+	struct dev_fn_info f = { 0 };
+
+	(void)state;
+	assert_int_equal(devassign_intx_gsi(&f), -1);
+	f.interrupt_pin = 1;
+	assert_int_equal(devassign_intx_gsi(&f), -1);	/* line 0 */
+	f.interrupt_line = 0xff;
+	assert_int_equal(devassign_intx_gsi(&f), -1);
+	f.interrupt_line = 9;
+	assert_int_equal(devassign_intx_gsi(&f), 9);
+	f.interrupt_pin = 4;
+	assert_int_equal(devassign_intx_gsi(&f), 9);
+	f.interrupt_pin = 5;				/* hostile: no INTE */
+	assert_int_equal(devassign_intx_gsi(&f), -1);
 }
 
 static void test_ports_refused(void **state)
@@ -564,6 +606,8 @@ int main(void)
 		cmocka_unit_test_setup(test_reserved, setup_machine),
 		cmocka_unit_test_setup(test_accepted, setup_machine),
 		cmocka_unit_test_setup(test_functions_refused, setup_machine),
+		cmocka_unit_test_setup(test_intx_gsi, setup_machine),
+		cmocka_unit_test(test_intx_gsi_rule),
 		cmocka_unit_test_setup(test_ports_refused, setup_machine),
 		cmocka_unit_test_setup(test_range_before_function, setup_machine),
 		cmocka_unit_test_setup(test_mmio_refused, setup_machine),

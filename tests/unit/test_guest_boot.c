@@ -324,6 +324,51 @@ static void test_acpi_ioapic(void **state)
 	assert_int_equal(ai.irq_override_count, GUEST_IRQ_OVERRIDES_MAX);
 }
 
+/* An assigned function's INTx on GSI 9: an override to level, active low, in the MADT. */
+static void test_acpi_pci_intx_override(void **state)
+{
+	const uint32_t ids[] = { 1 };
+	uint64_t rsdp;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, ids);
+	plat.ioapic = true;
+	plat.irq_override_count = 3;
+	plat.irq_overrides[0] = (struct guest_irq_override){ 0, 2, 0 };
+	plat.irq_overrides[1] = (struct guest_irq_override){ 9, 9, 0xd };	/* the SCI's */
+	plat.irq_overrides[2] = (struct guest_irq_override){ 5, 10, 0 };	/* to GSI 10 */
+	assert_true(guest_irq_override_pci(&plat, 9));
+	assert_true(guest_irq_override_pci(&plat, 10));
+	assert_int_equal(plat.irq_override_count, 3);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	acpi_read(mem + rsdp, 36);
+	assert_int_equal(ai.irq_override_count, 3);
+	assert_int_equal(ai.irq_overrides[0].source, 0);
+	assert_int_equal(ai.irq_overrides[0].gsi, 2);
+	assert_int_equal(ai.irq_overrides[1].source, 9);
+	assert_int_equal(ai.irq_overrides[1].gsi, 9);
+	assert_int_equal(ai.irq_overrides[1].flags, 0xf);
+	assert_int_equal(ai.irq_overrides[2].source, 10);
+	assert_int_equal(ai.irq_overrides[2].gsi, 10);
+	assert_int_equal(ai.irq_overrides[2].flags, 0xf);
+	/* twice is once */
+	assert_true(guest_irq_override_pci(&plat, 9));
+	assert_int_equal(plat.irq_override_count, 3);
+	/* no ISA IRQ above 15; a full table is left alone */
+	assert_false(guest_irq_override_pci(&plat, 16));
+	assert_false(guest_irq_override_pci(&plat, 0xffffffffu));
+	plat.irq_override_count = GUEST_IRQ_OVERRIDES_MAX;
+	for (uint32_t i = 0; i < GUEST_IRQ_OVERRIDES_MAX; i++)
+		plat.irq_overrides[i] = (struct guest_irq_override){ (uint8_t)(i + 16), i + 16, 0 };
+	assert_false(guest_irq_override_pci(&plat, 11));
+	assert_int_equal(plat.irq_override_count, GUEST_IRQ_OVERRIDES_MAX);
+	assert_int_equal(plat.irq_overrides[0].gsi, 16);
+	plat.irq_override_count = GUEST_IRQ_OVERRIDES_MAX + 1;	/* hostile count */
+	assert_false(guest_irq_override_pci(&plat, 11));
+}
+
 /* The most CPUs a partition can have, all x2APIC: the largest MADT. */
 static void test_acpi_max_cpus(void **state)
 {
@@ -811,6 +856,109 @@ static void test_acpi_pci_eight_windows(void **state)
 }
 
 /* Refused with nothing written: too many windows, one backwards, one on the BAR0s. */
+static const uint8_t *find_bytes(const uint8_t *hay, size_t len, const uint8_t *needle, size_t n)
+{
+	for (size_t i = 0; i + n <= len; i++)
+		if (!memcmp(hay + i, needle, n))
+			return hay + i;
+	return NULL;
+}
+
+/* An assigned function's BARs: a WordIO and a non-cacheable QWordMemory window more. */
+static void test_acpi_pci_assigned_windows(void **state)
+{
+	/* WordIO producer, EntireRange: 0xc040-0xc05f */
+	static const uint8_t word_io[] = { 0x88, 0x0d, 0x00, 0x01, 0x0c, 0x03, 0, 0,
+					   0x40, 0xc0, 0x5f, 0xc0, 0, 0, 0x20, 0x00 };
+	/* QWordMemory producer, non-cacheable read/write: 0xfe000000-0xfe00ffff */
+	static const uint8_t qword_np[] = { 0x8a, 0x2b, 0x00, 0x00, 0x0c, 0x01 };
+	uint64_t rsdp, dsdt;
+	uint32_t len0, len1;
+	const uint8_t *hit;
+
+	(void)state;
+	mem_new(2 * MIB, 2 * MIB);
+	plat_init(1, NULL);
+	plat_pci(0);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	len0 = ld32(ld64(ld64(ld64(rsdp + 24) + 44) + 140) + 4);
+	plat.pci_io_count = 2;
+	plat.pci_io[0] = (struct guest_range){ 0xc040, 0xc060 };
+	plat.pci_io[1] = (struct guest_range){ 0x300, 0x300 };	/* empty: left out */
+	plat.pci_mem_count = 1;
+	plat.pci_mem[0] = (struct guest_range){ 0xfe000000u, 0xfe010000u };
+	mem_new(2 * MIB, 2 * MIB);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	dump_dsdt(rsdp, "-assigned");
+	dsdt = ld64(ld64(ld64(rsdp + 24) + 44) + 140);
+	len1 = ld32(dsdt + 4);
+	/* 16 + 46 bytes of descriptors, and the buffer's and device's PkgLengths a byte longer */
+	assert_int_equal(len1, len0 + 16 + 46 + 1);
+	assert_int_equal(acpi_checksum(mem + dsdt, len1), 0);
+	hit = find_bytes(mem + dsdt, len1, word_io, sizeof(word_io));
+	assert_non_null(hit);
+	hit = find_bytes(hit, (size_t)(mem + dsdt + len1 - hit), qword_np, sizeof(qword_np));
+	assert_non_null(hit);
+	assert_int_equal(ld64((uint64_t)(hit - mem) + 14), 0xfe000000u);
+	assert_int_equal(ld64((uint64_t)(hit - mem) + 22), 0xfe00ffffu);
+	assert_int_equal(ld64((uint64_t)(hit - mem) + 38), 0x10000);
+	/* its INTx: INTA of device 1 to GSI 9, INTD of device 31 to GSI 23, in _PRT */
+	plat.pci_intx_count = 2;
+	plat.pci_intx[0] = (struct guest_pci_intx){ 1, 0, 9 };
+	plat.pci_intx[1] = (struct guest_pci_intx){ 31, 3, 23 };
+	mem_new(2 * MIB, 2 * MIB);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	dump_dsdt(rsdp, "-prt");
+	dsdt = ld64(ld64(ld64(rsdp + 24) + 44) + 140);
+	assert_int_equal(ld32(dsdt + 4), len1 + 8 + 2 * 16);	/* NameOp _PRT PackageOp PkgLength 2 */
+	/* no IOAPIC: the FADT leaves the APIC destination mode to the guest */
+	assert_int_equal(ld32(ld64(ld64(rsdp + 24) + 44) + 112), 1u << 20 | 1u << 10);
+	plat.ioapic = true;
+	mem_new(2 * MIB, 2 * MIB);
+	rsdp = guest_build_acpi(mem, mem_size, &plat);
+	assert_int_equal(rsdp, GUEST_ACPI_GPA);
+	/* with one: physical destination mode forced (bit 19) */
+	assert_int_equal(ld32(ld64(ld64(rsdp + 24) + 44) + 112), 1u << 20 | 1u << 19 | 1u << 10);
+	plat.ioapic = false;
+	assert_int_equal(acpi_checksum(mem + dsdt, ld32(dsdt + 4)), 0);
+	{
+		static const uint8_t prt[] = {
+			0x08, '_', 'P', 'R', 'T', 0x12, 34, 2,
+			0x12, 15, 4, 0x0c, 0xff, 0xff, 0x01, 0x00, 0x0a, 0, 0x00, 0x0c, 9, 0, 0, 0,
+			0x12, 15, 4, 0x0c, 0xff, 0xff, 0x1f, 0x00, 0x0a, 3, 0x00, 0x0c, 23, 0, 0, 0 };
+
+		assert_non_null(find_bytes(mem + dsdt, ld32(dsdt + 4), prt, sizeof(prt)));
+	}
+	plat.pci_intx[1].pin = 4;				/* no INTE */
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_intx[1] = (struct guest_pci_intx){ 32, 0, 9 };	/* no device 32 */
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_intx_count = GUEST_PCI_INTX_MAX + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_intx_count = 0;
+
+	/* refused: ports past 0xffff or over 0xcf8-0xcff, memory over the BAR0 window, too many */
+	plat.pci_io[0] = (struct guest_range){ 0xfff0, 0x10010 };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io[0] = (struct guest_range){ 0xcf0, 0xcf9 };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io[0] = (struct guest_range){ 0xd00, 0xcff };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io[0] = (struct guest_range){ 0xd00, 0xd20 };	/* next to them: fine */
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), GUEST_ACPI_GPA);
+	plat.pci_mem[0] = (struct guest_range){ 0xfebff000u, 0xfec00000u };
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_mem[0] = (struct guest_range){ 0xfe000000u, 0xfe010000u };
+	plat.pci_io_count = GUEST_PCI_IO_MAX + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+	plat.pci_io_count = 1;
+	plat.pci_mem_count = GUEST_PCI_MEM_MAX + 1;
+	assert_int_equal(guest_build_acpi(mem, mem_size, &plat), 0);
+}
+
 static void test_acpi_pci_bad_windows(void **state)
 {
 	(void)state;
@@ -1345,9 +1493,11 @@ int main(void)
 		cmocka_unit_test_teardown(test_acpi_pm_small_memory, teardown),
 		cmocka_unit_test(test_acpi_poweroff_value),
 		cmocka_unit_test_teardown(test_acpi_ioapic, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_intx_override, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_one_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_no_window, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_eight_windows, teardown),
+		cmocka_unit_test_teardown(test_acpi_pci_assigned_windows, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_bad_windows, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_off_unchanged, teardown),
 		cmocka_unit_test_teardown(test_acpi_pci_small_memory, teardown),

@@ -45,6 +45,9 @@ static struct pci_assign_env env;
 static struct pci_assign_fn fn;
 static struct pci_assign_msix_entry table[ENTRIES];
 static struct pci_assign_desc desc;
+
+/* the GSI the function's INTx reaches: the line the guest reads first */
+#define INTX_GSI	9
 static struct pci_assign_event ev;
 static struct fake_fn *dev;
 
@@ -96,6 +99,7 @@ static void build_desc(void)
 	memset(&desc, 0, sizeof(desc));
 	desc.bdf = BDF;
 	desc.command = PCI_COMMAND_IO | PCI_COMMAND_MEMORY;
+	desc.interrupt_line = INTX_GSI;
 	desc.bar[0] = (struct pci_assign_bar_desc){ PCI_ASSIGN_BAR_MEM32, false, 0x20000,
 						    BAR0_HOST, BAR0_HOST };
 	desc.bar[1] = (struct pci_assign_bar_desc){ PCI_ASSIGN_BAR_IO, false, 0x40, BAR1_PORT,
@@ -456,10 +460,12 @@ static void test_rom_and_read_only(void **state)
 	/* cache line and latency timer pass */
 	assert_int_equal(wr(PCI_CACHE_LINE_SIZE, 2, 0x4010), 0);
 	assert_int_equal(phys(PCI_CACHE_LINE_SIZE, 2), 0x4010);
-	/* the interrupt line is the guest's own */
+	/* the interrupt line reads the INTx GSI first (not the physical byte), then the guest's own */
+	fake_set(dev, PCI_INTERRUPT_LINE, 1, 0x2a, 0xff);
+	assert_int_equal(rd(PCI_INTERRUPT_LINE, 1), INTX_GSI);
 	assert_int_equal(wr(PCI_INTERRUPT_LINE, 1, 11), 0);
 	assert_int_equal(rd(PCI_INTERRUPT_LINE, 2), 0x010b);
-	assert_int_equal(phys(PCI_INTERRUPT_LINE, 1), 0);
+	assert_int_equal(phys(PCI_INTERRUPT_LINE, 1), 0x2a);
 	assert_int_equal(wr(PCI_INTERRUPT_LINE, 4, 0xffffff0a), REFUSED(WRITE));
 	assert_int_equal(rd(PCI_INTERRUPT_LINE, 4), 0x0000010a);
 }
@@ -866,7 +872,7 @@ static void test_reset(void **state)
 	wr(PCI_COMMAND, 2, 0);
 	pci_assign_reset(&fn, &ev);
 	assert_int_equal(rd(PCI_BAR0, 4), BAR0_HOST);
-	assert_int_equal(rd(PCI_INTERRUPT_LINE, 1), 0);
+	assert_int_equal(rd(PCI_INTERRUPT_LINE, 1), INTX_GSI);
 	assert_int_equal(rd(MSI + PCI_MSI_FLAGS, 2) & PCI_MSI_FLAGS_ENABLE, 0);
 	assert_int_equal(rd(MSI + PCI_MSI_ADDRESS_LO, 4), 0);
 	assert_int_equal(pci_assign_bar_read(&fn, 2, entry(1, 0), 4), 0);
