@@ -17,8 +17,9 @@
  *   never maps, unmaps or allocates EPT tables after the build: a moved
  *   BAR is served by exits, and its reset place stays mapped (it is the
  *   partition's own device there too).
- * - Bus master: no IOMMU confines the function's DMA yet, so it stays off;
- *   the guest's first try is reported.
+ * - Bus master: only where VT-d confines the partition's DMA to its RAM
+ *   (hv/dev/dma.h); without it the bit stays off and the guest's first
+ *   try is reported.
  * The partition's stop quiets its functions (bus master off, MSI and
  * MSI-X off) before its RAM is reused; a restart puts them back as at boot.
  */
@@ -31,6 +32,7 @@
 #include "hv/core/guest_ram.h"
 #include "hv/core/pci_assign.h"
 #include "hv/dev/devices.h"
+#include "hv/dev/dma.h"
 #include "hv/guest/mmio.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -413,7 +415,7 @@ static int pcifn_part_init(struct partition *p, const struct hv_config *cfg, cha
 		.vectors = &pp->vectors,
 		.forbidden = pp->forbidden,
 		.forbidden_count = pp->forbidden_count,
-		.dma_confined = false,
+		.dma_confined = dma_confined(p),	/* the DMA hook (45) ran before this one */
 	};
 	for (uint32_t k = 0; k < a->pci_count && k < DEV_MAX_PCI; k++) {
 		const struct pci_function *f = pci_find(e, a->pci[k]);
