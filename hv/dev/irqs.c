@@ -63,6 +63,7 @@
 
 struct dev_input {
 	uint32_t gsi;
+	int8_t polarity_low;		/* the machine's, where its MADT says: 1, 0; -1 */
 	uint8_t claimed;		/* direct: the physical vector it holds (0: none) */
 	uint8_t vec[CONFIG_MAX_VCPUS];	/* Tempo's vector on each vCPU's core (not direct) */
 	bool storm_masked;		/* past the rate: masked until the guest writes it */
@@ -139,6 +140,29 @@ static void give(struct part_irqs *d)
 	__atomic_store_n(&d->lock, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * The polarity of @gsi's line where the machine's MADT says it (an
+ * interrupt source override's flags, ACPI 6.5 5.2.12.5: 01 high, 11 low):
+ * -1 where it does not (the device's own: the guest's entry decides). A
+ * guest is told what its own tables say (a function's INTx: level,
+ * active low, as PCI is) and may write anything, but an entry whose
+ * polarity is not the line's sees the idle line as asserted: where the
+ * firmware says, the physical entry carries the machine's (Bochs and
+ * QEMU route PCI INTx to their IOAPIC active high, with an override).
+ */
+static int machine_polarity_low(uint32_t gsi)
+{
+	for (uint32_t i = 0; i < platform.isa_override_count; i++) {
+		const struct guest_irq_override *o = &platform.isa_overrides[i];
+
+		if (o->gsi == gsi && (o->flags & 3) == 1)
+			return 0;
+		if (o->gsi == gsi && (o->flags & 3) == 3)
+			return 1;
+	}
+	return -1;
+}
+
 /* Pin @pin's physical entry, as the model and the delivery path make it (under the lock). */
 static void program(struct part_irqs *d, uint32_t pin)
 {
@@ -151,6 +175,12 @@ static void program(struct part_irqs *d, uint32_t pin)
 	if (k < 0)
 		return;
 	in = &d->in[k];
+	/*
+	 * A vCPU running out its partition's stop must neither unmask what the
+	 * stop hook masked nor claim a vector it released (same lock).
+	 */
+	if (__atomic_load_n(&d->p->state, __ATOMIC_ACQUIRE) != PART_RUNNING)
+		rte |= IOAPIC_RTE_MASKED;
 	if (!(rte & IOAPIC_RTE_MASKED) && d->direct &&
 	    !direct_vector_claim(d, in, (uint8_t)rte)) {
 		why = IRQ_VECTOR_TAKEN;
@@ -167,6 +197,8 @@ static void program(struct part_irqs *d, uint32_t pin)
 	}
 	if (in->storm_masked)
 		rte |= IOAPIC_RTE_MASKED;
+	if (in->polarity_low >= 0)
+		rte = (rte & ~IOAPIC_RTE_ACTIVE_LOW) | (in->polarity_low ? IOAPIC_RTE_ACTIVE_LOW : 0);
 	ioapic_rte_write(in->gsi, rte);
 }
 
@@ -184,7 +216,14 @@ static void apply(struct part_irqs *d, const struct vioapic_event *ev)
 		for (uint32_t k = 0; k < d->input_count; k++) {
 			uint64_t rte = d->vio.rte[d->in[k].gsi];
 
-			if ((rte & IOAPIC_RTE_LEVEL) && (uint8_t)rte == ev->eoi_vector) {
+			/*
+			 * Only a vector this partition holds: an IOAPIC's EOI
+			 * register ends every entry with that vector, so one
+			 * the rule refused (another partition's) must not reach
+			 * it, or that partition's line would deliver again.
+			 */
+			if ((rte & IOAPIC_RTE_LEVEL) && (uint8_t)rte == ev->eoi_vector &&
+			    d->in[k].claimed == ev->eoi_vector) {
 				ioapic_eoi(d->in[k].gsi, ev->eoi_vector);
 				d->eois++;
 			}
@@ -358,6 +397,7 @@ static int irqs_part_init(struct partition *p, const struct hv_config *cfg, char
 		vioapic_pin_add(&pins, gsi);
 		d->input_of_pin[gsi] = (int8_t)k;
 		d->in[k].gsi = gsi;
+		d->in[k].polarity_low = (int8_t)machine_polarity_low(gsi);
 		pin_count = MAX(pin_count, gsi + 1);
 	}
 	d->input_count = MIN(a->irq_count, (uint32_t)DEV_MAX_IRQS);

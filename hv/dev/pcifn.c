@@ -33,6 +33,8 @@
 #include "hv/core/pci_assign.h"
 #include "hv/dev/devices.h"
 #include "hv/dev/dma.h"
+#include "hv/core/timer_modes.h"
+#include "hv/state/devirq.h"
 #include "hv/guest/mmio.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -206,6 +208,16 @@ static void desc_of(const struct pci_function *f, struct pci_assign_desc *d)
 	}
 }
 
+/*
+ * The partition has not left PART_RUNNING: its stop hook (under the
+ * same lock) quiets its functions once the state has changed, so a write
+ * that takes the lock after it sees the change and is dropped.
+ */
+static bool running(const struct partition *p)
+{
+	return __atomic_load_n(&p->state, __ATOMIC_ACQUIRE) == PART_RUNNING;
+}
+
 /* A trapped access to one of the function's memory BARs. */
 static uint64_t bar_read(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size)
 {
@@ -236,7 +248,8 @@ static void bar_write(struct vcpu *v, void *ctx, uint64_t gpa, uint8_t size, uin
 	memset(&ev, 0, sizeof(ev));
 	take(r->pp);
 	w = pci_assign_window(fn, r->bar);
-	if (w.live && gpa >= w.gpa && gpa - w.gpa < w.size)
+	/* a vCPU still running out its partition's stop must not undo the quiet */
+	if (w.live && gpa >= w.gpa && gpa - w.gpa < w.size && running(v->part))
 		pci_assign_bar_write(fn, r->bar, gpa - w.gpa, size, value, &ev);
 	follow(r->pp, r->fn, &ev);
 	give(r->pp);
@@ -312,7 +325,7 @@ bool pcifn_cfg(struct partition *p, uint32_t bdf, uint32_t offset, uint8_t size,
 	take(pp);
 	if (in) {
 		*value = pci_assign_cfg_read(&pp->fn[k], offset, size);
-	} else {
+	} else if (running(p)) {	/* after the stop hook's quiet: dropped */
 		pci_assign_cfg_write(&pp->fn[k], offset, size, *value, &ev);
 		follow(pp, k, &ev);
 	}
@@ -404,8 +417,21 @@ static int pcifn_part_init(struct partition *p, const struct hv_config *cfg, cha
 	pp->cpus.logical_model = IRQ_LOGICAL_FLAT;
 	for (uint32_t i = 0; i < pp->cpus.count; i++)
 		pp->cpus.apic_id[i] = p->vcpus[i]->apic_id;
+	/*
+	 * The vectors an MSI may not carry: Tempo's, and the device vectors of
+	 * the exit path (another partition's input on a core). Off direct
+	 * mode every vector: the message would reach the physical APIC of a
+	 * core whose vLAPIC Tempo keeps, or a shared core in another
+	 * partition's window, where the exit would raise it in whoever runs;
+	 * such a function has its INTx only (docs/devices.md).
+	 */
 	for (uint32_t vec = TRAP_HV_VECTOR_FIRST; vec <= TRAP_HV_VECTOR_LAST; vec++)
 		irq_vector_add(&pp->vectors, (uint8_t)vec);
+	for (uint32_t vec = DEVIRQ_VECTOR_FIRST; vec <= DEVIRQ_VECTOR_LAST; vec++)
+		irq_vector_add(&pp->vectors, (uint8_t)vec);
+	if (!timer_mode(p->cfg->timer)->owns_lapic)
+		for (uint32_t vec = 0; vec < 256; vec++)
+			irq_vector_add(&pp->vectors, (uint8_t)vec);
 	forbidden_init(pp, cfg);
 	pp->env = (struct pci_assign_env){
 		.cfg = pci_boot_cfg(),

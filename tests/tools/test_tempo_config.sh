@@ -103,6 +103,8 @@ for f in guests/*.cfg tests/emu/configs/*.cfg; do
 	*/restart.cfg | */channel-edge.cfg) continue ;;
 	# booted on 10 CPUs (bochs_many_vcpus): checked on the server below
 	*/many-vcpus.cfg) continue ;;
+	# booted on 6 CPUs (bochs_fidelity): checked on the server below
+	*/fidelity.cfg) continue ;;
 	# booted with 6 or 10 GiB (bochs_high_mem, bochs_large_mem,
 	# linux_large_mem): checked on the server below
 	*/high-mem.cfg | */high-mem-big.cfg | */high-mem-large.cfg | */linux-large.cfg) continue ;;
@@ -246,6 +248,9 @@ write_cfg "$work/cpu4096.cfg" a 4096 16M
 expect server_cpu4096 1 "$work/cpu4096.cfg" "${srv[@]}" &&
 	has server_cpu4096 "config: partitions:2: cpus: CPU 4096 is out of range (0-4095)" &&
 	pass server_cpu4096
+
+# the fidelity guests' six partitions on 6 CPUs
+expect server_fidelity 0 tests/emu/configs/fidelity.cfg "${srv[@]}" && pass server_fidelity
 
 # 65 vCPUs on 10 CPUs, 8 shared cores: the pool grows by 64 KiB a CPU and 32 KiB a vCPU
 expect server_many_vcpus 0 tests/emu/configs/many-vcpus.cfg "${srv[@]}" &&
