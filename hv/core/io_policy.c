@@ -106,6 +106,15 @@ bool io_split(uint16_t port, uint8_t size, const struct io_byte_owner *owner,
 		out->count = 1;
 		return true;
 	}
+	/*
+	 * A dword at 0xCF8 is CONFIG_ADDRESS on a PC's chipset whether or not
+	 * a bus answers there: with none (a partition without a virtual PCI
+	 * bus), it reaches no device, never the reset control register at
+	 * 0xCF9 whose byte it covers. Linux's probe writes back the all-ones
+	 * it read there, which would otherwise reset the partition.
+	 */
+	if (port == TEMPO_PCI_CF8 && size == 4 && owner[0].range < 0)
+		return true;
 	while (at < in_space) {
 		uint8_t n = 1;
 

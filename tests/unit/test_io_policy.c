@@ -217,6 +217,15 @@ static void test_split_whole(void **state)
 	assert_true(io_split(TEMPO_PCI_CF8, 2, o, &s));
 	assert_int_equal(s.count, 1);
 	assert_piece(&s.piece[0], TEMPO_PCI_CF8 + 1, 1, 1, 2);
+	/*
+	 * No bus at 0xCF8: a dword there is still CONFIG_ADDRESS, no device's;
+	 * 0xCF9 must not get its byte (Linux's probe writes back 0xFFFFFFFF,
+	 * which would be a hard reset).
+	 */
+	owners(o, -1, 2, -1, -1);
+	assert_true(io_split(TEMPO_PCI_CF8, 4, o, &s));
+	assert_int_equal(s.count, 0);
+	assert_int_equal(s.refused, -1);
 }
 
 /* A 32-bit IN at 0x3FE: COM1's last two ports, then no device. */
