@@ -970,6 +970,19 @@ bool pci_assign_init(struct pci_assign_fn *fn, const struct pci_assign_desc *des
 		fn->msix[i].phys[MSIX_CTRL] = PCI_MSIX_ENTRY_CTRL_MASKBIT;
 	}
 	pci_assign_quiesce(fn);
+	/*
+	 * A function whose MSI, MSI-X or bus master does not clear is one Tempo
+	 * could never quiet at a stop either (its message stays whatever firmware
+	 * left there): it is not assigned.
+	 */
+	if ((phys_read(fn, PCI_COMMAND, 2) & PCI_COMMAND_MASTER) ||
+	    (fn->msi_cap && (phys_read(fn, fn->msi_cap + PCI_MSI_FLAGS, 2) & PCI_MSI_FLAGS_ENABLE)) ||
+	    (fn->msix_cap &&
+	     (phys_read(fn, fn->msix_cap + PCI_MSIX_FLAGS, 2) & PCI_MSIX_FLAGS_ENABLE))) {
+		fmt_snprintf(err, errlen, "its bus master, MSI or MSI-X enable stays on after Tempo "
+			     "cleared it: a function that cannot be quieted is not assigned");
+		return false;
+	}
 	return true;
 }
 

@@ -241,6 +241,14 @@ static void test_init_refused(void **state)
 	d = desc;
 	d.bar[0].kind = (enum pci_assign_bar_kind)9;
 	assert_false(pci_assign_init(&fn, &d, &env, table, ENTRIES, err, sizeof(err)));
+	/*
+	 * MSI enabled by firmware and stuck on (its enable bit read-only, as a
+	 * garbage or hostile device may have it; found by fuzz_pci_assign): its
+	 * message would stay whatever was left there.
+	 */
+	fake_set(dev, MSI + PCI_MSI_FLAGS, 2, PCI_MSI_FLAGS_ENABLE, 0);
+	assert_false(pci_assign_init(&fn, &desc, &env, table, ENTRIES, err, sizeof(err)));
+	assert_non_null(strstr(err, "cannot be quieted"));
 }
 
 /* ---- reads ---- */
