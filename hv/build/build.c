@@ -207,18 +207,11 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 	gp.irq_override_count = gp.ioapic ? platform.isa_override_count : 0;
 	memcpy(gp.irq_overrides, platform.isa_overrides, sizeof(gp.irq_overrides));
 	/* its functions' INTx below GSI 16: level and active low, as firmware says for PCI */
-	for (uint32_t k = 0; gp.ioapic && k < p->cfg->dev.pci_count && k < DEV_MAX_PCI; k++) {
-		const struct pci_function *f = pci_find(pci_boot_functions(), p->cfg->dev.pci[k]);
-		struct dev_fn_info info = { 0 };
-		int32_t gsi;
+	for (uint32_t i = 0; gp.ioapic && i < gp.pci_intx_count; i++) {
+		uint32_t gsi = gp.pci_intx[i].gsi;
 
-		if (!f)
-			continue;
-		info.interrupt_pin = f->interrupt_pin;
-		info.interrupt_line = f->interrupt_line;
-		gsi = devassign_intx_gsi(&info);
-		if (gsi >= 0 && gsi < 16 && !guest_irq_override_pci(&gp, (uint32_t)gsi))
-			log_warn("partition '%s': no room in its MADT for GSI %d's override: "
+		if (gsi < 16 && !guest_irq_override_pci(&gp, gsi))
+			log_warn("partition '%s': no room in its MADT for GSI %u's override: "
 				 "its guest finds that PCI INTx edge-triggered\n", p->cfg->name, gsi);
 	}
 	rsdp = guest_build_acpi(mem, p->mem_size, &gp);
