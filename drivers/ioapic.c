@@ -9,6 +9,7 @@
 #include "arch/x86/boot_layout.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/lib/spin.h"
 #include "hv/lib/x86.h"
 
 #define IOREGSEL	(0x00 / 4)
@@ -20,13 +21,12 @@ static uint32_t chip_count;
 
 static void take(struct ioapic_chip *c)
 {
-	while (__atomic_exchange_n(&c->lock, 1, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	spin_lock(&c->lock);
 }
 
 static void give(struct ioapic_chip *c)
 {
-	__atomic_store_n(&c->lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&c->lock);
 }
 
 /* Under the chip's lock. */

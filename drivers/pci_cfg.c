@@ -10,6 +10,7 @@
 #include "arch/x86/boot_layout.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/lib/spin.h"
 #include "hv/lib/x86.h"
 
 static struct pci_enum boot_enum;
@@ -31,13 +32,12 @@ static uint32_t cf8_lock;
 
 static void cf8_take(void)
 {
-	while (__atomic_exchange_n(&cf8_lock, 1, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	spin_lock(&cf8_lock);
 }
 
 static void cf8_give(void)
 {
-	__atomic_store_n(&cf8_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&cf8_lock);
 }
 
 static uint32_t cf8_read(void *ctx, uint32_t bdf, uint32_t offset, uint8_t size)

@@ -3,6 +3,7 @@
 #include "hv/core/vuart.h"
 
 #include "hv/lib/lib.h"
+#include "hv/lib/spin.h"
 
 #define REG_THR_RBR_DLL	0
 #define REG_IER_DLM	1
@@ -48,14 +49,12 @@ void vuart_init(struct vuart *u)
  */
 static void guest_lock(struct vuart *u)
 {
-	while (__atomic_exchange_n(&u->guest_lock, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(&u->guest_lock, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	spin_lock(&u->guest_lock);
 }
 
 static void guest_unlock(struct vuart *u)
 {
-	__atomic_store_n(&u->guest_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&u->guest_lock);
 }
 
 /* The transmit ring's one producer at a time: the guest lock is held. */

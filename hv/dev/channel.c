@@ -18,6 +18,7 @@
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/lib/spin.h"
 #include "hv/state/ept.h"
 #include "hv/state/hooks.h"
 #include "hv/state/partition.h"
@@ -206,7 +207,7 @@ static void chan_part_reset(struct partition *p)
 	 * Every vCPU has left: none holds the lock, unless a hypervisor fault
 	 * ended one inside it (hv_exit_fault), which must not hang the restart.
 	 */
-	__atomic_store_n(&p->pci_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&p->pci_lock);
 }
 
 PART_HOOK(40, channels, .init = chan_part_init, .reset = chan_part_reset);
@@ -283,13 +284,12 @@ int64_t channel_ring(struct vcpu *v, uint32_t local, uint64_t peer)
 
 static void pci_lock(struct partition *p)
 {
-	while (__atomic_exchange_n(&p->pci_lock, 1, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	spin_lock(&p->pci_lock);
 }
 
 static void pci_unlock(struct partition *p)
 {
-	__atomic_store_n(&p->pci_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&p->pci_lock);
 }
 
 /* x2APIC mode, no interrupt remapping: an MSI's 8-bit logical destination is cluster 0's. */

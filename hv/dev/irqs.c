@@ -53,6 +53,7 @@
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/lib/spin.h"
 #include "hv/lib/x86.h"
 #include "hv/state/devirq.h"
 #include "hv/state/hooks.h"
@@ -101,13 +102,12 @@ static uint16_t owner_of(const struct part_irqs *d)
 
 static void vectors_take(void)
 {
-	while (__atomic_exchange_n(&vector_owners_lock, 1, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	spin_lock(&vector_owners_lock);
 }
 
 static void vectors_give(void)
 {
-	__atomic_store_n(&vector_owners_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&vector_owners_lock);
 }
 
 /* Direct: input @in's live entry on @vector, if no other partition holds that vector. */
@@ -131,13 +131,12 @@ static bool direct_vector_claim(struct part_irqs *d, struct dev_input *in, uint8
 
 static void take(struct part_irqs *d)
 {
-	while (__atomic_exchange_n(&d->lock, 1, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	spin_lock(&d->lock);
 }
 
 static void give(struct part_irqs *d)
 {
-	__atomic_store_n(&d->lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&d->lock);
 }
 
 /*

@@ -39,6 +39,7 @@
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/lib/spin.h"
 #include "hv/lib/x86.h"
 #include "hv/state/ept.h"
 #include "hv/state/hooks.h"
@@ -74,13 +75,12 @@ static struct part_pci part_pci[CONFIG_MAX_PARTITIONS];
 
 static void take(struct part_pci *pp)
 {
-	while (__atomic_exchange_n(&pp->lock, 1, __ATOMIC_ACQUIRE))
-		cpu_relax();
+	spin_lock(&pp->lock);
 }
 
 static void give(struct part_pci *pp)
 {
-	__atomic_store_n(&pp->lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&pp->lock);
 }
 
 /*
@@ -508,7 +508,7 @@ static void pcifn_part_reset(struct partition *p)
 	struct pci_assign_event ev;
 
 	/* as the channels' lock: no vCPU is left, unless a fault ended one inside it */
-	__atomic_store_n(&pp->lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&pp->lock);
 	take(pp);
 	for (uint32_t k = 0; k < pp->count; k++) {
 		pci_assign_reset(&pp->fn[k], &ev);

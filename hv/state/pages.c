@@ -3,10 +3,11 @@
 
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
+#include "hv/lib/spin.h"
 #include "hv/upcalls.h"
 
 static uint64_t pool_next, pool_end;
-static volatile int pool_lock;
+static volatile uint32_t pool_lock;
 
 int pages_init(struct memplan *mp, uint64_t bytes)
 {
@@ -23,17 +24,16 @@ void *hv_pages_alloc(uint64_t bytes, const char *what)
 {
 	uint64_t size = ALIGN_UP(bytes, PAGE_SIZE), p;
 
-	while (__atomic_exchange_n(&pool_lock, 1, __ATOMIC_ACQUIRE))
-		;
+	spin_lock(&pool_lock);
 	if (size > pool_end - pool_next) {
-		__atomic_store_n(&pool_lock, 0, __ATOMIC_RELEASE);
+		spin_unlock(&pool_lock);
 		log_err("memory: the hypervisor pool is exhausted allocating %lu bytes for %s\n",
 			bytes, what);
 		hv_stop(STOP_FAILURE, "hypervisor pool exhausted");
 	}
 	p = pool_next;
 	pool_next += size;
-	__atomic_store_n(&pool_lock, 0, __ATOMIC_RELEASE);
+	spin_unlock(&pool_lock);
 	memset((void *)(uintptr_t)p, 0, size);
 	return (void *)(uintptr_t)p;
 }
