@@ -260,7 +260,7 @@ emu_lists_check() {
 	local n why="" defined listed
 	defined=$(grep -ho '^test_[a-z0-9_]*()' tests/emu/*.sh | sed 's/^test_//; s/()$//' | sort)
 	# shellcheck source=tests/emu/linux.sh
-	listed=$(. tests/emu/linux.sh; echo $EMU_LARGE_TEST $EMU_TESTS $LINUX_TESTS $LINUX_BG_TEST $LINUX_KNOWN_FAIL_TEST |
+	listed=$(. tests/emu/linux.sh; echo $EMU_LARGE_TEST $EMU_TESTS $LINUX_TESTS $LINUX_BG_TEST |
 		tr ' ' '\n' | sort)
 	for n in $(echo "$defined" | uniq -d); do why+="test_$n defined twice; "; done
 	for n in $(echo "$listed" | uniq -d); do why+="$n listed twice; "; done
@@ -437,8 +437,6 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 		. tests/emu/linux.sh
 		linux_jobs=($LINUX_TESTS)
 		[ "${LINUX_LARGE:-0}" = 1 ] && linux_jobs=("$LINUX_BG_TEST" "${linux_jobs[@]}")
-		{ [ "${DEV_NE2K:-0}" = 1 ] || [ -n "$filter" ]; } &&
-			linux_jobs+=("$LINUX_KNOWN_FAIL_TEST")
 		run_emu "${linux_jobs[@]}" "${full_jobs[@]}"
 	fi
 	if [ ${#full_jobs[@]} -gt 0 ]; then

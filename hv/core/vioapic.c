@@ -34,13 +34,26 @@ static bool cpus_valid(const struct irq_cpus *cpus)
  */
 static void route_pin(struct vioapic *v, uint32_t pin, struct vioapic_event *ev)
 {
-	uint64_t rte = v->rte[pin], phys = IOAPIC_RTE_MASKED;
+	uint64_t rte = v->rte[pin], phys;
 	enum irq_verdict verdict = IRQ_OK, was = (enum irq_verdict)v->verdict[pin];
 	struct irq_request rq;
 	struct irq_target t;
 
 	if (!vioapic_pin_in(&v->assigned, pin))
 		return;
+	/*
+	 * Masked (or refused): the mask bit over the route the pin last had,
+	 * in the trigger mode and polarity the guest's entry gives, never a
+	 * blank edge entry. An IOAPIC whose level entry turns edge while its
+	 * line is asserted loses the line's state (changing the trigger mode is
+	 * how software clears Remote IRR on an IOAPIC without an EOI register),
+	 * and Bochs keeps such a line's request pending after the line falls,
+	 * delivering it at the next unmask with nothing asserted: a guest that
+	 * masks a level input while it handles it (Linux's threaded handlers
+	 * do) saw an interrupt for every one it had.
+	 */
+	phys = (v->phys[pin] & ~(IOAPIC_RTE_LEVEL | IOAPIC_RTE_ACTIVE_LOW)) |
+	       (rte & (IOAPIC_RTE_LEVEL | IOAPIC_RTE_ACTIVE_LOW)) | IOAPIC_RTE_MASKED;
 	if (!(rte & IOAPIC_RTE_MASKED)) {
 		irq_request_from_rte(rte, &rq);
 		verdict = irq_route(&v->cpus, &v->forbidden, &rq, &t);

@@ -5,13 +5,9 @@
 # linux-image, which fetches Debian's PREEMPT_RT kernel, busybox-static and
 # rt-tests).
 
-LINUX_TESTS="linux_boot linux_corrupt_kernel linux_no_initrd linux_shell linux_chan linux_qemu_ivshmem"
 # bochs_dev_ne2k_linux is tests/emu/devices.sh's, listed here: it boots the
-# Linux image. It fails today: the NE2000's level line storms under Linux
-# (about 100,000 interrupts for 30 frames, "nobody cared"; docs/devices.md),
-# so it runs only with DEV_NE2K=1 or by name (tests/run_tests.sh linux
-# bochs_dev_ne2k_linux), not in the default suite.
-LINUX_KNOWN_FAIL_TEST=bochs_dev_ne2k_linux
+# Linux image (a Linux partition driving Bochs' PCI NE2000, about 3 minutes).
+LINUX_TESTS="linux_boot bochs_dev_ne2k_linux linux_corrupt_kernel linux_no_initrd linux_shell linux_chan linux_qemu_ivshmem"
 # Long and not interactive: with LINUX_LARGE=1 the Linux section starts it
 # first, beside the others (tests/run_tests.sh linux); not in the default suite.
 LINUX_BG_TEST=linux_large_mem
