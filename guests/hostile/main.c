@@ -21,6 +21,7 @@
 #include "hv/core/chan_pci_abi.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
+#include "hv/lib/pci_defs.h"
 #include "hv/lib/x86.h"
 
 #define VALUE_MAX	16
@@ -3011,6 +3012,395 @@ static const char *a_ioapic_storm(void)
 	return dev_control("rearmed");
 }
 
+/*
+ * ---- a partition's own PCI function with a memory BAR: Bochs' e1000 at its
+ * 00:02.0, BAR0 memory (128 KiB), BAR1 ports (tests/attack/expected.txt
+ * dev=e1000) ----
+ *
+ * Its configuration space goes through Tempo's filter (docs/devices.md): a
+ * BAR moves on a shadow only, never onto RAM, Tempo's registers or another
+ * device; bus master stays off (no IOMMU in Bochs); the expansion ROM and
+ * the header's read-only fields take no write; no other function answers.
+ * Each attack checks the card still answers where firmware put it after.
+ */
+#define E1000_ID		0x100e8086u
+#define E1000_RDBAL		0x2800	/* a plain read-write register: no side effect */
+#define FN_RAM_PROBE		0x200000u	/* 2 MiB into its own 4 MiB of RAM */
+#define FN_FREE_GPA		0x80000000u	/* nothing of the partition's there */
+#define FN_PATTERN		0x5aa5c33cu
+#define FN_MARK			0x00c0ffe0u	/* RDBAL's low 4 bits read 0 (16-byte aligned) */
+
+static uint32_t fn_dev;		/* its device number on the partition's bus, 0: none */
+
+static uint32_t fn_cfg(uint32_t off)
+{
+	return pci_cfg(0, fn_dev, off);
+}
+
+static void fn_cfg_write(uint32_t off, uint32_t v)
+{
+	pci_cfg_write(fn_dev, off, v);
+}
+
+static void fn_cfg_write8(uint32_t off, uint8_t v)
+{
+	outl(TEMPO_PCI_CF8, 0x80000000u | fn_dev << 11 | (off & 0xfc));
+	outb((uint16_t)(TEMPO_PCI_CFC + (off & 3)), v);
+}
+
+static uint8_t fn_cfg_read8(uint32_t off)
+{
+	outl(TEMPO_PCI_CF8, 0x80000000u | fn_dev << 11 | (off & 0xfc));
+	return inb((uint16_t)(TEMPO_PCI_CFC + (off & 3)));
+}
+
+static void fn_command(uint32_t bits)
+{
+	outl(TEMPO_PCI_CF8, 0x80000000u | fn_dev << 11 | PCI_COMMAND);
+	outw(TEMPO_PCI_CFC, (uint16_t)bits);
+}
+
+static uint32_t fn_bar0_boot, fn_bar1_boot, fn_command_boot;
+
+/* Finds the card (once) and writes FN_MARK into RDBAL where firmware put BAR0. */
+static bool fn_find(void)
+{
+	if (!fn_dev) {
+		for (uint32_t d = 1; d < 32 && !fn_dev; d++)
+			if (pci_cfg(0, d, 0) == E1000_ID)
+				fn_dev = d;
+		if (!fn_dev)
+			return false;
+		fn_bar0_boot = fn_cfg(PCI_BAR0);
+		fn_bar1_boot = fn_cfg(PCI_BAR1);
+		fn_command_boot = fn_cfg(PCI_COMMAND) & 0xffff;
+	}
+	fn_cfg_write(PCI_BAR0, fn_bar0_boot);
+	fn_cfg_write(PCI_BAR1, fn_bar1_boot);
+	fn_command(fn_command_boot);
+	*(volatile uint32_t *)phys_ptr((fn_bar0_boot & ~0xfu) + E1000_RDBAL) = FN_MARK;
+	return true;
+}
+
+static uint32_t fn_reg_at(uint32_t base, uint32_t reg)
+{
+	return *(volatile uint32_t *)phys_ptr(base + reg);
+}
+
+/*
+ * The card answers where firmware put it. (Its ports cannot tell: Bochs'
+ * e1000 reads 0 at IOADDR/IODATA.)
+ */
+static bool fn_alive(void)
+{
+	return fn_reg_at(fn_bar0_boot & ~0xfu, E1000_RDBAL) == FN_MARK;
+}
+
+/* The card as firmware left it, then @ok if it still answers there. */
+static const char *fn_end(const char *ok)
+{
+	fn_command(fn_command_boot);
+	fn_cfg_write(PCI_BAR0, fn_bar0_boot);
+	fn_cfg_write(PCI_BAR1, fn_bar1_boot);
+	if (fn_cfg(PCI_BAR0) != fn_bar0_boot || fn_cfg(PCI_BAR1) != fn_bar1_boot)
+		return "bar_not_restored";
+	return fn_alive() ? ok : "card_lost";
+}
+
+/*
+ * BAR0 written with @gpa, memory decode on and then off: refused with decode
+ * on (it reads back where it was), kept in the shadow with decode off (as
+ * hardware keeps it) and put back when decode goes on. @check, if not 0,
+ * is a word of the partition's own there that must read @want throughout.
+ */
+static const char *fn_bar_forbidden(uint32_t gpa, uint32_t check, uint32_t want)
+{
+	volatile uint32_t *w = phys_ptr(check);
+
+	if (!fn_find())
+		return "no_function";
+	fn_cfg_write(PCI_BAR0, gpa);
+	if (fn_cfg(PCI_BAR0) != fn_bar0_boot)
+		return "moved_decoding";
+	if (check && *w != want)
+		return "target_changed";
+	fn_command(fn_command_boot & ~PCI_COMMAND_MEMORY);
+	fn_cfg_write(PCI_BAR0, gpa);
+	if (fn_cfg(PCI_BAR0) != gpa)
+		return "shadow_not_kept";
+	fn_command(fn_command_boot);
+	if (fn_cfg(PCI_BAR0) != fn_bar0_boot)
+		return "decodes_there";
+	if (check && *w != want)
+		return "target_changed";
+	return fn_end("refused");
+}
+
+/* Sizing each BAR and the ROM, then writing the old value back: as hardware. */
+static const char *a_pcifn_bar_sizing(void)
+{
+	uint32_t s0, s1, rom;
+
+	if (!fn_find())
+		return "no_function";
+	fn_cfg_write(PCI_BAR0, ~0u);
+	s0 = fn_cfg(PCI_BAR0);
+	fn_cfg_write(PCI_BAR0, fn_bar0_boot);
+	fn_cfg_write(PCI_BAR1, ~0u);
+	s1 = fn_cfg(PCI_BAR1);
+	fn_cfg_write(PCI_BAR1, fn_bar1_boot);
+	fn_cfg_write(PCI_ROM_ADDRESS, ~0u);
+	rom = fn_cfg(PCI_ROM_ADDRESS);
+	for (uint32_t r = PCI_BAR2; r <= PCI_BAR5; r += 4) {
+		fn_cfg_write(r, ~0u);
+		if (fn_cfg(r) != 0)
+			return "phantom_bar";
+	}
+	/* 128 KiB of 32-bit memory, 64 ports (docs/devices.md's Bochs enumeration) */
+	if (s0 != 0xfffe0000u)
+		return "bar0_mask_wrong";
+	if (s1 != 0xffffffc1u)
+		return "bar1_mask_wrong";
+	if (rom)
+		return "rom_sized";
+	return fn_end("like_hardware");
+}
+
+/* Onto its own RAM: a pattern there stays RAM, and RAM writes reach no card. */
+static const char *a_pcifn_bar_own_ram(void)
+{
+	volatile uint32_t *ram = phys_ptr(FN_RAM_PROBE + E1000_RDBAL);
+	const char *r;
+
+	*ram = FN_PATTERN;
+	r = fn_bar_forbidden(FN_RAM_PROBE, FN_RAM_PROBE + E1000_RDBAL, FN_PATTERN);
+	*ram = FN_PATTERN + 1;		/* RAM, not the card's RDBAL */
+	if (*ram != FN_PATTERN + 1)
+		return "not_ram";
+	return fn_alive() ? r : "card_written";
+}
+
+/*
+ * Onto Tempo: its image is at 1 MiB of the host, which is the partition's
+ * own RAM in its space (refused); a page past its RAM is nothing of its own,
+ * so the move is emulated there (the card answers through exits) and the
+ * physical BAR never moves: Tempo's pages there are not touched.
+ */
+static const char *a_pcifn_bar_hv_pages(void)
+{
+	const char *r = fn_bar_forbidden(0x100000, 0, 0);
+	uint32_t past = ((uint32_t)info.memory_bytes + 0x1ffffu) & ~0x1ffffu;
+
+	if (r[0] != 'r')
+		return r;
+	fn_cfg_write(PCI_BAR0, past);
+	if (fn_cfg(PCI_BAR0) != past)
+		return "past_ram_refused";
+	if (fn_reg_at(past, E1000_RDBAL) != FN_MARK)
+		return "card_not_there";
+	return fn_end("refused_emulated");
+}
+
+static const char *a_pcifn_bar_lapic(void)
+{
+	return fn_bar_forbidden(0xfee00000u, 0, 0);
+}
+
+/* Its virtual IOAPIC (irqs =) keeps its version register. */
+static const char *a_pcifn_bar_ioapic(void)
+{
+	volatile uint32_t *sel = phys_ptr(VIOAPIC_BASE), *win = phys_ptr(VIOAPIC_BASE + 0x10);
+	uint32_t version;
+
+	*sel = 1;
+	version = *win;
+	return fn_bar_forbidden(VIOAPIC_BASE, VIOAPIC_BASE + 0x10, version);
+}
+
+/* The HPET's page (Tempo keeps it, not this partition's). */
+static const char *a_pcifn_bar_hpet(void)
+{
+	return fn_bar_forbidden(HPET_BASE, 0, 0);
+}
+
+/* The channel's registers (its BAR0) and its shared memory (BAR2, 0x40000000). */
+static const char *a_pcifn_bar_channel(void)
+{
+	struct tempo_channel_info *c = chan_get();
+	volatile uint32_t *mem;
+	uint32_t regs = pci_cfg(0, 1, PCI_BAR0) & ~0xfu;
+	const char *r;
+
+	if (!c)
+		return "no_channel";
+	mem = phys_ptr((uint32_t)c->gpa + 0x800 + 4 * c->self);
+	*mem = FN_PATTERN;
+	r = fn_bar_forbidden((uint32_t)c->gpa, (uint32_t)c->gpa + 0x800 + 4 * c->self,
+			     FN_PATTERN);
+	if (r[0] != 'r')
+		return r;
+	return fn_bar_forbidden(regs, 0, 0);
+}
+
+/*
+ * Onto the other function's BAR of this machine (Bochs' OHCI at 00:03.0,
+ * owned by no partition): that is physical address space, not this
+ * partition's, so the move is emulated and only the e1000 answers there.
+ */
+static const char *a_pcifn_bar_other_device(void)
+{
+	uint32_t ohci = 0xc0020000u;	/* the BIOS's placement, 128 KiB aligned */
+
+	if (!fn_find())
+		return "no_function";
+	fn_cfg_write(PCI_BAR0, ohci);
+	if (fn_cfg(PCI_BAR0) != ohci)
+		return "refused";
+	if (fn_reg_at(ohci, E1000_RDBAL) != FN_MARK)
+		return "other_device_reached";
+	return fn_end("emulated");
+}
+
+/* A free address: the card answers there (exits) and at its old place (mapped). */
+static const char *a_pcifn_bar_move(void)
+{
+	volatile uint32_t *moved = phys_ptr(FN_FREE_GPA + E1000_RDBAL);
+
+	if (!fn_find())
+		return "no_function";
+	fn_cfg_write(PCI_BAR0, FN_FREE_GPA);
+	if (fn_cfg(PCI_BAR0) != FN_FREE_GPA)
+		return "not_moved";
+	if (*moved != FN_MARK)
+		return "not_there";
+	*moved = FN_MARK + 0x10;
+	if (fn_reg_at(fn_bar0_boot & ~0xfu, E1000_RDBAL) != FN_MARK + 0x10)
+		return "another_card";
+	*moved = FN_MARK;
+	return fn_end("emulated");
+}
+
+/* Bus master: reads back clear (no IOMMU confines it); Tempo says what the card holds. */
+static const char *a_pcifn_bus_master(void)
+{
+	if (!fn_find())
+		return "no_function";
+	fn_command(fn_command_boot | PCI_COMMAND_MASTER);
+	if (fn_cfg(PCI_COMMAND) & PCI_COMMAND_MASTER)
+		return "master_on";
+	fn_command(0xffff);
+	if (fn_cfg(PCI_COMMAND) & PCI_COMMAND_MASTER)
+		return "master_on";
+	return fn_end("clear");
+}
+
+/* The I/O BAR cannot move (its ports pass the I/O bitmap at their own numbers): refused. */
+static const char *a_pcifn_io_bar_move(void)
+{
+	if (!fn_find())
+		return "no_function";
+	fn_cfg_write(PCI_BAR1, 0x1000 | 1);
+	if (fn_cfg(PCI_BAR1) != fn_bar1_boot)
+		return "moved";
+	return fn_end("refused");
+}
+
+static const char *a_pcifn_rom_bar(void)
+{
+	if (!fn_find())
+		return "no_function";
+	fn_cfg_write(PCI_ROM_ADDRESS, 0xc0040000u | 1);	/* enabled, just past BAR0 */
+	if (fn_cfg(PCI_ROM_ADDRESS))
+		return "written";
+	fn_cfg_write(PCI_ROM_ADDRESS, FN_RAM_PROBE | 1);
+	return fn_cfg(PCI_ROM_ADDRESS) ? "written" : fn_end("read_only");
+}
+
+/*
+ * No other function: the machine's (its PIIX functions 00:01.1-3 where the
+ * channel is device 1, the OHCI at 00:03.0), the card's functions 1-7, the
+ * devices past it, bus 1: all ones, before and after writes that would
+ * turn them on.
+ */
+static const char *a_pcifn_foreign_bdf(void)
+{
+	if (!fn_find())
+		return "no_function";
+	for (uint32_t d = 0; d < 32; d++)
+		for (uint32_t f = 0; f < 8; f++) {
+			uint32_t a = 0x80000000u | d << 11 | f << 8;
+
+			if ((d <= 1 || d == fn_dev) && !f)
+				continue;	/* the bridge, the channel, the card */
+			outl(TEMPO_PCI_CF8, a | PCI_COMMAND);
+			outl(TEMPO_PCI_CFC, 7);			/* I/O, memory, bus master */
+			outl(TEMPO_PCI_CF8, a | 0x40);
+			outl(TEMPO_PCI_CFC, 0xb001);		/* the PIIX4's PM base */
+			outl(TEMPO_PCI_CF8, a);
+			if (inl(TEMPO_PCI_CFC) != ~0u)
+				return "answers";
+			outl(TEMPO_PCI_CF8, a | PCI_COMMAND);
+			if (inl(TEMPO_PCI_CFC) != ~0u)
+				return "answers";
+		}
+	if (pci_cfg(1, fn_dev, 0) != ~0u || pci_cfg(0xff, 3, 0) != ~0u)
+		return "other_bus";
+	return fn_end("ones");
+}
+
+/* Read-only header fields, the capability pointer, the interrupt pin, BIST: unchanged. */
+static const char *a_pcifn_header_writes(void)
+{
+	static const uint8_t ro[] = { 0, 1, 2, 3, 8, 9, 0xa, 0xb, 0xe, 0xf, 0x2c, 0x2e,
+				      0x34, 0x3d, 0x3e, 0x3f, 0x40, 0x80, 0xfc };
+	uint8_t was[sizeof(ro)];
+
+	if (!fn_find())
+		return "no_function";
+	for (uint32_t i = 0; i < sizeof(ro); i++) {
+		was[i] = fn_cfg_read8(ro[i]);
+		fn_cfg_write8(ro[i], (uint8_t)~was[i]);
+	}
+	for (uint32_t i = 0; i < sizeof(ro); i++)
+		if (fn_cfg_read8(ro[i]) != was[i])
+			return "written";
+	/* the interrupt line is the guest's own byte, as hardware's is scratch */
+	fn_cfg_write8(PCI_INTERRUPT_LINE, 0x5a);
+	if (fn_cfg_read8(PCI_INTERRUPT_LINE) != 0x5a)
+		return "line_not_kept";
+	fn_cfg_write8(PCI_INTERRUPT_LINE, 9);
+	return fn_end("kept");
+}
+
+/*
+ * Decode toggled while BAR0 sits elsewhere: I/O and memory off and on in
+ * every combination, a move onto RAM in between with decode off. Decode
+ * comes back where BAR0 was last allowed, the card answers there and at
+ * firmware's place, the RAM is RAM.
+ */
+static const char *a_pcifn_decode_toggle(void)
+{
+	volatile uint32_t *ram = phys_ptr(FN_RAM_PROBE + E1000_RDBAL);
+
+	if (!fn_find())
+		return "no_function";
+	*ram = FN_PATTERN;
+	fn_cfg_write(PCI_BAR0, FN_FREE_GPA);
+	for (uint32_t i = 0; i < 16; i++) {
+		fn_command(i & 3);
+		if (i == 9)
+			fn_cfg_write(PCI_BAR0, FN_RAM_PROBE);	/* decode: I/O only */
+	}
+	fn_command(fn_command_boot);
+	if (fn_cfg(PCI_BAR0) != FN_FREE_GPA)
+		return "not_where_allowed";
+	if (fn_reg_at(FN_FREE_GPA, E1000_RDBAL) != FN_MARK)
+		return "not_there";
+	if (*ram != FN_PATTERN)
+		return "ram_changed";
+	return fn_end("consistent");
+}
+
 struct attack {
 	const char *name;
 	const char *(*fn)(void);
@@ -3116,6 +3506,22 @@ static const struct attack attacks[] = {
 	{ "ioapic_hv_vectors", a_ioapic_hv_vectors },
 	{ "ioapic_delivery_modes", a_ioapic_delivery_modes },
 	{ "ioapic_storm", a_ioapic_storm },
+	/* the partition owns Bochs' e1000 (tests/attack/expected.txt dev=e1000) */
+	{ "pcifn_bar_sizing", a_pcifn_bar_sizing },
+	{ "pcifn_bar_own_ram", a_pcifn_bar_own_ram },
+	{ "pcifn_bar_hv_pages", a_pcifn_bar_hv_pages },
+	{ "pcifn_bar_lapic", a_pcifn_bar_lapic },
+	{ "pcifn_bar_ioapic", a_pcifn_bar_ioapic },
+	{ "pcifn_bar_hpet", a_pcifn_bar_hpet },
+	{ "pcifn_bar_channel", a_pcifn_bar_channel },
+	{ "pcifn_bar_other_device", a_pcifn_bar_other_device },
+	{ "pcifn_bar_move", a_pcifn_bar_move },
+	{ "pcifn_bus_master", a_pcifn_bus_master },
+	{ "pcifn_io_bar_move", a_pcifn_io_bar_move },
+	{ "pcifn_rom_bar", a_pcifn_rom_bar },
+	{ "pcifn_foreign_bdf", a_pcifn_foreign_bdf },
+	{ "pcifn_header_writes", a_pcifn_header_writes },
+	{ "pcifn_decode_toggle", a_pcifn_decode_toggle },
 	/* from here on each attack stops the partition */
 	{ "chan_exec", s_chan_exec },
 	{ "mmio_xchg", s_mmio_xchg },

@@ -36,10 +36,12 @@ make -s all > /dev/null || { echo "run_attacks: make all failed"; exit 1; }
 rm -rf "$out"
 mkdir -p "$out"
 
-# NAME EXPECTED [cpus=N] [dev=hpet]: an attack on a sibling vCPU needs a
-# partition of N CPUs; one on a partition's own device needs it to own the
-# HPET (mmio =) and its GSI 20 (irqs =), in inject mode, with Tempo booted
-# with tsc_calibrate=pit so that the HPET is free
+# NAME EXPECTED [cpus=N] [dev=hpet|dev=e1000]: an attack on a sibling vCPU
+# needs a partition of N CPUs; one on a partition's own device needs it to
+# own the HPET (mmio =) and its GSI 20 (irqs =), in inject mode, with Tempo
+# booted with tsc_calibrate=pit so that the HPET is free; or Bochs' e1000,
+# the run's PCI card in slot 1 (00:02.0, INTA on GSI 9, beside an OHCI
+# that no partition owns at 00:03.0)
 names=() expect=() ncpus=() devs=()
 while read -r n e rest; do
 	[ -z "$n" ] || [[ $n == \#* ]] && continue
@@ -74,8 +76,13 @@ done
 # run_one RUN_INDEX RANGE...: one Bochs run with the victim and these partitions.
 run_one() {
 	local r=$1 dir="$out/run$1" cfg k=0 lo hi n dev cpu=2 cmdline="exit=emu loglevel=3"
+	local bochsrc_extra=()
 	shift
 	[[ " $* " == *" hpet "* ]] && cmdline="$cmdline tsc_calibrate=pit"
+	[[ " $* " == *" e1000 "* ]] &&
+		bochsrc_extra=(--bochsrc 'pci: enabled=1, chipset=i440fx, slot1=e1000, slot2=usb_ohci'
+			       --bochsrc 'e1000: mac=52:54:00:12:34:57, ethmod=null'
+			       --bochsrc 'usb_ohci: enabled=1')
 	mkdir -p "$dir"
 	cfg=$dir/attack.cfg
 	{
@@ -90,6 +97,7 @@ run_one() {
 			printf 'cmdline = "first=%d last=%d"\n' "$lo" "$hi"
 			[ "$dev" = hpet ] &&
 				printf 'timer = inject\nmmio = 0xfed00000+0x1000\nirqs = 20\n'
+			[ "$dev" = e1000 ] && printf 'pci = 00:02.0\nirqs = 9\n'
 			printf '\n'
 			k=$((k + 1)) cpu=$((cpu + n))
 		done
@@ -102,7 +110,8 @@ run_one() {
 		"$cfg:partitions" "$hostile:hostile-mb2" "$rtbench:rtbench-mb2" \
 		> "$dir/mkiso.log" 2>&1 || { echo "run_attacks: mkiso failed ($dir)"; return 1; }
 	tests/emu/run.sh --emu bochs --model "$model" --cpus "$cpu" --iso "$dir/attack.iso" \
-		--expect ok --timeout "$run_timeout" --out "$dir" > "$dir/run.log" 2>&1
+		--expect ok --timeout "$run_timeout" --out "$dir" "${bochsrc_extra[@]}" \
+		> "$dir/run.log" 2>&1
 	echo $? > "$dir/rc"
 }
 
@@ -119,10 +128,10 @@ flush() {
 		pids=("${pids[@]:1}")
 	fi
 }
-# only one partition a run may own the HPET; each range's run and partition
+# only one partition a run may own a device; each range's run and partition
 run_of=() part_of=()
 for rg in "${ranges[@]}"; do
-	[[ $rg == *" hpet" ]] && [[ " ${batch[*]} " == *" hpet "* ]] && flush
+	[[ $rg != *" -" ]] && [[ " ${batch[*]} " == *" ${rg##* } "* ]] && flush
 	run_of+=("$run")
 	part_of+=("${#batch[@]}")
 	batch+=("$rg")
@@ -162,6 +171,21 @@ for ((p = 0; p < ${#ranges[@]}; p++)); do
 		echo "ATTACK_DEVICES partition=$part irq_filtered=${filtered:-na}" \
 			"expected_filtered_min=$dev_filtered_min irq_exits=${exits:-na}" \
 			"irq_storms=${storms:-na} ok=$ok"
+		if [ $ok = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+	fi
+	# a partition's own PCI function: each kind of refusal the attacks
+	# provoke reported by Tempo, and the card's own command register, read
+	# by Tempo at the bus-master refusal, with bus master clear
+	if [ "$dev" = e1000 ]; then
+		warns=$(echo "$log" | sed -n "s/^WARNING: partition '$part': pci 00:02.0: refused //p")
+		kinds=$(echo "$warns" | sed -n 's/^\([a-z-]*\).*/\1/p' | sort | tr '\n' ',')
+		command=$(echo "$warns" | sed -n 's/^bus-master .*command \(0x[0-9a-f]*\)).*/\1/p')
+		ok=0
+		[ "$kinds" = "bar-forbidden,bar-io-move,bus-master,write," ] && [ -n "$command" ] &&
+			[ $((command & 4)) -eq 0 ] && ok=1
+		echo "ATTACK_DEVICES partition=$part pci=00:02.0 refused=${kinds%,}" \
+			"expected_refused=bar-forbidden,bar-io-move,bus-master,write" \
+			"physical_command=${command:-na} ok=$ok"
 		if [ $ok = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 	fi
 	for ((i = lo; i <= hi; i++)); do
