@@ -153,6 +153,21 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  */
 #define TICK_DEFER_ROOM(m)	(TICK_ASIDE_STEP(m) + TICK_ASIDE_DRIFT(m))
 
+/*
+ * host_tick_offset's phase lock guesses the guest's deadline a tick period
+ * on from the one read now. A guest whose deadline came within two margins
+ * of the last guess keeps it (a periodic one re-armed from its handler
+ * drifts a little each period; Linux's comes up to a margin early); one
+ * that missed it (random intervals) gets no guess: its ticks are placed by
+ * the deadline read alone, mostly on the grid. A random guest's guess is
+ * the deadline read at the last tick's final exit, after its steps, a
+ * period on: each placed time came after the last one's, creeping toward
+ * the slack's end, where the stub had room for one step and then ran the
+ * tick (make run's rt-direct: ticks placed 6,500-9,500 ticks past their
+ * grid time, the guest's deadline 300-1,400 ticks into the tick's exit).
+ */
+#define TICK_PHASE_TOLERANCE(m)	(2 * (m))
+
 /* The offset from @grid that puts a tick four margins before @deadline, if the slack holds it. */
 static bool tick_before(uint64_t grid, uint64_t slack_tsc, uint64_t deadline, uint64_t margin_tsc,
 			uint64_t *off)
@@ -222,15 +237,28 @@ uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack
 	return add_sat(grid_next, off) == TIMER_NO_EVENT ? 0 : off;
 }
 
+bool host_tick_phase_locked(uint64_t guess, uint64_t deadline, uint64_t margin_tsc)
+{
+	if (!guess || !deadline)
+		return true;
+	return deadline < guess ? guess - deadline <= TICK_PHASE_TOLERANCE(margin_tsc) :
+				  deadline - guess <= TICK_PHASE_TOLERANCE(margin_tsc);
+}
+
 void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc)
 {
 	uint64_t off, slack;
+	bool locked;
 
 	if (!h->period_tsc || h->next_tick == TIMER_NO_EVENT)
 		return;
 	slack = MIN(h->slack_tsc, h->period_tsc - 1);
 	slack = slack > TICK_DEFER_ROOM(margin_tsc) ? slack - TICK_DEFER_ROOM(margin_tsc) : 0;
-	off = host_tick_offset(h->last_grid, h->next_tick, slack, deadline, margin_tsc);
+	locked = host_tick_phase_locked(h->phase_guess, deadline, margin_tsc);
+	h->phase_guess = deadline ? add_sat(deadline, h->next_tick - h->last_grid) : 0;
+	/* grid_this = grid_next: the deadline read alone, no guess */
+	off = host_tick_offset(locked ? h->last_grid : h->next_tick, h->next_tick, slack, deadline,
+			       margin_tsc);
 	h->fire_tick = h->next_tick + off;
 	if (off > h->offset_max)
 		h->offset_max = off;

@@ -139,6 +139,8 @@ struct host_timer {
 	uint64_t offset_max;	/* largest offset host_timer_place chose */
 	uint64_t deferred;	/* ticks host_timer_defer moved at their own exit */
 	bool deferred_this;	/* the tick at next_tick was deferred once already */
+	/* the guest's deadline a period on from the one read at the last placement; 0: none */
+	uint64_t phase_guess;
 };
 
 void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
@@ -227,11 +229,16 @@ void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due);
 uint64_t host_tick_offset(uint64_t grid_this, uint64_t grid_next, uint64_t slack_tsc,
 			  uint64_t deadline, uint64_t margin_tsc);
 
+/* Did the guest's @deadline come where the phase lock's @guess put it? (0: none, true) */
+bool host_tick_phase_locked(uint64_t guess, uint64_t deadline, uint64_t margin_tsc);
+
 /*
  * After host_timer_run handled a tick: place the next one by
  * host_tick_offset for the guest's armed @deadline (direct and inject mode,
- * where the MSR is the guest's). Only the tick moves; the watchdog and window
- * ends keep their times.
+ * where the MSR is the guest's), with its phase-lock guess only while the
+ * guest keeps it (host_tick_phase_locked: @deadline within two margins of
+ * the guess made at the last placement, or no guess). Only the tick moves;
+ * the watchdog and window ends keep their times.
  */
 void host_timer_place(struct host_timer *h, uint64_t deadline, uint64_t margin_tsc);
 
