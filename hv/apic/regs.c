@@ -151,8 +151,15 @@ bool lvt_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 	if (!lapic_lvt_write_ok(msr, value))
 		return false;
 	filtered = lapic_lvt_filter(msr, (uint32_t)value);
+	/*
+	 * Owning the LAPIC, the guest reads its LVTs from it, and the CPU
+	 * decides which it has (Bochs keeps a CMCI entry its LVR does not
+	 * count). The vLAPIC has the LVTs the physical LVR counts.
+	 */
 	if (timer_mode(v->vt.mode)->owns_lapic)
 		return wrmsr_safe(msr, filtered);
+	if (!lapic_lvt_present(msr, (uint32_t)rdmsr(X2APIC_VERSION)))
+		return false;
 	*vlapic_lvt_shadow(&v->vt.vlapic, msr) = filtered;
 	return true;
 }
@@ -178,7 +185,7 @@ bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 		*value = l->tpr;
 	else if (msr == X2APIC_PPR)
 		*value = vlapic_ppr(l);
-	else if (lapic_is_lvt(msr))
+	else if (lapic_is_lvt(msr) && lapic_lvt_present(msr, (uint32_t)rdmsr(X2APIC_VERSION)))
 		*value = *vlapic_lvt_shadow((struct vlapic *)l, msr);
 	else if (msr == X2APIC_SVR)
 		*value = l->svr;

@@ -58,21 +58,26 @@
 #define MISC_TURBO_DISABLE	(1ull << 38)
 
 /*
- * What a guest may change and read back: fast strings, automatic thermal
- * control, Enhanced SpeedStep, xTPR messages and turbo (all hints to a
- * power manager the partition does not have; KVM keeps them too).
+ * What a guest may change and read back, per vCPU (the R/W bits of SDM
+ * Vol. 4 Table 2-2 an OS writes): fast strings, automatic thermal control,
+ * Enhanced SpeedStep, ENABLE MONITOR FSM, limit CPUID maxval, xTPR message
+ * disable, XD bit disable and turbo disable. None reaches the physical MSR:
+ * it is the core's, shared with the host and with the next partition on a
+ * shared core, and every one of these either tunes power management the
+ * partition does not own or changes what CPUID shows. Their effects are not
+ * modelled: CPUID stays as Tempo shows it (MONITOR/MWAIT hidden, the full
+ * basic range, NX as the host has it), as under KVM. Linux clears
+ * LIMIT_CPUID and XD_DISABLE when it finds them set and reads CPUID again,
+ * which is what it finds either way.
  */
 #define MISC_GUEST_WRITABLE	(MISC_FAST_STRINGS | MISC_AUTO_THERMAL | MISC_EIST | \
-				 MISC_XTPR_DISABLE | MISC_TURBO_DISABLE)
+				 MISC_MONITOR | MISC_LIMIT_CPUID | MISC_XTPR_DISABLE | \
+				 MISC_XD_DISABLE | MISC_TURBO_DISABLE)
 /*
  * Written, kept as they are, no #GP: the read-only status bits (performance
- * monitoring, BTS, PEBS) and the three whose effect Tempo does not model
- * (MONITOR/MWAIT, CPUID's limit, XD): CPUID stays as Tempo shows it. Linux
- * clears LIMIT_CPUID and XD_DISABLE when it finds them set and reads CPUID
- * again, which is what it finds then.
+ * monitoring, BTS and PEBS unavailable), which a read-modify-write carries.
  */
-#define MISC_GUEST_KEPT		(MISC_PERF_MON | MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL | \
-				 MISC_MONITOR | MISC_LIMIT_CPUID | MISC_XD_DISABLE)
+#define MISC_GUEST_KEPT		(MISC_PERF_MON | MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL)
 
 /* Without the MSR on the host (Bochs' Ivy Bridge): fast strings on, BTS and PEBS unavailable */
 #define MISC_ENABLE_DEFAULT	(MISC_FAST_STRINGS | MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL)

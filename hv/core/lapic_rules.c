@@ -7,6 +7,13 @@ bool lapic_is_lvt(uint32_t msr)
 	       (msr >= LAPIC_MSR_LVT_TIMER && msr <= LAPIC_MSR_LVT_ERROR);
 }
 
+bool lapic_lvt_present(uint32_t msr, uint32_t lvr)
+{
+	if (msr == LAPIC_MSR_LVT_CMCI)
+		return ((lvr >> 16) & 0xffu) >= 6;
+	return lapic_is_lvt(msr);
+}
+
 /* SDM Vol. 3A figure 11-8, register by register. */
 uint32_t lapic_lvt_writable(uint32_t msr)
 {

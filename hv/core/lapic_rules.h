@@ -33,6 +33,14 @@
 /* True if @msr is one of the LVT entries above. */
 bool lapic_is_lvt(uint32_t msr);
 
+/*
+ * Whether this local APIC has LVT @msr, given its version register @lvr:
+ * CMCI only where Max LVT Entry (LVR bits 23:16, the count less one) is 6
+ * or more (SDM Vol. 3A 11.5.1); the others every x2APIC has. An access to
+ * one it lacks is #GP in x2APIC mode (11.12.1.2).
+ */
+bool lapic_lvt_present(uint32_t msr, uint32_t lvr);
+
 /* The bits of @msr's LVT entry that a write may set (the rest are reserved). */
 uint32_t lapic_lvt_writable(uint32_t msr);
 

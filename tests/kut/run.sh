@@ -19,7 +19,7 @@
 # Tempo's lines about the partition, a KUT_FIGURES line where the test prints
 # figures (lat_*_ticks for tscdeadline_latency, NAME_ticks for vmexit), and
 # last one line
-#   KUT test= mode= result=pass|fail|skip|stopped|timeout|stalled passes= fails= skips=
+#   KUT test= mode= result=pass|fail|skip|stopped|refused|timeout|stalled passes= fails= skips=
 #       failed=NAME,NAME summary="..." exit_code= reason=
 # (na where a value is absent). Exit status 0 for pass, 1 for any other
 # result, 2 for bad usage or a harness error (no KUT line then). Where the
@@ -225,9 +225,23 @@ exit_code=$(echo "$end_line" | sed -n 's/.* exit_code=\(-*[0-9]*\).*/\1/p')
 # a stopped partition's exit code means nothing (PARTITION_END prints 0)
 [ "$state" != stopped ] || exit_code=na
 reason=$(echo "$stop_line" | sed -n 's/.* reason=\([^ ]*\).*/\1/p')
+# Tempo refused the config or the image: it ended with status=failure
+# before its setup was done (the "Host tick:" line follows the partitions'
+# build, hv/start/main.c) and said why in an ERROR line. Not a timeout:
+# no guest ran.
+tempo_exit=$(echo "$serial" | grep -E '^TEMPO_EXIT ' | tail -n 1)
+refused=0 refusal=""
+if [ -z "$end_line" ] && [[ $tempo_exit == *" status=failure "* ]] &&
+	! echo "$serial" | grep -E '^Host tick: ' > /dev/null; then
+	refused=1
+	refusal=$(echo "$serial" | grep -E '^ERROR: ' | head -n 1)
+	reason=$(echo "$tempo_exit" | sed -n 's/.* reason="\([^"]*\)".*/\1/p' | tr ' ,=' '___')
+fi
 
 # a stall (tests/emu/run.sh's guard) is never an expected result
-if echo "$emu_msg" | grep 'fail (stalled' > /dev/null; then
+if [ "$refused" = 1 ]; then
+	result=refused
+elif echo "$emu_msg" | grep 'fail (stalled' > /dev/null; then
 	result=stalled
 elif echo "$emu_msg" | grep 'timeout after' > /dev/null || [ -z "$end_line" ]; then
 	result=timeout
@@ -270,6 +284,7 @@ why=$(grep -E '^Unhandled (cpu )?exception|^ABORT: |^.*[Aa]ssert(ion)? .*failed'
 [ -z "$why" ] || echo "kut: [$test] $mode: the test says: $why"
 [ "$exit_code" != 127 ] || echo "kut: [$test] $mode: exit code 127 is the test's abort() (status 63)"
 [ -z "$stop_line" ] || echo "kut: [$test] $mode: Tempo stopped it: $stop_line"
+[ "$result" != refused ] || echo "kut: [$test] $mode: Tempo refused to start it: ${refusal:-$tempo_exit}"
 echo "kut: [$test] $mode: ${wall}s of wall time; output in $out"
 printf 'KUT test=%s mode=%s result=%s passes=%s fails=%s skips=%s failed=%s summary="%s" exit_code=%s reason=%s\n' \
 	"$test" "$mode" "$result" "$passes" "$fails" "$skips" "${failed:-na}" "$summary" \

@@ -156,11 +156,11 @@ static void test_misc_enable(void **state)
 					       MISC_XTPR_DISABLE | MISC_AUTO_THERMAL));
 	assert_int_equal(m.misc_enable, MISC_ENABLE_DEFAULT | MISC_EIST | MISC_TURBO_DISABLE |
 			 MISC_XTPR_DISABLE | MISC_AUTO_THERMAL);
-	/* read-only and unmodelled bits: the write is taken, they stay */
+	/* the read-only status bits: the write is taken, they stay */
 	assert_true(guest_misc_enable_write(&m, m.misc_enable & ~(MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL)));
 	assert_true(m.misc_enable & MISC_BTS_UNAVAIL);
-	assert_true(guest_misc_enable_write(&m, m.misc_enable | MISC_LIMIT_CPUID | MISC_XD_DISABLE));
-	assert_false(m.misc_enable & (MISC_LIMIT_CPUID | MISC_XD_DISABLE));
+	assert_true(guest_misc_enable_write(&m, m.misc_enable ^ MISC_PERF_MON));
+	assert_false(m.misc_enable & MISC_PERF_MON);
 	/* any other bit that changes: #GP, nothing changes */
 	uint64_t before = m.misc_enable;
 
@@ -176,6 +176,43 @@ static void test_misc_enable(void **state)
 	assert_false(guest_misc_enable_write(&m, host & ~(1ull << 40)));
 }
 
+/*
+ * MONITOR FSM, limit CPUID maxval and XD disable are R/W in Table 2-2: what
+ * the OS writes it reads back, both ways, on this vCPU only. The first
+ * value is the one kvm-unit-tests' msr test writes (every bit it may
+ * write set, the read-only ones as they were).
+ */
+static void test_misc_enable_read_back(void **state)
+{
+	const uint64_t os_bits = MISC_FAST_STRINGS | MISC_AUTO_THERMAL | MISC_EIST | MISC_MONITOR |
+				 MISC_LIMIT_CPUID | MISC_XTPR_DISABLE | MISC_XD_DISABLE;
+	struct guest_msrs m = fresh(), other = fresh();
+	uint64_t want = os_bits | (MISC_ENABLE_DEFAULT & (MISC_BTS_UNAVAIL | MISC_PEBS_UNAVAIL));
+
+	(void)state;
+	assert_int_equal(want, 0x400c51809ull);
+	assert_true(guest_misc_enable_write(&m, want));
+	assert_int_equal(m.misc_enable, want);
+	assert_int_equal(other.misc_enable, MISC_ENABLE_DEFAULT);
+	for (unsigned int bit = 0; bit < 64; bit++) {
+		uint64_t b = 1ull << bit;
+
+		if (!(os_bits & b))
+			continue;
+		assert_true(guest_misc_enable_write(&m, want & ~b));
+		assert_int_equal(m.misc_enable, want & ~b);
+		assert_true(guest_misc_enable_write(&m, want));
+		assert_int_equal(m.misc_enable, want);
+	}
+	/* back to the reset value, as the test restores it */
+	assert_true(guest_misc_enable_write(&m, MISC_ENABLE_DEFAULT));
+	assert_int_equal(m.misc_enable, MISC_ENABLE_DEFAULT);
+	/* a reserved bit beside them still refuses the whole write */
+	assert_false(guest_misc_enable_write(&m, want | (1ull << 17)));
+	assert_false(guest_misc_enable_write(&m, want | (1ull << 35)));
+	assert_int_equal(m.misc_enable, MISC_ENABLE_DEFAULT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +223,7 @@ int main(void)
 		cmocka_unit_test(test_variable),
 		cmocka_unit_test(test_fixed),
 		cmocka_unit_test(test_misc_enable),
+		cmocka_unit_test(test_misc_enable_read_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -43,6 +43,21 @@ static void test_lvt_reserved_bits(void **state)
 	assert_true(lapic_is_lvt(LAPIC_MSR_LVT_CMCI));
 }
 
+/* Max LVT Entry 5 (six entries, Bochs' models): no CMCI; 6 and up: CMCI. */
+static void test_lvt_present(void **state)
+{
+	(void)state;
+	assert_false(lapic_lvt_present(LAPIC_MSR_LVT_CMCI, 0x00050014));
+	assert_false(lapic_lvt_present(LAPIC_MSR_LVT_CMCI, 0));
+	assert_true(lapic_lvt_present(LAPIC_MSR_LVT_CMCI, 0x00060015));
+	assert_true(lapic_lvt_present(LAPIC_MSR_LVT_CMCI, 0x01ff0015));
+	for (uint32_t msr = LAPIC_MSR_LVT_TIMER; msr <= LAPIC_MSR_LVT_ERROR; msr++)
+		assert_true(lapic_lvt_present(msr, 0x00050014));
+	/* not an LVT at all, whatever the version says */
+	assert_false(lapic_lvt_present(0x830, 0xffffffff));
+	assert_false(lapic_lvt_present(0x82e, 0xffffffff));
+}
+
 static void test_lvt_filter(void **state)
 {
 	(void)state;
@@ -94,6 +109,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lvt_reserved_bits),
+		cmocka_unit_test(test_lvt_present),
 		cmocka_unit_test(test_lvt_filter),
 		cmocka_unit_test(test_virtual_apic_set),
 	};

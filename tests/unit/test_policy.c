@@ -74,6 +74,16 @@ static void test_rules(void **state)
 	assert_int_equal(msr_rule_find(0x2ff)->handler, MSR_H_MTRR);
 	assert_int_equal(msr_rule_find(0x1a0)->write, MSR_EMULATE);	/* MISC_ENABLE */
 	assert_int_equal(msr_rule_find(0x1a0)->handler, MSR_H_MISC_ENABLE);
+	/* machine checks: MCG_CAP reads 0 (no bank, no MCG_CTL), the banks #GP */
+	assert_int_equal(msr_rule_find(0x179)->read, MSR_IGNORE);
+	assert_int_equal(msr_rule_find(0x179)->write, MSR_GP);
+	assert_int_equal(msr_rule_find(0x17a)->read, MSR_IGNORE);
+	assert_int_equal(msr_rule_find(0x17b)->read, MSR_GP);	/* MCG_CTL: MCG_CAP.MCG_CTL_P = 0 */
+	assert_int_equal(msr_rule_find(0x17b)->write, MSR_GP);
+	for (uint32_t m = 0x400; m <= 0x47f; m++) {		/* MC0_CTL .. MC31_MISC */
+		assert_int_equal(msr_rule_find(m)->read, MSR_GP);
+		assert_int_equal(msr_rule_find(m)->write, MSR_GP);
+	}
 	/* not listed: #GP */
 	assert_int_equal(msr_rule_find(0x12345)->read, MSR_GP);
 	assert_int_equal(msr_rule_find(0xc0010000)->write, MSR_GP);
