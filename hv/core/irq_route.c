@@ -141,6 +141,15 @@ bool irq_rte_stop_eoi(uint64_t phys_rte, uint64_t *masked_rte, uint8_t *vector)
 	return true;
 }
 
+uint64_t irq_rte_keep_vector(uint64_t rte, uint8_t *hw_vector)
+{
+	if (!(rte & IOAPIC_RTE_MASKED))
+		*hw_vector = (uint8_t)rte;
+	else if (*hw_vector)
+		rte = (rte & ~IOAPIC_RTE_VECTOR_MASK) | *hw_vector;
+	return rte;
+}
+
 bool irq_vector_claim(struct irq_vector_owners *o, uint8_t vector, uint16_t owner)
 {
 	if (!owner || (o->owner[vector] && o->owner[vector] != owner) ||

@@ -196,6 +196,20 @@ void irq_target_msi(const struct irq_target *t, uint32_t *addr_lo, uint32_t *add
 bool irq_rte_stop_eoi(uint64_t phys_rte, uint64_t *masked_rte, uint8_t *vector);
 
 /*
+ * The vector of the physical entry @rte about to be written, given
+ * *@hw_vector, the vector the pin last went live on (0: never): a masked
+ * entry carries *@hw_vector, an unmasked one records its own there. An
+ * IOAPIC ends a level interrupt's Remote IRR only on an EOI of the vector
+ * now in its entry (82093AA 3.2.4), and the EOIs that end one come after
+ * the entry is masked: Tempo's own on the exit path (the entry holds
+ * Tempo's vector there, the guest's in the model), the guest's on the
+ * direct path, the stop's. A masked entry that took the guest's vector, or
+ * a refused one's (another partition's), would leave Remote IRR set, the
+ * input dead, or end another partition's interrupt.
+ */
+uint64_t irq_rte_keep_vector(uint64_t rte, uint8_t *hw_vector);
+
+/*
  * One partition per physical device vector, machine-wide. A level
  * interrupt's EOI, the local APIC's broadcast (SDM Vol. 3A 11.8.5) or a
  * write of the IOAPIC's EOI register, clears remote IRR on every entry

@@ -66,6 +66,7 @@ struct dev_input {
 	uint32_t gsi;
 	int8_t polarity_low;		/* the machine's, where its MADT says: 1, 0; -1 */
 	uint8_t claimed;		/* direct: the physical vector it holds (0: none) */
+	uint8_t hw_vector;		/* the vector its entry last went live on (0: never) */
 	uint8_t vec[CONFIG_MAX_VCPUS];	/* Tempo's vector on each vCPU's core (not direct) */
 	bool storm_masked;		/* past the rate: masked until the guest writes it */
 	uint8_t reported;		/* the verdict last counted as filtered */
@@ -198,7 +199,7 @@ static void program(struct part_irqs *d, uint32_t pin)
 		rte |= IOAPIC_RTE_MASKED;
 	if (in->polarity_low >= 0)
 		rte = (rte & ~IOAPIC_RTE_ACTIVE_LOW) | (in->polarity_low ? IOAPIC_RTE_ACTIVE_LOW : 0);
-	ioapic_rte_write(in->gsi, rte);
+	ioapic_rte_write(in->gsi, irq_rte_keep_vector(rte, &in->hw_vector));
 }
 
 static void apply(struct part_irqs *d, const struct vioapic_event *ev)
@@ -453,12 +454,16 @@ static void irqs_quiet(struct partition *p)
 		uint8_t vector;
 
 		in->storm_masked = false;
-		/* in service on the direct path: ended while masked, before its vector goes */
+		/*
+		 * in service on the direct path: ended while masked, before its
+		 * vector goes (the entry's: its own, irq_rte_keep_vector)
+		 */
 		if (d->direct && irq_rte_stop_eoi(ioapic_rte_read(in->gsi), &masked, &vector)) {
 			ioapic_rte_write(in->gsi, masked);
 			ioapic_eoi(in->gsi, vector);
 			d->stop_eois++;
 		}
+		in->hw_vector = 0;	/* the reset entry is blank */
 	}
 	vioapic_reset(&d->vio, &ev);
 	apply(d, &ev);

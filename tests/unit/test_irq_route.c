@@ -304,6 +304,35 @@ static void test_names(void **state)
 }
 
 /*
+ * A masked physical entry keeps the vector the pin last went live on, so
+ * the EOI that follows the mask (Tempo's on the exit path, the stop's)
+ * matches it: a level line masked with the guest's vector in it (exit
+ * path) or with another partition's (a refused entry) kept Remote IRR.
+ */
+static void test_keep_vector(void **state)
+{
+	const uint64_t masked = IOAPIC_RTE_MASKED | IOAPIC_RTE_LEVEL | (1ull << 56);
+	uint8_t hw = 0;
+
+	(void)state;
+	/* never live: a masked entry is written as it is */
+	assert_int_equal(irq_rte_keep_vector(masked | 0x41, &hw), masked | 0x41);
+	assert_int_equal(hw, 0);
+	/* live on Tempo's 0x52 */
+	assert_int_equal(irq_rte_keep_vector(IOAPIC_RTE_LEVEL | 0x52, &hw), IOAPIC_RTE_LEVEL | 0x52);
+	assert_int_equal(hw, 0x52);
+	/* masked with the guest's 0x41 (or a refused 0xec): carries 0x52 */
+	assert_int_equal(irq_rte_keep_vector(masked | 0x41, &hw), masked | 0x52);
+	assert_int_equal(irq_rte_keep_vector(masked | 0xec, &hw), masked | 0x52);
+	assert_int_equal(hw, 0x52);
+	/* live again on 0x53: that one from now on */
+	irq_rte_keep_vector(0x53, &hw);
+	assert_int_equal(irq_rte_keep_vector(masked, &hw), masked | 0x53);
+	/* all ones masked: only the vector byte changes */
+	assert_int_equal(irq_rte_keep_vector(~0ull, &hw), (~0ull & ~0xffull) | 0x53);
+}
+
+/*
  * A direct level input in service when its partition stops: remote IRR
  * set, so the entry is masked with its vector and trigger kept (the EOI
  * register matches entries by vector) and that vector ended. Anything else
@@ -395,6 +424,7 @@ int main(void)
 		cmocka_unit_test_setup(test_msi_decode, setup),
 		cmocka_unit_test_setup(test_encodings, setup),
 		cmocka_unit_test_setup(test_names, setup),
+		cmocka_unit_test_setup(test_keep_vector, setup),
 		cmocka_unit_test_setup(test_stop_eoi, setup),
 		cmocka_unit_test_setup(test_vector_owners, setup),
 	};
