@@ -23,12 +23,14 @@ test_bochs_shared() {
 		starts=$(kv "$line" starts)
 		# a start waits for the exit in progress when its window comes.
 		# Measured on the Bochs models: 118-328 ticks late on average; the
-		# worst 240-725 in most runs, and 995-2,055 in a run where a start
+		# worst 240-725 in most runs, and 995-2,620 in a run where a start
 		# meets one of the rare long exits (whether and where that happens
-		# moves with the image's layout). So the worst case is bounded by
-		# one long exit (2,500: the longest seen and a fifth more) and the
-		# average held tight (400: the highest average and a fifth more)
-		[ "$(kv "$line" skipped)" = 0 ] && [ "$(kv "$line" start_late_max_ticks)" -lt 2500 ] &&
+		# moves with the image's layout: 2,620 the idle window's, after b's
+		# last window, on a tree whose exits changed only by a few
+		# instructions). So the worst case is bounded by one long exit
+		# (3,150: the longest seen and a fifth more) and the average held
+		# tight (400: the highest average and a fifth more)
+		[ "$(kv "$line" skipped)" = 0 ] && [ "$(kv "$line" start_late_max_ticks)" -lt 3150 ] &&
 			[ "$(kv "$line" start_late_avg_ticks)" -lt 400 ] &&
 			[ $((starts - frames)) -le 2 ] && [ $((frames - starts)) -le 2 ] ||
 			{ echo "window $w off schedule: $line (frames $frames)"; return 1; }
