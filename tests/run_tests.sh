@@ -116,7 +116,20 @@ model_line() {
 	echo "  ${model_lines[-1]}"
 }
 
-section=layering
+# begin_section NAME: the section the lines below belong to (run_emu's job
+# log is named after it); the seconds each took go into the summary's
+# SECTIONS line, so that a slow part of the suite shows where it is
+section=''
+section_t0=$SECONDS
+section_secs=()
+begin_section() {
+	[ -n "$section" ] && [ $((SECONDS - section_t0)) -gt 0 ] &&
+		section_secs+=("$section=$((SECONDS - section_t0))")
+	section=$1
+	section_t0=$SECONDS
+}
+
+begin_section layering
 if { [ "$what" = all ] || [ "$what" = layering ]; } &&
 	! list_only layering layering layering_check_fails_on_a_broken_tree layering_calls \
 		layering_calls_fails_on_a_back_call core_freestanding; then
@@ -181,7 +194,7 @@ if { [ "$what" = all ] || [ "$what" = layering ]; } &&
 	fi
 fi
 
-section=unit
+begin_section unit
 if { [ "$what" = all ] || [ "$what" = unit ]; } && ! list_only unit "tests/unit (cmocka)"; then
 	echo "== host unit tests (cmocka, ASan+UBSan)"
 	# built on both cores, run in turn (one log, in order)
@@ -195,7 +208,7 @@ if { [ "$what" = all ] || [ "$what" = unit ]; } && ! list_only unit "tests/unit 
 	echo "  unit: $ok passed, $bad failed"
 fi
 
-section=fuzz
+begin_section fuzz
 if { [ "$what" = all ] || [ "$what" = fuzz ]; } &&
 	! list_only fuzz $(make -s -C tests/fuzz list | sed 's/[^ ]*/fuzz_&/g'); then
 	# A short bounded run of every libFuzzer target plus its saved crash
@@ -224,6 +237,7 @@ if { [ "$what" = all ] || [ "$what" = fuzz ]; } &&
 	fi
 fi
 
+begin_section guard
 if { [ "$what" = all ] || [ "$what" = guard ]; } && ! list_only guard guard_exit_path; then
 	# The exit path's length held to tests/bench/budget.txt: short bench
 	# rows, normal and profile builds, two emulators at once (nothing else
@@ -277,7 +291,7 @@ emu_lists_check() {
 	fi
 }
 
-section=emu
+begin_section emu
 if [ "$what" = all ] || [ "$what" = emu ]; then
 	# The long one (EMU_LARGE=1) first, so that it takes one core while the
 	# other runs the rest; with EMU_MODEL set, all on that Bochs model
@@ -295,7 +309,7 @@ if [ "$what" = all ] || [ "$what" = emu ]; then
 	fi
 fi
 
-section=matrix
+begin_section matrix
 if [ "$what" = all ] || [ "$what" = matrix ]; then
 	# The CPU-model matrix: a fast subset of the emulator tests (several
 	# partitions; the two timer modes that lean on the CPU's VMX, the
@@ -328,7 +342,7 @@ if [ "$what" = all ] || [ "$what" = matrix ]; then
 	fi
 fi
 
-section=attack
+begin_section attack
 if { [ "$what" = all ] || [ "$what" = attack ]; } &&
 	! list_only attack $(for m in ${ATTACK_MODELS:-corei7_ivy_bridge_3770k corei7_skylake_x tigerlake}; do
 		echo "attack-$m"; done); then
@@ -353,7 +367,7 @@ if { [ "$what" = all ] || [ "$what" = attack ]; } &&
 	done
 fi
 
-section=vmcs
+begin_section vmcs
 if [ "$what" = all ] || [ "$what" = vmcs ]; then
 	# The VMCS checker (docs/containment.md): a VMCS_CHECK=1 build, in its
 	# own folder, checks every VM entry against SDM Vol. 3C 26.2-26.3 before
@@ -383,7 +397,7 @@ if [ "$what" = all ] || [ "$what" = vmcs ]; then
 	fi
 fi
 
-section=guestfuzz
+begin_section guestfuzz
 if { [ "$what" = all ] || [ "$what" = guestfuzz ]; } && ! list_only guestfuzz guestfuzz; then
 	# The guest-side fuzzer, short: every timer mode and the shared core, plus
 	# the saved seeds; Tempo must finish and the victims stay clean.
@@ -404,7 +418,7 @@ if { [ "$what" = all ] || [ "$what" = guestfuzz ]; } && ! list_only guestfuzz gu
 	fi
 fi
 
-section=linux
+begin_section linux
 if [ "$what" = all ] || [ "$what" = linux ]; then
 	# A Linux partition (Debian's PREEMPT_RT kernel; make linux-image fetches it)
 	[ "$listing" = 1 ] || echo "== Linux partition tests"
@@ -445,7 +459,7 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 	fi
 fi
 
-section=grub
+begin_section grub
 if { [ "$what" = all ] || [ "$what" = grub ]; } &&
 	! list_only grub tests/grub/test_grubd.sh tests/grub/test_run_kvm.sh; then
 	echo "== GRUB install script and run-kvm checks"
@@ -464,7 +478,7 @@ if { [ "$what" = all ] || [ "$what" = grub ]; } &&
 	done
 fi
 
-section=tools
+begin_section tools
 tools_tests="tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh
 	tests/tools/test_deb.sh tests/tools/test_console_term.sh tests/tools/test_plot_buckets.sh"
 # shellcheck disable=SC2086  # the list splits on purpose
@@ -489,7 +503,7 @@ fi
 # kvm-unit-tests' x86 tests, unmodified, as partitions (docs/kvm-unit-tests.md):
 # "all" runs tests/kut/expected-quick.txt (about 5 minutes), "kut" every run
 # of tests/kut/expected.txt; skipped where the tree is absent.
-section=kut
+begin_section kut
 if { [ "$what" = all ] || [ "$what" = kut ]; } &&
 	! list_only kut "$([ "$what" = all ] && echo tests/kut/expected-quick.txt || echo tests/kut/expected.txt)"; then
 	kut_expected=tests/kut/expected.txt
@@ -507,7 +521,9 @@ if { [ "$what" = all ] || [ "$what" = kut ]; } &&
 fi
 
 [ "$listing" = 0 ] || exit 0
+begin_section end
 echo
+[ ${#section_secs[@]} -eq 0 ] || echo "SECTIONS ${section_secs[*]} total=$SECONDS"
 for l in "${model_lines[@]}"; do echo "$l"; done
 for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed"
