@@ -3108,6 +3108,26 @@ static const char *fn_end(const char *ok)
 }
 
 /*
+ * After an emulated move of BAR0 to @gpa: the card answers there, and a
+ * write there reaches the card where its physical BAR still is (the boot
+ * place, mapped): Tempo moved only the shadow. NULL if so, else @absent
+ * (nothing answers at @gpa) or "another_card" (what answers is not the card
+ * that still decodes at its boot place: the physical BAR went along).
+ */
+static const char *fn_moved_reaches(uint32_t gpa, const char *absent)
+{
+	volatile uint32_t *moved = phys_ptr(gpa + E1000_RDBAL);
+
+	if (*moved != FN_MARK)
+		return absent;
+	*moved = FN_MARK + 0x10;
+	if (fn_reg_at(fn_bar0_boot & ~0xfu, E1000_RDBAL) != FN_MARK + 0x10)
+		return "another_card";
+	*moved = FN_MARK;
+	return NULL;
+}
+
+/*
  * BAR0 written with @gpa, memory decode on and then off: refused with decode
  * on (it reads back where it was), kept in the shadow with decode off (as
  * hardware keeps it) and put back when decode goes on. @check, if not 0,
@@ -3196,9 +3216,8 @@ static const char *a_pcifn_bar_hv_pages(void)
 	fn_cfg_write(PCI_BAR0, past);
 	if (fn_cfg(PCI_BAR0) != past)
 		return "past_ram_refused";
-	if (fn_reg_at(past, E1000_RDBAL) != FN_MARK)
-		return "card_not_there";
-	return fn_end("refused_emulated");
+	r = fn_moved_reaches(past, "card_not_there");
+	return r ? r : fn_end("refused_emulated");
 }
 
 static const char *a_pcifn_bar_lapic(void)
@@ -3250,34 +3269,29 @@ static const char *a_pcifn_bar_channel(void)
 static const char *a_pcifn_bar_other_device(void)
 {
 	uint32_t ohci = 0xc0020000u;	/* the BIOS's placement, 128 KiB aligned */
+	const char *r;
 
 	if (!fn_find())
 		return "no_function";
 	fn_cfg_write(PCI_BAR0, ohci);
 	if (fn_cfg(PCI_BAR0) != ohci)
 		return "refused";
-	if (fn_reg_at(ohci, E1000_RDBAL) != FN_MARK)
-		return "other_device_reached";
-	return fn_end("emulated");
+	r = fn_moved_reaches(ohci, "other_device_reached");
+	return r ? r : fn_end("emulated");
 }
 
 /* A free address: the card answers there (exits) and at its old place (mapped). */
 static const char *a_pcifn_bar_move(void)
 {
-	volatile uint32_t *moved = phys_ptr(FN_FREE_GPA + E1000_RDBAL);
+	const char *r;
 
 	if (!fn_find())
 		return "no_function";
 	fn_cfg_write(PCI_BAR0, FN_FREE_GPA);
 	if (fn_cfg(PCI_BAR0) != FN_FREE_GPA)
 		return "not_moved";
-	if (*moved != FN_MARK)
-		return "not_there";
-	*moved = FN_MARK + 0x10;
-	if (fn_reg_at(fn_bar0_boot & ~0xfu, E1000_RDBAL) != FN_MARK + 0x10)
-		return "another_card";
-	*moved = FN_MARK;
-	return fn_end("emulated");
+	r = fn_moved_reaches(FN_FREE_GPA, "not_there");
+	return r ? r : fn_end("emulated");
 }
 
 /* Bus master: reads back clear (no IOMMU confines it); Tempo says what the card holds. */
