@@ -23,7 +23,9 @@ linux_line() {
 # Boot to init in direct mode on two vCPUs beside the latency guest: Linux
 # starts its second CPU, the clockevent is the LAPIC in TSC-deadline mode, the
 # clocksource the TSC, cyclictest runs to its end, Linux powers off through
-# ACPI S5, and the neighbour runs on clean; host ticks on time on every core.
+# ACPI S5, and the neighbour runs on clean; host ticks on time on every core
+# (CPU 2, Linux's second vCPU, ticks from its start to Linux's power-off:
+# 14,229 ticks with the crypto self-tests off, 10,000 asked).
 test_linux_boot() {
 	local ce cs cyc dw ev other
 	bochs "$1" --cpus 4 --mem 512 --timeout 900 --iso "$TEST_ISO_DIR/linux-boot.iso" \
@@ -41,7 +43,7 @@ test_linux_boot() {
 		need "$1" "^PARTITION_END name=linux state=shutdown exit_code=0" "Linux powered off" &&
 		need "$1" "^Partition 'linux' powered off \\(ACPI S5\\)" "through ACPI S5" &&
 		rtbench_clean "$1" 150000 rt && ticks_on_time "$1" 1 100000 &&
-		ticks_on_time "$1" 2 20000 && ticks_on_time "$1" 3 100000 ||
+		ticks_on_time "$1" 2 10000 && ticks_on_time "$1" 3 100000 ||
 		return 1
 	! serial "$1" | grep '^PARTITION_STOP' > /dev/null || { echo "a partition was stopped"; return 1; }
 	# direct mode, between the two tempo-stats snapshots around cyclictest:

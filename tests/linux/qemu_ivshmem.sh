@@ -110,7 +110,7 @@ items=(
 	"check,ivshmem-$sa,linux-to-host"		# and mprotect cannot add it
 )
 chan_test=$(IFS=';'; echo "${items[*]}")
-cmdline="console=ttyS0 panic=-1 oops=panic cyclictest_loops=0 chan_test=$chan_test"
+cmdline="console=ttyS0 cryptomgr.notests panic=-1 oops=panic cyclictest_loops=0 chan_test=$chan_test"
 
 log=$out/console.log
 start=$SECONDS
