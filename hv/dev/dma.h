@@ -36,6 +36,32 @@ void dma_boot(const struct acpi_info *ai, bool any_pci, const char *cmdline);
  */
 void dma_vtd_env(struct vtd_env *env, void *(*alloc)(void *ctx, uint64_t *phys), void *ctx);
 
+/* Remapping-table entries 0..DMA_IRTE_GSIS-1: one per GSI, the index is the GSI. */
+#define DMA_IRTE_GSIS		128
+
+/*
+ * Interrupt remapping on in every unit vtd_init took (the boot, and the
+ * self-test): each IOAPIC's requester id taken from @dmar's device scopes,
+ * 32-bit destinations where every unit has them (else every CPU's APIC
+ * id must fit 8 bits), then vtd_ir_enable, which blocks compatibility-
+ * format messages. 0, or -1 with the reason in @err (remapping stays off).
+ */
+int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen);
+
+/* True once dma_ir_start succeeded. */
+bool dma_interrupts_remapped(void);
+
+/*
+ * Write GSI @gsi's physical IOAPIC entry, @rte in compatibility format
+ * as Tempo composes it (fixed, physical, hv/core/irq_route.h). With
+ * interrupt remapping on: the GSI's remapping entry first, when the entry
+ * is live and its route changed (irq_rte_remap; a masked or refused entry
+ * writes none), then the entry in remappable format. Off: @rte as it is.
+ * False when nothing could be written (no IOAPIC has @gsi) or the
+ * remapping entry was refused (the entry is then written masked).
+ */
+bool dma_ioapic_rte_write(uint32_t gsi, uint64_t rte);
+
 /* True when @p's DMA goes through its own domain (its functions may master the bus). */
 bool dma_confined(const struct partition *p);
 
