@@ -171,6 +171,9 @@ int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen)
 				     c->gsi_base, c->gsi_base + c->entries - 1);
 			return -1;
 		}
+		log_info("VT-d: IOAPIC id %u (GSIs %u-%u): requester %02x:%02x.%x\n", c->id,
+			 c->gsi_base, c->gsi_base + c->entries - 1, ioapic_source_id[i] >> 8,
+			 (ioapic_source_id[i] >> 3) & 31, ioapic_source_id[i] & 7);
 		if (c->gsi_base + c->entries > DMA_IRTE_GSIS) {
 			fmt_snprintf(err, errlen, "IOAPIC id %u has GSIs up to %u, past the %u "
 				     "remapping entries kept for GSIs", c->id,
