@@ -53,6 +53,33 @@ const char *pci_assign_refusal_name(enum pci_assign_refusal r)
 	return (unsigned int)r < PCI_ASSIGN_REFUSED_COUNT ? refusal_names[r] : "unknown";
 }
 
+enum pci_dma_confinement pci_dma_confinement(bool units_ready, bool has_domain, bool translating,
+					     bool interrupts_remapped)
+{
+	if (!units_ready)
+		return PCI_DMA_NO_IOMMU;
+	if (!has_domain)
+		return PCI_DMA_NO_DOMAIN;
+	if (!translating)
+		return PCI_DMA_NOT_TRANSLATING;
+	if (!interrupts_remapped)
+		return PCI_DMA_NO_INTERRUPT_REMAP;
+	return PCI_DMA_CONFINED;
+}
+
+static const char *const confinement_texts[PCI_DMA_CONFINEMENT_COUNT] = {
+	[PCI_DMA_CONFINED] = "bus master allowed (DMA and interrupts confined)",
+	[PCI_DMA_NO_IOMMU] = "no IOMMU confines its DMA",
+	[PCI_DMA_NO_DOMAIN] = "no DMA domain of its own",
+	[PCI_DMA_NOT_TRANSLATING] = "DMA translation off",
+	[PCI_DMA_NO_INTERRUPT_REMAP] = "interrupts not remapped",
+};
+
+const char *pci_dma_confinement_text(enum pci_dma_confinement c)
+{
+	return (unsigned int)c < PCI_DMA_CONFINEMENT_COUNT ? confinement_texts[c] : "unknown";
+}
+
 /* ---- the physical function ---- */
 
 static uint32_t phys_read(const struct pci_assign_fn *fn, uint32_t offset, uint8_t size)

@@ -186,6 +186,30 @@ enum pci_assign_refusal {
 const char *pci_assign_refusal_name(enum pci_assign_refusal r);
 
 /*
+ * Whether a partition's functions may master the bus (env->dma_confined).
+ * Only when all hold: VT-d units driven, the partition has its own domain
+ * (its DMA reaches only its RAM), translation is on (an unattached
+ * function has no DMA) and interrupt remapping is on with compatibility
+ * format blocked, since DMA remapping does not translate writes to
+ * 0xFEExxxxx: without it a device could write an interrupt message of any
+ * vector and destination. The first that fails is the answer.
+ */
+enum pci_dma_confinement {
+	PCI_DMA_CONFINED,		/* bus master allowed */
+	PCI_DMA_NO_IOMMU,		/* no usable DMAR, or iommu=off */
+	PCI_DMA_NO_DOMAIN,		/* the partition has no domain of its own */
+	PCI_DMA_NOT_TRANSLATING,	/* translation off: unattached functions reach memory */
+	PCI_DMA_NO_INTERRUPT_REMAP,	/* interrupt messages not confined */
+	PCI_DMA_CONFINEMENT_COUNT
+};
+
+enum pci_dma_confinement pci_dma_confinement(bool units_ready, bool has_domain, bool translating,
+					     bool interrupts_remapped);
+
+/* Words for reports: "bus master allowed (...)", "interrupts not remapped", ... */
+const char *pci_dma_confinement_text(enum pci_dma_confinement c);
+
+/*
  * Where a BAR decodes for the guest. @live: it decodes now. An I/O BAR's
  * ports @gpa.. then pass through the I/O bitmap. A memory BAR is mapped
  * @gpa onto @hpa through the EPT, uncacheable, but for what must trap:

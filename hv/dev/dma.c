@@ -15,6 +15,7 @@
 #include "hv/core/cmdline.h"
 #include "hv/core/iommu_map.h"
 #include "hv/core/irq_route.h"
+#include "hv/core/pci_assign.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -239,9 +240,15 @@ bool dma_ioapic_rte_write(uint32_t gsi, uint64_t rte)
 	return ioapic_rte_write(gsi, remapped) && ok;
 }
 
+enum pci_dma_confinement dma_confinement(const struct partition *p)
+{
+	return pci_dma_confinement(units_ready, domain_set[p->id], translating,
+				   interrupts_remapped);
+}
+
 bool dma_confined(const struct partition *p)
 {
-	return translating && domain_set[p->id] && interrupts_remapped;
+	return dma_confinement(p) == PCI_DMA_CONFINED;
 }
 
 int dma_domain_for_ram(const char *name, uint64_t mem_size, uint64_t ram_hpa, char *err,
@@ -304,7 +311,9 @@ static int dma_part_init(struct partition *p, const struct hv_config *cfg, char 
 	domain_of[p->id] = dom;
 	domain_set[p->id] = true;
 	log_info("VT-d: partition '%s': DMA of its %u PCI function%s confined to its RAM "
-		 "(domain %d)\n", p->cfg->name, d->pci_count, d->pci_count == 1 ? "" : "s", dom);
+		 "(domain %d); %s%s\n", p->cfg->name, d->pci_count, d->pci_count == 1 ? "" : "s",
+		 dom, pci_dma_confinement_text(dma_confinement(p)),
+		 dma_confined(p) ? "" : ": programmed I/O only");
 	return 0;
 }
 

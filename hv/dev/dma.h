@@ -8,8 +8,14 @@
  * A fault is printed as a DMA_FAULT line and stops the partition whose
  * function it was; the others run on.
  *
- * Without a usable DMAR (none, refused, or iommu=off on Tempo's command
- * line) nothing is confined: an assigned function keeps bus mastering off
+ * Interrupt remapping goes on at boot with the units (dma_ir_start):
+ * every physical IOAPIC entry is then written in remappable format through
+ * its GSI's remapping entry (dma_ioapic_rte_write), and compatibility-
+ * format messages, which a function's DMA to 0xFEExxxxx could forge, are
+ * blocked. Only then may a partition's functions master the bus
+ * (dma_confined). Without a usable DMAR (none, refused, or iommu=off on
+ * Tempo's command line), or without interrupt remapping, nothing is
+ * confined: an assigned function keeps bus mastering off
  * (hv/core/pci_assign.h), said once at boot.
  */
 #ifndef TEMPO_HV_DEV_DMA_H
@@ -19,6 +25,7 @@
 #include <stdint.h>
 
 #include "drivers/vtd.h"
+#include "hv/core/pci_assign.h"
 
 struct acpi_info;
 struct partition;
@@ -62,7 +69,11 @@ bool dma_interrupts_remapped(void);
  */
 bool dma_ioapic_rte_write(uint32_t gsi, uint64_t rte);
 
-/* True when @p's DMA goes through its own domain (its functions may master the bus). */
+/*
+ * Whether @p's functions may master the bus (pci_dma_confinement: its own
+ * domain, translation on, interrupt remapping on), and if not, why.
+ */
+enum pci_dma_confinement dma_confinement(const struct partition *p);
 bool dma_confined(const struct partition *p);
 
 /*

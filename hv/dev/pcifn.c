@@ -298,14 +298,14 @@ static void follow(struct part_pci *pp, uint32_t k, const struct pci_assign_even
 			region_follow(pp, k, b);
 	pp->reported[k] |= ev->refused;
 	for (uint32_t r = 0; r < PCI_ASSIGN_REFUSED_COUNT; r++) {
-		char cmd[80] = "";
+		char cmd[120] = "";
 
 		if (!(news & 1u << r))
 			continue;
 		/* what the function itself holds now, for whoever audits the refusal */
 		if (r == PCI_ASSIGN_REFUSED_BUS_MASTER)
-			fmt_snprintf(cmd, sizeof(cmd), " (no IOMMU confines its DMA: bus master "
-				     "stays off, command 0x%04x)",
+			fmt_snprintf(cmd, sizeof(cmd), " (%s: bus master stays off, command "
+				     "0x%04x)", pci_dma_confinement_text(dma_confinement(pp->p)),
 				     pp->env.cfg->read(pp->env.cfg->ctx, bdf, PCI_COMMAND, 2));
 		log_warn("partition '%s': pci %02x:%02x.%x: refused %s%s\n", pp->p->cfg->name,
 			 PCI_BDF_BUS(bdf), PCI_BDF_DEV(bdf), PCI_BDF_FN(bdf),
