@@ -330,7 +330,7 @@ static uint8_t msi_len(const struct pci_assign_fn *fn)
 }
 
 /* The physical message for @t, through the remapping hook where there is one. */
-static enum irq_verdict compose(const struct pci_assign_fn *fn, uint32_t index,
+static enum irq_verdict compose(const struct pci_assign_fn *fn, uint32_t index, uint32_t vectors,
 				const struct irq_target *t, uint32_t msg[3])
 {
 	const struct pci_assign_env *env = fn->env;
@@ -341,7 +341,8 @@ static enum irq_verdict compose(const struct pci_assign_fn *fn, uint32_t index,
 		irq_target_msi(t, &msg[0], &msg[1], &msg[2]);
 		return IRQ_OK;
 	}
-	if (!env->msi_compose(env->compose_ctx, fn->bdf, index, t, &msg[0], &msg[1], &msg[2]))
+	if (!env->msi_compose(env->compose_ctx, fn->bdf, index, vectors, t, &msg[0], &msg[1],
+			      &msg[2]))
 		return IRQ_REMAP_REFUSED;
 	return IRQ_OK;
 }
@@ -367,7 +368,7 @@ static enum irq_verdict route_message(const struct pci_assign_fn *fn, uint32_t i
 		if (!k)
 			first = t;
 	}
-	return compose(fn, index, &first, msg);
+	return compose(fn, index, vectors, &first, msg);
 }
 
 static uint32_t msi_vectors(uint16_t control)

@@ -120,12 +120,15 @@ struct pci_assign_env {
 	bool dma_confined;			/* an IOMMU confines the function's DMA */
 	/*
 	 * Optional: the physical message for an interrupt (with interrupt
-	 * remapping, a remappable-format message whose table entry the hook
+	 * remapping, a remappable-format message whose table entries the hook
 	 * writes). NULL: the compatibility format, irq_target_msi(). @index:
-	 * the MSI vector (0) or the MSI-X entry. False: refuse the message.
+	 * PCI_ASSIGN_MSI_INDEX for MSI, else the MSI-X entry; @vectors: how
+	 * many vectors the message carries (a multiple-message MSI sets the
+	 * low bits of @t->vector itself), each to @t's CPU. False: refuse it.
 	 */
-	bool (*msi_compose)(void *ctx, uint32_t bdf, uint32_t index, const struct irq_target *t,
-			    uint32_t *addr_lo, uint32_t *addr_hi, uint32_t *data);
+	bool (*msi_compose)(void *ctx, uint32_t bdf, uint32_t index, uint32_t vectors,
+			    const struct irq_target *t, uint32_t *addr_lo, uint32_t *addr_hi,
+			    uint32_t *data);
 	void *compose_ctx;
 };
 

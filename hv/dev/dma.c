@@ -51,6 +51,7 @@ static struct {
 	bool live;
 	struct vtd_irte_req irte;
 } gsi_irte[DMA_IRTE_GSIS];
+static uint32_t irte_next = DMA_IRTE_GSIS;	/* functions' blocks, from the GSIs' up */
 
 static void *pool_page(void *ctx, uint64_t *phys)
 {
@@ -193,6 +194,7 @@ int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen)
 		return -1;
 	irte_x2apic = x2apic;
 	memset(gsi_irte, 0, sizeof(gsi_irte));
+	irte_next = DMA_IRTE_GSIS;
 	interrupts_remapped = true;
 	return 0;
 }
@@ -200,6 +202,42 @@ int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen)
 bool dma_interrupts_remapped(void)
 {
 	return interrupts_remapped;
+}
+
+int dma_irte_block(uint32_t count)
+{
+	uint32_t first;
+
+	if (!interrupts_remapped || !count || count > VTD_IRT_ENTRIES - irte_next)
+		return -1;
+	first = irte_next;
+	irte_next += count;
+	return (int)first;
+}
+
+bool dma_msi_remap(int first, uint32_t count, uint32_t index, uint32_t vectors, uint16_t bdf,
+		   const struct irq_target *t, uint32_t msg[3])
+{
+	bool ok = true;
+
+	if (!interrupts_remapped || first < 0 || index >= count || !vectors ||
+	    vectors > count - index || (uint32_t)t->vector + vectors > 256)
+		return false;
+	spin_lock(&ir_lock);
+	for (uint32_t k = 0; k < vectors && ok; k++) {
+		struct vtd_irte_req irte = {
+			.dest_apic_id = t->apic_id,
+			.vector = (uint8_t)(t->vector + k),
+			.source_id = bdf,
+			.x2apic = irte_x2apic,
+		};
+
+		ok = vtd_irte_set((uint16_t)(first + index + k), &irte) == VTD_OK;
+	}
+	spin_unlock(&ir_lock);
+	if (ok)
+		vtd_msi_remappable((uint16_t)(first + index), &msg[0], &msg[1], &msg[2]);
+	return ok;
 }
 
 static bool irte_same(const struct vtd_irte_req *a, const struct vtd_irte_req *b)

@@ -59,6 +59,23 @@ int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen);
 bool dma_interrupts_remapped(void);
 
 /*
+ * @count consecutive remapping entries after the GSIs' for one function's
+ * messages, taken for good (a partition's build): the first index, or -1
+ * when interrupt remapping is off or too few are left.
+ */
+int dma_irte_block(uint32_t count);
+
+/*
+ * A function's message through its block @first (@count entries): entries
+ * @first + @index .. + @vectors - 1 written for @t's vector (+ k for the
+ * k-th of a multiple-message MSI), fixed, edge, to @t's CPU, accepted only
+ * from requester @bdf; *@msg the remappable message (SHV, sub-handle 0).
+ * False when the block does not hold them or an entry was refused.
+ */
+bool dma_msi_remap(int first, uint32_t count, uint32_t index, uint32_t vectors, uint16_t bdf,
+		   const struct irq_target *t, uint32_t msg[3]);
+
+/*
  * Write GSI @gsi's physical IOAPIC entry, @rte in compatibility format
  * as Tempo composes it (fixed, physical, hv/core/irq_route.h). With
  * interrupt remapping on: the GSI's remapping entry first, when the entry

@@ -80,6 +80,7 @@ extern char __image_start[], __image_end[];
 #define VEC_OTHER_SID		0x62
 #define VEC_OTHER_CPU		0x63
 #define VEC_CLEARED		0x64
+#define VEC_HV_MSI		0x65
 #define CANARY_OK		0x71
 #define CANARY_UNWRITTEN	0x72
 #define CANARY_CLEARED		0x73
@@ -413,6 +414,42 @@ static bool edu_msi(const struct pci_function *f, uint16_t index, uint8_t canary
 	return irr_has(vector);
 }
 
+/*
+ * edu's MSI as the hypervisor's filter composes it for a partition's
+ * function (dma_irte_block, dma_msi_remap): the remappable message with
+ * SHV and sub-handle 0 must deliver the entry's vector here.
+ */
+static void hv_msi_check(const struct pci_function *f)
+{
+	const struct pci_cfg_ops *cfg = pci_boot_cfg();
+	struct irq_target t = { .apic_id = apic_id(), .vector = VEC_HV_MSI };
+	int first = dma_irte_block(1);
+	uint32_t msg[3] = { 0 };
+	uint8_t cap = f->msi_cap, stray = 0;	/* the lowest vector after VEC_OK in the IRR */
+	char detail[112];
+	bool made, got = false;
+
+	made = dma_msi_remap(first, 1, 0, 1, f->bdf, &t, msg);
+	if (made) {
+		cfg->write(cfg->ctx, f->bdf, cap + PCI_MSI_ADDRESS_LO, 4, msg[0]);
+		if (f->msi_64bit)
+			cfg->write(cfg->ctx, f->bdf, cap + PCI_MSI_ADDRESS_HI, 4, msg[1]);
+		cfg->write(cfg->ctx, f->bdf, cap + (f->msi_64bit ? PCI_MSI_DATA_64 :
+			   PCI_MSI_DATA_32), 2, msg[2]);
+		edu_wr32(EDU_REG_IRQ_RAISE, 1);
+		edu_wr32(EDU_REG_IRQ_ACK, edu_rd32(EDU_REG_IRQ_STATUS));
+		got = irr_has(VEC_HV_MSI);
+		stray = irr_other(VEC_OK);
+	}
+	fmt_snprintf(detail, sizeof(detail), "index=%d vector=0x%x address=0x%x data=0x%x irr_first=0x%x",
+		     first, VEC_HV_MSI, msg[0], msg[2], stray);
+	check("msi_hv_remapped", made && got && stray == VEC_HV_MSI, detail);
+	/* past its block: refused, nothing written */
+	check("msi_hv_outside_block", !dma_msi_remap(first, 1, 1, 1, f->bdf, &t, msg) &&
+	      !dma_msi_remap(first, 1, 0, 2, f->bdf, &t, msg) &&
+	      !dma_msi_remap(-1, 1, 0, 1, f->bdf, &t, msg), "");
+}
+
 static void ir_checks(const struct pci_function *f, const struct acpi_dmar *dmar)
 {
 	uint32_t me = apic_id();
@@ -460,6 +497,8 @@ static void ir_checks(const struct pci_function *f, const struct acpi_dmar *dmar
 	fmt_snprintf(detail, sizeof(detail), "index=%u dest_apic_id=%u stray=0x%x",
 		     IRTE_OTHER_CPU, other_cpu.dest_apic_id, stray);
 	check("msi_other_cpu_not_here", !got && !stray, detail);
+
+	hv_msi_check(f);
 
 	/* what QEMU 7.2 does not record, a unit that does would report here */
 	faults.count = 0;

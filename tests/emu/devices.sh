@@ -299,6 +299,11 @@ test_qemu_iommu_ir() {
 	iommu_ok "$1" msi_cleared_blocked "an entry written, then cleared" &&
 	iommu_ok "$1" msi_other_source_blocked "an entry for another requester (source-id check)" &&
 	iommu_ok "$1" msi_other_cpu_not_here "an entry aimed at another CPU" || return 1
+	# edu's MSI as the filter composes a partition's (hv/dev/dma.c): the
+	# first block after the GSIs' 128 entries, SHV with sub-handle 0
+	need "$1" '^IOMMU_TEST check=msi_hv_remapped ok=1 index=128 vector=0x65 address=0xfee01018 data=0x0 ' \
+		"the hypervisor's remappable MSI delivers its entry's vector" &&
+	iommu_ok "$1" msi_hv_outside_block "an index or vector count past the block is refused" || return 1
 	# edu's INTx through the IOAPIC entry the hypervisor's writer makes
 	# (hv/dev/dma.c): q35 puts 00:02.0's INTA on PIRQG, GSI 22
 	need "$1" '^VT-d: IOAPIC id 0 \(GSIs 0-23\): requester ff:00\.0$' \

@@ -786,11 +786,14 @@ static void test_msix_decode_off(void **state)
 
 static uint32_t hook_calls;
 
-static bool remap(void *ctx, uint32_t bdf, uint32_t index, const struct irq_target *t,
-		  uint32_t *lo, uint32_t *hi, uint32_t *data)
+static uint32_t hook_vectors;
+
+static bool remap(void *ctx, uint32_t bdf, uint32_t index, uint32_t vectors,
+		  const struct irq_target *t, uint32_t *lo, uint32_t *hi, uint32_t *data)
 {
 	(void)ctx;
 	hook_calls++;
+	hook_vectors = vectors;
 	assert_int_equal(bdf, BDF);
 	if (index == 6)
 		return false;
@@ -809,8 +812,14 @@ static void test_remap_hook(void **state)
 	msix_program(6, 0xfee03000, 0, 0x53);
 	assert_int_equal(pci_assign_msix_verdict(&fn, 6), IRQ_REMAP_REFUSED);
 	assert_int_equal(mmio32(BAR2_HOST + entry(6, 3)), 1);
+	assert_int_equal(hook_vectors, 1);
 	msi_program(0xfee02000, 0, 0x41, PCI_MSI_FLAGS_ENABLE);
 	assert_int_equal(phys(MSI + PCI_MSI_ADDRESS_LO, 4), 0xfee00010 | 0x7ff << 5);
+	assert_int_equal(hook_vectors, 1);
+	/* four vectors (0x44-0x47): the hook is told, so it can write an entry for each */
+	msi_program(0xfee02000, 0, 0x44, PCI_MSI_FLAGS_ENABLE | 2 << PCI_MSI_FLAGS_QSIZE_SHIFT);
+	assert_int_equal(pci_assign_msi_verdict(&fn), IRQ_OK);
+	assert_int_equal(hook_vectors, 4);
 	assert_true(hook_calls >= 3);
 	/* with remapping, CPUs above APIC id 255 are reachable */
 	cpus.apic_id[1] = 0x1234;
