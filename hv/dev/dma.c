@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * A partition's DMA behind VT-d (hv/dev/dma.h). The driver
- * (drivers/vtd.c) is not reentrant: after the boot, its only caller is the
- * console core's poll, under the console lock; the domains are built
- * once, when the partitions are, and kept across restarts (a restarted
- * partition keeps its RAM, so its table stays right).
+ * A partition's DMA and interrupts behind VT-d (hv/dev/dma.h). The driver
+ * (drivers/vtd.c) is not reentrant: after the boot its callers are the
+ * console core's poll, under the console lock (the fault records only),
+ * and the interrupt-remapping entries' writers, any CPU, under ir_lock
+ * (the table and the invalidation queue only, which the poll does not
+ * touch); the domains are built once, when the partitions are, and kept
+ * across restarts (a restarted partition keeps its RAM, so its table
+ * stays right).
  */
 #include "hv/dev/dma.h"
 
