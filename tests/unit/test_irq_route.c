@@ -485,27 +485,6 @@ static void test_rte_remap_hostile(void **state)
 	}
 }
 
-/* A remappable MSI: entry @handle + k for message k of a multiple-message function. */
-static void test_msi_remappable(void **state)
-{
-	uint32_t lo, hi, data;
-	uint16_t index;
-
-	(void)state;
-	for (uint32_t handle = 0; handle < 0x10000; handle += 0x0fff) {
-		vtd_msi_remappable((uint16_t)handle, &lo, &hi, &data);
-		assert_int_equal(lo & 0xfff00000u, 0xfee00000u);
-		assert_true(lo & (1u << 4));
-		assert_true(lo & VTD_MSI_ADDR_SHV);
-		assert_int_equal(hi, 0);
-		assert_int_equal(data, 0);
-		for (uint32_t k = 0; k < 32; k++) {
-			assert_true(vtd_msi_index(lo, data | k, &index));
-			assert_int_equal(index, (uint16_t)(handle + k));
-		}
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -527,7 +506,6 @@ int main(void)
 		cmocka_unit_test_setup(test_vector_owners, setup),
 		cmocka_unit_test_setup(test_rte_remap, setup),
 		cmocka_unit_test_setup(test_rte_remap_hostile, setup),
-		cmocka_unit_test_setup(test_msi_remappable, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
