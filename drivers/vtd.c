@@ -352,6 +352,14 @@ uint32_t vtd_unit_count(void)
 	return vtd.unit_count;
 }
 
+bool vtd_units_have_eim(void)
+{
+	for (uint32_t i = 0; i < vtd.unit_count; i++)
+		if (!vtd.units[i].caps.eim)
+			return false;
+	return vtd.unit_count > 0;
+}
+
 int vtd_enable(char *err, size_t errlen)
 {
 	for (uint32_t i = 0; i < vtd.unit_count; i++)

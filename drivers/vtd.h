@@ -57,6 +57,9 @@ int vtd_init(const struct acpi_dmar *dmar, const struct vtd_env *env, char *err,
 /* How many units vtd_init took (0 before it, or after it failed). */
 uint32_t vtd_unit_count(void);
 
+/* True when every unit vtd_init took has 32-bit (x2APIC) interrupt destinations (ECAP.EIM). */
+bool vtd_units_have_eim(void);
+
 /*
  * Switch DMA translation on in every unit: from here a function's DMA
  * reaches memory only through its domain's table. 0 or -1 (@err).

@@ -150,6 +150,33 @@ uint64_t irq_rte_keep_vector(uint64_t rte, uint8_t *hw_vector)
 	return rte;
 }
 
+bool irq_rte_remap(uint64_t rte, uint16_t index, uint16_t source_id, bool x2apic,
+		   uint64_t *rte_out, struct vtd_irte_req *irte)
+{
+	const uint64_t kept = IOAPIC_RTE_VECTOR_MASK | IOAPIC_RTE_ACTIVE_LOW | IOAPIC_RTE_LEVEL |
+			      IOAPIC_RTE_MASKED;
+	uint8_t vector = (uint8_t)rte;
+
+	*rte_out = (rte & kept) | IOAPIC_RTE_REMAPPABLE |
+		   (uint64_t)(index & 0x7fff) << IOAPIC_RTE_INDEX_SHIFT |
+		   (index & 0x8000 ? IOAPIC_RTE_INDEX15 : 0);
+	if (rte & IOAPIC_RTE_MASKED)
+		return false;
+	if ((rte & (IOAPIC_RTE_DELIVERY_MASK | IOAPIC_RTE_DEST_LOGICAL)) ||
+	    vector < IRQ_VECTOR_FIRST) {
+		*rte_out |= IOAPIC_RTE_MASKED;
+		return false;
+	}
+	*irte = (struct vtd_irte_req){
+		.dest_apic_id = (uint32_t)(rte >> IOAPIC_RTE_DEST_SHIFT),
+		.vector = vector,
+		.level = rte & IOAPIC_RTE_LEVEL,
+		.source_id = source_id,
+		.x2apic = x2apic,
+	};
+	return true;
+}
+
 bool irq_vector_claim(struct irq_vector_owners *o, uint8_t vector, uint16_t owner)
 {
 	if (!owner || (o->owner[vector] && o->owner[vector] != owner) ||

@@ -45,6 +45,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hv/lib/vtd.h"
+
 #define IRQ_MAX_CPUS		64	/* CONFIG_MAX_VCPUS */
 /*
  * 0-31 are the exceptions' (SDM Vol. 3A 6.2). The APIC refuses only 0-15
@@ -85,6 +87,16 @@
 #define IOAPIC_RTE_LEVEL	(1ull << 15)
 #define IOAPIC_RTE_MASKED	(1ull << 16)
 #define IOAPIC_RTE_DEST_SHIFT	56
+/*
+ * The same entry in remappable format (VT-d spec 5.1.5.1): bit 48 set,
+ * the interrupt index's bits 14:0 in 63:49 and bit 15 in bit 11 (where
+ * the compatibility format has its destination mode); vector, polarity,
+ * trigger and mask stay where they were, and the vector must equal the
+ * remapping entry's so that a level interrupt's EOI matches the entry.
+ */
+#define IOAPIC_RTE_REMAPPABLE	(1ull << 48)
+#define IOAPIC_RTE_INDEX15	(1ull << 11)
+#define IOAPIC_RTE_INDEX_SHIFT	49
 
 /* The vectors a partition may not use, one bit each. */
 struct irq_vector_set {
@@ -208,6 +220,24 @@ bool irq_rte_stop_eoi(uint64_t phys_rte, uint64_t *masked_rte, uint8_t *vector);
  * input dead, or end another partition's interrupt.
  */
 uint64_t irq_rte_keep_vector(uint64_t rte, uint8_t *hw_vector);
+
+/*
+ * The remapped form of @rte, a compatibility-format physical entry as
+ * Tempo writes it (fixed, physical, its destination in bits 63:56, the
+ * vector irq_rte_keep_vector left), for remapping-table entry @index
+ * (0..0xffff) of the IOAPIC whose requester id is @source_id, in a table
+ * of 32-bit destinations if @x2apic. Fills *@rte_out with the remappable
+ * entry (mask, trigger, polarity, vector copied, @index) and, for an
+ * unmasked entry, *@irte with the remapping entry to write first (the
+ * same vector, destination and trigger; fixed, physical; the source-id
+ * checked exactly) and answers true. A masked entry needs no remapping
+ * entry: false, *@rte_out masked. An unmasked entry that is not one Tempo
+ * writes (delivery not fixed, logical destination mode, a vector below
+ * IRQ_VECTOR_FIRST) is refused the same way: false, *@rte_out masked, and
+ * nothing may be written to the remapping entry.
+ */
+bool irq_rte_remap(uint64_t rte, uint16_t index, uint16_t source_id, bool x2apic,
+		   uint64_t *rte_out, struct vtd_irte_req *irte);
 
 /*
  * One partition per physical device vector, machine-wide. A level

@@ -53,6 +53,33 @@ const char *pci_assign_refusal_name(enum pci_assign_refusal r)
 	return (unsigned int)r < PCI_ASSIGN_REFUSED_COUNT ? refusal_names[r] : "unknown";
 }
 
+enum pci_dma_confinement pci_dma_confinement(bool units_ready, bool has_domain, bool translating,
+					     bool interrupts_remapped)
+{
+	if (!units_ready)
+		return PCI_DMA_NO_IOMMU;
+	if (!has_domain)
+		return PCI_DMA_NO_DOMAIN;
+	if (!translating)
+		return PCI_DMA_NOT_TRANSLATING;
+	if (!interrupts_remapped)
+		return PCI_DMA_NO_INTERRUPT_REMAP;
+	return PCI_DMA_CONFINED;
+}
+
+static const char *const confinement_texts[PCI_DMA_CONFINEMENT_COUNT] = {
+	[PCI_DMA_CONFINED] = "bus master allowed (DMA and interrupts confined)",
+	[PCI_DMA_NO_IOMMU] = "no IOMMU confines its DMA",
+	[PCI_DMA_NO_DOMAIN] = "no DMA domain of its own",
+	[PCI_DMA_NOT_TRANSLATING] = "DMA translation off",
+	[PCI_DMA_NO_INTERRUPT_REMAP] = "interrupts not remapped",
+};
+
+const char *pci_dma_confinement_text(enum pci_dma_confinement c)
+{
+	return (unsigned int)c < PCI_DMA_CONFINEMENT_COUNT ? confinement_texts[c] : "unknown";
+}
+
 /* ---- the physical function ---- */
 
 static uint32_t phys_read(const struct pci_assign_fn *fn, uint32_t offset, uint8_t size)
@@ -303,7 +330,7 @@ static uint8_t msi_len(const struct pci_assign_fn *fn)
 }
 
 /* The physical message for @t, through the remapping hook where there is one. */
-static enum irq_verdict compose(const struct pci_assign_fn *fn, uint32_t index,
+static enum irq_verdict compose(const struct pci_assign_fn *fn, uint32_t index, uint32_t vectors,
 				const struct irq_target *t, uint32_t msg[3])
 {
 	const struct pci_assign_env *env = fn->env;
@@ -314,7 +341,8 @@ static enum irq_verdict compose(const struct pci_assign_fn *fn, uint32_t index,
 		irq_target_msi(t, &msg[0], &msg[1], &msg[2]);
 		return IRQ_OK;
 	}
-	if (!env->msi_compose(env->compose_ctx, fn->bdf, index, t, &msg[0], &msg[1], &msg[2]))
+	if (!env->msi_compose(env->compose_ctx, fn->bdf, index, vectors, t, &msg[0], &msg[1],
+			      &msg[2]))
 		return IRQ_REMAP_REFUSED;
 	return IRQ_OK;
 }
@@ -340,7 +368,7 @@ static enum irq_verdict route_message(const struct pci_assign_fn *fn, uint32_t i
 		if (!k)
 			first = t;
 	}
-	return compose(fn, index, &first, msg);
+	return compose(fn, index, vectors, &first, msg);
 }
 
 static uint32_t msi_vectors(uint16_t control)

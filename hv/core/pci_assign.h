@@ -120,12 +120,15 @@ struct pci_assign_env {
 	bool dma_confined;			/* an IOMMU confines the function's DMA */
 	/*
 	 * Optional: the physical message for an interrupt (with interrupt
-	 * remapping, a remappable-format message whose table entry the hook
+	 * remapping, a remappable-format message whose table entries the hook
 	 * writes). NULL: the compatibility format, irq_target_msi(). @index:
-	 * the MSI vector (0) or the MSI-X entry. False: refuse the message.
+	 * PCI_ASSIGN_MSI_INDEX for MSI, else the MSI-X entry; @vectors: how
+	 * many vectors the message carries (a multiple-message MSI sets the
+	 * low bits of @t->vector itself), each to @t's CPU. False: refuse it.
 	 */
-	bool (*msi_compose)(void *ctx, uint32_t bdf, uint32_t index, const struct irq_target *t,
-			    uint32_t *addr_lo, uint32_t *addr_hi, uint32_t *data);
+	bool (*msi_compose)(void *ctx, uint32_t bdf, uint32_t index, uint32_t vectors,
+			    const struct irq_target *t, uint32_t *addr_lo, uint32_t *addr_hi,
+			    uint32_t *data);
 	void *compose_ctx;
 };
 
@@ -184,6 +187,30 @@ enum pci_assign_refusal {
 
 /* A short name for reports: "bar-forbidden", "bar-io-move", ... */
 const char *pci_assign_refusal_name(enum pci_assign_refusal r);
+
+/*
+ * Whether a partition's functions may master the bus (env->dma_confined).
+ * Only when all hold: VT-d units driven, the partition has its own domain
+ * (its DMA reaches only its RAM), translation is on (an unattached
+ * function has no DMA) and interrupt remapping is on with compatibility
+ * format blocked, since DMA remapping does not translate writes to
+ * 0xFEExxxxx: without it a device could write an interrupt message of any
+ * vector and destination. The first that fails is the answer.
+ */
+enum pci_dma_confinement {
+	PCI_DMA_CONFINED,		/* bus master allowed */
+	PCI_DMA_NO_IOMMU,		/* no usable DMAR, or iommu=off */
+	PCI_DMA_NO_DOMAIN,		/* the partition has no domain of its own */
+	PCI_DMA_NOT_TRANSLATING,	/* translation off: unattached functions reach memory */
+	PCI_DMA_NO_INTERRUPT_REMAP,	/* interrupt messages not confined */
+	PCI_DMA_CONFINEMENT_COUNT
+};
+
+enum pci_dma_confinement pci_dma_confinement(bool units_ready, bool has_domain, bool translating,
+					     bool interrupts_remapped);
+
+/* Words for reports: "bus master allowed (...)", "interrupts not remapped", ... */
+const char *pci_dma_confinement_text(enum pci_dma_confinement c);
 
 /*
  * Where a BAR decodes for the guest. @live: it decodes now. An I/O BAR's

@@ -15,6 +15,7 @@
 #include "arch/x86/vmx_defs.h"
 #include "hv/core/io_policy.h"
 #include "hv/dev/devices.h"
+#include "hv/dev/dma.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
@@ -205,8 +206,10 @@ void devices_report(void)
 		if (!d->given)
 			continue;
 		irqs_report_line(p, irqs, sizeof(irqs));
-		log_printf(LOG_EMERG, "DEVICES partition=%s pci=%u ports=%u port_exits=%lu mmio=%u%s\n",
-			   p->cfg->name, d->pci_count, d->port_count, port_exits[p->id],
-			   d->mmio_count, irqs);
+		/* dma=: whether its functions may master the bus (hv/dev/dma.h) */
+		log_printf(LOG_EMERG, "DEVICES partition=%s pci=%u ports=%u port_exits=%lu mmio=%u%s"
+			   "%s\n", p->cfg->name, d->pci_count, d->port_count, port_exits[p->id],
+			   d->mmio_count, irqs, !d->pci_count ? "" : dma_confined(p) ?
+			   " dma=confined" : " dma=pio_only");
 	}
 }

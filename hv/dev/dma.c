@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * A partition's DMA behind VT-d (hv/dev/dma.h). The driver
- * (drivers/vtd.c) is not reentrant: after the boot, its only caller is the
- * console core's poll, under the console lock; the domains are built
- * once, when the partitions are, and kept across restarts (a restarted
- * partition keeps its RAM, so its table stays right).
+ * A partition's DMA and interrupts behind VT-d (hv/dev/dma.h). The driver
+ * (drivers/vtd.c) is not reentrant: after the boot its callers are the
+ * console core's poll, under the console lock (the fault records only),
+ * and the interrupt-remapping entries' writers, any CPU, under ir_lock
+ * (the table and the invalidation queue only, which the poll does not
+ * touch); the domains are built once, when the partitions are, and kept
+ * across restarts (a restarted partition keeps its RAM, so its table
+ * stays right).
  */
 #include "hv/dev/dma.h"
 
 #include "arch/x86/boot_layout.h"
+#include "arch/x86/smp.h"
+#include "drivers/ioapic.h"
 #include "drivers/pci_cfg.h"
 #include "hv/core/cmdline.h"
 #include "hv/core/iommu_map.h"
+#include "hv/core/irq_route.h"
+#include "hv/core/pci_assign.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
 #include "hv/lib/log.h"
 #include "hv/lib/pci_defs.h"
+#include "hv/lib/spin.h"
 #include "hv/state/hooks.h"
 #include "hv/state/pages.h"
 #include "hv/state/partition.h"
@@ -29,6 +37,24 @@ static int domain_of[CONFIG_MAX_PARTITIONS];
 static bool domain_set[CONFIG_MAX_PARTITIONS];
 static uint32_t lines_this_poll;
 static uint64_t faults_unprinted;
+
+/*
+ * Interrupt remapping (dma_ir_start): whether it is on, with 32-bit
+ * destinations, each IOAPIC's requester id from the DMAR, and the entry
+ * each GSI's slot holds now (written only when it changes, so that
+ * masking and unmasking an input on the exit path costs no invalidation).
+ * The lock covers the slots and the driver's interrupt-entry calls, which
+ * any CPU makes when its guest writes its virtual IOAPIC.
+ */
+static bool interrupts_remapped;
+static bool irte_x2apic;
+static uint16_t ioapic_source_id[IOAPIC_MAX];
+static volatile uint32_t ir_lock;
+static struct {
+	bool live;
+	struct vtd_irte_req irte;
+} gsi_irte[DMA_IRTE_GSIS];
+static uint32_t irte_next = DMA_IRTE_GSIS;	/* functions' blocks, from the GSIs' up */
 
 static void *pool_page(void *ctx, uint64_t *phys)
 {
@@ -109,22 +135,161 @@ void dma_boot(const struct acpi_info *ai, bool any_pci, const char *cmdline)
 		return;
 	}
 	units_ready = true;
+	if (dma_ir_start(&ai->dmar, err, sizeof(err))) {
+		log_err("VT-d: interrupt remapping off: %s: assigned PCI functions keep bus "
+			"mastering off (programmed I/O only)\n", err);
+		return;
+	}
+	log_info("VT-d: interrupt remapping on (%s destinations, compatibility format "
+		 "blocked): IOAPIC entries in remappable format\n",
+		 irte_x2apic ? "32-bit x2APIC" : "8-bit xAPIC");
 }
 
-/*
- * Bus mastering needs more than a domain: DMA remapping does not translate
- * writes to 0xFEExxxxx, which reach the APICs as interrupts of any
- * destination, vector and delivery mode unless interrupt remapping blocks
- * every message Tempo did not write. Tempo does not yet write a remapping
- * entry for a partition's function (the filter's msi_compose hook), so no
- * partition's function masters the bus yet: the domain confines a device
- * that ignores bus master enable, and reports it.
- */
-static const bool interrupts_remapped;
+static const struct ioapic_chip *ioapic_of(uint32_t gsi, uint32_t *index)
+{
+	for (uint32_t i = 0; i < ioapic_count(); i++) {
+		const struct ioapic_chip *c = ioapic_get(i);
+
+		if (c->regs && gsi >= c->gsi_base && gsi - c->gsi_base < c->entries) {
+			*index = i;
+			return c;
+		}
+	}
+	return NULL;
+}
+
+int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen)
+{
+	struct vtd_env env;
+	bool x2apic = vtd_units_have_eim();
+
+	dma_vtd_env(&env, NULL, NULL);
+	/* an IOAPIC's messages carry its source-id, which its IRTEs must name (5.1.5.1) */
+	for (uint32_t i = 0; i < ioapic_count() && i < IOAPIC_MAX; i++) {
+		const struct ioapic_chip *c = ioapic_get(i);
+
+		if (!c->regs)
+			continue;
+		if (acpi_dmar_ioapic_unit(dmar, c->id, &env.bridges, &ioapic_source_id[i]) < 0) {
+			fmt_snprintf(err, errlen, "IOAPIC id %u (GSIs %u-%u) is in no DMAR device "
+				     "scope, so its messages could not be remapped", c->id,
+				     c->gsi_base, c->gsi_base + c->entries - 1);
+			return -1;
+		}
+		log_info("VT-d: IOAPIC id %u (GSIs %u-%u): requester %02x:%02x.%x\n", c->id,
+			 c->gsi_base, c->gsi_base + c->entries - 1, ioapic_source_id[i] >> 8,
+			 (ioapic_source_id[i] >> 3) & 31, ioapic_source_id[i] & 7);
+		if (c->gsi_base + c->entries > DMA_IRTE_GSIS) {
+			fmt_snprintf(err, errlen, "IOAPIC id %u has GSIs up to %u, past the %u "
+				     "remapping entries kept for GSIs", c->id,
+				     c->gsi_base + c->entries - 1, DMA_IRTE_GSIS);
+			return -1;
+		}
+	}
+	/* root mode's interrupts name x2APIC ids: an 8-bit table reaches only ids up to 255 */
+	for (uint32_t i = 0; i < smp_cpu_count && !x2apic; i++)
+		if (smp_cpus[i].apic_id > 0xff) {
+			fmt_snprintf(err, errlen, "CPU %u has APIC id %u and the units have no "
+				     "32-bit destinations (ECAP.EIM)", i, smp_cpus[i].apic_id);
+			return -1;
+		}
+	if (vtd_ir_enable(x2apic, err, errlen))
+		return -1;
+	irte_x2apic = x2apic;
+	memset(gsi_irte, 0, sizeof(gsi_irte));
+	irte_next = DMA_IRTE_GSIS;
+	interrupts_remapped = true;
+	return 0;
+}
+
+bool dma_interrupts_remapped(void)
+{
+	return interrupts_remapped;
+}
+
+int dma_irte_block(uint32_t count)
+{
+	uint32_t first;
+
+	if (!interrupts_remapped || !count || count > VTD_IRT_ENTRIES - irte_next)
+		return -1;
+	first = irte_next;
+	irte_next += count;
+	return (int)first;
+}
+
+bool dma_msi_remap(int first, uint32_t count, uint32_t index, uint32_t vectors, uint16_t bdf,
+		   const struct irq_target *t, uint32_t msg[3])
+{
+	bool ok = true;
+
+	if (!interrupts_remapped || first < 0 || index >= count || !vectors ||
+	    vectors > count - index || (uint32_t)t->vector + vectors > 256)
+		return false;
+	spin_lock(&ir_lock);
+	for (uint32_t k = 0; k < vectors && ok; k++) {
+		struct vtd_irte_req irte = {
+			.dest_apic_id = t->apic_id,
+			.vector = (uint8_t)(t->vector + k),
+			.source_id = bdf,
+			.x2apic = irte_x2apic,
+		};
+
+		ok = vtd_irte_set((uint16_t)(first + index + k), &irte) == VTD_OK;
+	}
+	spin_unlock(&ir_lock);
+	if (ok)
+		vtd_msi_remappable((uint16_t)(first + index), &msg[0], &msg[1], &msg[2]);
+	return ok;
+}
+
+static bool irte_same(const struct vtd_irte_req *a, const struct vtd_irte_req *b)
+{
+	return a->dest_apic_id == b->dest_apic_id && a->vector == b->vector &&
+	       a->level == b->level && a->source_id == b->source_id && a->x2apic == b->x2apic;
+}
+
+bool dma_ioapic_rte_write(uint32_t gsi, uint64_t rte)
+{
+	struct vtd_irte_req irte;
+	const struct ioapic_chip *c;
+	uint32_t chip;
+	uint64_t remapped;
+	bool ok = true;
+
+	if (!interrupts_remapped)
+		return ioapic_rte_write(gsi, rte);
+	c = ioapic_of(gsi, &chip);
+	if (!c || gsi >= DMA_IRTE_GSIS)
+		return false;
+	spin_lock(&ir_lock);
+	if (irq_rte_remap(rte, (uint16_t)gsi, ioapic_source_id[chip], irte_x2apic, &remapped,
+			  &irte) && (!gsi_irte[gsi].live || !irte_same(&gsi_irte[gsi].irte, &irte))) {
+		/* masked before its IRTE changes, so no message meets half of each */
+		if (gsi_irte[gsi].live)
+			ioapic_rte_write(gsi, ioapic_rte_read(gsi) | IOAPIC_RTE_MASKED);
+		gsi_irte[gsi].live = false;
+		if (vtd_irte_set((uint16_t)gsi, &irte) == VTD_OK) {
+			gsi_irte[gsi].live = true;
+			gsi_irte[gsi].irte = irte;
+		} else {
+			remapped |= IOAPIC_RTE_MASKED;
+			ok = false;
+		}
+	}
+	spin_unlock(&ir_lock);
+	return ioapic_rte_write(gsi, remapped) && ok;
+}
+
+enum pci_dma_confinement dma_confinement(const struct partition *p)
+{
+	return pci_dma_confinement(units_ready, domain_set[p->id], translating,
+				   interrupts_remapped);
+}
 
 bool dma_confined(const struct partition *p)
 {
-	return translating && domain_set[p->id] && interrupts_remapped;
+	return dma_confinement(p) == PCI_DMA_CONFINED;
 }
 
 int dma_domain_for_ram(const char *name, uint64_t mem_size, uint64_t ram_hpa, char *err,
@@ -187,7 +352,9 @@ static int dma_part_init(struct partition *p, const struct hv_config *cfg, char 
 	domain_of[p->id] = dom;
 	domain_set[p->id] = true;
 	log_info("VT-d: partition '%s': DMA of its %u PCI function%s confined to its RAM "
-		 "(domain %d)\n", p->cfg->name, d->pci_count, d->pci_count == 1 ? "" : "s", dom);
+		 "(domain %d); %s%s\n", p->cfg->name, d->pci_count, d->pci_count == 1 ? "" : "s",
+		 dom, pci_dma_confinement_text(dma_confinement(p)),
+		 dma_confined(p) ? "" : ": programmed I/O only");
 	return 0;
 }
 

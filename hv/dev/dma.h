@@ -8,8 +8,14 @@
  * A fault is printed as a DMA_FAULT line and stops the partition whose
  * function it was; the others run on.
  *
- * Without a usable DMAR (none, refused, or iommu=off on Tempo's command
- * line) nothing is confined: an assigned function keeps bus mastering off
+ * Interrupt remapping goes on at boot with the units (dma_ir_start):
+ * every physical IOAPIC entry is then written in remappable format through
+ * its GSI's remapping entry (dma_ioapic_rte_write), and compatibility-
+ * format messages, which a function's DMA to 0xFEExxxxx could forge, are
+ * blocked. Only then may a partition's functions master the bus
+ * (dma_confined). Without a usable DMAR (none, refused, or iommu=off on
+ * Tempo's command line), or without interrupt remapping, nothing is
+ * confined: an assigned function keeps bus mastering off
  * (hv/core/pci_assign.h), said once at boot.
  */
 #ifndef TEMPO_HV_DEV_DMA_H
@@ -19,6 +25,7 @@
 #include <stdint.h>
 
 #include "drivers/vtd.h"
+#include "hv/core/pci_assign.h"
 
 struct acpi_info;
 struct partition;
@@ -36,7 +43,54 @@ void dma_boot(const struct acpi_info *ai, bool any_pci, const char *cmdline);
  */
 void dma_vtd_env(struct vtd_env *env, void *(*alloc)(void *ctx, uint64_t *phys), void *ctx);
 
-/* True when @p's DMA goes through its own domain (its functions may master the bus). */
+/* Remapping-table entries 0..DMA_IRTE_GSIS-1: one per GSI, the index is the GSI. */
+#define DMA_IRTE_GSIS		128
+
+/*
+ * Interrupt remapping on in every unit vtd_init took (the boot, and the
+ * self-test): each IOAPIC's requester id taken from @dmar's device scopes,
+ * 32-bit destinations where every unit has them (else every CPU's APIC
+ * id must fit 8 bits), then vtd_ir_enable, which blocks compatibility-
+ * format messages. 0, or -1 with the reason in @err (remapping stays off).
+ */
+int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen);
+
+/* True once dma_ir_start succeeded. */
+bool dma_interrupts_remapped(void);
+
+/*
+ * @count consecutive remapping entries after the GSIs' for one function's
+ * messages, taken for good (a partition's build): the first index, or -1
+ * when interrupt remapping is off or too few are left.
+ */
+int dma_irte_block(uint32_t count);
+
+/*
+ * A function's message through its block @first (@count entries): entries
+ * @first + @index .. + @vectors - 1 written for @t's vector (+ k for the
+ * k-th of a multiple-message MSI), fixed, edge, to @t's CPU, accepted only
+ * from requester @bdf; *@msg the remappable message (SHV, sub-handle 0).
+ * False when the block does not hold them or an entry was refused.
+ */
+bool dma_msi_remap(int first, uint32_t count, uint32_t index, uint32_t vectors, uint16_t bdf,
+		   const struct irq_target *t, uint32_t msg[3]);
+
+/*
+ * Write GSI @gsi's physical IOAPIC entry, @rte in compatibility format
+ * as Tempo composes it (fixed, physical, hv/core/irq_route.h). With
+ * interrupt remapping on: the GSI's remapping entry first, when the entry
+ * is live and its route changed (irq_rte_remap; a masked or refused entry
+ * writes none), then the entry in remappable format. Off: @rte as it is.
+ * False when nothing could be written (no IOAPIC has @gsi) or the
+ * remapping entry was refused (the entry is then written masked).
+ */
+bool dma_ioapic_rte_write(uint32_t gsi, uint64_t rte);
+
+/*
+ * Whether @p's functions may master the bus (pci_dma_confinement: its own
+ * domain, translation on, interrupt remapping on), and if not, why.
+ */
+enum pci_dma_confinement dma_confinement(const struct partition *p);
 bool dma_confined(const struct partition *p);
 
 /*

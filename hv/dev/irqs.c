@@ -48,6 +48,7 @@
 #include "hv/core/timer_modes.h"
 #include "hv/core/vioapic.h"
 #include "hv/dev/devices.h"
+#include "hv/dev/dma.h"
 #include "hv/guest/mmio.h"
 #include "hv/lib/apic_defs.h"
 #include "hv/lib/fmt.h"
@@ -199,7 +200,7 @@ static void program(struct part_irqs *d, uint32_t pin)
 		rte |= IOAPIC_RTE_MASKED;
 	if (in->polarity_low >= 0)
 		rte = (rte & ~IOAPIC_RTE_ACTIVE_LOW) | (in->polarity_low ? IOAPIC_RTE_ACTIVE_LOW : 0);
-	ioapic_rte_write(in->gsi, irq_rte_keep_vector(rte, &in->hw_vector));
+	dma_ioapic_rte_write(in->gsi, irq_rte_keep_vector(rte, &in->hw_vector));
 }
 
 static void apply(struct part_irqs *d, const struct vioapic_event *ev)
@@ -435,7 +436,7 @@ static int irqs_part_init(struct partition *p, const struct hv_config *cfg, char
 		p->dev_eoi = irq_eoi;
 	d->on = true;
 	for (uint32_t k = 0; k < d->input_count; k++)
-		ioapic_rte_write(d->in[k].gsi, IOAPIC_RTE_MASKED);
+		dma_ioapic_rte_write(d->in[k].gsi, IOAPIC_RTE_MASKED);
 	return 0;
 }
 
@@ -459,7 +460,7 @@ static void irqs_quiet(struct partition *p)
 		 * vector goes (the entry's: its own, irq_rte_keep_vector)
 		 */
 		if (d->direct && irq_rte_stop_eoi(ioapic_rte_read(in->gsi), &masked, &vector)) {
-			ioapic_rte_write(in->gsi, masked);
+			dma_ioapic_rte_write(in->gsi, masked);
 			ioapic_eoi(in->gsi, vector);
 			d->stop_eois++;
 		}

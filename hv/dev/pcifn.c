@@ -69,6 +69,9 @@ struct part_pci {
 	uint32_t reported[DEV_MAX_PCI];	/* refusals already reported, per function */
 	int region[DEV_MAX_PCI][PCI_TYPE0_BARS];
 	struct pcifn_bar_ref ref[DEV_MAX_PCI][PCI_TYPE0_BARS];
+	/* with interrupt remapping: each function's blocks of remapping entries (-1: none) */
+	int irte_msi[DEV_MAX_PCI], irte_msix[DEV_MAX_PCI];
+	uint32_t irte_msi_count[DEV_MAX_PCI], irte_msix_count[DEV_MAX_PCI];
 };
 
 static struct part_pci part_pci[CONFIG_MAX_PARTITIONS];
@@ -298,14 +301,14 @@ static void follow(struct part_pci *pp, uint32_t k, const struct pci_assign_even
 			region_follow(pp, k, b);
 	pp->reported[k] |= ev->refused;
 	for (uint32_t r = 0; r < PCI_ASSIGN_REFUSED_COUNT; r++) {
-		char cmd[80] = "";
+		char cmd[120] = "";
 
 		if (!(news & 1u << r))
 			continue;
 		/* what the function itself holds now, for whoever audits the refusal */
 		if (r == PCI_ASSIGN_REFUSED_BUS_MASTER)
-			fmt_snprintf(cmd, sizeof(cmd), " (no IOMMU confines its DMA: bus master "
-				     "stays off, command 0x%04x)",
+			fmt_snprintf(cmd, sizeof(cmd), " (%s: bus master stays off, command "
+				     "0x%04x)", pci_dma_confinement_text(dma_confinement(pp->p)),
 				     pp->env.cfg->read(pp->env.cfg->ctx, bdf, PCI_COMMAND, 2));
 		log_warn("partition '%s': pci %02x:%02x.%x: refused %s%s\n", pp->p->cfg->name,
 			 PCI_BDF_BUS(bdf), PCI_BDF_DEV(bdf), PCI_BDF_FN(bdf),
@@ -403,6 +406,52 @@ static int bar_map(struct part_pci *pp, uint32_t k, uint32_t b, char *err, size_
 	return 0;
 }
 
+/*
+ * With interrupt remapping on, a message in compatibility format would be
+ * blocked: the filter's messages go through the function's own remapping
+ * entries instead (env->msi_compose), under the filter's lock.
+ */
+static bool fn_msi_compose(void *ctx, uint32_t bdf, uint32_t index, uint32_t vectors,
+			   const struct irq_target *t, uint32_t *addr_lo, uint32_t *addr_hi,
+			   uint32_t *data)
+{
+	struct part_pci *pp = ctx;
+	uint32_t msg[3];
+
+	for (uint32_t k = 0; k < pp->count; k++) {
+		bool msi = index == PCI_ASSIGN_MSI_INDEX;
+
+		if (pp->fn[k].bdf != bdf)
+			continue;
+		if (!dma_msi_remap(msi ? pp->irte_msi[k] : pp->irte_msix[k],
+				   msi ? pp->irte_msi_count[k] : pp->irte_msix_count[k],
+				   msi ? 0 : index, vectors, (uint16_t)bdf, t, msg))
+			return false;
+		*addr_lo = msg[0];
+		*addr_hi = msg[1];
+		*data = msg[2];
+		return true;
+	}
+	return false;
+}
+
+/* Function @k's remapping entries: as many as its MSI vectors and MSI-X entries, if left. */
+static void irte_blocks(struct part_pci *pp, uint32_t k, const struct pci_function *f)
+{
+	uint32_t msi = f->msi_cap ? f->msi_vectors : 0, msix = f->msix_entries;
+
+	pp->irte_msi[k] = dma_irte_block(msi);
+	pp->irte_msi_count[k] = pp->irte_msi[k] < 0 ? 0 : msi;
+	pp->irte_msix[k] = dma_irte_block(msix);
+	pp->irte_msix_count[k] = pp->irte_msix[k] < 0 ? 0 : msix;
+	if ((msi && pp->irte_msi[k] < 0) || (msix && pp->irte_msix[k] < 0))
+		log_warn("partition '%s': pci %02x:%02x.%x: too few interrupt-remapping entries "
+			 "left for its%s%s: refused if the guest enables them (INTx stays)\n",
+			 pp->p->cfg->name, PCI_BDF_BUS(f->bdf), PCI_BDF_DEV(f->bdf),
+			 PCI_BDF_FN(f->bdf), msi && pp->irte_msi[k] < 0 ? " MSI" : "",
+			 msix && pp->irte_msix[k] < 0 ? " MSI-X" : "");
+}
+
 static int pcifn_part_init(struct partition *p, const struct hv_config *cfg, char *err,
 			   size_t errlen)
 {
@@ -449,6 +498,8 @@ static int pcifn_part_init(struct partition *p, const struct hv_config *cfg, cha
 		.forbidden = pp->forbidden,
 		.forbidden_count = pp->forbidden_count,
 		.dma_confined = dma_confined(p),	/* the DMA hook (45) ran before this one */
+		.msi_compose = dma_interrupts_remapped() ? fn_msi_compose : NULL,
+		.compose_ctx = pp,
 	};
 	for (uint32_t k = 0; k < a->pci_count && k < DEV_MAX_PCI; k++) {
 		const struct pci_function *f = pci_find(e, a->pci[k]);
@@ -469,6 +520,8 @@ static int pcifn_part_init(struct partition *p, const struct hv_config *cfg, cha
 			return -1;
 		}
 		desc_of(f, &d);
+		if (dma_interrupts_remapped())
+			irte_blocks(pp, k, f);
 		if (f->msix_entries)
 			msix = hv_pages_alloc(ALIGN_UP(f->msix_entries * sizeof(*msix), 0x1000),
 					      "MSI-X shadow");

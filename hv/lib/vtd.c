@@ -287,6 +287,13 @@ uint32_t vtd_msi_address(uint16_t index)
 	       (uint32_t)(index >> 15) << 2;
 }
 
+void vtd_msi_remappable(uint16_t handle, uint32_t *addr_lo, uint32_t *addr_hi, uint32_t *data)
+{
+	*addr_lo = vtd_msi_address(handle) | VTD_MSI_ADDR_SHV;
+	*addr_hi = 0;
+	*data = 0;
+}
+
 bool vtd_msi_index(uint32_t address, uint32_t data, uint16_t *index)
 {
 	uint32_t i;
@@ -295,7 +302,7 @@ bool vtd_msi_index(uint32_t address, uint32_t data, uint16_t *index)
 		return false;
 	i = ((address >> 5) & 0x7fff) | ((address >> 2) & 1) << 15;
 	/* SHV: the data's low 16 bits are a sub-handle added to the index */
-	if (address & (1u << 3))
+	if (address & VTD_MSI_ADDR_SHV)
 		i += data & 0xffff;
 	*index = (uint16_t)i;
 	return true;

@@ -289,6 +289,17 @@ int vtd_irte_remapped(const struct vtd_irte_req *r, struct vtd_entry128 *out);
  */
 uint32_t vtd_msi_address(uint16_t index);
 
+/* In a remappable MSI address: the data's low 16 bits are a sub-handle added to the index. */
+#define VTD_MSI_ADDR_SHV	(1u << 3)
+
+/*
+ * The remappable-format MSI for entries @handle.. (5.1.5.2): format bit 4,
+ * the handle, SHV set and sub-handle 0 in the data, so that message k of a
+ * multiple-message function (which sets the data's low bits to k) selects
+ * entry @handle + k.
+ */
+void vtd_msi_remappable(uint16_t handle, uint32_t *addr_lo, uint32_t *addr_hi, uint32_t *data);
+
 /*
  * A message's interrupt-remapping view: true and the entry index for a
  * remappable-format address (with the sub-handle added when SHV is set),

@@ -408,6 +408,83 @@ static void test_vector_owners(void **state)
 	assert_int_equal(o.uses[0x70], UINT16_MAX);
 }
 
+/* The remappable form of Tempo's physical entries (VT-d spec 5.1.5.1), and what it refuses. */
+static void test_rte_remap(void **state)
+{
+	const struct vtd_irte_req sentinel = { .dest_apic_id = 0xdead, .vector = 0x99 };
+	const uint64_t live = 0x0600000000000000ull | IOAPIC_RTE_LEVEL | IOAPIC_RTE_ACTIVE_LOW |
+			      0x41;
+	struct vtd_irte_req irte = sentinel;
+	struct vtd_entry128 e;
+	uint64_t out;
+
+	(void)state;
+	/* level, active low, to APIC 6: the entry keeps no destination, the IRTE has it */
+	assert_true(irq_rte_remap(live, 17, 0x00f8, false, &out, &irte));
+	assert_int_equal(out, IOAPIC_RTE_REMAPPABLE | 17ull << 49 | IOAPIC_RTE_LEVEL |
+			 IOAPIC_RTE_ACTIVE_LOW | 0x41);
+	assert_int_equal(irte.dest_apic_id, 6);
+	assert_int_equal(irte.vector, 0x41);
+	assert_true(irte.level);
+	assert_int_equal(irte.source_id, 0x00f8);
+	assert_false(irte.x2apic);
+	/* the driver takes it: vector and trigger equal the entry's, source-id exact */
+	assert_int_equal(vtd_irte_remapped(&irte, &e), VTD_OK);
+	assert_int_equal((e.lo >> 16) & 0xff, 0x41);
+	assert_true(e.lo & VTD_IRTE_TM);
+	assert_int_equal((e.lo >> 40) & 0xff, 6);
+	assert_int_equal(e.hi, VTD_IRTE_SVT_SID | 0x00f8);
+
+	/* edge, active high, index with bit 15: bit 11 carries it; read-only bits not copied */
+	assert_true(irq_rte_remap(0x0200000000000030ull | IOAPIC_RTE_REMOTE_IRR |
+				  IOAPIC_RTE_DELIVERY_STATUS, 0x8005, 0x10, true, &out, &irte));
+	assert_int_equal(out, IOAPIC_RTE_REMAPPABLE | 5ull << 49 | IOAPIC_RTE_INDEX15 | 0x30);
+	assert_false(irte.level);
+	assert_true(irte.x2apic);
+	assert_int_equal(irte.dest_apic_id, 2);
+	/* every index round-trips */
+	for (uint32_t i = 0; i <= 0xffff; i += 0x1111) {
+		assert_true(irq_rte_remap(0x30, (uint16_t)i, 0, false, &out, &irte));
+		assert_int_equal(((out >> 49) & 0x7fff) | ((out >> 11) & 1) << 15, i);
+	}
+
+	/* masked: no IRTE needed, the kept vector and the trigger stay in the entry */
+	irte = sentinel;
+	assert_false(irq_rte_remap(live | IOAPIC_RTE_MASKED, 17, 0xf8, false, &out, &irte));
+	assert_int_equal(out, IOAPIC_RTE_REMAPPABLE | 17ull << 49 | IOAPIC_RTE_LEVEL |
+			 IOAPIC_RTE_ACTIVE_LOW | IOAPIC_RTE_MASKED | 0x41);
+	assert_memory_equal(&irte, &sentinel, sizeof(irte));
+}
+
+/* An entry Tempo never writes live is masked and leaves the IRTE alone. */
+static void test_rte_remap_hostile(void **state)
+{
+	static const uint64_t bad[] = {
+		0x0200000000000000ull,	/* vector 0 */
+		0x020000000000000full,	/* an exception vector */
+		0x020000000000001full,	/* below 32 */
+		0x0200000000000130ull,	/* lowest priority */
+		0x0200000000000230ull,	/* SMI */
+		0x0200000000000430ull,	/* NMI */
+		0x0200000000000530ull,	/* INIT */
+		0x0200000000000730ull,	/* ExtINT */
+		0x0200000000000830ull,	/* logical destination */
+	};
+	const struct vtd_irte_req sentinel = { .dest_apic_id = 0xdead, .vector = 0x99 };
+	struct vtd_irte_req irte;
+	uint64_t out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		irte = sentinel;
+		assert_false(irq_rte_remap(bad[i] | IOAPIC_RTE_LEVEL, 3, 0xf8, false, &out, &irte));
+		/* masked; no delivery mode, destination mode or destination leaks into it */
+		assert_int_equal(out, IOAPIC_RTE_REMAPPABLE | 3ull << 49 | IOAPIC_RTE_LEVEL |
+				 IOAPIC_RTE_MASKED | (bad[i] & 0xff));
+		assert_memory_equal(&irte, &sentinel, sizeof(irte));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +504,8 @@ int main(void)
 		cmocka_unit_test_setup(test_keep_vector, setup),
 		cmocka_unit_test_setup(test_stop_eoi, setup),
 		cmocka_unit_test_setup(test_vector_owners, setup),
+		cmocka_unit_test_setup(test_rte_remap, setup),
+		cmocka_unit_test_setup(test_rte_remap_hostile, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

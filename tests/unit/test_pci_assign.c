@@ -786,11 +786,14 @@ static void test_msix_decode_off(void **state)
 
 static uint32_t hook_calls;
 
-static bool remap(void *ctx, uint32_t bdf, uint32_t index, const struct irq_target *t,
-		  uint32_t *lo, uint32_t *hi, uint32_t *data)
+static uint32_t hook_vectors;
+
+static bool remap(void *ctx, uint32_t bdf, uint32_t index, uint32_t vectors,
+		  const struct irq_target *t, uint32_t *lo, uint32_t *hi, uint32_t *data)
 {
 	(void)ctx;
 	hook_calls++;
+	hook_vectors = vectors;
 	assert_int_equal(bdf, BDF);
 	if (index == 6)
 		return false;
@@ -809,8 +812,14 @@ static void test_remap_hook(void **state)
 	msix_program(6, 0xfee03000, 0, 0x53);
 	assert_int_equal(pci_assign_msix_verdict(&fn, 6), IRQ_REMAP_REFUSED);
 	assert_int_equal(mmio32(BAR2_HOST + entry(6, 3)), 1);
+	assert_int_equal(hook_vectors, 1);
 	msi_program(0xfee02000, 0, 0x41, PCI_MSI_FLAGS_ENABLE);
 	assert_int_equal(phys(MSI + PCI_MSI_ADDRESS_LO, 4), 0xfee00010 | 0x7ff << 5);
+	assert_int_equal(hook_vectors, 1);
+	/* four vectors (0x44-0x47): the hook is told, so it can write an entry for each */
+	msi_program(0xfee02000, 0, 0x44, PCI_MSI_FLAGS_ENABLE | 2 << PCI_MSI_FLAGS_QSIZE_SHIFT);
+	assert_int_equal(pci_assign_msi_verdict(&fn), IRQ_OK);
+	assert_int_equal(hook_vectors, 4);
 	assert_true(hook_calls >= 3);
 	/* with remapping, CPUs above APIC id 255 are reachable */
 	cpus.apic_id[1] = 0x1234;
@@ -901,6 +910,46 @@ static void test_names(void **state)
 	assert_string_equal(pci_assign_refusal_name(PCI_ASSIGN_REFUSED_COUNT), "unknown");
 }
 
+/* Bus master only when all four hold; each missing one is named, in order. */
+static void test_dma_confinement(void **state)
+{
+	(void)state;
+	for (uint32_t m = 0; m < 16; m++) {
+		bool units = m & 1, dom = m & 2, te = m & 4, ir = m & 8;
+		enum pci_dma_confinement c = pci_dma_confinement(units, dom, te, ir);
+
+		assert_int_equal(c == PCI_DMA_CONFINED, m == 15);
+		if (!units)
+			assert_int_equal(c, PCI_DMA_NO_IOMMU);
+		else if (!dom)
+			assert_int_equal(c, PCI_DMA_NO_DOMAIN);
+		else if (!te)
+			assert_int_equal(c, PCI_DMA_NOT_TRANSLATING);
+		else if (!ir)
+			assert_int_equal(c, PCI_DMA_NO_INTERRUPT_REMAP);
+		assert_int_equal(strstr(pci_dma_confinement_text(c), "bus master allowed") != NULL,
+				 c == PCI_DMA_CONFINED);
+	}
+	for (int a = 0; a < PCI_DMA_CONFINEMENT_COUNT; a++)
+		for (int b = a + 1; b < PCI_DMA_CONFINEMENT_COUNT; b++)
+			assert_string_not_equal(pci_dma_confinement_text(a),
+						pci_dma_confinement_text(b));
+	assert_string_equal(pci_dma_confinement_text(PCI_DMA_CONFINEMENT_COUNT), "unknown");
+	assert_string_equal(pci_dma_confinement_text((enum pci_dma_confinement)-1), "unknown");
+}
+
+/* The filter grants bus master exactly when the decision says confined (hv/dev/dma.c). */
+static void test_bus_master_follows_confinement(void **state)
+{
+	(void)state;
+	env.dma_confined = pci_dma_confinement(true, true, true, false) == PCI_DMA_CONFINED;
+	assert_int_equal(wr(PCI_COMMAND, 2, 0x0007), REFUSED(BUS_MASTER));
+	assert_int_equal(phys(PCI_COMMAND, 2), 0x0003);
+	env.dma_confined = pci_dma_confinement(true, true, true, true) == PCI_DMA_CONFINED;
+	assert_int_equal(wr(PCI_COMMAND, 2, 0x0007), 0);
+	assert_int_equal(phys(PCI_COMMAND, 2), 0x0007);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -931,6 +980,8 @@ int main(void)
 		cmocka_unit_test_setup(test_quiesce, setup),
 		cmocka_unit_test_setup(test_reset, setup),
 		cmocka_unit_test_setup(test_names, setup),
+		cmocka_unit_test_setup(test_dma_confinement, setup),
+		cmocka_unit_test_setup(test_bus_master_follows_confinement, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

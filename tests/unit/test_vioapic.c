@@ -284,6 +284,45 @@ static void test_hostile_entries(void **state)
 }
 
 /*
+ * With interrupt remapping, the guest's refused entries reach no remapping
+ * entry: what the model answers for each is masked, so the remappable form
+ * asks for no IRTE; a good one asks for exactly its route.
+ */
+static void test_hostile_entries_remapped(void **state)
+{
+	static const uint64_t bad[] = {
+		0x0200000000000005ull,	/* an exception vector */
+		0x020000000000001full,	/* below 32 */
+		0x02000000000000eeull,	/* Tempo's tick */
+		0x0200000000000430ull,	/* NMI */
+		0x0200000000000730ull,	/* ExtINT */
+		0x0000000000000030ull,	/* Tempo's CPU 0 */
+		0x0100000000000030ull,	/* another partition's CPU */
+		0xff00000000000030ull,	/* every CPU, fixed */
+		0x0300000000000830ull,	/* logical */
+	};
+	const struct vtd_irte_req sentinel = { .dest_apic_id = 0xdead, .vector = 0x99 };
+	struct vtd_irte_req irte;
+	uint64_t out;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		write_entry(4, MASKED);
+		write_entry(4, bad[i] | LEVEL);
+		irte = sentinel;
+		assert_false(irq_rte_remap(vioapic_phys_rte(&io, 4), 4, 0xf8, false, &out, &irte));
+		assert_true(out & MASKED);
+		assert_memory_equal(&irte, &sentinel, sizeof(irte));
+	}
+	write_entry(4, 0x0300000000000041ull | LEVEL);
+	assert_true(irq_rte_remap(vioapic_phys_rte(&io, 4), 4, 0xf8, false, &out, &irte));
+	assert_int_equal(irte.dest_apic_id, 3);
+	assert_int_equal(irte.vector, 0x41);
+	assert_true(irte.level);
+	assert_int_equal(out, IOAPIC_RTE_REMAPPABLE | 4ull << 49 | LEVEL | 0x41);
+}
+
+/*
  * A hostile guest writes each refused entry over a masked one: the physical
  * entry stays masked, but every refusal is named (the hypervisor counts
  * them, irq_filtered), and so is the way back to masked.
@@ -471,6 +510,7 @@ int main(void)
 		cmocka_unit_test_setup(test_read_only_bits, setup),
 		cmocka_unit_test_setup(test_unassigned_pin, setup),
 		cmocka_unit_test_setup(test_hostile_entries, setup),
+		cmocka_unit_test_setup(test_hostile_entries_remapped, setup),
 		cmocka_unit_test_setup(test_refusal_from_masked, setup),
 		cmocka_unit_test_setup(test_half_written_entry, setup),
 		cmocka_unit_test_setup(test_level_inject_eoi, setup),

@@ -684,6 +684,27 @@ static void test_fault_reasons(void **state)
 		assert_null(strchr(vtd_fault_reason_name((uint8_t)r), ' '));
 }
 
+/* A remappable MSI: entry @handle + k for message k of a multiple-message function. */
+static void test_msi_remappable(void **state)
+{
+	uint32_t lo, hi, data;
+	uint16_t index;
+
+	(void)state;
+	for (uint32_t handle = 0; handle < 0x10000; handle += 0x0fff) {
+		vtd_msi_remappable((uint16_t)handle, &lo, &hi, &data);
+		assert_int_equal(lo & 0xfff00000u, 0xfee00000u);
+		assert_true(lo & (1u << 4));
+		assert_true(lo & VTD_MSI_ADDR_SHV);
+		assert_int_equal(hi, 0);
+		assert_int_equal(data, 0);
+		for (uint32_t k = 0; k < 32; k++) {
+			assert_true(vtd_msi_index(lo, data | k, &index));
+			assert_int_equal(index, (uint16_t)(handle + k));
+		}
+	}
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, pool_setup, pool_teardown)
 
 int main(void)
@@ -705,6 +726,7 @@ int main(void)
 		T(test_partition_ram),
 		T(test_irte),
 		T(test_msi_address),
+		T(test_msi_remappable),
 		T(test_irta),
 		T(test_qi_descriptors),
 		T(test_fault_decode),
