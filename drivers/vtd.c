@@ -522,6 +522,17 @@ int vtd_detach(uint16_t segment, uint16_t bdf, char *err, size_t errlen)
 
 /* ---- interrupt remapping ---- */
 
+/*
+ * Interrupt remapping off again on the first @n units, after a later one
+ * failed: half the units remapping would block the compatibility-format
+ * IOAPIC entries Tempo then writes for the inputs behind them.
+ */
+static void ir_undo(uint32_t n)
+{
+	for (uint32_t i = 0; i < n && i < vtd.unit_count; i++)
+		gcmd(&vtd.units[i], VTD_GCMD_IRE, false, false);
+}
+
 int vtd_ir_enable(bool x2apic, char *err, size_t errlen)
 {
 	uint64_t irta;
@@ -552,19 +563,65 @@ int vtd_ir_enable(bool x2apic, char *err, size_t errlen)
 		if (!gcmd(u, VTD_GCMD_SIRTP, true, true) || !iec_invalidate(u))
 			return fail(err, errlen, "VT-d: unit at 0x%lx did not take its "
 				    "interrupt-remapping table", u->reg_phys);
-		/* compatibility format stays blocked: CFI is never set */
-		if (!gcmd(u, VTD_GCMD_IRE, true, false))
+		if (!gcmd(u, VTD_GCMD_IRE, true, false)) {
+			ir_undo(i);
 			return fail(err, errlen, "VT-d: unit at 0x%lx did not turn interrupt "
 				    "remapping on", u->reg_phys);
+		}
+		/*
+		 * Compatibility format is blocked only with CFI clear (5.1.2.1).
+		 * Tempo never sets it, but firmware or an earlier kernel may have,
+		 * and gcmd writes back the states GSTS shows: clear it here and
+		 * read both back, or interrupts are not confined at all.
+		 */
+		if ((reg_rd32(u, VTD_REG_GSTS) & VTD_GCMD_CFI) && !gcmd(u, VTD_GCMD_CFI, false, false)) {
+			ir_undo(i + 1);
+			return fail(err, errlen, "VT-d: unit at 0x%lx keeps compatibility-format "
+				    "interrupts on (GSTS.CFIS)", u->reg_phys);
+		}
+		if ((reg_rd32(u, VTD_REG_GSTS) & (VTD_GCMD_IRE | VTD_GCMD_CFI)) != VTD_GCMD_IRE) {
+			ir_undo(i + 1);
+			return fail(err, errlen, "VT-d: unit at 0x%lx: GSTS 0x%x after interrupt "
+				    "remapping went on (IRES set, CFIS clear wanted)", u->reg_phys,
+				    reg_rd32(u, VTD_REG_GSTS));
+		}
 	}
 	return 0;
 }
 
+bool vtd_ir_confined(void)
+{
+	for (uint32_t i = 0; i < vtd.unit_count; i++)
+		if ((reg_rd32(&vtd.units[i], VTD_REG_GSTS) & (VTD_GCMD_IRE | VTD_GCMD_CFI)) !=
+		    VTD_GCMD_IRE)
+			return false;
+	return vtd.unit_count > 0;
+}
+
 static int irte_write(uint16_t index, struct vtd_entry128 e)
 {
+	volatile uint64_t *q;
+
 	if (!vtd.irt || index >= VTD_IRT_ENTRIES)
 		return VTD_EINVAL;
-	entry_write(&vtd.irt[index], e);
+	q = (volatile uint64_t *)&vtd.irt[index];
+	/* unchanged (a guest rewriting its MSI-X entry): no store, no invalidation */
+	if (q[0] == e.lo && q[1] == e.hi)
+		return VTD_OK;
+	/*
+	 * A live entry that stays live with the same source-id (its upper
+	 * half) changes in one 64-bit store: the clear-first write would leave
+	 * it not present for a moment, and a message the device sends then is a
+	 * fault that stops its partition. The unit sees the old or the new
+	 * entry, each whole, until the invalidation below.
+	 */
+	if ((q[0] & VTD_IRTE_P) && (e.lo & VTD_IRTE_P) && q[1] == e.hi) {
+		q[0] = e.lo;
+		flush((const void *)q, sizeof(struct vtd_entry128));
+		wmb();
+	} else {
+		entry_write(&vtd.irt[index], e);
+	}
 	for (uint32_t i = 0; i < vtd.unit_count; i++)
 		if (!iec_invalidate(&vtd.units[i]))
 			return VTD_EINVAL;

@@ -107,6 +107,12 @@ int vtd_detach(uint16_t segment, uint16_t bdf, char *err, size_t errlen);
 int vtd_ir_enable(bool x2apic, char *err, size_t errlen);
 
 /*
+ * True when every unit's GSTS shows interrupt remapping on and
+ * compatibility-format interrupts blocked (IRES set, CFIS clear, 5.1.2.1).
+ */
+bool vtd_ir_confined(void);
+
+/*
  * Write entry @index (remapped format) and invalidate the units' cached
  * copies. VTD_OK, or VTD_EINVAL (index past the table, interrupt remapping
  * off, or the request itself refused by vtd_irte_remapped).

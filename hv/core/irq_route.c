@@ -45,10 +45,14 @@ static bool names_cpu(const struct irq_cpus *cpus, const struct irq_request *rq,
 	return rq->dest == IRQ_DEST_BROADCAST || cpus->apic_id[i] == rq->dest;
 }
 
-/* An APIC id a compatibility-format message can carry. */
+/*
+ * An APIC id a compatibility-format message can carry: 8 bits, of which
+ * 0xFF is the broadcast (SDM Vol. 3A 10.6.2.1; an x2APIC takes an 8-bit
+ * 0xFF as broadcast too), so a CPU with id 255 cannot be named alone.
+ */
 static bool reachable(const struct irq_cpus *cpus, uint32_t i)
 {
-	return cpus->any_apic_id || cpus->apic_id[i] <= 0xff;
+	return cpus->any_apic_id || cpus->apic_id[i] < 0xff;
 }
 
 enum irq_verdict irq_route(const struct irq_cpus *cpus, const struct irq_vector_set *forbidden,

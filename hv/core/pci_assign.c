@@ -53,8 +53,28 @@ const char *pci_assign_refusal_name(enum pci_assign_refusal r)
 	return (unsigned int)r < PCI_ASSIGN_REFUSED_COUNT ? refusal_names[r] : "unknown";
 }
 
+bool pci_requesters_alone(const uint16_t *mine, uint32_t n, const uint16_t *others, uint32_t m,
+			  const uint16_t *reserved, uint32_t r, uint16_t *culprit)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t j = 0; j < m; j++) {
+			if (PCI_BDF_BUS(mine[i]) == PCI_BDF_BUS(others[j])) {
+				*culprit = mine[i];
+				return false;
+			}
+		}
+		for (uint32_t k = 0; k < r; k++) {
+			if (mine[i] == reserved[k]) {
+				*culprit = mine[i];
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
 enum pci_dma_confinement pci_dma_confinement(bool units_ready, bool has_domain, bool translating,
-					     bool interrupts_remapped)
+					     bool interrupts_remapped, bool requesters_alone)
 {
 	if (!units_ready)
 		return PCI_DMA_NO_IOMMU;
@@ -64,6 +84,8 @@ enum pci_dma_confinement pci_dma_confinement(bool units_ready, bool has_domain, 
 		return PCI_DMA_NOT_TRANSLATING;
 	if (!interrupts_remapped)
 		return PCI_DMA_NO_INTERRUPT_REMAP;
+	if (!requesters_alone)
+		return PCI_DMA_REQUESTER_SHARED;
 	return PCI_DMA_CONFINED;
 }
 
@@ -73,6 +95,8 @@ static const char *const confinement_texts[PCI_DMA_CONFINEMENT_COUNT] = {
 	[PCI_DMA_NO_DOMAIN] = "no DMA domain of its own",
 	[PCI_DMA_NOT_TRANSLATING] = "DMA translation off",
 	[PCI_DMA_NO_INTERRUPT_REMAP] = "interrupts not remapped",
+	[PCI_DMA_REQUESTER_SHARED] = "a function shares its bus with another partition's or "
+				     "has an IOAPIC's requester id",
 };
 
 const char *pci_dma_confinement_text(enum pci_dma_confinement c)

@@ -203,11 +203,27 @@ enum pci_dma_confinement {
 	PCI_DMA_NO_DOMAIN,		/* the partition has no domain of its own */
 	PCI_DMA_NOT_TRANSLATING,	/* translation off: unattached functions reach memory */
 	PCI_DMA_NO_INTERRUPT_REMAP,	/* interrupt messages not confined */
+	PCI_DMA_REQUESTER_SHARED,	/* pci_requesters_alone said no */
 	PCI_DMA_CONFINEMENT_COUNT
 };
 
 enum pci_dma_confinement pci_dma_confinement(bool units_ready, bool has_domain, bool translating,
-					     bool interrupts_remapped);
+					     bool interrupts_remapped, bool requesters_alone);
+
+/*
+ * Whether the functions @mine (bus:device.function each) are alone in the
+ * requester ids they send under: none on a bus where a function of another
+ * owner (@others) is, none equal to a @reserved id (an IOAPIC's, from the
+ * DMAR). On one bus two owners' functions may reach each other's BARs by
+ * peer-to-peer DMA that never reaches VT-d (a switch or a multifunction
+ * device without ACS), and behind a PCIe-to-PCI bridge the bus's functions
+ * all send as one alias, which would pass the other's interrupt-remapping
+ * source-id check; a function with an IOAPIC's id would pass the check of
+ * that IOAPIC's entries. Decided by bus, without reading ACS: conservative.
+ * False with @culprit the first of @mine that fails.
+ */
+bool pci_requesters_alone(const uint16_t *mine, uint32_t n, const uint16_t *others, uint32_t m,
+			  const uint16_t *reserved, uint32_t r, uint16_t *culprit);
 
 /* Words for reports: "bus master allowed (...)", "interrupts not remapped", ... */
 const char *pci_dma_confinement_text(enum pci_dma_confinement c);

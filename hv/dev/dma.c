@@ -35,6 +35,7 @@ static bool units_ready;	/* vtd_init took every unit */
 static bool translating;	/* vtd_enable: unattached functions have no DMA */
 static int domain_of[CONFIG_MAX_PARTITIONS];
 static bool domain_set[CONFIG_MAX_PARTITIONS];
+static bool requesters_alone[CONFIG_MAX_PARTITIONS];	/* part_requesters_alone */
 static uint32_t lines_this_poll;
 static uint64_t faults_unprinted;
 
@@ -186,9 +187,12 @@ int dma_ir_start(const struct acpi_dmar *dmar, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	/* root mode's interrupts name x2APIC ids: an 8-bit table reaches only ids up to 255 */
+	/*
+	 * root mode's interrupts name x2APIC ids: an 8-bit table reaches only
+	 * ids up to 254 (0xFF is the broadcast)
+	 */
 	for (uint32_t i = 0; i < smp_cpu_count && !x2apic; i++)
-		if (smp_cpus[i].apic_id > 0xff) {
+		if (smp_cpus[i].apic_id >= 0xff) {
 			fmt_snprintf(err, errlen, "CPU %u has APIC id %u and the units have no "
 				     "32-bit destinations (ECAP.EIM)", i, smp_cpus[i].apic_id);
 			return -1;
@@ -243,6 +247,16 @@ bool dma_msi_remap(int first, uint32_t count, uint32_t index, uint32_t vectors, 
 	return ok;
 }
 
+void dma_irte_block_clear(int first, uint32_t count)
+{
+	if (!interrupts_remapped || first < 0)
+		return;
+	spin_lock(&ir_lock);
+	for (uint32_t k = 0; k < count && first + k < VTD_IRT_ENTRIES; k++)
+		vtd_irte_clear((uint16_t)(first + k));
+	spin_unlock(&ir_lock);
+}
+
 static bool irte_same(const struct vtd_irte_req *a, const struct vtd_irte_req *b)
 {
 	return a->dest_apic_id == b->dest_apic_id && a->vector == b->vector &&
@@ -284,7 +298,35 @@ bool dma_ioapic_rte_write(uint32_t gsi, uint64_t rte)
 enum pci_dma_confinement dma_confinement(const struct partition *p)
 {
 	return pci_dma_confinement(units_ready, domain_set[p->id], translating,
-				   interrupts_remapped);
+				   interrupts_remapped, requesters_alone[p->id]);
+}
+
+/*
+ * Whether @p's functions are alone in their requester ids
+ * (pci_requesters_alone): against every other partition's functions in
+ * @cfg and the IOAPICs' ids from the DMAR. @culprit: the first that is not.
+ */
+static bool part_requesters_alone(const struct partition *p, const struct hv_config *cfg,
+				  uint16_t *culprit)
+{
+	const struct dev_assignment *d = &p->cfg->dev;
+	uint16_t others[CONFIG_MAX_PARTITIONS * DEV_MAX_PCI];
+	uint16_t reserved[IOAPIC_MAX];
+	uint32_t m = 0, r = 0;
+
+	for (uint32_t j = 0; j < cfg->partition_count; j++) {
+		const struct dev_assignment *o = &cfg->partitions[j].dev;
+
+		if (&cfg->partitions[j] == p->cfg)
+			continue;
+		for (uint32_t k = 0; k < o->pci_count && k < DEV_MAX_PCI; k++)
+			others[m++] = o->pci[k];
+	}
+	for (uint32_t i = 0; interrupts_remapped && i < ioapic_count() && i < IOAPIC_MAX; i++)
+		if (ioapic_get(i)->regs)
+			reserved[r++] = ioapic_source_id[i];
+	return pci_requesters_alone(d->pci, MIN(d->pci_count, (uint32_t)DEV_MAX_PCI), others, m,
+				    reserved, r, culprit);
 }
 
 bool dma_confined(const struct partition *p)
@@ -322,11 +364,12 @@ static int dma_part_init(struct partition *p, const struct hv_config *cfg, char 
 {
 	const struct dev_assignment *d = &p->cfg->dev;
 	char why[160];
+	uint16_t culprit = 0;
 	int dom;
 
-	(void)cfg;
 	if (!units_ready || !d->pci_count)
 		return 0;
+	requesters_alone[p->id] = part_requesters_alone(p, cfg, &culprit);
 	dom = dma_domain_for_ram(p->cfg->name, p->mem_size, p->mem_hpa, why, sizeof(why));
 	if (dom < 0) {
 		fmt_snprintf(err, errlen, "partition '%s': DMA: %s", p->cfg->name, why);
@@ -355,6 +398,12 @@ static int dma_part_init(struct partition *p, const struct hv_config *cfg, char 
 		 "(domain %d); %s%s\n", p->cfg->name, d->pci_count, d->pci_count == 1 ? "" : "s",
 		 dom, pci_dma_confinement_text(dma_confinement(p)),
 		 dma_confined(p) ? "" : ": programmed I/O only");
+	if (!requesters_alone[p->id])
+		log_warn("VT-d: partition '%s': pci %02x:%02x.%x shares its bus with another "
+			 "partition's function or has an IOAPIC's requester id: peer-to-peer DMA "
+			 "and aliased interrupt messages are not excluded, so bus master stays off\n",
+			 p->cfg->name, PCI_BDF_BUS(culprit), PCI_BDF_DEV(culprit),
+			 PCI_BDF_FN(culprit));
 	return 0;
 }
 

@@ -66,6 +66,13 @@ bool dma_interrupts_remapped(void);
 int dma_irte_block(uint32_t count);
 
 /*
+ * Entries @first.. (@count) of a function's block absent again, each
+ * invalidated (a stop: its device may ignore the MSI enable bits). Nothing
+ * without interrupt remapping or for a block never given (@first < 0).
+ */
+void dma_irte_block_clear(int first, uint32_t count);
+
+/*
  * A function's message through its block @first (@count entries): entries
  * @first + @index .. + @vectors - 1 written for @t's vector (+ k for the
  * k-th of a multiple-message MSI), fixed, edge, to @t's CPU, accepted only

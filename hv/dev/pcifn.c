@@ -556,8 +556,16 @@ static void pcifn_part_stop(struct partition *p)
 	struct part_pci *pp = &part_pci[p->id];
 
 	take(pp);
-	for (uint32_t k = 0; k < pp->count; k++)
+	for (uint32_t k = 0; k < pp->count; k++) {
 		pci_assign_quiesce(&pp->fn[k]);
+		/*
+		 * and its remapping entries absent: a device that ignores the
+		 * MSI enables it was just told to clear would still reach the
+		 * stopped partition's vectors on its core through them
+		 */
+		dma_irte_block_clear(pp->irte_msi[k], pp->irte_msi_count[k]);
+		dma_irte_block_clear(pp->irte_msix[k], pp->irte_msix_count[k]);
+	}
 	give(pp);
 }
 

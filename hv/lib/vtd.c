@@ -268,8 +268,11 @@ int vtd_irte_remapped(const struct vtd_irte_req *r, struct vtd_entry128 *out)
 {
 	uint64_t dst;
 
-	/* vectors 0-15 are exceptions and reserved (SDM Vol. 3A 10.5.2) */
-	if (r->vector < 16 || (!r->x2apic && r->dest_apic_id > 0xff))
+	/*
+	 * vectors 0-15 are exceptions and reserved (SDM Vol. 3A 10.5.2); an
+	 * 8-bit destination of 0xFF is the broadcast (SDM Vol. 3A 10.6.2.1)
+	 */
+	if (r->vector < 16 || (!r->x2apic && r->dest_apic_id >= 0xff))
 		return VTD_EINVAL;
 	dst = r->x2apic ? (uint64_t)r->dest_apic_id << VTD_IRTE_DST_SHIFT :
 			  (uint64_t)r->dest_apic_id << VTD_IRTE_XAPIC_DST_SHIFT;

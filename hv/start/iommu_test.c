@@ -462,6 +462,8 @@ static void ir_checks(const struct pci_function *f, const struct acpi_dmar *dmar
 	/* as the boot turns it on: the IOAPICs' requester ids, then vtd_ir_enable */
 	if (dma_ir_start(dmar, err, sizeof(err)))
 		give_up(err);
+	/* what bus mastering rests on, as the unit's status register says it */
+	check("ir_compat_blocked", vtd_ir_confined(), "");
 	apic_software_enable();
 	other_sid.vector = VEC_OTHER_SID;
 	other_sid.source_id = (uint16_t)(f->bdf + 1);

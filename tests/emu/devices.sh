@@ -293,6 +293,7 @@ test_qemu_iommu_ir() {
 	qemu "$1" --emu qemu-bios --cpus 1 --iso "$TEST_ISO_DIR/iommu-ir.iso" --expect ok \
 		"${IOMMU_QEMU[@]}" || return 1
 	iommu_common "$1" &&
+	iommu_ok "$1" ir_compat_blocked "GSTS: remapping on, compatibility format blocked" &&
 	need "$1" '^IOMMU_TEST check=msi_remapped ok=1 index=5 vector=0x61 apic_id=0 stray=0x0$' \
 		"the remapped MSI: vector 0x61 on APIC 0, nothing else" &&
 	iommu_ok "$1" msi_unprogrammed_blocked "an index never written" &&

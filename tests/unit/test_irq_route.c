@@ -169,6 +169,19 @@ static void test_wide_apic_id(void **state)
 	assert_int_equal(t.apic_id, 300);
 }
 
+/* APIC id 255: an 8-bit 0xFF is the broadcast, so no message names that CPU alone. */
+static void test_apic_id_255(void **state)
+{
+	struct irq_target t;
+
+	(void)state;
+	cpus.apic_id[0] = 0xff;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_LOWEST, false, 0xff, &t), IRQ_OK);
+	assert_int_equal(t.apic_id, 6);
+	cpus.count = 1;
+	assert_int_equal(route(0x30, IRQ_DELIVERY_FIXED, false, 0xff, NULL), IRQ_DEST_WIDE);
+}
+
 static void test_no_cpus(void **state)
 {
 	(void)state;
@@ -495,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup(test_logical_flat, setup),
 		cmocka_unit_test_setup(test_logical_cluster, setup),
 		cmocka_unit_test_setup(test_wide_apic_id, setup),
+		cmocka_unit_test_setup(test_apic_id_255, setup),
 		cmocka_unit_test_setup(test_no_cpus, setup),
 		cmocka_unit_test_setup(test_every_request, setup),
 		cmocka_unit_test_setup(test_rte_decode, setup),

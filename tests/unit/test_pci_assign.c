@@ -914,11 +914,11 @@ static void test_names(void **state)
 static void test_dma_confinement(void **state)
 {
 	(void)state;
-	for (uint32_t m = 0; m < 16; m++) {
-		bool units = m & 1, dom = m & 2, te = m & 4, ir = m & 8;
-		enum pci_dma_confinement c = pci_dma_confinement(units, dom, te, ir);
+	for (uint32_t m = 0; m < 32; m++) {
+		bool units = m & 1, dom = m & 2, te = m & 4, ir = m & 8, alone = m & 16;
+		enum pci_dma_confinement c = pci_dma_confinement(units, dom, te, ir, alone);
 
-		assert_int_equal(c == PCI_DMA_CONFINED, m == 15);
+		assert_int_equal(c == PCI_DMA_CONFINED, m == 31);
 		if (!units)
 			assert_int_equal(c, PCI_DMA_NO_IOMMU);
 		else if (!dom)
@@ -927,6 +927,8 @@ static void test_dma_confinement(void **state)
 			assert_int_equal(c, PCI_DMA_NOT_TRANSLATING);
 		else if (!ir)
 			assert_int_equal(c, PCI_DMA_NO_INTERRUPT_REMAP);
+		else if (!alone)
+			assert_int_equal(c, PCI_DMA_REQUESTER_SHARED);
 		assert_int_equal(strstr(pci_dma_confinement_text(c), "bus master allowed") != NULL,
 				 c == PCI_DMA_CONFINED);
 	}
@@ -938,14 +940,40 @@ static void test_dma_confinement(void **state)
 	assert_string_equal(pci_dma_confinement_text((enum pci_dma_confinement)-1), "unknown");
 }
 
+/*
+ * Requester ids: a function on a bus where another owner's function is (a
+ * switch or multifunction device without ACS, an alias behind a PCIe-to-PCI
+ * bridge), or with an IOAPIC's id, is not alone; other buses are.
+ */
+static void test_requesters_alone(void **state)
+{
+	const uint16_t mine[] = { PCI_BDF(3, 0, 0), PCI_BDF(3, 0, 1) };
+	const uint16_t far[] = { PCI_BDF(4, 0, 0), PCI_BDF(0, 2, 0) };
+	const uint16_t sibling[] = { PCI_BDF(4, 0, 0), PCI_BDF(3, 5, 0) };
+	const uint16_t multifunction[] = { PCI_BDF(3, 0, 2) };
+	const uint16_t ioapic[] = { PCI_BDF(0xf0, 0x1f, 0), PCI_BDF(3, 0, 1) };
+	uint16_t culprit = 0;
+
+	(void)state;
+	assert_true(pci_requesters_alone(mine, 2, far, 2, ioapic, 1, &culprit));
+	assert_true(pci_requesters_alone(mine, 2, NULL, 0, NULL, 0, &culprit));
+	assert_false(pci_requesters_alone(mine, 2, sibling, 2, NULL, 0, &culprit));
+	assert_int_equal(culprit, PCI_BDF(3, 0, 0));
+	assert_false(pci_requesters_alone(mine, 2, multifunction, 1, NULL, 0, &culprit));
+	assert_false(pci_requesters_alone(mine, 2, far, 2, ioapic, 2, &culprit));
+	assert_int_equal(culprit, PCI_BDF(3, 0, 1));
+	/* no functions of its own: nothing to share */
+	assert_true(pci_requesters_alone(NULL, 0, sibling, 2, ioapic, 2, &culprit));
+}
+
 /* The filter grants bus master exactly when the decision says confined (hv/dev/dma.c). */
 static void test_bus_master_follows_confinement(void **state)
 {
 	(void)state;
-	env.dma_confined = pci_dma_confinement(true, true, true, false) == PCI_DMA_CONFINED;
+	env.dma_confined = pci_dma_confinement(true, true, true, false, true) == PCI_DMA_CONFINED;
 	assert_int_equal(wr(PCI_COMMAND, 2, 0x0007), REFUSED(BUS_MASTER));
 	assert_int_equal(phys(PCI_COMMAND, 2), 0x0003);
-	env.dma_confined = pci_dma_confinement(true, true, true, true) == PCI_DMA_CONFINED;
+	env.dma_confined = pci_dma_confinement(true, true, true, true, true) == PCI_DMA_CONFINED;
 	assert_int_equal(wr(PCI_COMMAND, 2, 0x0007), 0);
 	assert_int_equal(phys(PCI_COMMAND, 2), 0x0007);
 }
@@ -982,6 +1010,7 @@ int main(void)
 		cmocka_unit_test_setup(test_names, setup),
 		cmocka_unit_test_setup(test_dma_confinement, setup),
 		cmocka_unit_test_setup(test_bus_master_follows_confinement, setup),
+		cmocka_unit_test_setup(test_requesters_alone, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -544,9 +544,12 @@ static void test_irte(void **state)
 	assert_int_equal(e.hi, 0x0000000000040018ull);
 
 	r.level = true;
-	r.dest_apic_id = 0xff;
+	r.dest_apic_id = 0xfe;
 	assert_int_equal(vtd_irte_remapped(&r, &e), VTD_OK);
-	assert_int_equal(e.lo, 0x0000ff0000410011ull);
+	assert_int_equal(e.lo, 0x0000fe0000410011ull);
+	/* 0xFF in an 8-bit destination is the broadcast, not one CPU */
+	r.dest_apic_id = 0xff;
+	assert_int_equal(vtd_irte_remapped(&r, &e), VTD_EINVAL);
 
 	r.x2apic = true;
 	r.dest_apic_id = 0x12345678;
