@@ -28,7 +28,7 @@
 void apic_reset(struct vcpu *v)
 {
 	vlapic_init(&v->vt.vlapic);
-	xapic_regs_init(&v->apic.xapic, (uint8_t)v->apic_id);
+	xapic_regs_init(&v->apic.xapic, (uint8_t)v->apic_id, v->apic.lvr);
 }
 
 /* A vCPU out of reset: its APIC as Tempo hands it over, x2APIC on (and the BSP flag). */
