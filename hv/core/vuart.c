@@ -179,6 +179,18 @@ static uint8_t lsr_tx(const struct vuart *u)
 }
 
 /*
+ * LSR whole, on the polling guest's every byte: MCR looked at once, as
+ * lsr_tx and rx_ready would each look at it again.
+ */
+static uint8_t lsr_read(const struct vuart *u)
+{
+	if (u->mcr & MCR_LOOP)
+		return LSR_THRE | LSR_TEMT | (u->loop_head != u->loop_tail ? LSR_DR : 0);
+	return vuart_lsr_tx(u->head, __atomic_load_n(&u->tail, __ATOMIC_ACQUIRE)) |
+	       (__atomic_load_n(&u->rx_head, __ATOMIC_ACQUIRE) != u->rx_tail ? LSR_DR : 0);
+}
+
+/*
  * The interrupt IIR reports: received data above THR empty above none. THR
  * empty is reported only while LSR says so too: a byte written into a full
  * ring has not left THR yet, and the interrupt comes once the drainer
@@ -280,7 +292,7 @@ static uint8_t read_locked(struct vuart *u, uint16_t port)
 	case REG_MCR:
 		return u->mcr;
 	case REG_LSR:
-		return lsr_tx(u) | (rx_ready(u) ? LSR_DR : 0);
+		return lsr_read(u);
 	case REG_MSR:
 		/* loopback mode reflects MCR like a real 16550 (Linux probes it) */
 		if (u->mcr & MCR_LOOP)
