@@ -3,8 +3,9 @@
  * A virtual 16550 at 0x3F8 for each partition. Transmitted bytes go into a
  * per-partition ring buffer, never to the physical UART directly: a guest's
  * write costs one exit and waits on the wire (a byte at 115200 baud takes
- * about 87 us) only once a ring's worth is queued (below). A core that runs no real-time guest drains the rings
- * line by line, each line prefixed with the partition's name.
+ * about 87 us) only once a ring's worth is queued (below). A core that
+ * runs no real-time guest drains the rings line by line, each line
+ * prefixed with the partition's name.
  *
  * Received bytes come from the physical COM1 through the console core
  * (vuart_rx_push) into a FIFO the guest empties by reading RBR. The FIFO has
