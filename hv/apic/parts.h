@@ -35,6 +35,12 @@ struct vcpu_apic {
 	struct pi_desc pi;
 	volatile bool pi_on;
 	uint64_t icr_last;	/* what the guest last wrote to its ICR */
+	/*
+	 * The LAPIC version register (SDM Vol. 3A 11.4.8), read once when the
+	 * vCPU is set up: its Max LVT Entry decides whether LVT CMCI exists,
+	 * asked on every LVT access, which then costs no RDMSR.
+	 */
+	uint32_t lvr;
 	/* IA32_APIC_BASE as the guest set it (x2APIC at entry), and its xAPIC page's own registers */
 	struct apic_base_state base;
 	struct xapic_regs xapic;

@@ -28,12 +28,18 @@
 void apic_reset(struct vcpu *v)
 {
 	vlapic_init(&v->vt.vlapic);
-	xapic_regs_init(&v->apic.xapic, (uint8_t)v->apic_id);
+	xapic_regs_init(&v->apic.xapic, (uint8_t)v->apic_id, v->apic.lvr);
 }
 
 /* A vCPU out of reset: its APIC as Tempo hands it over, x2APIC on (and the BSP flag). */
 static void apic_vcpu_reset(struct vcpu *v)
 {
+	/*
+	 * Read here, on the core that builds the partition: Tempo starts every
+	 * CPU's APIC in x2APIC mode, and the cores of one machine have one
+	 * LAPIC version.
+	 */
+	v->apic.lvr = (uint32_t)rdmsr(X2APIC_VERSION);
 	v->apic.icr_last = 0;
 	for (uint32_t i = 0; i < ARRAY_SIZE(v->apic.ipi_pending); i++)
 		v->apic.ipi_pending[i] = 0;
@@ -158,7 +164,7 @@ bool lvt_wrmsr(struct vcpu *v, struct exit_ctx *x, uint32_t msr, uint64_t value)
 	 */
 	if (timer_mode(v->vt.mode)->owns_lapic)
 		return wrmsr_safe(msr, filtered);
-	if (!lapic_lvt_present(msr, (uint32_t)rdmsr(X2APIC_VERSION)))
+	if (!lapic_lvt_present(msr, v->apic.lvr))
 		return false;
 	*vlapic_lvt_shadow(&v->vt.vlapic, msr) = filtered;
 	return true;
@@ -185,7 +191,7 @@ bool vapic_rdmsr(struct vcpu *v, uint32_t msr, uint64_t *value)
 		*value = l->tpr;
 	else if (msr == X2APIC_PPR)
 		*value = vlapic_ppr(l);
-	else if (lapic_is_lvt(msr) && lapic_lvt_present(msr, (uint32_t)rdmsr(X2APIC_VERSION)))
+	else if (lapic_is_lvt(msr) && lapic_lvt_present(msr, v->apic.lvr))
 		*value = *vlapic_lvt_shadow((struct vlapic *)l, msr);
 	else if (msr == X2APIC_SVR)
 		*value = l->svr;

@@ -23,8 +23,8 @@
 #define MCR_OUT2	0x08	/* gates the interrupt line on a PC */
 #define MCR_LOOP	0x10
 #define LSR_DR		0x01	/* data ready */
-#define LSR_THRE	0x20	/* transmit holding register empty */
-#define LSR_TEMT	0x40	/* transmitter empty */
+#define LSR_THRE	VUART_LSR_THRE
+#define LSR_TEMT	VUART_LSR_TEMT
 #define IIR_NO_INT	0x01
 #define IIR_THRE	0x02
 #define IIR_RDA		0x04	/* received data available */
@@ -155,12 +155,52 @@ static void loop_put(struct vuart *u, uint8_t b)
 	u->loop[u->loop_head++ & (VUART_LOOP_SIZE - 1)] = b;
 }
 
-/* The interrupt IIR reports: received data above THR empty above none. */
+uint8_t vuart_lsr_tx(uint32_t head, uint32_t tail)
+{
+	/*
+	 * A head more than a ring ahead of the tail is none the producer
+	 * stores (vuart_drain skips it): no room is the answer that never
+	 * lets a write through on a count that is not the ring's.
+	 */
+	if (head - tail >= VUART_RING_SIZE)
+		return 0;
+	return LSR_THRE | LSR_TEMT;
+}
+
+/*
+ * LSR's transmitter bits as the guest sees them: in loopback the byte goes
+ * to the receiver, never to the ring, so the transmitter is always free.
+ */
+static uint8_t lsr_tx(const struct vuart *u)
+{
+	if (u->mcr & MCR_LOOP)
+		return LSR_THRE | LSR_TEMT;
+	return vuart_lsr_tx(u->head, __atomic_load_n(&u->tail, __ATOMIC_ACQUIRE));
+}
+
+/*
+ * LSR whole, on the polling guest's every byte: MCR looked at once, as
+ * lsr_tx and rx_ready would each look at it again.
+ */
+static uint8_t lsr_read(const struct vuart *u)
+{
+	if (u->mcr & MCR_LOOP)
+		return LSR_THRE | LSR_TEMT | (u->loop_head != u->loop_tail ? LSR_DR : 0);
+	return vuart_lsr_tx(u->head, __atomic_load_n(&u->tail, __ATOMIC_ACQUIRE)) |
+	       (__atomic_load_n(&u->rx_head, __ATOMIC_ACQUIRE) != u->rx_tail ? LSR_DR : 0);
+}
+
+/*
+ * The interrupt IIR reports: received data above THR empty above none. THR
+ * empty is reported only while LSR says so too: a byte written into a full
+ * ring has not left THR yet, and the interrupt comes once the drainer
+ * makes room.
+ */
 static uint8_t iir_id(const struct vuart *u)
 {
 	if ((u->ier & IER_ERBFI) && rx_ready(u))
 		return IIR_RDA;
-	if ((u->ier & IER_ETBEI) && u->thre_pending)
+	if ((u->ier & IER_ETBEI) && u->thre_pending && (lsr_tx(u) & LSR_THRE))
 		return IIR_THRE;
 	return IIR_NO_INT;
 }
@@ -187,7 +227,11 @@ static void write_locked(struct vuart *u, uint16_t port, uint8_t value)
 
 			put_locked(u, &c, 1);
 		}
-		/* sent at once: THR is empty again, which is an interrupt */
+		/*
+		 * Into the ring at once: THR is empty again, an interrupt
+		 * (held back by iir_id while the ring is full). A byte
+		 * written while LSR said busy was dropped and counted above.
+		 */
 		u->thre_pending = true;
 		break;
 	case REG_IER_DLM:
@@ -195,7 +239,7 @@ static void write_locked(struct vuart *u, uint16_t port, uint8_t value)
 			u->dlm = value;
 			break;
 		}
-		/* enabling it with THR empty (always, here) raises THRE at once */
+		/* enabling it raises THRE, at once or once the ring has room */
 		if ((value & IER_ETBEI) && !(u->ier & IER_ETBEI))
 			u->thre_pending = true;
 		u->ier = value & 0x0f;
@@ -248,8 +292,7 @@ static uint8_t read_locked(struct vuart *u, uint16_t port)
 	case REG_MCR:
 		return u->mcr;
 	case REG_LSR:
-		/* always ready to send: the ring absorbs it */
-		return LSR_THRE | LSR_TEMT | (rx_ready(u) ? LSR_DR : 0);
+		return lsr_read(u);
 	case REG_MSR:
 		/* loopback mode reflects MCR like a real 16550 (Linux probes it) */
 		if (u->mcr & MCR_LOOP)

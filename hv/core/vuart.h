@@ -2,9 +2,10 @@
 /*
  * A virtual 16550 at 0x3F8 for each partition. Transmitted bytes go into a
  * per-partition ring buffer, never to the physical UART directly: a guest's
- * write costs one exit and never waits on the wire (a byte at 115200 baud
- * takes about 87 us). A core that runs no real-time guest drains the rings
- * line by line, each line prefixed with the partition's name.
+ * write costs one exit and waits on the wire (a byte at 115200 baud takes
+ * about 87 us) only once a ring's worth is queued (below). A core that
+ * runs no real-time guest drains the rings line by line, each line
+ * prefixed with the partition's name.
  *
  * Received bytes come from the physical COM1 through the console core
  * (vuart_rx_push) into a FIFO the guest empties by reading RBR. The FIFO has
@@ -13,12 +14,21 @@
  * acquire/release like the transmit ring; a flood never blocks the producer,
  * it only drops and counts.
  *
+ * The transmitter pushes back as a 16550's does: LSR's THRE and TEMT read 0
+ * while the ring has no room for a byte (vuart_lsr_tx), so a driver that
+ * polls THRE before each byte (kvm-unit-tests, Linux's 8250, GRUB) waits
+ * for the drainer instead of losing its output. A byte written anyway is
+ * dropped and counted, as before. TEMT follows THRE rather than waiting
+ * for the ring to empty: Linux's console waits for both at the end of each
+ * message, and would then wait for the operator's serial line.
+ *
  * Interrupt identification follows a 16550 for the two sources modelled,
- * received data (IIR 0x04, above) and THR empty (IIR 0x02). The transmitter
- * is always empty at once here, so the THRE interrupt is an event, not a
- * level: it becomes pending when IER.ETBEI goes 0->1 and after every THR
- * write (the byte is "sent" at once: the write refills THR and it empties
- * again), and is cleared by an IIR read that reports it. The FIFO trigger
+ * received data (IIR 0x04, above) and THR empty (IIR 0x02). A byte leaves
+ * THR for the ring at once when there is room, so the THRE interrupt is an
+ * event, not a level: it becomes pending when IER.ETBEI goes 0->1 and after
+ * every THR write, is reported only while LSR shows THRE (a full ring holds
+ * it back until the drainer makes room), and is cleared by an IIR read
+ * that reports it. The FIFO trigger
  * level is taken as one byte, so there is no character-timeout (0x0C) id.
  * Line status and modem status interrupts are never raised. Whether an
  * interrupt would reach the guest is vuart_irq_pending(); the caller
@@ -45,6 +55,8 @@
 #define VUART_LINE_MAX	400	/* longer lines are split; a result line (RTBENCH ...) fits */
 #define VUART_RX_SIZE	256	/* power of two */
 #define VUART_LOOP_SIZE	16	/* power of two: the 16550's own FIFO depth */
+#define VUART_LSR_THRE	0x20	/* LSR: transmit holding register empty */
+#define VUART_LSR_TEMT	0x40	/* LSR: transmitter empty */
 
 struct vuart {
 	/* register file as the guest sees it */
@@ -78,6 +90,12 @@ static inline bool vuart_owns_port(uint16_t port)
 {
 	return port >= VUART_BASE && port < VUART_BASE + VUART_PORTS;
 }
+/*
+ * LSR's THRE and TEMT for a transmit ring at @head and @tail (the
+ * producer's and the drainer's counts): both set while it has room for a
+ * byte, neither when it is full or the counts are more than a ring apart.
+ */
+uint8_t vuart_lsr_tx(uint32_t head, uint32_t tail);
 /* A guest OUT to @port (one of ours). */
 void vuart_write(struct vuart *u, uint16_t port, uint8_t value);
 /* A guest IN from @port (one of ours). */

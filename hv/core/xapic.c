@@ -71,8 +71,9 @@ static const struct xapic_slot slots[SLOTS] = {
 				 ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL | ICR_SHORTHAND_MASK)
 #define XAPIC_HIGH_BYTE		0xff000000u	/* ID, LDR, ICR_HIGH: bits 31:24 */
 
-void xapic_regs_init(struct xapic_regs *r, uint8_t id)
+void xapic_regs_init(struct xapic_regs *r, uint8_t id, uint32_t lvr)
 {
+	r->lvr = lvr;
 	r->id = id;
 	r->ldr = 0;
 	r->dfr = XAPIC_DFR_FLAT;
@@ -85,6 +86,19 @@ static const struct xapic_slot *slot_of(uint32_t offset)
 	if (offset >= SLOTS * XAPIC_SLOT_SIZE)
 		return NULL;
 	return slots[SLOT(offset)].name ? &slots[SLOT(offset)] : NULL;
+}
+
+/*
+ * The slot as this APIC has it: LVT CMCI exists only where the LVR counts
+ * it (lapic_lvt_present, SDM Vol. 3A 11.5.1); elsewhere 0x2F0 is reserved,
+ * as the x2APIC form's MSR is #GP.
+ */
+static const struct xapic_slot *slot_here(const struct xapic_regs *r, uint32_t offset)
+{
+	if (offset / XAPIC_SLOT_SIZE == SLOT(XAPIC_LVT_CMCI) &&
+	    !lapic_lvt_present(LAPIC_MSR_LVT_CMCI, r->lvr))
+		return NULL;
+	return slot_of(offset);
 }
 
 struct xapic_reg_info xapic_reg(uint32_t offset)
@@ -131,7 +145,7 @@ static uint64_t bytes_of(uint64_t reg, uint8_t byte, uint8_t size)
 
 static struct xapic_op xapic_read(const struct xapic_regs *r, uint32_t offset, uint32_t size)
 {
-	const struct xapic_slot *s = slot_of(offset);
+	const struct xapic_slot *s = slot_here(r, offset);
 	uint8_t byte = offset % XAPIC_SLOT_SIZE;
 	struct xapic_op op = { .kind = XAPIC_OP_DONE, .value = 0 };
 
@@ -158,7 +172,7 @@ static struct xapic_op msr_write(uint32_t offset, uint64_t value)
 static struct xapic_op xapic_write(struct xapic_regs *r, uint32_t offset, uint32_t size,
 				   uint32_t value)
 {
-	const struct xapic_slot *s = slot_of(offset);
+	const struct xapic_slot *s = slot_here(r, offset);
 	struct xapic_op none = { .kind = XAPIC_OP_NONE };
 	struct xapic_op done = { .kind = XAPIC_OP_DONE };
 	uint32_t msr = X2APIC_MSR_FIRST + SLOT(offset);

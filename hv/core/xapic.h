@@ -27,6 +27,11 @@
  *  - EOI and ESR take any value (the x2APIC forms take only 0): the MSR
  *    operation carries 0.
  *  - Illegal-register-address errors (ESR bit 7) are not raised.
+ *  - LVT CMCI (0x2F0) is a register only where the LVR's Max LVT Entry
+ *    counts it (SDM Vol. 3A 11.5.1, lapic_lvt_present); elsewhere it is
+ *    reserved (reads 0, writes dropped) in every timer mode, as its x2APIC
+ *    MSR is #GP. Direct mode included: the CPU's own answer there (Bochs
+ *    keeps a CMCI entry its LVR does not count) is not asked.
  */
 #ifndef TEMPO_HV_XAPIC_H
 #define TEMPO_HV_XAPIC_H
@@ -44,15 +49,18 @@ struct xapic_regs {
 	uint32_t dfr;		/* bits 31:28 the model; 27:0 read as ones */
 	uint32_t icr_low;	/* the last ICR_LOW written; delivery status reads 0 */
 	uint32_t icr_high;	/* bits 31:24 the destination */
+	uint32_t lvr;		/* the version register the guest reads: which LVTs exist */
 };
 
 /*
  * Power-up and after the APIC was disabled (apic_base_write's reset), with
  * @id = the x2APIC id's bits 7:0 (SDM 11.12.5.1); an INIT keeps the current
  * id (SDM 11.12.5.1, "the state of the local APIC ID register is
- * preserved"): pass r->id. LDR 0, DFR all ones (flat), ICR 0.
+ * preserved"): pass r->id. LDR 0, DFR all ones (flat), ICR 0. @lvr is
+ * the version register as the guest reads it (the CPU's, read once when
+ * the vCPU is set up): it decides whether LVT CMCI is there.
  */
-void xapic_regs_init(struct xapic_regs *r, uint8_t id);
+void xapic_regs_init(struct xapic_regs *r, uint8_t id, uint32_t lvr);
 
 enum xapic_op_kind {
 	XAPIC_OP_NONE,		/* nothing to do: a dropped write */

@@ -300,6 +300,13 @@ static void test_page_table(void **unused)
 	}
 }
 
+/*
+ * Version registers (SDM Vol. 3A 11.4.8): Max LVT Entry in bits 23:16 is
+ * the LVT count less one. 6 counts CMCI; Bochs' 0x00050014 does not.
+ */
+#define LVR_CMCI	0x00060015u
+#define LVR_NO_CMCI	0x00050014u
+
 /* Every slot, 32-bit aligned read and write: the operation the page makes of it. */
 static void test_page_every_slot(void **unused)
 {
@@ -310,7 +317,7 @@ static void test_page_every_slot(void **unused)
 		int i = page_row(off);
 		struct xapic_op rd, wr;
 
-		xapic_regs_init(&r, 3);
+		xapic_regs_init(&r, 3, LVR_CMCI);
 		rd = xapic_access(&r, off, 4, false, 0);
 		wr = xapic_access(&r, off, 4, true, 0);
 		if (i < 0 || !page[i].r) {
@@ -357,7 +364,7 @@ static void test_page_write_values(void **unused)
 	struct xapic_op op;
 
 	(void)unused;
-	xapic_regs_init(&r, 0);
+	xapic_regs_init(&r, 0, LVR_CMCI);
 	op = wr32(&r, XAPIC_TPR, 0x12345678);
 	assert_int_equal(op.msr, X2APIC_TPR);
 	assert_int_equal(op.value, 0x78);
@@ -404,13 +411,62 @@ static void test_page_write_values(void **unused)
 		}
 }
 
+/*
+ * LVT CMCI at 0x2F0 exists only where the LVR counts it, as its x2APIC MSR
+ * does (lapic_lvt_present): elsewhere reads are 0 and writes dropped, at
+ * every width, and the slots beside it are untouched.
+ */
+static void test_page_cmci_follows_lvr(void **unused)
+{
+	static const uint32_t lvrs_without[] = { LVR_NO_CMCI, 0, 0x0005ffff, 0xff00ffff };
+	static const uint32_t lvrs_with[] = { LVR_CMCI, 0x00ff0000, 0xffffffff };
+	struct xapic_regs r;
+	struct xapic_op op;
+
+	(void)unused;
+	for (uint32_t i = 0; i < sizeof(lvrs_without) / sizeof(lvrs_without[0]); i++) {
+		xapic_regs_init(&r, 1, lvrs_without[i]);
+		for (uint32_t size = 1; size <= 4; size *= 2) {
+			op = xapic_access(&r, XAPIC_LVT_CMCI, size, false, 0);
+			assert_int_equal(op.kind, XAPIC_OP_DONE);
+			assert_int_equal(op.value, 0);
+		}
+		op = xapic_access(&r, XAPIC_LVT_CMCI + 1, 1, false, 0);
+		assert_int_equal(op.kind, XAPIC_OP_DONE);
+		assert_int_equal(op.value, 0);
+		assert_int_equal(wr32(&r, XAPIC_LVT_CMCI, 0x10040).kind, XAPIC_OP_NONE);
+		assert_int_equal(wr32(&r, XAPIC_LVT_CMCI, 0).kind, XAPIC_OP_NONE);
+		/* its neighbours: ESR below, ICR low above, and the other LVTs */
+		assert_int_equal(xapic_access(&r, XAPIC_ESR, 4, false, 0).kind, XAPIC_OP_MSR_READ);
+		assert_int_equal(wr32(&r, XAPIC_ICR_LOW, 0x40).kind, XAPIC_OP_SEND_IPI);
+		op = xapic_access(&r, XAPIC_LVT_THERMAL, 4, false, 0);
+		assert_int_equal(op.kind, XAPIC_OP_MSR_READ);
+		assert_int_equal(op.msr, X2APIC_LVT_THERMAL);
+		assert_int_equal(wr32(&r, XAPIC_LVT_LINT0, 0x10000).kind, XAPIC_OP_MSR_WRITE);
+	}
+	for (uint32_t i = 0; i < sizeof(lvrs_with) / sizeof(lvrs_with[0]); i++) {
+		xapic_regs_init(&r, 1, lvrs_with[i]);
+		op = xapic_access(&r, XAPIC_LVT_CMCI, 4, false, 0);
+		assert_int_equal(op.kind, XAPIC_OP_MSR_READ);
+		assert_int_equal(op.msr, X2APIC_LVT_CMCI);
+		op = wr32(&r, XAPIC_LVT_CMCI, 0x10040);
+		assert_int_equal(op.kind, XAPIC_OP_MSR_WRITE);
+		assert_int_equal(op.msr, X2APIC_LVT_CMCI);
+		assert_int_equal(op.value, 0x10040);
+	}
+	/* an INIT keeps the version: the slot stays absent */
+	xapic_regs_init(&r, 1, LVR_NO_CMCI);
+	xapic_regs_init(&r, r.id, r.lvr);
+	assert_int_equal(wr32(&r, XAPIC_LVT_CMCI, 0x10040).kind, XAPIC_OP_NONE);
+}
+
 static void test_page_model_registers(void **unused)
 {
 	struct xapic_regs r;
 	struct xapic_op op;
 
 	(void)unused;
-	xapic_regs_init(&r, 7);
+	xapic_regs_init(&r, 7, LVR_CMCI);
 	assert_int_equal(rd_model(&r, XAPIC_ID, 4), 0x07000000);
 	assert_int_equal(rd_model(&r, XAPIC_LDR, 4), 0);
 	assert_int_equal(rd_model(&r, XAPIC_DFR, 4), 0xffffffff);
@@ -445,7 +501,7 @@ static void test_page_model_registers(void **unused)
 	assert_int_equal(rd_model(&r, XAPIC_ICR_LOW, 4), op.value);
 	assert_false(rd_model(&r, XAPIC_ICR_LOW, 4) & ICR_DELIVERY_STATUS);
 	/* INIT keeps the ID, the rest resets */
-	xapic_regs_init(&r, r.id);
+	xapic_regs_init(&r, r.id, r.lvr);
 	assert_int_equal(rd_model(&r, XAPIC_ID, 4), 0x2a000000);
 	assert_int_equal(rd_model(&r, XAPIC_LDR, 4), 0);
 	assert_int_equal(rd_model(&r, XAPIC_DFR, 4), 0xffffffff);
@@ -457,7 +513,7 @@ static void test_page_widths(void **unused)
 	struct xapic_op op;
 
 	(void)unused;
-	xapic_regs_init(&r, 0x5a);
+	xapic_regs_init(&r, 0x5a, LVR_CMCI);
 	/* narrow reads inside bytes 0-3 */
 	assert_int_equal(rd_model(&r, XAPIC_ID + 3, 1), 0x5a);
 	assert_int_equal(rd_model(&r, XAPIC_ID + 2, 2), 0x5a00);
@@ -517,7 +573,7 @@ static void flat_partition(struct icr_xapic_dest *d, const uint8_t *ids, uint32_
 	for (uint32_t i = 0; i < n; i++) {
 		struct xapic_regs r;
 
-		xapic_regs_init(&r, ids[i]);
+		xapic_regs_init(&r, ids[i], LVR_CMCI);
 		r.ldr = (1u << i) << 24;
 		d[i] = icr_xapic_dest_of(&r, APIC_MODE_XAPIC, ids[i]);
 	}
@@ -549,7 +605,7 @@ static void test_route_physical(void **unused)
 	{
 		struct xapic_regs x;
 
-		xapic_regs_init(&x, 4);
+		xapic_regs_init(&x, 4, LVR_CMCI);
 		wr32(&x, XAPIC_ID, 9u << 24);
 		d[2] = icr_xapic_dest_of(&x, APIC_MODE_XAPIC, 4);
 	}
@@ -602,7 +658,7 @@ static void test_route_logical_cluster(void **unused)
 	for (uint32_t i = 0; i < 3; i++) {
 		struct xapic_regs x;
 
-		xapic_regs_init(&x, (uint8_t)i);
+		xapic_regs_init(&x, (uint8_t)i, LVR_CMCI);
 		wr32(&x, XAPIC_DFR, 0);
 		wr32(&x, XAPIC_LDR, (uint32_t)ldr[i] << 24);
 		d[i] = icr_xapic_dest_of(&x, APIC_MODE_XAPIC, i);
@@ -737,7 +793,7 @@ static void test_route_mixed_modes(void **unused)
 
 	(void)unused;
 	for (uint32_t i = 0; i < 3; i++) {
-		xapic_regs_init(&x[i], (uint8_t)i);
+		xapic_regs_init(&x[i], (uint8_t)i, LVR_CMCI);
 		x[i].ldr = (1u << i) << 24;
 	}
 	d[0] = icr_xapic_dest_of(&x[0], APIC_MODE_XAPIC, 0);
@@ -787,6 +843,7 @@ int main(void)
 		cmocka_unit_test(test_base_undecoded_reads),
 		cmocka_unit_test(test_page_table),
 		cmocka_unit_test(test_page_every_slot),
+		cmocka_unit_test(test_page_cmci_follows_lvr),
 		cmocka_unit_test(test_page_write_values),
 		cmocka_unit_test(test_page_model_registers),
 		cmocka_unit_test(test_page_widths),
