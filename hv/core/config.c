@@ -30,6 +30,7 @@ _Static_assert(CONFIG_GUEST_CHAN_BAR_END == TEMPO_PCI_MMIO_WINDOW_END &&
 
 #define TICK_US_MAX	1000000
 #define WATCHDOG_MS_MAX	60000
+#define IRQ_STORM_PER_MS_MAX	1000000
 #define QUOTE_MAX	40			/* characters of found text in a message */
 #define QUOTE_BUF	(QUOTE_MAX + 4)		/* room for "..." and the NUL */
 #define NAME_CHARS	"A-Z a-z 0-9 _ . -"
@@ -133,6 +134,7 @@ struct parser {
 	uint32_t tick_line;		/* 0: tick_us not set yet */
 	uint32_t watchdog_line;		/* 0: watchdog_ms not set yet */
 	uint32_t slack_line;		/* 0: tick_slack_us not set yet */
+	uint32_t storm_line;		/* 0: irq_storm_per_ms not set yet */
 	struct partition_config *part;	/* the open [partition], if sec says so */
 	uint32_t key_line[KEY_COUNT];	/* per key of the open partition; 0: unset */
 	struct schedule_config *sched;	/* the open [schedule], if sec says so */
@@ -720,28 +722,35 @@ static int hv_statement(struct parser *ps, struct span key, struct span rest)
 {
 	struct span v = trim_right(strip_comment(rest));
 	bool tick = span_eq(key, "tick_us"), slack = span_eq(key, "tick_slack_us");
-	uint32_t *line = tick ? &ps->tick_line : slack ? &ps->slack_line : &ps->watchdog_line;
-	const char *name = tick ? "tick_us" : slack ? "tick_slack_us" : "watchdog_ms";
-	uint64_t max = tick || slack ? TICK_US_MAX : WATCHDOG_MS_MAX;
+	bool storm = span_eq(key, "irq_storm_per_ms");
+	uint32_t *line = tick ? &ps->tick_line : slack ? &ps->slack_line :
+			 storm ? &ps->storm_line : &ps->watchdog_line;
+	const char *name = tick ? "tick_us" : slack ? "tick_slack_us" :
+			   storm ? "irq_storm_per_ms" : "watchdog_ms";
+	uint64_t max = tick || slack ? TICK_US_MAX : storm ? IRQ_STORM_PER_MS_MAX : WATCHDOG_MS_MAX;
+	uint64_t min = storm ? 1 : 0;
 	char q[QUOTE_BUF];
 	uint64_t x;
 	enum num_result r;
 
 	if (span_eq(key, "all_ended"))
 		return take_all_ended(ps, v);
-	if (!tick && !slack && !span_eq(key, "watchdog_ms"))
+	if (!tick && !slack && !storm && !span_eq(key, "watchdog_ms"))
 		return fail(ps, "unknown key '%s' in [hypervisor] (expected tick_us, "
-			    "tick_slack_us, watchdog_ms, all_ended)", quote(q, key));
+			    "tick_slack_us, watchdog_ms, irq_storm_per_ms, all_ended)", quote(q, key));
 	if (set_once(ps, line, name))
 		return -1;
 	r = parse_u64(v, &x);
 	if (r == NUM_BAD)
 		return fail(ps, "%s: expected a number of %s, found '%s'", name,
-			    tick || slack ? "microseconds" : "milliseconds", quote(q, v));
-	if (r == NUM_BIG || x > max)
-		return fail(ps, "%s: '%s' is out of range (0-%lu)", name, quote(q, v),
-			    (unsigned long)max);
-	if (tick)
+			    tick || slack ? "microseconds" : storm ? "interrupts" : "milliseconds",
+			    quote(q, v));
+	if (r == NUM_BIG || x > max || x < min)
+		return fail(ps, "%s: '%s' is out of range (%lu-%lu)", name, quote(q, v),
+			    (unsigned long)min, (unsigned long)max);
+	if (storm)
+		ps->out->irq_storm_per_ms = (uint32_t)x;
+	else if (tick)
 		ps->out->tick_us = (uint32_t)x;
 	else if (slack)
 		ps->out->tick_slack_us = (uint32_t)x;
@@ -1467,6 +1476,7 @@ static void parse_text(struct parser *ps, const char *text, size_t len)
 
 	memset(out, 0, sizeof(*out));
 	out->tick_us = CONFIG_DEFAULT_TICK_US;
+	out->irq_storm_per_ms = CONFIG_DEFAULT_IRQ_STORM_PER_MS;
 	out->all_ended = ALL_ENDED_REBOOT;
 	if (len > CONFIG_MAX_TEXT) {
 		fail(ps, "config is %zu bytes, more than the %d allowed", len, CONFIG_MAX_TEXT);

@@ -12,14 +12,6 @@
 
 struct partition;
 
-/*
- * Interrupts one input may bring on the exit path in a millisecond before
- * it is masked (until the guest writes its entry again): 50 kHz, above
- * any device a real-time partition drives by IOAPIC input (a UART at
- * 115200 baud with no FIFO interrupts at 11.5 kHz), far below what would
- * spend a core on exits.
- */
-#define DEV_IRQ_STORM_PER_MS	50
 
 /*
  * The end-of-run line of each partition with devices: DEVICES partition=

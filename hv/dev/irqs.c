@@ -20,7 +20,8 @@
  *   (vioapic_level_taken, vioapic_eoi), so Tempo's own EOI does not let a
  *   line still asserted fire again at once.
  *
- * An input that fires faster than DEV_IRQ_STORM_PER_MS in a millisecond on
+ * An input that fires faster than irq_storm_per_ms ([hypervisor], 50 by
+ * default) in a millisecond on
  * the exit path is masked until the guest writes its entry again, and
  * counted: it would otherwise spend its core (or a shared core's other
  * partitions' windows) on exits. On the direct path a storm reaches only
@@ -88,6 +89,7 @@ struct part_irqs {
 	volatile uint64_t waited;	/* taken outside the target's window (shared cores) */
 	volatile uint64_t filtered;	/* entries the guest unmasked that irq_route refused */
 	volatile uint64_t storms;	/* inputs masked for their rate */
+	uint32_t storm_per_ms;		/* [hypervisor] irq_storm_per_ms */
 	volatile uint64_t eois;		/* guest EOIs passed on to the IOAPIC (direct) */
 	volatile uint64_t stop_eois;	/* entries left in service at a stop, ended by Tempo */
 };
@@ -326,7 +328,7 @@ static void irq_taken(struct vcpu *running, const struct devirq_slot *s)
 		in->window_tsc = now;
 		in->window_count = 0;
 	}
-	if (++in->window_count > DEV_IRQ_STORM_PER_MS && !in->storm_masked) {
+	if (++in->window_count > d->storm_per_ms && !in->storm_masked) {
 		in->storm_masked = true;
 		d->storms++;
 		program(d, in->gsi);
@@ -380,9 +382,9 @@ static int irqs_part_init(struct partition *p, const struct hv_config *cfg, char
 	struct irq_cpus cpus = { .count = p->vcpu_count, .logical_model = IRQ_LOGICAL_FLAT };
 	uint32_t pin_count = VIOAPIC_PINS_PC;
 
-	(void)cfg;
 	memset(d, 0, sizeof(*d));
 	d->p = p;
+	d->storm_per_ms = cfg->irq_storm_per_ms;
 	if (!a->irq_count)
 		return 0;
 	memset(d->input_of_pin, -1, sizeof(d->input_of_pin));

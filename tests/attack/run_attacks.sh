@@ -86,7 +86,11 @@ run_one() {
 	mkdir -p "$dir"
 	cfg=$dir/attack.cfg
 	{
-		printf '[hypervisor]\ntick_us = 1000\n\n'
+		printf '[hypervisor]\ntick_us = 1000\n'
+		# the inject path's round trip caps a storm near 35 a ms in Bochs:
+		# below the default 50, so ioapic_storm would never meet the mask
+		[[ " $* " == *" hpet "* ]] && printf 'irq_storm_per_ms = 10\n'
+		printf '\n'
 		printf '[partition victim]\ncpus = 1\nmemory = 4M\nimage = rtbench-mb2\n'
 		printf 'cmdline = "workload=fixed count=2000 interval_us=100 label=victim"\n'
 		printf 'timer = direct\n\n'
@@ -159,18 +163,24 @@ for ((p = 0; p < ${#ranges[@]}; p++)); do
 		"dropped, CONSOLE_DROP): the guest printed faster than the serial line drains, so" \
 		"results below may be missing rather than wrong; shorten the hostile guest's output"
 	read -r lo hi _ dev <<< "${ranges[p]}"
-	# a partition's own device: every refused aim counted (the storm's
-	# figures shown: Bochs cannot drive the inject path past the mask's rate)
+	# a partition's own device: every refused aim counted, and where
+	# ioapic_storm ran, its input masked for its rate at least once
+	# (irq_storm_per_ms = 10 in these runs)
 	if [ "$dev" = hpet ]; then
+		storm_min=0
+		for ((i = lo; i <= hi; i++)); do
+			[ "${names[i]}" = ioapic_storm ] && storm_min=1
+		done
 		devline=$(echo "$log" | grep "^DEVICES partition=$part ")
 		filtered=$(echo "$devline" | tr ' ' '\n' | sed -n 's/^irq_filtered=//p')
 		storms=$(echo "$devline" | tr ' ' '\n' | sed -n 's/^irq_storms=//p')
 		exits=$(echo "$devline" | tr ' ' '\n' | sed -n 's/^irq_exits=//p')
 		ok=0
-		[ "${filtered:-0}" -ge "$dev_filtered_min" ] && ok=1
+		[ "${filtered:-0}" -ge "$dev_filtered_min" ] && [ "${storms:-0}" -ge "$storm_min" ] &&
+			ok=1
 		echo "ATTACK_DEVICES partition=$part irq_filtered=${filtered:-na}" \
 			"expected_filtered_min=$dev_filtered_min irq_exits=${exits:-na}" \
-			"irq_storms=${storms:-na} ok=$ok"
+			"irq_storms=${storms:-na} expected_storms_min=$storm_min ok=$ok"
 		if [ $ok = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 	fi
 	# a partition's own PCI function: each kind of refusal the attacks

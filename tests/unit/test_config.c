@@ -318,6 +318,21 @@ static void test_numbers(void **state)
 	parse_ok("[hypervisor]\ntick_us = 0\ntick_slack_us = 5000\n" MIN_PART);
 	assert_int_equal(cfg.tick_slack_us, 0);
 
+	/* irq_storm_per_ms: 50 unless set, 1 to 1,000,000, once */
+	parse_ok(MIN_PART);
+	assert_int_equal(cfg.irq_storm_per_ms, CONFIG_DEFAULT_IRQ_STORM_PER_MS);
+	assert_int_equal(CONFIG_DEFAULT_IRQ_STORM_PER_MS, 50);
+	parse_ok("[hypervisor]\nirq_storm_per_ms = 10\n" MIN_PART);
+	assert_int_equal(cfg.irq_storm_per_ms, 10);
+	parse_ok("[hypervisor]\nirq_storm_per_ms = 1000000\n" MIN_PART);
+	assert_int_equal(cfg.irq_storm_per_ms, 1000000);
+	expect_err("[hypervisor]\nirq_storm_per_ms = 0\n" MIN_PART, 2, "out of range (1-1000000)");
+	expect_err("[hypervisor]\nirq_storm_per_ms = 1000001\n" MIN_PART, 2, "out of range");
+	expect_err("[hypervisor]\nirq_storm_per_ms = many\n" MIN_PART, 2,
+		   "expected a number of interrupts");
+	expect_err("[hypervisor]\nirq_storm_per_ms = 5\nirq_storm_per_ms = 6\n" MIN_PART, 3,
+		   "irq_storm_per_ms");
+
 	/* The highest base whose range still ends inside 64 bits. */
 	parse_ok("[partition p]\ncpus = 0\nimage = i\nmemory = 2M\nbase = 0xffffffffffc00000\n");
 	assert_int_equal(cfg.partitions[0].base, 0xffffffffffc00000ull);
@@ -445,7 +460,7 @@ static const struct bad_case bad_cases[] = {
 	{ "[partition rt0]\nfw_cfg = on\nfw_cfg = off\n", 3, "duplicate key 'fw_cfg'" },
 	{ "[partition rt0]\nCPUS = 1\n", 2, "unknown key 'CPUS'" },
 	{ "[partition rt0]\ntick_us = 1\n", 2, "unknown key 'tick_us' in [partition rt0]" },
-	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms, all_ended)" },
+	{ "[hypervisor]\ncpus = 1\n", 2, "unknown key 'cpus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms, irq_storm_per_ms, all_ended)" },
 	{ "cpus = 1\n[partition rt0]\n", 1,
 	  "key outside a section: 'cpus' comes before any [hypervisor], [partition NAME], "
 	  "[channel NAME] or [schedule CPU]" },
@@ -569,7 +584,7 @@ static const struct bad_case bad_cases[] = {
 	  "duplicate key 'tick_slack_us' (first set on line 2)" },
 	{ "[hypervisor]\ntick_slack_us = 1000001\n", 2,
 	  "tick_slack_us: '1000001' is out of range (0-1000000)" },
-	{ "[hypervisor]\ntickus = 5\n", 2, "unknown key 'tickus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms, all_ended)" },
+	{ "[hypervisor]\ntickus = 5\n", 2, "unknown key 'tickus' in [hypervisor] (expected tick_us, tick_slack_us, watchdog_ms, irq_storm_per_ms, all_ended)" },
 	/* Found text is escaped and cut short. */
 	{ "[partition rt0]\ntimer = fa\xffst\n", 2, "found 'fa\\xffst'" },
 	{ "[partition rt0]\ntimer = a\\b\tc\n", 2, "found 'a\\\\b\\tc'" },
