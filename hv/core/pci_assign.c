@@ -95,8 +95,8 @@ static const char *const confinement_texts[PCI_DMA_CONFINEMENT_COUNT] = {
 	[PCI_DMA_NO_DOMAIN] = "no DMA domain of its own",
 	[PCI_DMA_NOT_TRANSLATING] = "DMA translation off",
 	[PCI_DMA_NO_INTERRUPT_REMAP] = "interrupts not remapped",
-	[PCI_DMA_REQUESTER_SHARED] = "a function shares its bus with another partition's or "
-				     "has an IOAPIC's requester id",
+	[PCI_DMA_REQUESTER_SHARED] = ("a function shares its bus with another partition's or "
+				      "has an IOAPIC's requester id"),
 };
 
 const char *pci_dma_confinement_text(enum pci_dma_confinement c)
