@@ -112,6 +112,12 @@ void dma_vtd_env(struct vtd_env *env, void *(*alloc)(void *ctx, uint64_t *phys),
 	};
 }
 
+/* The driver's reasons name it already ("VT-d: unit at ..."), as these lines do. */
+static const char *vtd_why(const char *err)
+{
+	return strncmp(err, "VT-d: ", 6) ? err : err + 6;
+}
+
 void dma_boot(const struct acpi_info *ai, bool any_pci, const char *cmdline)
 {
 	struct vtd_env env;
@@ -132,13 +138,13 @@ void dma_boot(const struct acpi_info *ai, bool any_pci, const char *cmdline)
 	dma_vtd_env(&env, NULL, NULL);
 	if (vtd_init(&ai->dmar, &env, err, sizeof(err))) {
 		log_err("VT-d: %s: assigned PCI functions keep bus mastering off (programmed "
-			"I/O only)\n", err);
+			"I/O only)\n", vtd_why(err));
 		return;
 	}
 	units_ready = true;
 	if (dma_ir_start(&ai->dmar, err, sizeof(err))) {
 		log_err("VT-d: interrupt remapping off: %s: assigned PCI functions keep bus "
-			"mastering off (programmed I/O only)\n", err);
+			"mastering off (programmed I/O only)\n", vtd_why(err));
 		return;
 	}
 	log_info("VT-d: interrupt remapping on (%s destinations, compatibility format "
