@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Build kvm-unit-tests' x86 tests (docs/kvm-unit-tests.md) in a copy of the
-# tree: ../shared/third_party/kvm-unit-tests, or KUT_SRC=PATH. The tree is GPL
+# tree: ../shared/third_party/kvm-unit-tests (from a git worktree, the one beside
+# its main checkout), or KUT_SRC=PATH. The tree is GPL
 # test material kept outside Tempo; it is copied to $BUILD/kut/src, never into
 # the repository. Files that were symlinks in git come out of that store as
 # one-line text files holding the link's target (x86/sieve.c holds
@@ -14,6 +15,11 @@ cd "$(dirname "$0")/../.."
 
 BUILD=${BUILD:-build}
 src=${KUT_SRC:-../shared/third_party/kvm-unit-tests}
+# a git worktree elsewhere: the tree beside the main checkout
+if [ -z "${KUT_SRC:-}" ] && [ ! -d "$src" ] &&
+	common=$(git rev-parse --path-format=absolute --git-common-dir 2>/dev/null); then
+	src=$(dirname "$(dirname "$common")")/shared/third_party/kvm-unit-tests
+fi
 dst=$BUILD/kut/src
 KUT_SKIP_MSG="skipped: no kvm-unit-tests tree (git clone https://gitlab.com/kvm-unit-tests/kvm-unit-tests.git at commit 1da1819e into ../shared/third_party/kvm-unit-tests, or set KUT_SRC)"
 
