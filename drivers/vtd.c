@@ -216,9 +216,10 @@ static bool invalidate(struct vtd_unit *u, bool context, uint16_t did)
 			      VTD_IOTLB_IVT);
 }
 
-static bool iec_invalidate(struct vtd_unit *u)
+/* @index < 0: the whole interrupt entry cache; else that entry's copy alone */
+static bool iec_invalidate(struct vtd_unit *u, int index)
 {
-	struct vtd_entry128 d = vtd_qi_iec_global();
+	struct vtd_entry128 d = index < 0 ? vtd_qi_iec_global() : vtd_qi_iec_index((uint16_t)index);
 
 	return qi_submit(u, &d, 1);
 }
@@ -560,7 +561,7 @@ int vtd_ir_enable(bool x2apic, char *err, size_t errlen)
 
 		wmb();
 		reg_wr64(u, VTD_REG_IRTA, irta);
-		if (!gcmd(u, VTD_GCMD_SIRTP, true, true) || !iec_invalidate(u))
+		if (!gcmd(u, VTD_GCMD_SIRTP, true, true) || !iec_invalidate(u, -1))
 			return fail(err, errlen, "VT-d: unit at 0x%lx did not take its "
 				    "interrupt-remapping table", u->reg_phys);
 		if (!gcmd(u, VTD_GCMD_IRE, true, false)) {
@@ -623,7 +624,7 @@ static int irte_write(uint16_t index, struct vtd_entry128 e)
 		entry_write(&vtd.irt[index], e);
 	}
 	for (uint32_t i = 0; i < vtd.unit_count; i++)
-		if (!iec_invalidate(&vtd.units[i]))
+		if (!iec_invalidate(&vtd.units[i], index))
 			return VTD_EINVAL;
 	return VTD_OK;
 }

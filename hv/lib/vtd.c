@@ -343,6 +343,11 @@ struct vtd_entry128 vtd_qi_iec_global(void)
 	return (struct vtd_entry128){ .lo = VTD_QI_IEC };
 }
 
+struct vtd_entry128 vtd_qi_iec_index(uint16_t index)
+{
+	return (struct vtd_entry128){ .lo = (uint64_t)index << 32 | 1ull << 4 | VTD_QI_IEC };
+}
+
 struct vtd_entry128 vtd_qi_wait(uint64_t status_phys, uint32_t data)
 {
 	return (struct vtd_entry128){

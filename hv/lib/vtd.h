@@ -323,6 +323,12 @@ struct vtd_entry128 vtd_qi_context_global(void);
 struct vtd_entry128 vtd_qi_iotlb_global(void);
 struct vtd_entry128 vtd_qi_iotlb_domain(uint16_t did);
 struct vtd_entry128 vtd_qi_iec_global(void);
+/*
+ * The interrupt entry cache's copy of entry @index alone (granularity
+ * index-selective, index mask 0; VT-d 6.5.2.7): a rewritten entry does not
+ * flush every other partition's cached entries with it.
+ */
+struct vtd_entry128 vtd_qi_iec_index(uint16_t index);
 /* Write @data to @status_phys (4-byte aligned) once everything before has completed. */
 struct vtd_entry128 vtd_qi_wait(uint64_t status_phys, uint32_t data);
 

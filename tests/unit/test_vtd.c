@@ -619,6 +619,9 @@ static void test_qi_descriptors(void **state)
 	assert_int_equal(d.lo, 0x12340000 | 0xe2);
 	d = vtd_qi_iec_global();
 	assert_int_equal(d.lo, 0x4);
+	d = vtd_qi_iec_index(0xbeef);	/* IIDX 47:32, IM 31:27 = 0, G (4) index-selective */
+	assert_int_equal(d.lo, 0x0000beef00000014ull);
+	assert_int_equal(d.hi, 0);
 	d = vtd_qi_wait(0x5000, 0xcafe);
 	assert_int_equal(d.lo, 0x0000cafe00000065ull);	/* FN, SW, type 5 */
 	assert_int_equal(d.hi, 0x5000);
