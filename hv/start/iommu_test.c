@@ -550,6 +550,29 @@ static uint32_t rte_index(uint64_t rte)
 }
 
 /*
+ * Route @gsi to @vector on this CPU (level, active high) through @write,
+ * raise edu's line and take it down again with the IOAPIC's EOI: did the
+ * vector arrive, and what else (@stray) and which entry (@rte) did it meet?
+ */
+static bool intx_routed_raise(uint32_t gsi, uint8_t vector, bool (*write)(uint32_t, uint64_t),
+			      uint8_t *stray, uint64_t *rte)
+{
+	struct irq_target t = { .apic_id = apic_id(), .level = true, .vector = vector };
+	uint32_t before[8] = { 0 };
+	bool got;
+
+	irr_snapshot(before);
+	write(gsi, irq_target_rte(&t, false));
+	edu_wr32(EDU_REG_IRQ_RAISE, 1);
+	got = vector_arrives(vector);
+	*stray = irr_new(before, vector);
+	*rte = ioapic_rte_read(gsi);
+	edu_intx_lower();
+	ioapic_eoi(gsi, vector);
+	return got;
+}
+
+/*
  * edu's INTx (MSI off) through IOAPIC entries written by the function the
  * hypervisor's inputs use (dma_ioapic_rte_write): level, active high, to
  * this CPU. The entry of the GSI that delivers must be in remappable
@@ -626,15 +649,7 @@ static void intx_checks(const struct pci_function *f)
 	      (rte & IOAPIC_RTE_REMAPPABLE), detail);
 
 	/* a new route: the IRTE rewritten, the entry's vector with it */
-	irr_snapshot(before);
-	t.vector = VEC_INTX_REROUTED;
-	dma_ioapic_rte_write(gsi, irq_target_rte(&t, false));
-	edu_wr32(EDU_REG_IRQ_RAISE, 1);
-	got = vector_arrives(VEC_INTX_REROUTED);
-	stray = irr_new(before, VEC_INTX_REROUTED);
-	rte = ioapic_rte_read(gsi);
-	edu_intx_lower();
-	ioapic_eoi(gsi, VEC_INTX_REROUTED);
+	got = intx_routed_raise(gsi, VEC_INTX_REROUTED, dma_ioapic_rte_write, &stray, &rte);
 	fmt_snprintf(detail, sizeof(detail), "gsi=%u vector=0x%x rte=0x%lx stray=0x%x", gsi,
 		     VEC_INTX_REROUTED, rte, stray);
 	check("intx_rerouted", got && !stray && (uint8_t)rte == VEC_INTX_REROUTED &&
@@ -645,14 +660,7 @@ static void intx_checks(const struct pci_function *f)
 	 * the unit must block it (VT-d 5.1.5.1). Reported, not checked: QEMU
 	 * 7.2 passes compatibility-format requests through whatever CFI says.
 	 */
-	irr_snapshot(before);
-	t.vector = VEC_INTX_COMPAT;
-	ioapic_rte_write(gsi, irq_target_rte(&t, false));
-	edu_wr32(EDU_REG_IRQ_RAISE, 1);
-	got = vector_arrives(VEC_INTX_COMPAT);
-	stray = irr_new(before, VEC_INTX_COMPAT);
-	edu_intx_lower();
-	ioapic_eoi(gsi, VEC_INTX_COMPAT);
+	got = intx_routed_raise(gsi, VEC_INTX_COMPAT, ioapic_rte_write, &stray, &rte);
 	dma_ioapic_rte_write(gsi, IOAPIC_RTE_MASKED);
 	log_info("IOMMU_TEST compat_format_intx delivered=%u gsi=%u vector=0x%x stray=0x%x\n",
 		 got, gsi, VEC_INTX_COMPAT, stray);
