@@ -269,6 +269,18 @@ static inline void vmx_set_preemption_timer(uint32_t value)
 	vmwrite(VMCS_PREEMPTION_TIMER_VALUE, value);
 }
 
+/*
+ * A vCPU with the step-aside stub (vmx_vcpu_setup tick_aside): the guest's
+ * IA32_TSC_DEADLINE as its last VM exit stored it (the exit's MSR-store
+ * area, struct vmx_exit_area deadline). Since then only a fire can have
+ * changed the MSR, which hardware clears (SDM Vol. 3A 11.5.4.1): the value
+ * is the MSR's at the exit, read with a MOV, not an RDMSR.
+ */
+static inline uint64_t vmx_exit_tsc_deadline(const struct vcpu_arch *a)
+{
+	return ((const struct vmx_exit_area *)(uintptr_t)a->host_slot)->deadline.value;
+}
+
 /* @a's primary processor-based controls (its VMCS current) become @proc. */
 static inline void vmx_proc_write(struct vcpu_arch *a, uint32_t proc)
 {

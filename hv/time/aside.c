@@ -9,18 +9,29 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 {
 	struct vmx_tick_aside *s = v->arch.aside;
 	const struct tick_aside_plan *p = &v->aside.plan;
+	uint64_t margin = tick_margin(v);
 
 	v->aside.tick = due;
 	v->aside.vec = vec;
-	if (!host_timer_aside_plan(&v->pcpu->ht, tick_margin(v), &v->aside.plan))
+	if (!host_timer_aside_plan(&v->pcpu->ht, margin, &v->aside.plan))
 		return;		/* steps 0: not armed */
-	s->bias = (uint32_t)tick_margin(v);	/* TICK_ASIDE_BEFORE */
-	s->span = p->span;
-	s->step = p->step;
-	s->ptv = ptimer_value(0, p->step, vmx_ctl.preemption_timer_rate);
-	s->irr_msr = X2APIC_IRR0 + vec / 32;
-	s->irr_mask = 1u << (vec % 32);
-	s->vclass = vec & 0xf0u;
+	/*
+	 * The rest of the stub's word is the margin's and the vector's, which
+	 * change only with the config or the guest's LVT: written when the
+	 * stub's copy differs, not at every placed time (this runs in the
+	 * tick's exit).
+	 */
+	if (s->step != p->step || s->span != p->span || s->bias != (uint32_t)margin) {
+		s->bias = (uint32_t)margin;	/* TICK_ASIDE_BEFORE */
+		s->span = p->span;
+		s->step = p->step;
+		s->ptv = ptimer_value(0, p->step, vmx_ctl.preemption_timer_rate);
+	}
+	if (s->irr_msr != X2APIC_IRR0 + vec / 32u || s->irr_mask != 1u << (vec % 32)) {
+		s->irr_msr = X2APIC_IRR0 + vec / 32u;
+		s->irr_mask = 1u << (vec % 32);
+		s->vclass = vec & 0xf0u;
+	}
 	s->irr_seen = 0;
 }
 

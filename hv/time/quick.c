@@ -171,7 +171,7 @@ bool time_exit_quick(struct vcpu *v, uint32_t reason)
 			return soft_exit(v);
 		if (v->quick & QUICK_INJECT)
 			return inject_tick(v);
-		return (v->quick & QUICK_TICK) && tick_defer_early(v);
+		return (v->quick & QUICK_TICK) && tick_exit_early(v);
 	}
 	return reason == EXIT_REASON_EXTERNAL_INTR && (v->quick & QUICK_INJECT) && inject_fire(v);
 }

@@ -67,7 +67,7 @@ extern uint64_t rearm_cost_ticks;
 /* ---- quick.c: the exits of time that finish first, in a few dozen instructions ---- */
 
 /* struct vcpu's quick: which quick exits it may take */
-#define QUICK_TICK	(1u << 0)	/* direct: a placed tick's exit may step aside (tick_defer_early) */
+#define QUICK_TICK	(1u << 0)	/* direct: a placed tick's exit (tick_exit_early) */
 #define QUICK_SOFT	(1u << 1)	/* emulated, pv-lazy: the software deadline's expiry */
 #define QUICK_INJECT	(1u << 2)	/* inject: the hypervisor's vector, a fire of the guest's deadline */
 #define QUICK_ADVANCE	(1u << 3)	/* QUICK_SOFT, its deadline armed early (timer_advance = on) */
@@ -89,8 +89,13 @@ enum exit_action exit_interrupt_window(struct vcpu *v, struct exit_ctx *x);
 enum exit_action exit_hlt(struct vcpu *v, struct exit_ctx *x);
 /* At the end of a host-tick exit: did the guest's timer fire meanwhile? */
 void count_tick_hit(struct vcpu *v);
-/* A placed tick's exit that only steps aside, before the generic work (true: re-enter). */
-bool tick_defer_early(struct vcpu *v);
+/*
+ * A placed tick's exit on a dedicated core with nothing else to do, before
+ * the generic work: it steps aside from the guest's deadline or is the
+ * ordinary tick (true: re-enter), or the usual path takes it, nothing
+ * changed (false).
+ */
+bool tick_exit_early(struct vcpu *v);
 
 /* ---- aside.c: the exit stub's tick step-aside ---- */
 

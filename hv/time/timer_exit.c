@@ -12,6 +12,7 @@
 #include "hv/guest/insn.h"
 #include "hv/state/devirq.h"
 #include "hv/state/partition.h"
+#include "hv/state/prof.h"
 #include "hv/time/aside.h"
 #include "hv/time/time.h"
 
@@ -180,44 +181,103 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
  * just fired, moves past it (host_timer_defer) and must re-enter at once: a
  * random deadline of the guest that falls in this exit waits for all of it,
  * so the exit's length is the guest's worst case and its chance of a hit.
- * hv_exit_handler calls this first, before any of the generic work, on a
- * dedicated core with nothing else to do (as exit_fast): a preemption-timer
- * exit never comes during event delivery (SDM Vol. 3C 26.5.1: it is taken
- * at an instruction boundary), and a kick is read by the next full exit, at
- * the latest the tick's own. Its one RDMSR is kept for preemption_timer
- * when the tick is not deferred. Returns true if the vCPU is to re-enter.
+ * The same holds for an ordinary tick, and for a device's interrupt to a
+ * direct guest, which takes no exit but waits in the physical IRR (IF = 0
+ * in root mode) for whatever exit the core is in: on a dedicated core,
+ * nearly always a tick's. So both are finished here, before any of the
+ * generic work, on a dedicated core with nothing else to do (as
+ * exit_fast): a preemption-timer exit never comes during event delivery
+ * (SDM Vol. 3C 26.5.1: it is taken at an instruction boundary), so nothing
+ * is to be reinjected; a kick is read by the next full exit, at the latest
+ * the tick's own.
  */
-bool tick_defer_early(struct vcpu *v)
+
+/*
+ * The ordinary tick of tick_exit_early, with the guest's @deadline read at
+ * @now (>= the placed time) and @fired its vector waiting: what
+ * preemption_timer and exit_tail do for a placed tick of a direct vCPU with
+ * nothing else to do. A guest halted with interrupts off (maybe for ever:
+ * check_halted_forever, which may stop the partition) is left to that
+ * path, before anything changes.
+ */
+static bool tick_run_early(struct vcpu *v, uint64_t now, uint64_t deadline, bool fired)
+{
+	struct host_timer *h = &v->pcpu->ht;
+	uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
+
+	if (v->apic.nmi_pending || v->apic.init_pending ||
+	    (activity == HALT_ACTIVITY_HLT &&
+	     halt_vcpu_forever(activity, vmread(VMCS_GUEST_RFLAGS),
+			       (uint32_t)vmread(VMCS_ENTRY_INTR_INFO))))
+		return false;
+	PROF(v, PROF_ROW);
+	/* this exit may delay the guest's interrupt: a tick hit is counted at its end */
+	v->aside.tick_exit = true;
+	/* check_halted_forever's finding for a vCPU that is not */
+	if (v->halted_forever)
+		__atomic_store_n(&v->halted_forever, false, __ATOMIC_RELEASE);
+	v->stats.exits_total++;
+	v->stats.exits[EXIT_REASON_PREEMPTION_TIMER]++;
+	v->stats.fast_exits++;
+	if (host_timer_run(h, now)) {
+		v->stats.host_tick_exits++;
+		v->stats.tick_busy += activity == ACTIVITY_ACTIVE;
+		host_timer_place(h, deadline, tick_margin(v));
+	}
+	PROF(v, PROF_DELIVER);
+	/* count_tick_hit, as exit_tail: the guest's vector (direct: in the hardware) */
+	tick_hit_test(v, vtimer_vector(&v->vt), fired);
+	PROF(v, PROF_ARM);
+	/* direct, dedicated (the gate of tick_exit_early): only host events are due */
+	vcpu_timer_arm_host(v);
+	return true;
+}
+
+bool tick_exit_early(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
 	uint64_t now, deadline;
-	bool fired;
+	bool fired = false;
 
-	if (v->aside.decided || !tick_placed(v) || c->console || c->shared || v->apic.apicv ||
+	if (!tick_placed(v) || c->console || c->shared || v->apic.apicv ||
 	    __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
 		return false;
 	now = rdtsc();
 	if (now < c->ht.fire_tick)
-		return false;
-	deadline = rdmsr(MSR_IA32_TSC_DEADLINE);
-	fired = tick_guest_fired(v, now, deadline);
-	if (!host_timer_defer(&c->ht, now, deadline, fired, tick_margin(v))) {
-		v->aside.deadline = deadline;
-		v->aside.deadline_valid = true;
-		return false;
-	}
-	v->stats.tick_defer_exits++;
-	v->stats.exits_total++;
-	v->stats.exits[EXIT_REASON_PREEMPTION_TIMER]++;
+		return false;	/* the watchdog's allowance: the usual path */
 	/*
-	 * count_tick_hit without a second IRR read when the vector is known to
-	 * wait (fired); one ahead may still fire before the entry. Direct mode
-	 * (tick_placed): the guest's vector, in the hardware.
+	 * The MSR as the exit stored it for the stub, not an RDMSR (in SMP
+	 * Bochs each ends a trace, and the other CPUs take a turn): a fire
+	 * since the exit leaves the fired deadline there, as Bochs' MSR does,
+	 * where hardware's now reads 0; tick_guest_fired tests the IRR either
+	 * way.
 	 */
-	tick_hit_test(v, vtimer_vector(&v->vt), fired);
-	/* direct, dedicated (the gate above): only host events are due */
-	vcpu_timer_arm_host(v);
-	return true;
+	deadline = v->aside.enabled ? vmx_exit_tsc_deadline(&v->arch) :
+				      rdmsr(MSR_IA32_TSC_DEADLINE);
+	/* decided: the stub judged the guest's deadline against this exit already */
+	if (!v->aside.decided) {
+		fired = tick_guest_fired(v, now, deadline);
+		if (host_timer_defer(&c->ht, now, deadline, fired, tick_margin(v))) {
+			v->stats.tick_defer_exits++;
+			v->stats.exits_total++;
+			v->stats.exits[EXIT_REASON_PREEMPTION_TIMER]++;
+			/*
+			 * count_tick_hit without a second IRR read when the vector is
+			 * known to wait (fired); one ahead may still fire before the
+			 * entry. Direct mode (tick_placed): the guest's vector, in the
+			 * hardware.
+			 */
+			tick_hit_test(v, vtimer_vector(&v->vt), fired);
+			vcpu_timer_arm_host(v);
+			return true;
+		}
+	}
+	if (tick_run_early(v, now, deadline, fired))
+		return true;
+	/* preemption_timer reads the MSR once */
+	v->aside.deadline = deadline;
+	v->aside.deadline_valid = true;
+	return false;
 }
 
 /*
@@ -240,7 +300,7 @@ enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x)
 			v->stats.fast_exits++;
 		return a;
 	}
-	/* a placed tick that could step aside did (tick_defer_early): this one is handled */
+	/* a placed tick that could finish early did (tick_exit_early): this one could not */
 	return EXIT_SLOW;
 }
 

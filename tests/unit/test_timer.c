@@ -615,6 +615,59 @@ static void test_tick_aside_plan(void **state)
 }
 
 /*
+ * The plan is made in the tick's exit and writes only what it must: a
+ * refused plan after a made one leaves steps 0, so the stale rest counts
+ * no step and arms nothing; its steps are the room to the slack's end over
+ * a step and its drift, as a 64-bit division says, up to the largest room
+ * and margin it takes (both under 2^31: a 32-bit division).
+ */
+static void test_tick_aside_plan_refused(void **state)
+{
+	struct host_timer h;
+	struct tick_aside_plan p;
+	const uint64_t margins[] = { 1, 7, 500, 12345, (1u << 28) - 1 };
+
+	(void)state;
+	memset(&p, 0xa5, sizeof(p));
+	host_timer_init(&h, 0, 50000, 0);
+	h.slack_tsc = 12500;
+	assert_true(host_timer_aside_plan(&h, 500, &p));
+	assert_int_equal(p.steps, 4);
+	h.fire_tick = 50000 + 10000;		/* no room: refused */
+	assert_false(host_timer_aside_plan(&h, 500, &p));
+	assert_int_equal(p.steps, 0);
+	assert_int_equal(host_timer_aside_steps_taken(&p, p.lo0 + 3 * p.step), 0);
+	assert_int_equal(host_timer_aside_steps_taken(&p, 0), 0);
+	assert_int_equal(host_timer_aside_steps_taken(&p, UINT64_MAX), 0);
+	/* hostile margins: none, or the windows past 32 bits */
+	h.fire_tick = 50000;
+	assert_false(host_timer_aside_plan(&h, 0, &p));
+	assert_int_equal(p.steps, 0);
+	assert_false(host_timer_aside_plan(&h, UINT64_MAX, &p));
+	assert_int_equal(p.steps, 0);
+	for (unsigned i = 0; i < sizeof(margins) / sizeof(margins[0]); i++) {
+		uint64_t m = margins[i], room = (1ull << 31) - 1, want;
+
+		/* the largest room: a slack just under 2^31 from the placed time */
+		host_timer_init(&h, 0, 1ull << 40, 0);
+		h.slack_tsc = room;
+		want = room / (6 * m) < 255 ? room / (6 * m) : 255;
+		assert_int_equal(host_timer_aside_plan(&h, m, &p), want > 0);
+		assert_int_equal(p.steps, want);
+		/* and a room one short of a whole number of steps */
+		h.slack_tsc = 6 * m * (want > 3 ? 3 : want) - 1;
+		want = h.slack_tsc / (6 * m);
+		assert_int_equal(host_timer_aside_plan(&h, m, &p), want > 0);
+		assert_int_equal(p.steps, want);
+	}
+	/* a room of 2^31 is past the stub's reach */
+	host_timer_init(&h, 0, 1ull << 40, 0);
+	h.slack_tsc = 1ull << 31;
+	assert_false(host_timer_aside_plan(&h, 500, &p));
+	assert_int_equal(p.steps, 0);
+}
+
+/*
  * The phase lock's guess (the deadline read, a tick period on) places a
  * tick only while the guest keeps it: a random guest's deadline a tick
  * period on is anywhere, and its guesses, each from a deadline read after
@@ -2116,6 +2169,7 @@ int main(void)
 		cmocka_unit_test(test_tick_place_and_defer),
 		cmocka_unit_test(test_tick_guest_feels_nothing),
 		cmocka_unit_test(test_tick_aside_plan),
+		cmocka_unit_test(test_tick_aside_plan_refused),
 		cmocka_unit_test(test_tick_phase_lock),
 		cmocka_unit_test(test_tick_aside_guest),
 		cmocka_unit_test(test_tick_aside_late_exits),
