@@ -462,7 +462,8 @@ if [ "$what" = all ] || [ "$what" = vmcs ]; then
 	# (VMCS_CHECK_OWN_PLAIN in tests/vmcscheck/entries.sh: latency bounds the
 	# checker's cost an entry inflates), each run by tests/vmcscheck/one.sh:
 	# its serial logs must end "VMCS_CHECK violations=0", its own assertions
-	# not counted. About 2 to 4 minutes two at a time.
+	# not counted. About 5 to 7 minutes two at a time (431 s on a busy
+	# 2-core machine).
 	# VMCS_CHECK_FULL=1: every Bochs emulator test instead.
 	[ "$listing" = 1 ] || echo "== VMCS checker (make VMCS_CHECK=1: every VM entry checked)"
 	vmcs_mode=quick
