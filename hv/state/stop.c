@@ -86,7 +86,8 @@ void hv_reboot(const char *why)
 	asm volatile("cli");
 	if (!__atomic_exchange_n(&hv_stopping, 1, __ATOMIC_ACQ_REL) && halt_others)
 		halt_others();
-	/* the run ended as asked: the same status line as any end, then the reset */
+	/* the run ended as asked: the same lines as any end, then the reset */
+	vmx_check_report();	/* VMCS_CHECK builds: the checker's summary */
 	log_emerg("TEMPO_EXIT code=%d status=%s reason=\"%s\"\n", STOP_OK, stop_name(STOP_OK),
 		  why);
 	log_emerg("Tempo: rebooting now (%s)\n", why);

@@ -1,26 +1,99 @@
 # SPDX-License-Identifier: MIT
-# What the VMCS checker's pass runs (tests/vmcscheck/one.sh names the kinds
-# of entry), sourced by tests/vmcscheck/run.sh and tests/run_tests.sh.
+# Which emulator runs the VMCS checker judges, sourced by
+# tests/vmcscheck/run.sh, tests/vmcscheck/emu.sh and tests/run_tests.sh.
+#
+# In make test every Bochs emulator test of the sections emu, matrix and
+# linux (the two full models) runs once, on the VMCS_CHECK=1 build,
+# through tests/vmcscheck/emu.sh: its own assertions and the checker both
+# count. The lists below name the exceptions; the section vmcs runs the
+# checker on the ones whose own assertions stay on the plain build.
 
-# The quick set: each VMCS shape Tempo builds, on one model. Boot vCPUs in
-# all three timer modes and on a shared core (its windows switch VMCS), a
-# real-mode AP started by SIPI (bochs_partitions), a partition restarted
-# (launched again: bochs_channel_restart, 24 s here, where bochs_restart
-# takes 180 s), xAPIC, APIC-virtualization and posted-interrupt controls
-# (bochs_apicv and bochs_posted_soft name their own model), hostile guests'
-# entries on dedicated and shared cores; the attack suite adds the tick
-# step-aside. On Ivy Bridge, 7 to 65 s each but the attack suite (150 to
-# 210 s).
-VMCS_CHECK_QUICK="bochs_partitions bochs_timer_direct bochs_timer_emulated bochs_timer_inject
-	bochs_shared bochs_channel_restart bochs_xapic bochs_apicv bochs_posted_soft
-	bochs_attacks_direct bochs_shared_attacks"
+# Runs whose own assertions are judged on the plain build, because they
+# bound a latency, a lateness or a rate in Bochs TSC ticks (one an
+# instruction) that the checker's 2,000 ticks or so on every entry
+# inflates: every exit's round trip carries a check. TEST names it on every
+# model of make test (Ivy Bridge, Skylake-X, Tiger Lake), TEST@MODEL on that
+# model only; the figures are the checking build's, where it failed (Bochs
+# 2.7). The section vmcs runs each on the checking build, its own
+# assertions not counted. No bound is loosened for that build.
+#   bochs_shared: a shared core's window starts within one tick exit of
+#     its time; each start is a checked entry (3,690 ticks late at worst).
+#   bochs_xapic: the xAPIC direct guest's p99 latency; its LAPIC page
+#     accesses exit (p99 1,482 ticks).
+#   bochs_console_input: the latency guest's p99 of 10 ticks beside the
+#     console; its host ticks' exits now carry a check (p99 1,000).
+#   bochs_channel_edge: the flood's refused rings outnumber its rings in
+#     50 ms: each refused ring is an exit, so fewer fit (260 for 502).
+#   bochs_channel_shared: a doorbell to a shared core's receiver in its
+#     window comes with an NMI kick; a kick that lands in root mode between
+#     the entry's merge of the doorbell and VMRESUME waits for the next
+#     exit, and the check puts 2,000 ticks into that gap (2 NMI exits
+#     instead of about 1,900, one way 24,243 ticks on average, bound 6,000).
+#   bochs_restart@corei7_skylake_x, bochs_restart@tigerlake: the latency
+#     guest beside the restarts keeps its quiet p99 within 10 ticks (1,464
+#     against 148 on Skylake-X).
+#   bochs_channel@tigerlake: the one-way doorbell's worst case of 2,000
+#     ticks (3,865).
+VMCS_CHECK_OWN_PLAIN="bochs_shared bochs_xapic bochs_console_input bochs_channel_edge
+	bochs_channel_shared bochs_restart@corei7_skylake_x bochs_restart@tigerlake
+	bochs_channel@tigerlake"
+
+# Runs whose own assertions fail on the checking build for a reason not yet
+# understood, not shown to be the checker's time: a finding to resolve, kept
+# on the plain build meanwhile (their own assertions pass there), and run
+# checked in the section vmcs where they end.
+#   bochs_pv_lazy: the rewrite-passed workload loses the first deadline's
+#     interrupt (lost=38 of 300 on Skylake-X, 36 on Tiger Lake); on Ivy
+#     Bridge the rewrite-later workload doubles 219 interrupts and the run
+#     then stops printing until its time limit (below).
+#   bochs_timer_inject@tigerlake: one exit more than host ticks, deferrals
+#     and fires account for (2,329 for 2,328).
+VMCS_CHECK_OPEN="bochs_pv_lazy bochs_timer_inject@tigerlake"
+
+# Runs that leave no checker summary to judge, so the plain build runs
+# them, and the section vmcs does not.
+#   bochs_stall_guard: the harness stops Bochs with SIGSTOP and its stall
+#     guard ends it, on purpose: a test of the harness, not of an entry.
+#   bochs_pv_lazy@corei7_ivy_bridge_3770k: on the checking build Tempo
+#     prints nothing more after the rewrite-later run (VMCS_CHECK_OPEN).
+VMCS_CHECK_NO_END="bochs_stall_guard bochs_pv_lazy@corei7_ivy_bridge_3770k"
+
+# vmcs_check_listed ENTRY LIST: ENTRY (TEST or TEST@MODEL) is on LIST,
+# by its test's name or by its own (TEST alone runs on tests/emu/run.sh's
+# default model, Ivy Bridge)
+vmcs_check_listed() {
+	local e=$1
+	[ "$e" != "${e%@*}" ] || e+=@corei7_ivy_bridge_3770k
+	[[ " ${2//[$'\t\n']/ } " == *" ${1%@*} "* ]] || [[ " ${2//[$'\t\n']/ } " == *" $e "* ]]
+}
+
+# vmcs_check_own_plain_entries: the entries of VMCS_CHECK_OWN_PLAIN and
+# VMCS_CHECK_OPEN as make test runs them (in the sections emu, matrix and
+# linux), for the section vmcs: a test named alone on each model it runs
+# on there, but those of VMCS_CHECK_NO_END
+vmcs_check_own_plain_entries() {
+	local e t model
+	for e in $(for e in $VMCS_CHECK_OWN_PLAIN $VMCS_CHECK_OPEN; do
+		if [ "$e" != "${e%@*}" ] || [[ " $EMU_PINNED " == *" $e "* ]]; then
+			echo "$e"
+		else
+			for model in corei7_ivy_bridge_3770k corei7_skylake_x tigerlake; do
+				echo "$e@$model"
+			done
+		fi
+	done); do
+		vmcs_check_listed "$e" "$VMCS_CHECK_NO_END" || echo "$e"
+	done
+}
 
 # vmcs_check_entries quick|all: one entry a line, the longest first so
-# that it takes one core while the other runs the rest. quick: the attack
-# suite and the quick set on the first of VMCS_CHECK_MODELS; all: every
-# Bochs emulator test (or VMCS_CHECK_TESTS) on each of them, a test that
-# names its own model once, and the attack suite on each of
-# VMCS_CHECK_ATTACK_MODELS. vmcs_break and the attack suite first in both.
+# that it takes one core while the other runs the rest. quick (the
+# section vmcs): vmcs_break, the attack suite on the first of
+# VMCS_CHECK_MODELS, and the tests of VMCS_CHECK_OWN_PLAIN (or
+# VMCS_CHECK_TESTS on the first model); all: every Bochs emulator test (or
+# VMCS_CHECK_TESTS) on each of VMCS_CHECK_MODELS, a test that names its
+# own model once, and the attack suite on each of VMCS_CHECK_ATTACK_MODELS.
+# vmcs_break and the attack suite first in both.
 vmcs_check_entries() {
 	local models=${VMCS_CHECK_MODELS:-corei7_ivy_bridge_3770k} attack_models tests model t
 	attack_models=${VMCS_CHECK_ATTACK_MODELS:-$models}
@@ -29,14 +102,16 @@ vmcs_check_entries() {
 	if [ "$1" = quick ]; then
 		models=${models%% *}
 		[ -n "${VMCS_CHECK_ATTACK_MODELS:-}" ] || attack_models=$models
-		tests=${VMCS_CHECK_TESTS:-$VMCS_CHECK_QUICK}
-	else
-		tests=${VMCS_CHECK_TESTS:-$EMU_BG_TEST $EMU_TESTS}
 	fi
 	echo vmcs_break
 	if [ "$attack_models" != none ]; then
 		for model in $attack_models; do echo "attacks@$model"; done
 	fi
+	if [ "$1" = quick ] && [ -z "${VMCS_CHECK_TESTS:-}" ]; then
+		vmcs_check_own_plain_entries
+		return
+	fi
+	tests=${VMCS_CHECK_TESTS:-$EMU_TESTS}
 	for model in $models; do
 		for t in $tests; do
 			[[ $t == bochs_* ]] || continue		# QEMU runs have no VMX

@@ -1,6 +1,17 @@
 # SPDX-License-Identifier: MIT
 # The VMCS checker's verdict on a run of the checking build, sourced by
-# tests/vmcscheck/one.sh and run.sh.
+# tests/vmcscheck/one.sh and run.sh, and by tests/run_tests.sh, whose
+# section vmcs shows that a log with a violation fails.
+
+# vmcs_tempo_logs: of the serial logs named on stdin, Tempo's: those of a
+# Bochs run, its bochsrc beside them (a partition's own COM2, which
+# tests/emu/devices.sh keeps in a folder of its own, is the guest's)
+vmcs_tempo_logs() {
+	local f
+	while IFS= read -r f; do
+		[ -f "$(dirname "$f")/bochsrc" ] && echo "$f"
+	done
+}
 
 # vmcs_judge OUT: every serial log under OUT ends with the checker's clean
 # summary, "VMCS_CHECK violations=0 ... unreadable=0", and entries were
@@ -25,14 +36,48 @@ vmcs_judge() {
 		if [ "$e" = 0 ] && tr -d '\r' < "$f" | grep -aq '^EXITS partition='; then
 			vc_why+=" ${f#"$out"/}: guests ran, no entry checked;"
 		fi
-	done < <(find "$out" -name serial.txt 2>/dev/null | sort)
+	done < <(find "$out" -name serial.txt 2>/dev/null | sort | vmcs_tempo_logs)
 	[ "$vc_logs" -gt 0 ] || vc_why=" no serial log"
 	[ -z "$vc_why" ]
 }
 
 # vmcs_rules OUT: the checker's rule lines under OUT, most frequent first
 vmcs_rules() {
-	find "$1" -name serial.txt -exec grep -ah \
-		'^VMCS_CHECK rule=\|^VMCS_CHECK_FAIL \|^VMCS_CHECK_ERROR ' {} + 2>/dev/null |
+	find "$1" -name serial.txt 2>/dev/null | vmcs_tempo_logs | tr '\n' '\0' |
+		xargs -0 -r grep -ah '^VMCS_CHECK rule=\|^VMCS_CHECK_FAIL \|^VMCS_CHECK_ERROR ' |
 		tr -d '\r' | sort | uniq -c | sort -rn | head -n 20
+}
+
+# vmcs_verdict ENTRY OUT OWN OWN_COUNTED ONE_LOG SECS: the lines of one
+# run of the checking build that tests/run_tests.sh reads: the
+# VMCS_CHECK_TEST line, then "PASS ENTRY (...)" or "FAIL ENTRY: why [log:
+# OUT]", where why names each broken rule (and its SDM section) or the
+# test's own last words (the FAIL line tests/emu/one.sh left in ONE_LOG)
+# when OWN (pass or fail) counts (OWN_COUNTED=1); returns 0 on a pass
+vmcs_verdict() {
+	local entry=$1 out=$2 own=$3 own_counted=$4 one_log=$5 secs=$6 ok=1 why='' rules t=${1%@*}
+	local model=''
+	[ "$t" = "$entry" ] || model=${entry#*@}
+	if ! vmcs_judge "$out"; then
+		ok=0
+		# the rules it broke, by name, in the line the runner keeps
+		rules=$(vmcs_rules "$out" |
+			sed -n 's/.* VMCS_CHECK rule=\([^ ]*\) sdm=\([^ ]*\).*/\1 (SDM \2)/p' |
+			head -n 3 | paste -sd, -)
+		why=" VMCS checker:${rules:+ rules $rules;}$vc_why"
+	fi
+	if [ "$own_counted" = 1 ] && [ "$own" != pass ]; then
+		ok=0
+		why=" own assertions: $(sed -n 's/^FAIL [^ ]*: //p' "$one_log" 2>/dev/null | tail -n 1 |
+			sed 's/ \[log: [^]]*\]$//')${why:+;$why}"
+	fi
+	echo "VMCS_CHECK_TEST name=$t model=${model:-default} logs=$vc_logs entries=$vc_entries" \
+		"violations=$vc_violations own=$own ok=$ok"
+	if [ $ok = 1 ]; then
+		echo "PASS $entry (${secs}s, entries=$vc_entries violations=0 own=$own)"
+		return 0
+	fi
+	vmcs_rules "$out" | sed 's/^/  /'
+	echo "FAIL $entry:$why [log: $out]"
+	return 1
 }

@@ -7,12 +7,12 @@
 # passes), EMU_JOBS (2) at a time with GNU parallel.
 #
 #   tests/vmcscheck/run.sh [--quick] [--list] [NAME_FILTER]
-#     --quick                   vmcs_break, VMCS_CHECK_QUICK and the attack
-#                               suite on the first model only, as the section
+#     --quick                   vmcs_break, the attack suite on the first
+#                               model and VMCS_CHECK_OWN_PLAIN, as the section
 #                               "vmcs" of tests/run_tests.sh runs them
 #     --list                    build nothing, run nothing: print the entries
 #     VMCS_CHECK_TESTS          the emulator tests to run (default: every
-#                               Bochs test; --quick: VMCS_CHECK_QUICK)
+#                               Bochs test; --quick: VMCS_CHECK_OWN_PLAIN)
 #     VMCS_CHECK_MODELS         Bochs models for the emulator tests
 #                               (default corei7_ivy_bridge_3770k)
 #     VMCS_CHECK_ATTACK_MODELS  models for the attack suite (default: the same;
