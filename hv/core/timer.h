@@ -314,7 +314,7 @@ void vtimer_write_lvt(struct vtimer *t, uint32_t lvt);
 bool vtimer_lvt_masked(const struct vtimer *t);
 #define LVT_VECTOR_MASK	0xffu
 
-/* Inline: the tick's deferral exit reads it (hv/time/timer_exit.c tick_defer_early). */
+/* Inline: the tick's deferral exit reads it (hv/time/timer_exit.c tick_exit_early). */
 static inline uint8_t vtimer_vector(const struct vtimer *t)
 {
 	return (uint8_t)(t->lvt & LVT_VECTOR_MASK);

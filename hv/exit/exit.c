@@ -162,7 +162,7 @@ static const struct exit_row exit_rows[EXIT_REASON_COUNT] = {
 	[EXIT_REASON_VMFUNC] = { exit_vmx_instruction },
 	[EXIT_REASON_WBINVD] = { exit_nop },
 	[EXIT_REASON_XSETBV] = { exit_xsetbv },
-	/* the software deadline's expiry (a placed tick deferred: tick_defer_early, first) */
+	/* the software deadline's expiry (a placed tick deferred: tick_exit_early, first) */
 	[EXIT_REASON_PREEMPTION_TIMER] = { exit_preemption_timer, .fast = true },
 	[EXIT_REASON_EXTERNAL_INTR] = { exit_external_interrupt },
 	[EXIT_REASON_INTR_WINDOW] = { exit_interrupt_window },

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The host tick's step-aside from the guest's deadline, in the exit stub
- * (arch/x86/vmx_entry.S, exit_aside): tick_defer_early's work in 23
+ * (arch/x86/vmx_entry.S, exit_aside): tick_exit_early's work in 23
  * instructions where that takes some 240. A guest deadline that falls in
  * the deferral exit waits for all of it, so the exit's length is the
  * guest's worst case and its share of the guest's interval is its chance
- * of a hit. Armed where tick_defer_early would run (a placed tick on a
+ * of a hit. Armed where tick_exit_early would run (a placed tick on a
  * dedicated core, nothing else on it, no kick waiting), for the tick's own
  * exit only (the next event is the tick), with host_timer_aside_plan's
  * window and steps, at every entry (tick_aside_arm). Planned once for each
@@ -39,7 +39,7 @@ static inline uint64_t tick_margin(const struct vcpu *v)
 void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec);
 
 /*
- * Armed for the tick's own exit where tick_defer_early would run, from the plan made once for
+ * Armed for the tick's own exit where tick_exit_early would run, from the plan made once for
  * its placed time, when that exit is still to come (due > now: the window
  * is the placed time's); disarmed otherwise. Every entry passes here: the
  * rows themselves, not timer_mode(), as in vcpu_timer_arm.

@@ -20,7 +20,7 @@
  */
 struct vcpu_aside {
 	bool tick_exit;			/* this exit is a host tick (direct, inject) */
-	/* IA32_TSC_DEADLINE as tick_defer_early read it at this exit */
+	/* IA32_TSC_DEADLINE as tick_exit_early took it at this exit (the exit's MSR store, else RDMSR) */
 	bool deadline_valid;
 	uint64_t deadline;
 	/* the vCPU has the stub that can step (direct mode on a core of its own, fixed at VMCS setup) */

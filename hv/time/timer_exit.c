@@ -286,7 +286,7 @@ bool tick_exit_early(struct vcpu *v)
  * generic tail (no vectoring check: the exit never happens during event
  * delivery; kicks come as NMI exits, so the mailbox can wait). A placed
  * tick that only moves past the guest's deadline is finished earlier still,
- * by tick_defer_early.
+ * by tick_exit_early.
  */
 enum exit_action exit_preemption_timer(struct vcpu *v, struct exit_ctx *x)
 {
