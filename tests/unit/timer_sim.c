@@ -88,6 +88,8 @@ struct sim {
 	uint64_t tsc, tsc0;
 	bool in_guest;
 	uint64_t msr_deadline;	/* what RDMSR IA32_TSC_DEADLINE returns */
+	/* the MSR as the VM exit stored it: direct mode's placement reads this */
+	uint64_t exit_msr;
 	bool hw_armed;
 	uint64_t hw_target;
 	/*
@@ -716,7 +718,9 @@ static void host_run_placed(struct sim *s, uint64_t now)
 {
 	bool placed = s->p->slack && s->vt.in_hw &&
 		      (s->vt.mode == TIMER_DIRECT || s->vt.mode == TIMER_INJECT);
-	uint64_t ticks = s->host.ticks, msr = s->msr_deadline;
+	/* direct: the exit's MSR store, as tick_exit_early takes it (a fire since reads as it was) */
+	uint64_t ticks = s->host.ticks,
+		 msr = s->vt.mode == TIMER_DIRECT ? s->exit_msr : s->msr_deadline;
 	uint8_t vec = s->vt.mode == TIMER_DIRECT ? s->gv : HV_VECTOR;
 	/*
 	 * direct: fired in this exit, and the guest can take it: in the IRR,
@@ -751,6 +755,7 @@ static void vm_exit(struct sim *s, enum exit_reason why, uint64_t arg)
 	s->r->exits++;
 	s->ev++;
 	trace(s, "exit", why, arg);
+	s->exit_msr = s->msr_deadline;
 	advance_root(s, SIM_EXIT_LAT);
 	now = s->tsc;
 	ref_check_time(s);
