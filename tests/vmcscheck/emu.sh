@@ -26,7 +26,7 @@ t=${entry%@*}
 # shellcheck source=tests/emu/linux.sh
 . tests/emu/linux.sh
 if [[ $t != bochs_* ]] || vmcs_check_listed "$entry" "$LINUX_TESTS $LINUX_BG_TEST" ||
-	vmcs_check_listed "$entry" "$VMCS_CHECK_OWN_PLAIN $VMCS_CHECK_NO_END"; then
+	vmcs_check_listed "$entry" "$VMCS_CHECK_OWN_PLAIN $VMCS_CHECK_OPEN $VMCS_CHECK_NO_END"; then
 	exec tests/emu/one.sh "$entry"
 fi
 BUILD=${VMCS_CHECK_BUILD:-build-vmcs-check} VMCS_CHECK_OWN=1 exec tests/vmcscheck/one.sh "$entry"
