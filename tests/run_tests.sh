@@ -133,7 +133,36 @@ begin_section() {
 		section_secs+=("$section=$((SECONDS - section_t0))")
 	section=$1
 	section_t0=$SECONDS
+	disk_note
 }
+
+# The disk: a full run leaves about DISK_NEED_MB of build trees, images and
+# logs (measured: see the DISK line a run ends with), and one that runs out
+# midway fails in every section after with errors that do not say why. A
+# whole run checks first and stops at once, naming the shortfall; each
+# section's start notes the free space, so the DISK line gives the least
+# seen and what the run used.
+DISK_NEED_MB=${DISK_NEED_MB:-3000}
+disk_free_mb() {
+	local d
+	d=$(df -Pm "${1:-.}" 2>/dev/null | awk 'NR == 2 { print $4 }')
+	echo "${d:-0}"
+}
+disk_start_mb=$(disk_free_mb .)
+disk_min_mb=$disk_start_mb
+disk_note() {
+	local f
+	f=$(disk_free_mb .)
+	[ "$f" -lt "$disk_min_mb" ] && disk_min_mb=$f
+	return 0
+}
+if [ "$what" = all ] && [ "$listing" = 0 ] && [ "$disk_start_mb" -lt "$DISK_NEED_MB" ]; then
+	echo "FAIL disk: $disk_start_mb MB free on $(df -P . | awk 'NR == 2 { print $6 }') (the tree's" \
+		"filesystem), where a whole run needs about $DISK_NEED_MB MB for its builds," \
+		"images and logs: free some space (or set DISK_NEED_MB to try anyway)"
+	echo "0 passed, 1 failed"
+	exit 1
+fi
 
 begin_section layering
 if { [ "$what" = all ] || [ "$what" = layering ]; } &&
@@ -611,6 +640,7 @@ fi
 begin_section end
 echo
 [ ${#section_secs[@]} -eq 0 ] || echo "SECTIONS ${section_secs[*]} total=$SECONDS"
+echo "DISK free_start_mb=$disk_start_mb free_min_mb=$disk_min_mb used_mb=$((disk_start_mb - disk_min_mb))"
 for l in "${model_lines[@]}"; do echo "$l"; done
 for f in "${failures[@]}"; do echo "failed: $f"; done
 echo "$passed passed, $failed failed"
