@@ -20,7 +20,7 @@ cd "$(dirname "$0")/../.."
 BUDGET=${GUARD_BUDGET:-tests/bench/budget.txt}
 # the rows the guard runs: short (BENCH_COUNT), the ones whose path a timer event takes
 ROWS="emulated-fixed emulated-random inject-random pv-lazy-fixed direct-random"
-PROF_ROWS="emulated-fixed inject-random"
+PROF_ROWS="emulated-fixed inject-random direct-random"
 COUNT=${GUARD_COUNT:-500}
 
 check_only=0
