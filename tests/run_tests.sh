@@ -136,13 +136,13 @@ begin_section() {
 	disk_note
 }
 
-# The disk: a full run leaves about DISK_NEED_MB of build trees, images and
+# The disk: a full run leaves about 1.5 GB of build trees, images and
 # logs (measured: see the DISK line a run ends with), and one that runs out
 # midway fails in every section after with errors that do not say why. A
 # whole run checks first and stops at once, naming the shortfall; each
 # section's start notes the free space, so the DISK line gives the least
 # seen and what the run used.
-DISK_NEED_MB=${DISK_NEED_MB:-3000}
+DISK_NEED_MB=${DISK_NEED_MB:-2000}
 disk_free_mb() {
 	local d
 	d=$(df -Pm "${1:-.}" 2>/dev/null | awk 'NR == 2 { print $4 }')
