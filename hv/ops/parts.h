@@ -106,7 +106,7 @@ struct vcpu_stats {
 	uint64_t tick_busy;
 	uint64_t deadline_write_exits;	/* trapped IA32_TSC_DEADLINE writes (emulated) */
 	uint64_t eoi_exits;		/* virtual EOIs (inject, emulated) */
-	uint64_t fast_exits;		/* finished on the fast path (hv/exit/exit.c) */
+	uint64_t fast_exits;		/* on the fast path, a direct tick finished early too */
 	uint64_t ipis_dropped;		/* fixed IPIs to a sibling not running yet */
 	uint64_t pi_taken;	/* vectors hv took from the posted descriptor in root mode */
 	uint64_t pv_updates;		/* pv-lazy deadlines taken from the page without a trap */
