@@ -142,8 +142,9 @@ void deliver_virtual(struct vcpu *v)
 
 /*
  * The preemption timer for @due, read against @now; then, if @v was kicked
- * since the mailbox was last read (after the VMWRITE: a kick NMI before it
- * would have its 0 overwritten), 0: exit at once. A stop counts only for a
+ * since the mailbox (on a shared core its own kicked flag) was last read
+ * (after the VMWRITE: a kick NMI before it would have its 0 overwritten),
+ * 0: exit at once. A stop counts only for a
  * vCPU whose partition is stopping (a shared core runs others too); an IPI
  * for this core's vCPUs always. The step-aside is armed first: an exit
  * made at once is the kick's, and both this test and hv_root_nmi, after
@@ -164,9 +165,11 @@ static inline __attribute__((always_inline)) void timer_arm_due(struct vcpu *v, 
 	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
 	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
 
-	if (__builtin_expect(mail != 0, 0) &&
-	    ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
-	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING))) {
+	/* a shared core's vCPU is kicked through its own flag (hv/apic/parts.h) */
+	if ((__builtin_expect(mail != 0, 0) &&
+	     ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
+	      ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING))) ||
+	    __builtin_expect(__atomic_load_n(&v->apic.kicked, __ATOMIC_ACQUIRE) != 0, 0)) {
 		vmx_set_preemption_timer(0);
 		tick_aside_disarm(v);
 	}
