@@ -84,7 +84,7 @@ test_bochs_channel_edge() {
 # doorbells: the receiver's own kicked flag (hv/apic/parts.h) makes that
 # entry exit at once. Without it the doorbell waited for the receiver's
 # next exit, a host tick or its window's end: an average of 21,248 ticks a
-# round trip (p99 30,575) against 5,631 (p99 18,705) with it; the bound
+# round trip (p99 30,575) against 5,852 (p99 18,715) with it; the bound
 # (10,000) sits between the two.
 test_bochs_channel_shared() {
 	local r lat nmi rtt

@@ -25,12 +25,13 @@
 #   bochs_channel_edge: the flood's refused rings outnumber its rings in
 #     50 ms: each refused ring is an exit, so fewer fit (260 for 502).
 #   bochs_channel_shared: the sender rings again as soon as the receiver's
-#     handler acks, while the receiver is in its EOI exit, so on this build
-#     every kick lands in root mode (1 NMI exit, bound 1,000) and each
-#     doorbell then costs three checked entries (that exit's, the kick's
-#     exit at once, the interrupt window's) and often a wait for the next
-#     window: one way 16,517 ticks on average (bound 6,000; 24,356 when a
-#     kick in root mode still waited for the next exit).
+#     handler acks, while the receiver is in its EOI exit, so on this
+#     build nearly every kick lands in root mode (2 NMI exits, bound
+#     1,000) and each doorbell then costs three checked entries (that
+#     exit's, the kick's exit at once, the interrupt window's) and often a
+#     wait for the next window: one way 16,513 ticks on average (bound
+#     6,000; 24,356 when a kick in root mode still waited for the next
+#     exit).
 #   bochs_restart@corei7_skylake_x, bochs_restart@tigerlake: the latency
 #     guest beside the restarts keeps its quiet p99 within 10 ticks (1,464
 #     against 148 on Skylake-X).
