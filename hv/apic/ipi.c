@@ -93,10 +93,13 @@ bool vcpu_send_fixed(struct vcpu *from, struct vcpu *t, uint8_t vector)
 		/*
 		 * A shared core merges the bitmap at every entry of its vCPU:
 		 * only a target in its own window is kicked (NMI), so a
-		 * neighbour's window is never interrupted for it. A dedicated
-		 * core reads the bitmap when the mailbox says so.
+		 * neighbour's window is never interrupted for it; the vCPU's
+		 * own kicked flag (hv/apic/parts.h), not the core's mailbox,
+		 * makes an entry whose merge came before the bit exit at once.
+		 * A dedicated core reads the bitmap when the mailbox says so.
 		 */
 		if (t->pcpu->shared) {
+			__atomic_store_n(&t->apic.kicked, 1, __ATOMIC_SEQ_CST);
 			if (t != from &&
 			    __atomic_load_n(&t->pcpu->window_vcpu, __ATOMIC_SEQ_CST) == t)
 				x2apic_send_nmi(t->pcpu->apic_id);
@@ -136,6 +139,8 @@ static void vcpu_send_event(struct vcpu *from, struct vcpu *t, volatile uint32_t
 	if (t == from)
 		return;		/* this exit's tail takes it */
 	if (t->pcpu->shared) {
+		/* as for a fixed IPI (vcpu_send_fixed): the flag, then the window */
+		__atomic_store_n(&t->apic.kicked, 1, __ATOMIC_SEQ_CST);
 		if (__atomic_load_n(&t->pcpu->window_vcpu, __ATOMIC_SEQ_CST) == t)
 			x2apic_send_nmi(t->pcpu->apic_id);
 		return;

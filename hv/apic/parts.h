@@ -51,6 +51,14 @@ struct vcpu_apic {
 	volatile uint32_t init_pending;
 	/* a SIPI sent while that reset was pending: 0x100 | its vector, taken by the reset */
 	volatile uint32_t sipi_after_init;
+	/*
+	 * On a shared core, where no mailbox bit may say whose it is: set by
+	 * a sender after its ipi_pending bit, nmi_pending or init_pending and
+	 * before it reads the core's window_vcpu; cleared by the vCPU's
+	 * exit_tail before it reads them. Set at its entry, it makes that
+	 * entry exit at once (timer_arm_due, hv_root_nmi).
+	 */
+	volatile uint32_t kicked;
 	int xapic_region;	/* its xAPIC page's region id + 1; 0: none yet (hv/exit/xapic_page.c) */
 };
 

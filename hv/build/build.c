@@ -398,6 +398,7 @@ int partition_rebuild(struct partition *p, char *err, size_t errlen)
 		v->restarted = true;
 		/* the old instance's INIT, NMI and SIPI in flight go with it */
 		v->apic.init_pending = v->apic.nmi_pending = v->apic.sipi_after_init = 0;
+		v->apic.kicked = 0;
 	}
 	p->linux_boot = false;
 	p->exit_code = 0;

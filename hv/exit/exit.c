@@ -271,11 +271,22 @@ static enum exit_action exit_tail(struct vcpu *v)
 		if (mail & MAILBOX_EVENT)	/* the flags below say whose (a shared core's too) */
 			__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_EVENT, __ATOMIC_ACQ_REL);
 	}
-	/* an INIT or NMI from the partition (hv/apic/ipi.c, vcpu_send_event) */
-	if (__builtin_expect(v->apic.init_pending | v->apic.nmi_pending, 0)) {
+	/*
+	 * An INIT or NMI from the partition (hv/apic/ipi.c, vcpu_send_event),
+	 * or a shared core's kick (hv/apic/parts.h; a dedicated core's vCPU
+	 * never has it set). The kick is cleared, with a full barrier, before
+	 * the INIT and NMI flags are read again here and the IPI bitmap in
+	 * deliver_virtual, so a kick after those reads is seen by
+	 * timer_arm_due or hv_root_nmi and this entry exits at once.
+	 */
+	if (__builtin_expect(v->apic.init_pending | v->apic.nmi_pending |
+			     __atomic_load_n(&v->apic.kicked, __ATOMIC_ACQUIRE), 0)) {
+		if (v->apic.kicked)
+			__atomic_store_n(&v->apic.kicked, 0, __ATOMIC_SEQ_CST);
 		if (v->apic.init_pending)
 			return EXIT_INIT;
-		deliver_nmi(v);
+		if (v->apic.nmi_pending)
+			deliver_nmi(v);
 	}
 	if (v->pcpu->shared && rdtsc() >= sched_window_end(&v->pcpu->sched))
 		return EXIT_SWITCH;

@@ -26,17 +26,25 @@
  * A kick (NMI) taken in root mode, after this core last read its mailbox or
  * armed the preemption timer, would wait for the guest's next exit, which a
  * guest that only takes fast-path exits, or none, may never give. Make the
- * next entry exit at once instead; the exit reads the mailbox. VMWRITE of
- * the current VMCS only, once one is loaded on this core.
+ * next entry exit at once instead; the exit reads the mailbox. On a shared
+ * core the kick is the window's vCPU's own flag (hv/apic/parts.h): one for
+ * a vCPU out of its window leaves the neighbour's entry alone. VMWRITE of
+ * the current VMCS only, once one is loaded on this core: between a
+ * switch_in's window_vcpu store and its VMPTRLD that is the previous
+ * vCPU's, whose next entry writes its own value again.
  */
 void hv_root_nmi(void)
 {
 	struct pcpu *c;
+	struct vcpu *w;
 
 	if (!partitions_go)	/* no VMCS yet, and GS may not be this_pcpu() */
 		return;
 	c = this_pcpu();
-	if (c->vmcs_loaded && __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE)) {
+	/* only this core writes its window_vcpu: it cannot change under us */
+	w = c->shared ? c->window_vcpu : NULL;
+	if (c->vmcs_loaded && (__atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE) ||
+			       (w && __atomic_load_n(&w->apic.kicked, __ATOMIC_ACQUIRE)))) {
 		vmx_set_preemption_timer(0);
 		/*
 		 * that exit is the kick's: not one for the exit stub to step

@@ -56,6 +56,17 @@ static void switch_in(struct pcpu *c, struct vcpu *v)
 	c->exit_vcpu = v;	/* a fault restoring its state stops its partition */
 	/* before its IPI bitmap is read below: a sender sees it here, or we see its bit */
 	__atomic_store_n(&c->window_vcpu, v, __ATOMIC_SEQ_CST);
+	/*
+	 * Kicked while it was out (hv/apic/parts.h): its IPIs are merged
+	 * below, so the flag is cleared first (a later kick sets it again),
+	 * and set back for an NMI or INIT, which only exit_tail takes: its
+	 * first entry then exits at once.
+	 */
+	if (__atomic_load_n(&v->apic.kicked, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&v->apic.kicked, 0, __ATOMIC_SEQ_CST);
+		if (v->apic.init_pending | v->apic.nmi_pending)
+			__atomic_store_n(&v->apic.kicked, 1, __ATOMIC_RELAXED);
+	}
 	if (!v->arch.vmcs_ready) {
 		vcpu_vmcs_setup(v);	/* its first window, or its first since a restart */
 	} else {

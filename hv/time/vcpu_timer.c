@@ -142,15 +142,15 @@ void deliver_virtual(struct vcpu *v)
 
 /*
  * The preemption timer for @due, read against @now; then, if @v was kicked
- * since the mailbox was last read (after the VMWRITE: a kick NMI before it
- * would have its 0 overwritten), 0: exit at once. A stop counts only for a
- * vCPU whose partition is stopping (a shared core runs others too); an IPI
- * for this core's vCPUs always. The step-aside is armed first: an exit
- * made at once is the kick's, and both this test and hv_root_nmi, after
- * it, disarm it.
+ * since the mailbox (and, @shared, its own kicked flag) was last read
+ * (after the VMWRITE: a kick NMI before it would have its 0 overwritten),
+ * 0: exit at once. A stop counts only for a vCPU whose partition is
+ * stopping (a shared core runs others too); an IPI for this core's vCPUs
+ * always. The step-aside is armed first: an exit made at once is the
+ * kick's, and both this test and hv_root_nmi, after it, disarm it.
  */
 static inline __attribute__((always_inline)) void timer_arm_due(struct vcpu *v, uint64_t now,
-								  uint64_t due)
+								  uint64_t due, bool shared)
 {
 	tick_aside_arm(v, now, due);
 	/*
@@ -164,9 +164,15 @@ static inline __attribute__((always_inline)) void timer_arm_due(struct vcpu *v, 
 	vmx_set_preemption_timer(ptimer_value(now, due, vmx_ctl.preemption_timer_rate));
 	uint32_t mail = __atomic_load_n(&v->pcpu->mailbox, __ATOMIC_ACQUIRE);
 
-	if (__builtin_expect(mail != 0, 0) &&
-	    ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
-	     ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING))) {
+	/*
+	 * A shared core's vCPU is kicked through its own flag (hv/apic/parts.h);
+	 * @shared is false where only a dedicated core's vCPU comes (the quick
+	 * and host-event paths), which then pay nothing for it.
+	 */
+	if ((__builtin_expect(mail != 0, 0) &&
+	     ((mail & (MAILBOX_IPI | MAILBOX_EVENT)) ||
+	      ((mail & MAILBOX_STOP_VCPU) && v->part->state != PART_RUNNING))) ||
+	    (shared && __builtin_expect(__atomic_load_n(&v->apic.kicked, __ATOMIC_ACQUIRE), 0))) {
 		vmx_set_preemption_timer(0);
 		tick_aside_disarm(v);
 	}
@@ -207,7 +213,7 @@ void vcpu_timer_arm(struct vcpu *v)
 	}
 	if (c->shared && sched_window_end(&c->sched) < due)
 		due = sched_window_end(&c->sched);
-	timer_arm_due(v, now, due);
+	timer_arm_due(v, now, due, c->shared);
 }
 
 void vcpu_timer_arm_quick(struct vcpu *v, uint64_t guest)
@@ -216,14 +222,14 @@ void vcpu_timer_arm_quick(struct vcpu *v, uint64_t guest)
 
 	if (guest < due)
 		due = guest;
-	timer_arm_due(v, now, due);
+	timer_arm_due(v, now, due, false);
 }
 
 void vcpu_timer_arm_host(struct vcpu *v)
 {
 	uint64_t now = rdtsc();
 
-	timer_arm_due(v, now, host_due(v->pcpu, now));
+	timer_arm_due(v, now, host_due(v->pcpu, now), false);
 }
 
 /*

@@ -24,11 +24,14 @@
 #     console; its host ticks' exits now carry a check (p99 1,000).
 #   bochs_channel_edge: the flood's refused rings outnumber its rings in
 #     50 ms: each refused ring is an exit, so fewer fit (260 for 502).
-#   bochs_channel_shared: a doorbell to a shared core's receiver in its
-#     window comes with an NMI kick; a kick that lands in root mode between
-#     the entry's merge of the doorbell and VMRESUME waits for the next
-#     exit, and the check puts 2,000 ticks into that gap (2 NMI exits
-#     instead of about 1,900, one way 24,243 ticks on average, bound 6,000).
+#   bochs_channel_shared: the sender rings again as soon as the receiver's
+#     handler acks, while the receiver is in its EOI exit, so on this
+#     build nearly every kick lands in root mode (2 NMI exits, bound
+#     1,000) and each doorbell then costs three checked entries (that
+#     exit's, the kick's exit at once, the interrupt window's) and often a
+#     wait for the next window: one way 16,513 ticks on average (bound
+#     6,000; 24,356 when a kick in root mode still waited for the next
+#     exit).
 #   bochs_restart@corei7_skylake_x, bochs_restart@tigerlake: the latency
 #     guest beside the restarts keeps its quiet p99 within 10 ticks (1,464
 #     against 148 on Skylake-X).
