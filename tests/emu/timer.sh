@@ -102,7 +102,9 @@ rtbench_extra() {
 # first deadline, postponed on the page but read at the exit armed for it,
 # fires as well (rtbench counts it as postponed: fired = events + postponed).
 # rewrite-passed publishes after the first deadline expired, before the
-# exit for it: that one's interrupt must not be lost.
+# exit for it: that one's interrupt must not be lost. rewrite_raced counts
+# the events that did publish so (the first write half an interval ahead
+# leaves its trap time to come back first).
 test_bochs_pv_lazy() {
 	local l p
 	bochs "$1" --cpus 4 --iso "$TEST_ISO_DIR/pv-lazy.iso" --expect ok --timeout 400 || return 1

@@ -46,21 +46,27 @@ VMCS_CHECK_OWN_PLAIN="bochs_shared bochs_xapic bochs_console_input bochs_channel
 # understood, not shown to be the checker's time: a finding to resolve, kept
 # on the plain build meanwhile (their own assertions pass there), and run
 # checked in the section vmcs where they end.
-#   bochs_pv_lazy: the rewrite-passed workload loses the first deadline's
-#     interrupt (lost=38 of 300 on Skylake-X, 36 on Tiger Lake); on Ivy
-#     Bridge the rewrite-later workload doubles 219 interrupts and the run
-#     then stops printing until its time limit (below).
+#   bochs_pv_lazy@corei7_ivy_bridge_3770k: the rewrite-later workload
+#     counts 246 interrupts as duplicates (dup=246 of 1000 events): the
+#     trap of the first write and a host tick, each about 2,400 ticks
+#     there, outlast the 5,000 ticks before the first deadline, so it
+#     fires before it is rewritten and the rewrites, now in the past, fire
+#     at once (each trapped; seen in TRACE, Tempo fires what was written).
+#     rtbench counts those as duplicates though it knows the race
+#     (rewrite_raced=82): its accounting, not yet changed.
+#   bochs_pv_lazy@corei7_skylake_x: rewrite-passed reports lost=1 dup=1 of
+#     300 (the first deadline's interrupt 20 ticks after the later
+#     deadline), in one of the 29 events whose later write trapped.
 #   bochs_timer_inject@tigerlake: one exit more than host ticks, deferrals
 #     and fires account for (2,329 for 2,328).
-VMCS_CHECK_OPEN="bochs_pv_lazy bochs_timer_inject@tigerlake"
+VMCS_CHECK_OPEN="bochs_pv_lazy@corei7_ivy_bridge_3770k bochs_pv_lazy@corei7_skylake_x
+	bochs_timer_inject@tigerlake"
 
 # Runs that leave no checker summary to judge, so the plain build runs
 # them, and the section vmcs does not.
 #   bochs_stall_guard: the harness stops Bochs with SIGSTOP and its stall
 #     guard ends it, on purpose: a test of the harness, not of an entry.
-#   bochs_pv_lazy@corei7_ivy_bridge_3770k: on the checking build Tempo
-#     prints nothing more after the rewrite-later run (VMCS_CHECK_OPEN).
-VMCS_CHECK_NO_END="bochs_stall_guard bochs_pv_lazy@corei7_ivy_bridge_3770k"
+VMCS_CHECK_NO_END="bochs_stall_guard"
 
 # vmcs_check_listed ENTRY LIST: ENTRY (TEST or TEST@MODEL) is on LIST,
 # by its test's name or by its own (TEST alone runs on tests/emu/run.sh's
