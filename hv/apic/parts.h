@@ -55,8 +55,9 @@ struct vcpu_apic {
 	 * On a shared core, where no mailbox bit may say whose it is: set by
 	 * a sender after its ipi_pending bit, nmi_pending or init_pending and
 	 * before it reads the core's window_vcpu; cleared by the vCPU's
-	 * exit_tail before it reads them. Set at its entry, it makes that
-	 * entry exit at once (timer_arm_due, hv_root_nmi).
+	 * exit_tail, and by switch_in at its window's start, before they read
+	 * them. Set at its entry, it makes that entry exit at once
+	 * (timer_arm_due, hv_root_nmi).
 	 */
 	volatile uint32_t kicked;
 	int xapic_region;	/* its xAPIC page's region id + 1; 0: none yet (hv/exit/xapic_page.c) */

@@ -268,7 +268,7 @@ static enum exit_action exit_tail(struct vcpu *v)
 			return EXIT_LEAVE;
 		if (mail & MAILBOX_MODE)
 			vcpu_mode_request_take(v);
-		if (mail & MAILBOX_EVENT)	/* the flags below say whose (a shared core's too) */
+		if (mail & MAILBOX_EVENT)	/* the flags below say whose */
 			__atomic_fetch_and(&v->pcpu->mailbox, ~MAILBOX_EVENT, __ATOMIC_ACQ_REL);
 	}
 	/*
