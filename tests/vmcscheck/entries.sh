@@ -46,24 +46,9 @@ VMCS_CHECK_OWN_PLAIN="bochs_shared bochs_xapic bochs_console_input bochs_channel
 # understood, not shown to be the checker's time: a finding to resolve, kept
 # on the plain build meanwhile (their own assertions pass there), and run
 # checked in the section vmcs where they end.
-#   bochs_pv_lazy@corei7_ivy_bridge_3770k: the rewrite-later workload
-#     counts 246 interrupts as duplicates (dup=246 of 1000 events): the
-#     trap of the first write and a host tick, each about 2,400 ticks
-#     there, outlast the 5,000 ticks before the first deadline, so it
-#     fires before it is rewritten and the rewrites, now in the past, fire
-#     at once (each trapped; seen in TRACE, Tempo fires what was written).
-#     rtbench counts those as duplicates though it knows the race
-#     (rewrite_raced=82): its accounting, not yet changed.
-#   bochs_pv_lazy@corei7_skylake_x: rewrite-passed reports lost=1 dup=1 of
-#     300 (the first deadline's interrupt 20 ticks after the later
-#     deadline), in one of the 29 events whose later write trapped.
-#   bochs_pv_lazy@tigerlake: rewrite-passed passes there, but rewrite-later
-#     counted dup=3 of 1000 in a clean-clone run once the shared-core kick
-#     fix had moved the exits by a few instructions: Ivy Bridge's mechanism
-#     (above), on the edge there.
 #   bochs_timer_inject@tigerlake: one exit more than host ticks, deferrals
 #     and fires account for (2,329 for 2,328).
-VMCS_CHECK_OPEN="bochs_pv_lazy bochs_timer_inject@tigerlake"
+VMCS_CHECK_OPEN="bochs_timer_inject@tigerlake"
 
 # Runs that leave no checker summary to judge, so the plain build runs
 # them, and the section vmcs does not.
