@@ -47,7 +47,9 @@ VMCS_CHECK_OWN_PLAIN="bochs_shared bochs_xapic bochs_console_input bochs_channel
 # on the plain build meanwhile (their own assertions pass there), and run
 # checked in the section vmcs where they end.
 #   bochs_timer_inject@tigerlake: one exit more than host ticks, deferrals
-#     and fires account for (2,329 for 2,328).
+#     and fires account for (2,329 for 2,328) on an earlier tree; on the
+#     tree of 2026-12-06 it passes checked (4,974 entries), so which exit
+#     that was, and where layout makes it, is not known yet.
 VMCS_CHECK_OPEN="bochs_timer_inject@tigerlake"
 
 # Runs that leave no checker summary to judge, so the plain build runs
