@@ -563,6 +563,18 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 		tail -n 30 "$logdir/linux-build.log"
 		run_emu "${full_jobs[@]}"
 	else
+		# the Linux tests the checker judges (tests/vmcscheck/entries.sh):
+		# their images in the checking build, with this build's kernel
+		# shellcheck source=tests/vmcscheck/entries.sh
+		. tests/vmcscheck/entries.sh
+		# shellcheck disable=SC2046  # one image a word
+		if [ "$emu_one_default" = tests/vmcscheck/emu.sh ] && [ "$listing" = 0 ] &&
+			! make -s VMCS_CHECK=1 BUILD="$vmcs_build" LINUX_DIR="$BUILD/linux" \
+				$(for i in $VMCS_CHECK_LINUX_ISOS; do echo "$vmcs_build/test/$i.iso"; done) \
+				> "$logdir/vmcs-linux-build.log" 2>&1; then
+			fail vmcs-linux-build "the checking build's Linux images failed (see $logdir/vmcs-linux-build.log)"
+			tail -n 30 "$logdir/vmcs-linux-build.log"
+		fi
 		# shellcheck source=tests/emu/linux.sh
 		. tests/emu/linux.sh
 		linux_jobs=($LINUX_TESTS)
