@@ -161,8 +161,12 @@ mkdir -p "$m"
 cp "$here/Kbuild" "$here/tempo_chan.c" "$m/"
 # Not the caller's MAKEFLAGS: a CC=... given to the top-level make is not the kernel's.
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$kdir" M="$m" TEMPO_ROOT="$here/../.." modules
-vermagic=$(objcopy -O binary --only-section=.modinfo "$m/tempo_chan.ko" /dev/stdout |
-	tr '\0' '\n' | sed -n 's/^vermagic=//p')
+# A file, not /dev/stdout: objcopy writes through a temporary file, and
+# one run of it into /dev/stdout that failed ("Illegal seek") left the
+# /dev/stdout link a regular file on a build machine (as root), after
+# which this read an empty vermagic.
+objcopy -O binary --only-section=.modinfo "$m/tempo_chan.ko" "$m/modinfo.bin"
+vermagic=$(tr '\0' '\n' < "$m/modinfo.bin" | sed -n 's/^vermagic=//p')
 case $vermagic in
 "$kver "*) ;;
 *) echo "$0: tempo_chan.ko has vermagic '$vermagic', the kernel is $kver" >&2; exit 1 ;;
