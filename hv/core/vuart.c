@@ -377,3 +377,26 @@ uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const 
 	}
 	return lines;
 }
+
+bool vuart_line_idle(const struct vuart *u, struct vuart_idle *w, uint64_t now, uint64_t idle)
+{
+	/*
+	 * The consumer's byte count, not the line's length: a line the
+	 * previous look saw may have come out whole since, and the one held
+	 * now be as long and brand new.
+	 */
+	if (!u->line_len) {
+		w->armed = false;
+		return false;
+	}
+	if (!w->armed || w->seen != u->tail) {
+		w->armed = true;
+		w->seen = u->tail;
+		w->since = now;
+		return false;
+	}
+	if (now - w->since < idle)
+		return false;
+	w->armed = false;
+	return true;
+}

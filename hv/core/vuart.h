@@ -138,4 +138,23 @@ bool vuart_irq_pending(const struct vuart *u);
 uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const char *line),
 		     void *ctx);
 
+/*
+ * A prompt: the drainer's partial line once it has stood still (a shell's
+ * prompt has no newline). The drainer keeps one per vuart and asks after
+ * each vuart_drain; @now and @idle in any one unit (TSC ticks).
+ */
+struct vuart_idle {
+	bool armed;	/* a partial line was seen at @since... */
+	uint32_t seen;	/* ...with the consumer at this byte */
+	uint64_t since;
+};
+
+/*
+ * True once the partial line has held still for @idle: no byte drained
+ * since the look that started the wait (any byte drained, a whole line's
+ * or the partial line's, starts it again), and the line not emitted
+ * meanwhile. True once a wait: the caller flushes the line.
+ */
+bool vuart_line_idle(const struct vuart *u, struct vuart_idle *w, uint64_t now, uint64_t idle);
+
 #endif

@@ -106,23 +106,14 @@ static void console_report_drops(struct partition *p)
 
 static bool prompt_due(uint32_t i)
 {
-	static uint32_t len[CONFIG_MAX_PARTITIONS];
-	static uint64_t since[CONFIG_MAX_PARTITIONS];
-	uint32_t now_len = partitions[i].uart.line_len;
-	uint64_t now;
+	static struct vuart_idle wait[CONFIG_MAX_PARTITIONS];
 
-	if (__atomic_load_n(&focus, __ATOMIC_RELAXED) != (int)i || !now_len)
-		return false;
-	now = rdtsc();
-	if (now_len != len[i]) {
-		len[i] = now_len;
-		since[i] = now;
+	if (__atomic_load_n(&focus, __ATOMIC_RELAXED) != (int)i) {
+		wait[i].armed = false;
 		return false;
 	}
-	if (now - since[i] < platform.tsc_hz / 1000 * PROMPT_IDLE_MS)
-		return false;
-	len[i] = 0;
-	return true;
+	return vuart_line_idle(&partitions[i].uart, &wait[i], rdtsc(),
+			       platform.tsc_hz / 1000 * PROMPT_IDLE_MS);
 }
 
 void console_drain(bool flush)
