@@ -75,6 +75,22 @@ test_bochs_console_input() {
 	echo "console script: $(grep -c 'ok=1 what=expect' "$1/drive.txt") answers checked; rt max $(kv "$line" lat_max_ticks) ticks, $(window "$1" tick_defer_exits) tick deferrals"
 }
 
+# A console script that fails ends its run then, not at the run's timeout:
+# the echo partition waits for input for ever, so before tests/emu/run.sh
+# watched drive.txt a miss (a line split by an early prompt flush, in CI's
+# checked bochs_console_input) held the suite for the scaled timeout, 900 s.
+test_bochs_console_gives_up() {
+	local msg
+	msg=$(console_run "$1" tests/emu/console-miss.script 300 --cpus 4 \
+		--iso "$TEST_ISO_DIR/console.iso" --expect ok 2>&1) &&
+		{ echo "a console script that failed passed: $msg"; return 1; }
+	echo "$msg" | grep -q "the console script failed, so the run was ended: DRIVE step=4 ok=0 what=expect pattern='^this line is never printed\$'" ||
+		{ echo "not ended for the script's failure: $msg"; return 1; }
+	grep -q '^DRIVE step=3 ok=1 ' "$1/drive.txt" && ! serial "$1" | grep -q '^TEMPO_EXIT' ||
+		{ echo "the run did not get as far as the echo partition, or Tempo had ended"; return 1; }
+	echo "ended at the script's miss: $(cat "$1/script-failed.txt")"
+}
+
 # No core is free: input and the monitor are served at the guests' exits, as
 # the boot says; the latency guest still loses nothing.
 test_bochs_console_busy() {

@@ -25,7 +25,8 @@
 #     --out DIR         keep serial.txt, e9.txt, emu.log there (default: a temp dir)
 #     --com1-socket PORT  Bochs: COM1 is a TCP server on 127.0.0.1:PORT instead of a
 #                       file; tests/emu/console_drive.py connects, types and writes
-#                       serial.txt, and touches serial.done when the line closes
+#                       serial.txt, and touches serial.done when the line closes;
+#                       a step of its script that fails (drive.txt ok=0) ends the run
 #     --bochsrc LINE    Bochs: one more line for the bochsrc, after Tempo's own (repeatable;
 #                       e.g. 'pci: enabled=1, chipset=i440fx, slot1=ne2k' for a device)
 #     --qemu-arg ARG    QEMU: one more argument, after Tempo's own (repeatable; e.g.
@@ -185,6 +186,13 @@ guard() {
 			kill -KILL "$epid" 2>/dev/null
 			return
 		fi
+		# the console script gave up (tests/emu/console_drive.py): what it
+		# waited for will not come, so the run ends now, not at its timeout
+		if [ -n "$com1_port" ] && grep -q ' ok=0 ' "$out/drive.txt" 2>/dev/null; then
+			grep -h -m 1 ' ok=0 ' "$out/drive.txt" > "$out/script-failed.txt"
+			kill -KILL "$epid" 2>/dev/null
+			return
+		fi
 		[ "$stall_s" -gt 0 ] || continue
 		now="$(stat -c %s "$out/serial.txt" "$out/e9.txt" 2>/dev/null | tr '\n' ' ')$(cpu_ticks "$epid")" ||
 			continue
@@ -205,7 +213,7 @@ guard() {
 # (124/137 a timeout, "stalled" when the guard ended it)
 run_guarded() {
 	local tpid gpid
-	rm -f "$out/stall.txt" "$out/.drain.pid"
+	rm -f "$out/stall.txt" "$out/script-failed.txt" "$out/.drain.pid"
 	timeout --kill-after=5 "$timeout_s" "$@" < /dev/null > "$out/emu.log" 2>&1 &
 	tpid=$!
 	guard "$tpid" &
@@ -334,6 +342,8 @@ elif [ "$expect_halt" = 1 ] && { [ ! -s "$out/halted.txt" ] || bochs_reset_seen;
 	verdict=fail why="no halt, or a reset after it (emulator status $status)"
 elif [ "$status" = stalled ]; then
 	verdict=fail why="stalled: $(head -n 1 "$out/stall.txt" | sed 's/^run.sh: stalled: //'); see $out/stall.txt"
+elif [ -s "$out/script-failed.txt" ]; then
+	verdict=fail why="the console script failed, so the run was ended: $(cat "$out/script-failed.txt")"
 elif [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
 	verdict=fail why="timeout after ${timeout_s}s"
 elif [ "$status" -ne "$want_status" ]; then

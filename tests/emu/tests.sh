@@ -15,6 +15,7 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_timer_direct bochs_timer_inject bochs_timer_emulated
 	bochs_attacks_direct bochs_attacks_emulated bochs_shared bochs_shared_attacks bochs_pv_lazy
 	bochs_watchdog bochs_hv_fault bochs_restart bochs_console_input bochs_console_busy
+	bochs_console_gives_up
 	bochs_channel bochs_channel_edge bochs_channel_shared bochs_channel_restart bochs_channel_pci
 	bochs_testdev bochs_xapic bochs_high_mem bochs_console_drop bochs_apicv bochs_posted_soft bochs_many_vcpus
 	bochs_fidelity
@@ -29,7 +30,8 @@ EMU_LARGE_TEST=bochs_large_mem
 # Each names its own CPU model (the feature it tests is that model's), or
 # tests the harness, not the CPU: the CPU-model matrix does not run them
 # again under another model's name.
-EMU_PINNED="bochs_cpuid15_mismatch bochs_no_x2apic bochs_apicv bochs_posted_soft bochs_stall_guard"
+EMU_PINNED="bochs_cpuid15_mismatch bochs_no_x2apic bochs_apicv bochs_posted_soft bochs_stall_guard
+	bochs_console_gives_up"
 
 # The subjects (tests/emu/linux.sh, which needs the Linux images, is sourced
 # apart). lib.sh first: the others use its helpers.
