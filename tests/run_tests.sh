@@ -608,10 +608,11 @@ fi
 
 begin_section tools
 tools_tests="tests/tools/test_tempo_config.sh tests/tools/test_rtdemo_table.sh
-	tests/tools/test_deb.sh tests/tools/test_console_term.sh tests/tools/test_plot_buckets.sh"
+	tests/tools/test_deb.sh tests/tools/test_console_term.sh tests/tools/test_plot_buckets.sh
+	tests/tools/test_icr_fences.sh"
 # shellcheck disable=SC2086  # the list splits on purpose
 if { [ "$what" = all ] || [ "$what" = tools ]; } && ! list_only tools $tools_tests; then
-	echo "== tempo-config and the Debian package"
+	echo "== tempo-config, the Debian package, the tools' own checks"
 	for t in $tools_tests; do
 		start=$SECONDS
 		out=$(BUILD="$BUILD" "$t" 2>&1)

@@ -50,8 +50,18 @@ static inline uint32_t x2apic_id(void)
 	return (uint32_t)rdmsr(X2APIC_ID);
 }
 
+/*
+ * A WRMSR to an x2APIC register is not serializing and may complete before
+ * this core's earlier stores are globally visible (SDM Vol. 3A, "MSR
+ * Access in x2APIC Mode"): the target could take the IPI and read the flag
+ * or ring it announces as it was. MFENCE makes the stores visible, LFENCE
+ * keeps the WRMSR from starting before that. Bochs runs instructions in
+ * order, so no run here can show the race: tests/tools/icr_fences.py
+ * checks that every ICR write in tempo.elf has the pair in front of it.
+ */
 static inline void x2apic_send(uint32_t dest, uint32_t icr_low)
 {
+	__asm__ volatile("mfence; lfence" ::: "memory");
 	wrmsr(X2APIC_ICR, ((uint64_t)dest << 32) | icr_low);
 }
 
