@@ -368,14 +368,20 @@ uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const 
 		line_append(u, out, cons_escape_byte(&u->esc, c, out), emit, ctx, &lines);
 	}
 	__atomic_store_n(&u->tail, tail, __ATOMIC_RELEASE);
-	/* a UTF-8 sequence still held waits for its rest: a prompt may be cut mid-character */
-	if (flush && u->line_len) {
-		u->line[u->line_len] = 0;
-		emit(ctx, u->line);
-		lines++;
-		u->line_len = 0;
-	}
+	if (flush)
+		lines += vuart_flush_line(u, emit, ctx);
 	return lines;
+}
+
+uint32_t vuart_flush_line(struct vuart *u, void (*emit)(void *ctx, const char *line), void *ctx)
+{
+	/* a UTF-8 sequence still held waits for its rest: a prompt may be cut mid-character */
+	if (!u->line_len)
+		return 0;
+	u->line[u->line_len] = 0;
+	emit(ctx, u->line);
+	u->line_len = 0;
+	return 1;
 }
 
 bool vuart_line_idle(const struct vuart *u, struct vuart_idle *w, uint64_t now, uint64_t idle)
@@ -385,11 +391,14 @@ bool vuart_line_idle(const struct vuart *u, struct vuart_idle *w, uint64_t now, 
 	 * previous look saw may have come out whole since, and the one held
 	 * now be as long and brand new.
 	 */
+	uint32_t head = __atomic_load_n(&u->head, __ATOMIC_ACQUIRE);
+
 	if (!u->line_len) {
 		w->armed = false;
 		return false;
 	}
-	if (!w->armed || w->seen != u->tail) {
+	/* bytes written since the drain: the line is still being written */
+	if (!w->armed || w->seen != u->tail || head != u->tail) {
 		w->armed = true;
 		w->seen = u->tail;
 		w->since = now;

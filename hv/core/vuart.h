@@ -138,6 +138,9 @@ bool vuart_irq_pending(const struct vuart *u);
 uint32_t vuart_drain(struct vuart *u, bool flush, void (*emit)(void *ctx, const char *line),
 		     void *ctx);
 
+/* The partial line alone, whatever the ring holds: 1 if there was one. */
+uint32_t vuart_flush_line(struct vuart *u, void (*emit)(void *ctx, const char *line), void *ctx);
+
 /*
  * A prompt: the drainer's partial line once it has stood still (a shell's
  * prompt has no newline). The drainer keeps one per vuart and asks after
@@ -152,8 +155,11 @@ struct vuart_idle {
 /*
  * True once the partial line has held still for @idle: no byte drained
  * since the look that started the wait (any byte drained, a whole line's
- * or the partial line's, starts it again), and the line not emitted
- * meanwhile. True once a wait: the caller flushes the line.
+ * or the partial line's, starts it again), none written and not yet
+ * drained now, and the line not emitted meanwhile. True once a wait: the
+ * caller flushes the line with vuart_flush_line, which reads no more of
+ * the ring (a byte the guest writes meanwhile starts a line of its own
+ * only once the prompt is out).
  */
 bool vuart_line_idle(const struct vuart *u, struct vuart_idle *w, uint64_t now, uint64_t idle);
 

@@ -104,15 +104,15 @@ static void console_report_drops(struct partition *p)
 			   p->cfg->name, n, p->uart.dropped_shown);
 }
 
+static struct vuart_idle prompt_wait[CONFIG_MAX_PARTITIONS];	/* the drainer's */
+
 static bool prompt_due(uint32_t i)
 {
-	static struct vuart_idle wait[CONFIG_MAX_PARTITIONS];
-
 	if (__atomic_load_n(&focus, __ATOMIC_RELAXED) != (int)i) {
-		wait[i].armed = false;
+		prompt_wait[i].armed = false;
 		return false;
 	}
-	return vuart_line_idle(&partitions[i].uart, &wait[i], rdtsc(),
+	return vuart_line_idle(&partitions[i].uart, &prompt_wait[i], rdtsc(),
 			       platform.tsc_hz / 1000 * PROMPT_IDLE_MS);
 }
 
@@ -129,7 +129,7 @@ void console_drain(bool flush)
 
 		vuart_drain(&partitions[i].uart, flush && ended, emit_line, &ctx);
 		if (prompt_due(i))
-			vuart_drain(&partitions[i].uart, true, emit_line, &ctx);
+			vuart_flush_line(&partitions[i].uart, emit_line, &ctx);
 		console_report_drops(&partitions[i]);
 		print_snapshots(&partitions[i]);
 		if (__atomic_load_n(&partitions[i].end_report_pending, __ATOMIC_ACQUIRE)) {
@@ -166,6 +166,7 @@ static void console_reset(struct partition *p)
 	console_lock(true);
 	vuart_drain(&p->uart, true, emit_line, &ctx);	/* the old instance's last partial line */
 	vuart_init(&p->uart);
+	prompt_wait[p - partitions].armed = false;	/* its counts start again */
 	__atomic_store_n(&drain_lock, 0, __ATOMIC_RELEASE);
 }
 

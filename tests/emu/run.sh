@@ -188,8 +188,9 @@ guard() {
 		fi
 		# the console script gave up (tests/emu/console_drive.py): what it
 		# waited for will not come, so the run ends now, not at its timeout
-		if [ -n "$com1_port" ] && grep -q ' ok=0 ' "$out/drive.txt" 2>/dev/null; then
-			grep -h -m 1 ' ok=0 ' "$out/drive.txt" > "$out/script-failed.txt"
+		# (a drive.txt older than this run is another run's)
+		if [ -n "$com1_port" ] && [ "$out/drive.txt" -nt "$out/.run-start" ] && grep -q '^DRIVE step=[0-9]* ok=0 ' "$out/drive.txt" 2>/dev/null; then
+			grep -h -m 1 '^DRIVE step=[0-9]* ok=0 ' "$out/drive.txt" > "$out/script-failed.txt"
 			kill -KILL "$epid" 2>/dev/null
 			return
 		fi
@@ -214,6 +215,7 @@ guard() {
 run_guarded() {
 	local tpid gpid
 	rm -f "$out/stall.txt" "$out/script-failed.txt" "$out/.drain.pid"
+	touch "$out/.run-start"
 	timeout --kill-after=5 "$timeout_s" "$@" < /dev/null > "$out/emu.log" 2>&1 &
 	tpid=$!
 	guard "$tpid" &

@@ -884,6 +884,49 @@ static void test_prompt_waits_for_stillness(void **state)
 	vuart_drain(&u, false, collect, &l);
 	assert_false(vuart_line_idle(&u, &w, 200000, 100));
 	assert_true(vuart_line_idle(&u, &w, 200100, 100));
+	vuart_flush_line(&u, collect, &l);
+	assert_string_equal(l.text[l.n - 1], "ab");
+}
+
+/*
+ * Bytes the guest wrote after the drain that looked: the held line is not
+ * still, and the flush of a still one emits the held line only, never the
+ * ring's newer bytes ("hello: " held; "got x\nh" written meanwhile must not
+ * come out as "hello: got x" and a lone "h").
+ */
+static void test_prompt_ignores_unread_bytes(void **state)
+{
+	static struct vuart u;
+	struct lines l = { 0 };
+	struct vuart_idle w = { 0 };
+
+	(void)state;
+	vuart_init(&u);
+	out_str(&u, "hello: ");
+	vuart_drain(&u, false, collect, &l);
+	assert_false(vuart_line_idle(&u, &w, 0, 100));
+	out_str(&u, "got x\nh");
+	assert_false(vuart_line_idle(&u, &w, 500, 100));	/* written, not drained */
+	vuart_drain(&u, false, collect, &l);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.text[0], "hello: got x");
+	assert_false(vuart_line_idle(&u, &w, 600, 100));	/* "h": a new wait */
+	out_str(&u, "ello\n");
+	/* still in the tail's eyes, but a flush now must not cut "hello" */
+	assert_false(vuart_line_idle(&u, &w, 700, 100));
+	vuart_drain(&u, false, collect, &l);
+	assert_int_equal(l.n, 2);
+	assert_string_equal(l.text[1], "hello");
+	/* the flush emits the held line and leaves the ring's bytes for the drain */
+	out_str(&u, "$ ");
+	vuart_drain(&u, false, collect, &l);
+	out_str(&u, "x\n");
+	assert_int_equal(vuart_flush_line(&u, collect, &l), 1);
+	assert_string_equal(l.text[2], "$ ");
+	assert_int_equal(vuart_flush_line(&u, collect, &l), 0);
+	vuart_drain(&u, false, collect, &l);
+	assert_int_equal(l.n, 4);
+	assert_string_equal(l.text[3], "x");
 }
 
 int main(void)
@@ -917,6 +960,7 @@ int main(void)
 		cmocka_unit_test(test_thre_irq_waits_for_room),
 		cmocka_unit_test(test_polling_guest_loses_nothing),
 		cmocka_unit_test(test_prompt_waits_for_stillness),
+		cmocka_unit_test(test_prompt_ignores_unread_bytes),
 	};
 
 	return cmocka_run_group_tests_name("vuart", tests, NULL, NULL);
