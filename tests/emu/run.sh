@@ -189,8 +189,8 @@ guard() {
 		# the console script gave up (tests/emu/console_drive.py): what it
 		# waited for will not come, so the run ends now, not at its timeout
 		# (a drive.txt older than this run is another run's)
-		if [ -n "$com1_port" ] && [ "$out/drive.txt" -nt "$out/.run-start" ] && grep -q '^DRIVE step=[0-9]* ok=0 ' "$out/drive.txt" 2>/dev/null; then
-			grep -h -m 1 '^DRIVE step=[0-9]* ok=0 ' "$out/drive.txt" > "$out/script-failed.txt"
+		if [ -n "$com1_port" ] && [ "$out/drive.txt" -nt "$out/.run-start" ] &&
+			grep -m 1 '^DRIVE step=[0-9]* ok=0 ' "$out/drive.txt" > "$out/script-failed.txt"; then
 			kill -KILL "$epid" 2>/dev/null
 			return
 		fi

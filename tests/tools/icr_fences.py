@@ -60,10 +60,10 @@ def functions(elf):
 
 def ecx_value(insns, i):
     """ECX's value at insns[i] as 0x..., or None where it is not a constant."""
+    wide = {r32: r for r, r32 in REG32.items()}
     reg = "ecx"
     for k in range(i - 1, -1, -1):
-        wide = [r for r, r32 in REG32.items() if r32 == reg][0]
-        names = "(%s|%s)" % (reg, wide)
+        names = "(%s|%s)" % (reg, wide[reg])
         op = insns[k][1]
         if not re.search(SETS % (names, names, names), op):
             continue
@@ -71,11 +71,9 @@ def ecx_value(insns, i):
         if m:
             return m.group(1)
         m = re.match(r"^mov[lq]?\s+%(\w+),%" + names + "$", op)
-        if m and m.group(1) in REG32.values() or m and m.group(1) in REG32:
-            src = m.group(1)
-            reg = REG32.get(src, src)
-            continue
-        return None
+        if not m or (m.group(1) not in REG32 and m.group(1) not in wide):
+            return None
+        reg = REG32.get(m.group(1), m.group(1))	# the copy's source, 32-bit name
     return None
 
 
