@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Every run tests/kut/expected.txt lists, one Bochs at a time, each checked
-# against its expectation (docs/kvm-unit-tests.md). Prints per run the KUT
+# Every run tests/kut/expected.txt lists, KUT_JOBS Bochs at a time (default 2:
+# one a core; the figures are Bochs ticks, the same whatever runs beside),
+# each checked against its expectation (docs/kvm-unit-tests.md), in the
+# list's order once all have run. Prints per run the KUT
 # line (and any KUT_FIGURES line), then "PASS kut_TEST_MODE" or "FAIL
 # kut_TEST_MODE: ...", and last "KUTS passed=N failed=N skipped=N".
 #   tests/kut/suite.sh [FILTER]     FILTER: a part of "TEST MODE" to run only those
@@ -27,14 +29,34 @@ if skip=$(echo "$build_out" | grep '^skipped: '); then
 	exit 0
 fi
 
-passed=0 failed=0
+jobs=${KUT_JOBS:-2}
+case $jobs in '' | *[!0-9]* | 0) echo "kut/suite.sh: KUT_JOBS must be a positive number, not '$jobs'" >&2; exit 2 ;; esac
+runs=()
 while read -r test mode want rest; do
 	[ -z "$test" ] || [[ $test == \#* ]] && continue
 	[ -n "$filter" ] && [[ "$test $mode" != *$filter* ]] && continue
+	runs+=("$test $mode $want $rest")
+done < "$expected_file"
+
+# run them all, at most $jobs at once; each writes its own log
+mkdir -p "$outdir"
+running=0
+for r in "${runs[@]}"; do
+	read -r test mode _ <<< "$r"
+	BUILD="$BUILD" tests/kut/run.sh "$test" "$mode" "$outdir/$test-$mode" > "$outdir/$test-$mode.log" 2>&1 &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+
+passed=0 failed=0
+for r in "${runs[@]}"; do
+	read -r test mode want rest <<< "$r"
 	id=kut_${test}_$mode
 	log=$outdir/$test-$mode.log
-	mkdir -p "$outdir"
-	BUILD="$BUILD" tests/kut/run.sh "$test" "$mode" "$outdir/$test-$mode" > "$log" 2>&1
 	line=$(grep '^KUT ' "$log" | tail -n 1)
 	grep -E '^KUT(_FIGURES)? |^kut: .*the test says' "$log" | sed 's/^/  /'
 	if [ -z "$line" ]; then
@@ -56,6 +78,6 @@ while read -r test mode want rest; do
 		failed=$((failed + 1))
 		echo "FAIL $id: expected $want${rest:+ $rest}; got $why [log: $log]"
 	fi
-done < "$expected_file"
+done
 echo "KUTS passed=$passed failed=$failed skipped=0"
 [ "$failed" -eq 0 ]
