@@ -81,16 +81,17 @@ test_bochs_dev_bad_assign() {
 	! serial "$1" | grep '^Partition ' > /dev/null || { echo "a partition was built"; return 1; }
 }
 
-# com2_run OUT ISO CPUS: Bochs with COM2 a loopback TCP server that
-# tests/emu/console_drive.py reads and types tests/emu/com2.script into
-# (its output in OUT/com2/serial.txt); every step must pass
+# com2_run OUT ISO CPUS [SCRIPT]: Bochs with COM2 a loopback TCP server that
+# tests/emu/console_drive.py reads and types SCRIPT (default
+# tests/emu/com2.script) into (its output in OUT/com2/serial.txt); every
+# step must pass
 com2_run() {
-	local out=$1 iso=$2 cpus=$3 port drv
+	local out=$1 iso=$2 cpus=$3 script=${4:-tests/emu/com2.script} port drv
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') ||
 		{ echo "no free loopback port"; return 1; }
 	rm -rf "$out/com2"
 	mkdir -p "$out/com2"
-	timeout 240 python3 tests/emu/console_drive.py "$port" "$out/com2" tests/emu/com2.script &
+	timeout 240 python3 tests/emu/console_drive.py "$port" "$out/com2" "$script" &
 	drv=$!
 	bochs "$out" --cpus "$cpus" --iso "$iso" --expect ok \
 		--bochsrc "com2: enabled=1, mode=socket-server, dev=127.0.0.1:$port" ||
@@ -143,6 +144,21 @@ test_bochs_dev_com2() {
 	[ "$(key "$exits" external_interrupt)" = "$n" ] && [ "$(key "$dev" irq_exits)" = "$n" ] &&
 		[ "$(key "$dev" port_exits)" = 0 ] && [ "$(key "$dev" irq_path)" = exit ] ||
 		{ echo "inject: $n interrupts: $exits / $dev"; return 1; }
+}
+
+# A COM2 script that fails ends its run then, as COM1's does
+# (bochs_console_gives_up): the guest waits for its line for ever, and
+# before tests/emu/run.sh read OUT/com2/drive.txt too the run held its
+# slot of the suite until its timeout (120 s, 360 s on the checking build).
+test_bochs_dev_com2_gives_up() {
+	local msg
+	msg=$(com2_run "$1" "$TEST_ISO_DIR/dev-com2-inject.iso" 2 tests/emu/com2-miss.script 2>&1) &&
+		{ echo "a COM2 script that failed passed: $msg"; return 1; }
+	echo "$msg" | grep -q "the console script failed, so the run was ended: DRIVE step=4 ok=0 what=expect pattern='^this line is never printed\$' .*(com2/drive.txt)" ||
+		{ echo "not ended for the script's failure: $msg"; return 1; }
+	grep -q '^DRIVE step=3 ok=1 ' "$1/com2/drive.txt" && ! serial "$1" | grep '^TEMPO_EXIT' > /dev/null ||
+		{ echo "the guest did not print to COM2, or Tempo had ended"; return 1; }
+	echo "ended at the COM2 script's miss: $(cat "$1/script-failed.txt")"
 }
 
 # A bare guest owns the HPET (Tempo calibrates with the PIT: tsc_calibrate=pit):

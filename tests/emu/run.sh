@@ -151,6 +151,21 @@ halt_seen() {
 	tr -d '\r' < "$out/serial.txt" 2>/dev/null | grep -q '^Tempo: halted'
 }
 
+# script_failed: a console driver's drive.txt written in this run holds a
+# failed step; it goes to OUT/script-failed.txt (with the file's folder when
+# it is not OUT's own)
+script_failed() {
+	local f line
+	for f in "$out/drive.txt" "$out"/*/drive.txt; do
+		[ -f "$f" ] && [ "$f" -nt "$out/.run-start" ] || continue
+		line=$(grep -m 1 '^DRIVE step=[0-9]* ok=0 ' "$f") || continue
+		[ "$f" = "$out/drive.txt" ] || line+=" (${f#"$out"/})"
+		echo "$line" > "$out/script-failed.txt"
+		return 0
+	done
+	return 1
+}
+
 # guard TIMEOUT_PID: watches the emulator (the child of timeout(1)); drains
 # Bochs' screen pseudo-terminal as soon as Bochs names it; ends the emulator
 # once neither the serial files nor its CPU time have moved for stall_s.
@@ -186,11 +201,11 @@ guard() {
 			kill -KILL "$epid" 2>/dev/null
 			return
 		fi
-		# the console script gave up (tests/emu/console_drive.py): what it
-		# waited for will not come, so the run ends now, not at its timeout
-		# (a drive.txt older than this run is another run's)
-		if [ -n "$com1_port" ] && [ "$out/drive.txt" -nt "$out/.run-start" ] &&
-			grep -m 1 '^DRIVE step=[0-9]* ok=0 ' "$out/drive.txt" > "$out/script-failed.txt"; then
+		# a console script gave up (tests/emu/console_drive.py: COM1's in
+		# OUT, another port's in a folder of OUT, as devices.sh's COM2): what
+		# it waited for will not come, so the run ends now, not at its
+		# timeout (a drive.txt older than this run is another run's)
+		if script_failed; then
 			kill -KILL "$epid" 2>/dev/null
 			return
 		fi

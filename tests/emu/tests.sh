@@ -20,7 +20,8 @@ EMU_TESTS="bochs_1cpu bochs_4cpu bochs_ips_20m bochs_pit bochs_cpuid15_mismatch 
 	bochs_testdev bochs_xapic bochs_high_mem bochs_console_drop bochs_apicv bochs_posted_soft bochs_many_vcpus
 	bochs_fidelity
 	bochs_dev_pci_enum qemu_dev_pci_ecam qemu_esp qemu_esp_missing
-	qemu_iommu_dma qemu_iommu_ir bochs_dev_bad_assign bochs_dev_com2 bochs_dev_hpet bochs_dev_hpet_shared"
+	qemu_iommu_dma qemu_iommu_ir bochs_dev_bad_assign bochs_dev_com2 bochs_dev_com2_gives_up
+	bochs_dev_hpet bochs_dev_hpet_shared"
 # RAM past Bochs' 2 GiB of host memory, which Bochs swaps to a file: run
 # only with EMU_LARGE=1 or by name (tests/run_tests.sh emu bochs_large_mem),
 # first, so that it takes one core while the other runs the rest. On the
@@ -31,7 +32,7 @@ EMU_LARGE_TEST=bochs_large_mem
 # tests the harness, not the CPU: the CPU-model matrix does not run them
 # again under another model's name.
 EMU_PINNED="bochs_cpuid15_mismatch bochs_no_x2apic bochs_apicv bochs_posted_soft bochs_stall_guard
-	bochs_console_gives_up"
+	bochs_console_gives_up bochs_dev_com2_gives_up"
 # its users match " $EMU_PINNED " against " NAME ": spaces only
 EMU_PINNED=${EMU_PINNED//[$'\t\n']/ }
 

@@ -56,9 +56,10 @@ VMCS_CHECK_OPEN="bochs_timer_inject@tigerlake"
 # them, and the section vmcs does not.
 #   bochs_stall_guard: the harness stops Bochs with SIGSTOP and its stall
 #     guard ends it, on purpose: a test of the harness, not of an entry.
-#   bochs_console_gives_up: the harness ends Bochs when the console
-#     script misses a line, on purpose, with Tempo still running.
-VMCS_CHECK_NO_END="bochs_stall_guard bochs_console_gives_up"
+#   bochs_console_gives_up, bochs_dev_com2_gives_up: the harness ends
+#     Bochs when the console script (COM1's, COM2's) misses a line, on
+#     purpose, with Tempo still running.
+VMCS_CHECK_NO_END="bochs_stall_guard bochs_console_gives_up bochs_dev_com2_gives_up"
 
 # Linux tests whose every entry the checker judges in make test, their own
 # assertions counted too (tests/vmcscheck/emu.sh); the others run on the
