@@ -778,12 +778,6 @@ static int warn_siblings(const struct machine *m, const struct hv_config *cfg)
 	return n;
 }
 
-/* The boot protocol's "HdrS" at 0x202 marks a Linux kernel (bzImage). */
-static bool is_bzimage(const uint8_t *img, size_t len)
-{
-	return len >= 0x206 && rd32(img + 0x202) == 0x53726448u;
-}
-
 /*
  * hv/build/build.c's load_linux checks, before it copies anything. This and
  * check_multiboot return 0, or the length of the message put in @err.
@@ -792,6 +786,7 @@ static int check_linux(const struct partition_config *pc, const struct module_se
 		       const uint8_t *img, size_t len, char *err, size_t errlen)
 {
 	struct linux_plan plan;
+	struct elf_plan segs;
 	uint64_t initrd_size = 0;
 	char why[160];
 
@@ -804,7 +799,8 @@ static int check_linux(const struct partition_config *pc, const struct module_se
 				    "takes one module (its initrd), not %u", pc->name, pc->line,
 				    pc->module_count);
 	module_path(mods, pc->modules[0], &initrd_size);
-	if (linux_plan_load(img, len, pc->memory_bytes, initrd_size, &plan, why, sizeof(why)))
+	if (linux_plan_image(img, len, pc->memory_bytes, initrd_size, &plan, &segs, why,
+			     sizeof(why)))
 		return fmt_snprintf(err, errlen, "image '%s': not a bootable Linux kernel: %s",
 				    pc->image, why);
 	return 0;
@@ -820,7 +816,7 @@ static int check_multiboot(const struct partition_config *pc, const struct modul
 	char why[120];
 
 	if (mb_find_header(img, len, &mb, why, sizeof(why)))
-		return fmt_snprintf(err, errlen, "image '%s': %s", pc->image, why);
+		return fmt_snprintf(err, errlen, "image '%s': %s; " NOT_LINUX, pc->image, why);
 	if (mb.has_entry_override)
 		return fmt_snprintf(err, errlen, "image '%s': multiboot address/entry tags are not "
 				    "supported; link it as a plain ELF", pc->image);
@@ -859,7 +855,7 @@ static int check_image(const struct partition_config *pc, const struct module_se
 	img = (uint8_t *)read_all(path, 256 << 20, &len);
 	if (!img)
 		fatal("cannot read %s: %s", path, strerror(errno));
-	bad = is_bzimage(img, len) ? check_linux(pc, mods, img, len, err, sizeof(err))
+	bad = linux_image(img, len) ? check_linux(pc, mods, img, len, err, sizeof(err))
 				   : check_multiboot(pc, mods, img, len, err, sizeof(err));
 	free(img);
 	if (bad)

@@ -73,7 +73,7 @@ static int load_image(struct partition *p, const struct boot_module *m, char *er
 	char why[120];
 
 	if (mb_find_header(img, len, &mb, why, sizeof(why))) {
-		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
+		fmt_snprintf(err, errlen, "image '%s': %s; " NOT_LINUX, p->cfg->image, why);
 		return -1;
 	}
 	if (mb.has_entry_override) {
@@ -112,16 +112,33 @@ static void guest_platform_of(const struct partition *p, struct guest_platform *
 		gp->apic_ids[i] = p->vcpus[i]->apic_id;
 }
 
-/* The boot protocol's "HdrS" at 0x202 marks a Linux kernel (bzImage). */
-static bool is_bzimage(const struct boot_module *m)
+/*
+ * A Linux kernel where its plan puts it (hv/core/bzimage.h): a bzImage's
+ * protected-mode part (it decompresses itself), or a vmlinux's segments
+ * where it is linked (the decompressor's work done, linux_plan_vmlinux).
+ */
+static int place_linux(struct partition *p, const uint8_t *img, size_t len,
+		       uint64_t initrd_size, struct linux_plan *plan, char *why, size_t whylen)
 {
-	const uint8_t *img = (const uint8_t *)(uintptr_t)m->start;
+	struct elf_plan e;
 
-	return m->end - m->start >= 0x206 && rd32(img + 0x202) == 0x53726448u;
+	if (linux_plan_image(img, len, p->mem_size, initrd_size, plan, &e, why, whylen))
+		return -1;
+	if (!plan->vmlinux)
+		memcpy(gpa_to_hva(p, plan->kernel_gpa, plan->kernel_size), img + plan->kernel_offset,
+		       plan->kernel_size);
+	for (uint32_t i = 0; i < e.segment_count; i++) {
+		const struct elf_segment *s = &e.segments[i];
+		uint8_t *dst = gpa_to_hva(p, s->paddr, s->mem_size);
+
+		memcpy(dst, img + s->file_offset, s->file_size);
+		memset(dst + s->file_size, 0, s->mem_size - s->file_size);
+	}
+	return 0;
 }
 
 /*
- * A Linux partition: the protected-mode kernel where the plan puts it, the
+ * A Linux partition: the kernel where the plan puts it (place_linux), the
  * first module as its initrd (there is no disk: an initrd is required), ACPI
  * tables with a hardware-reduced FADT (poweroff through GUEST_ACPI_PM_PORT),
  * the zero page, GDT and identity map (hv/core/bzimage.c); the boot vCPU enters
@@ -152,14 +169,11 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 		return -1;
 	}
 	initrd = find_module(bi, p->cfg->modules[0]);
-	if (linux_plan_load(img, len, p->mem_size, initrd->end - initrd->start, &plan, why,
-			    sizeof(why))) {
+	if (place_linux(p, img, len, initrd->end - initrd->start, &plan, why, sizeof(why))) {
 		fmt_snprintf(err, errlen, "image '%s': not a bootable Linux kernel: %s",
 			     p->cfg->image, why);
 		return -1;
 	}
-	memcpy(gpa_to_hva(p, plan.kernel_gpa, plan.kernel_size), img + plan.kernel_offset,
-	       plan.kernel_size);
 	memcpy(gpa_to_hva(p, plan.initrd_gpa, plan.initrd_size),
 	       (const void *)(uintptr_t)initrd->start, plan.initrd_size);
 
@@ -235,11 +249,17 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 	p->linux_boot = true;
 	p->entry = plan.entry64;
 	p->vcpus[0]->arch.regs.rsi = LINUX_ZERO_PAGE_GPA;
-	log_info("Partition '%s': Linux boot protocol %u.%02u, kernel %lu KiB at 0x%lx "
-		 "(needs %lu MiB), initrd '%s' %lu KiB at 0x%lx\n", p->cfg->name,
-		 plan.version >> 8, plan.version & 0xff, plan.kernel_size >> 10, plan.kernel_gpa,
-		 plan.init_size >> 20, p->cfg->modules[0], plan.initrd_size >> 10,
-		 plan.initrd_gpa);
+	if (plan.vmlinux)
+		log_info("Partition '%s': Linux vmlinux (ELF, uncompressed), %lu KiB at 0x%lx, "
+			 "entry 0x%lx, initrd '%s' %lu KiB at 0x%lx\n", p->cfg->name,
+			 plan.init_size >> 10, plan.kernel_gpa, plan.entry64, p->cfg->modules[0],
+			 plan.initrd_size >> 10, plan.initrd_gpa);
+	else
+		log_info("Partition '%s': Linux boot protocol %u.%02u, kernel %lu KiB at 0x%lx "
+			 "(needs %lu MiB), initrd '%s' %lu KiB at 0x%lx\n", p->cfg->name,
+			 plan.version >> 8, plan.version & 0xff, plan.kernel_size >> 10,
+			 plan.kernel_gpa, plan.init_size >> 20, p->cfg->modules[0],
+			 plan.initrd_size >> 10, plan.initrd_gpa);
 	return 0;
 }
 
@@ -337,7 +357,7 @@ static int load_partition(struct partition *p, const struct boot_info *bi, char 
 {
 	const struct boot_module *image = find_module(bi, p->cfg->image);
 
-	if (is_bzimage(image))
+	if (linux_image((const uint8_t *)(uintptr_t)image->start, image->end - image->start))
 		return load_linux(p, bi, image, err, errlen);
 	if (load_image(p, image, err, errlen) || load_modules_and_info(p, bi, err, errlen))
 		return -1;

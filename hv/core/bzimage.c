@@ -17,6 +17,7 @@
  * Vol. 3A 3.4.5 (segment descriptors) and 4.5 (4-level paging).
  */
 #include "hv/core/bzimage.h"
+#include "hv/core/elf.h"
 #include "hv/core/guest_ram.h"
 #include "hv/lib/fmt.h"
 #include "hv/lib/lib.h"
@@ -285,6 +286,114 @@ int linux_plan_load(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t 
 	return plan_initrd(&c, out, &h, mem_size, initrd_size);
 }
 
+/* ---- an uncompressed kernel (vmlinux) ---- */
+
+#define VMLINUX_VERSION		0x020f	/* 2.15: the fields below are all it needs */
+#define VMLINUX_ALIGN		PAGE_SIZE_2M	/* head_64.S: a 2 MiB-aligned load address */
+#define VMLINUX_CMDLINE_SIZE	2047	/* x86's COMMAND_LINE_SIZE, less the NUL */
+
+/*
+ * The setup header a bzImage would carry, as far as the kernel reads it
+ * after decompression (and plan_initrd, linux_build_boot before it), into
+ * @hdr (HDR_MIN_END bytes), and what hdr_read would have learnt from it.
+ */
+static void vmlinux_hdr(uint8_t hdr[HDR_MIN_END], struct setup_hdr *h, const struct linux_plan *plan)
+{
+	memset(hdr, 0, HDR_MIN_END);
+	memset(h, 0, sizeof(*h));
+	h->version = VMLINUX_VERSION;
+	h->loadflags = LOADED_HIGH;
+	h->xloadflags = XLF_KERNEL_64 | XLF_CAN_BE_LOADED_ABOVE_4G;
+	h->hdr_end = HDR_MIN_END;
+	h->initrd_addr_max = 0x7fffffff;
+	h->kernel_alignment = (uint32_t)VMLINUX_ALIGN;
+	h->cmdline_size = VMLINUX_CMDLINE_SIZE;
+	h->init_size = (uint32_t)plan->init_size;
+	h->pref_address = plan->kernel_gpa;
+	st16(hdr + HDR_BOOT_FLAG, BOOT_FLAG_VALUE);
+	hdr[HDR_JUMP_LEN] = (uint8_t)(HDR_MIN_END - 0x202);
+	st32(hdr + HDR_MAGIC, HDR_MAGIC_VALUE);
+	st16(hdr + HDR_VERSION, h->version);
+	hdr[HDR_LOADFLAGS] = h->loadflags;
+	st32(hdr + HDR_INITRD_ADDR_MAX, h->initrd_addr_max);
+	st32(hdr + HDR_KERNEL_ALIGNMENT, h->kernel_alignment);
+	st16(hdr + HDR_XLOADFLAGS, h->xloadflags);
+	st32(hdr + HDR_CMDLINE_SIZE, h->cmdline_size);
+	st64(hdr + HDR_PREF_ADDRESS, h->pref_address);
+	st32(hdr + HDR_INIT_SIZE, h->init_size);
+}
+
+int linux_plan_vmlinux(uint64_t lowest, uint64_t highest, uint64_t entry, uint64_t mem_size,
+		       uint64_t initrd_size, struct linux_plan *out, char *why, size_t whylen)
+{
+	struct fmt_err c = { .msg = why, .len = why ? whylen : 0 };
+	uint8_t hdr[HDR_MIN_END];
+	struct setup_hdr h;
+	char sz[32];
+
+	if (c.len)
+		why[0] = 0;
+	if (!out)
+		return bz_fail(&c, NULL, "vmlinux: no plan given");
+	memset(out, 0, sizeof(*out));
+	if (lowest & (VMLINUX_ALIGN - 1))
+		return bz_fail(&c, out, "vmlinux: loads at 0x%llx, not 2 MiB aligned: the kernel "
+			       "runs where it is linked only from such an address",
+			       (unsigned long long)lowest);
+	if (lowest < LINUX_HIGH_START || highest <= lowest || highest > IDENTITY_END)
+		return bz_fail(&c, out, "vmlinux: segments [0x%llx, 0x%llx) are not within "
+			       "[1 MiB, 4 GiB)", (unsigned long long)lowest,
+			       (unsigned long long)highest);
+	if (entry < lowest || entry >= highest)
+		return bz_fail(&c, out, "vmlinux: entry 0x%llx is outside its segments "
+			       "[0x%llx, 0x%llx)", (unsigned long long)entry,
+			       (unsigned long long)lowest, (unsigned long long)highest);
+	if (highest > guest_ram_low(mem_size)) {
+		size_str(sz, sizeof(sz), guest_ram_low(mem_size));
+		return bz_fail(&c, out, "vmlinux: kernel needs [0x%llx, 0x%llx), past the "
+			       "partition's %s%s", (unsigned long long)lowest,
+			       (unsigned long long)highest, sz,
+			       guest_ram_high(mem_size) ? " below its MMIO window" : "");
+	}
+	out->vmlinux = true;
+	out->version = VMLINUX_VERSION;
+	out->kernel_gpa = lowest;
+	out->kernel_end = ALIGN_UP(highest, PAGE_SIZE_4K);
+	out->init_size = highest - lowest;
+	out->entry64 = entry;
+	vmlinux_hdr(hdr, &h, out);
+	return plan_initrd(&c, out, &h, mem_size, initrd_size);
+}
+
+bool linux_image(const uint8_t *img, size_t len)
+{
+	return (img && len >= HDR_MAGIC + 4 && rd32(img + HDR_MAGIC) == HDR_MAGIC_VALUE) ||
+	       elf_has_note(img, len, "Linux");
+}
+
+int linux_plan_image(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t initrd_size,
+		     struct linux_plan *out, struct elf_plan *segs, char *why, size_t whylen)
+{
+	memset(segs, 0, sizeof(*segs));
+	if (!elf_has_note(img, len, "Linux"))
+		return linux_plan_load(img, len, mem_size, initrd_size, out, why, whylen);
+	if (out)
+		memset(out, 0, sizeof(*out));
+	if (elf_plan_load(img, len, LINUX_HIGH_START, guest_ram_low(mem_size), segs, why, whylen))
+		return -1;
+	if (!segs->is64) {
+		fmt_snprintf(why, whylen, "vmlinux: a 32-bit ELF; Tempo boots 64-bit kernels");
+		memset(segs, 0, sizeof(*segs));
+		return -1;
+	}
+	if (linux_plan_vmlinux(segs->lowest, segs->highest, segs->entry, mem_size, initrd_size, out,
+			       why, whylen)) {
+		memset(segs, 0, sizeof(*segs));
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- what the kernel finds at its 64-bit entry ---- */
 
 int linux_e820_map(uint64_t mem_size, struct linux_e820 map[LINUX_E820_ENTRIES])
@@ -374,6 +483,7 @@ int linux_build_boot(uint8_t *mem, uint64_t mem_size, const uint8_t *img, size_t
 {
 	struct fmt_err c = { .msg = why, .len = why ? whylen : 0 };
 	struct setup_hdr h;
+	uint8_t hdr[HDR_MIN_END];
 	uint64_t limit, low = guest_ram_low(mem_size);
 	size_t n;
 	char sz[32];
@@ -382,14 +492,19 @@ int linux_build_boot(uint8_t *mem, uint64_t mem_size, const uint8_t *img, size_t
 		why[0] = 0;
 	if (!mem || !plan)
 		return bz_fail(&c, NULL, "bzImage: no guest memory or no plan given");
-	if (hdr_read(&c, NULL, img, len, &h))
+	if (plan->vmlinux) {
+		/* the header is Tempo's: the zero page is made from it, not from @img */
+		vmlinux_hdr(hdr, &h, plan);
+		img = hdr;
+	} else if (hdr_read(&c, NULL, img, len, &h)) {
 		return -1;
+	}
 	if (low <= LINUX_HIGH_START) {
 		size_str(sz, sizeof(sz), mem_size);
 		return bz_fail(&c, NULL, "bzImage: a partition of %s has no RAM above 1 MiB", sz);
 	}
-	if (plan->version != h.version || plan->kernel_offset != h.kernel_offset ||
-	    plan->kernel_size != h.kernel_size)
+	if (!plan->vmlinux && (plan->version != h.version || plan->kernel_offset != h.kernel_offset ||
+			       plan->kernel_size != h.kernel_size))
 		return bz_fail(&c, NULL, "bzImage: the plan was not made for this image");
 	if (plan->kernel_gpa < LINUX_HIGH_START || plan->kernel_end > low ||
 	    plan->kernel_gpa > plan->kernel_end ||

@@ -14,6 +14,7 @@
 #ifndef TEMPO_HV_BZIMAGE_H
 #define TEMPO_HV_BZIMAGE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,7 +37,8 @@
 #define LINUX_E820_ENTRIES	5		/* at most: the fifth is RAM from 4 GiB */
 
 struct linux_plan {
-	uint16_t version;	/* boot protocol, e.g. 0x020f */
+	bool vmlinux;		/* an uncompressed ELF kernel (linux_plan_vmlinux), not a bzImage */
+	uint16_t version;	/* boot protocol, e.g. 0x020f (a vmlinux: the one Tempo writes) */
 	uint64_t kernel_gpa;	/* where the protected-mode kernel is copied */
 	uint64_t kernel_offset;	/* file offset of the protected-mode kernel */
 	uint64_t kernel_size;	/* bytes to copy from the file (to its end) */
@@ -62,6 +64,37 @@ struct linux_plan {
 int linux_plan_load(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t initrd_size,
 		    struct linux_plan *out, char *why, size_t whylen);
 
+/*
+ * Plan an uncompressed kernel, a vmlinux ELF whose PT_LOAD segments occupy
+ * [@lowest, @highest) of guest-physical memory (hv/core/elf.c planned and
+ * checked them) with its 64-bit entry, startup_64, at @entry: what the
+ * bzImage's decompressor would have produced, and where it would have
+ * jumped, with RSI the zero page. No decompression at each (re)start: a
+ * Debian kernel's xz payload is some 4 billion instructions in Bochs. The
+ * kernel runs where it is linked (no relocation), so @lowest must be 2 MiB
+ * aligned (head_64.S loops for ever otherwise), @entry within the segments,
+ * all of it below 4 GiB and the MMIO window; the initrd as for a bzImage.
+ * The zero page gets a setup header Tempo writes (protocol 2.15). Returns 0,
+ * or -1 with a reason in @why and @out zeroed.
+ */
+int linux_plan_vmlinux(uint64_t lowest, uint64_t highest, uint64_t entry, uint64_t mem_size,
+		       uint64_t initrd_size, struct linux_plan *out, char *why, size_t whylen);
+
+/* Is @img a Linux kernel: a bzImage ("HdrS" at 0x202) or a vmlinux (an ELF with "Linux" notes)? */
+#define NOT_LINUX "nor is it a Linux kernel (no bzImage \"HdrS\" at 0x202, no ELF note \"Linux\")"
+bool linux_image(const uint8_t *img, size_t len);
+
+/*
+ * The plan for either kind (linux_image): a bzImage's by linux_plan_load
+ * (@segs->segment_count 0: the caller copies kernel_size bytes from
+ * kernel_offset), a vmlinux's by elf_plan_load and linux_plan_vmlinux (the
+ * caller copies @segs, zeroing each one's tail). Returns 0, or -1 with a
+ * reason in @why.
+ */
+struct elf_plan;
+int linux_plan_image(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t initrd_size,
+		     struct linux_plan *out, struct elf_plan *segs, char *why, size_t whylen);
+
 /* One E820 entry as the zero page holds it (20 bytes, packed there). */
 struct linux_e820 {
 	uint64_t addr, size;
@@ -82,7 +115,8 @@ int linux_e820_map(uint64_t mem_size, struct linux_e820 map[LINUX_E820_ENTRIES])
 /*
  * Write into @mem (host view of guest-physical 0 up, the RAM below the MMIO
  * window of a partition of @mem_size bytes): the GDT, the
- * page tables, the zero page (the image's setup header, then the loader's
+ * page tables, the zero page (the image's setup header, or for a vmlinux
+ * plan the one Tempo writes, @img then unread, then the loader's
  * fields, the initrd of @plan, the RSDP at @rsdp_gpa (0: none) and the E820
  * map) and @cmdline (NULL: empty). Refuses a plan that is not within that
  * low RAM, and a command line longer than the header's cmdline_size or

@@ -30,6 +30,7 @@
 #define EM_386		3
 #define EM_X86_64	62
 #define PT_LOAD		1
+#define PT_NOTE		4
 #define PF_X		1
 
 #define EHDR32_SIZE	52
@@ -279,4 +280,56 @@ int elf_plan_load(const void *img, size_t len, uint64_t min_addr, uint64_t mem_s
 	if (!plan->segment_count)
 		return elf_fail(&c, plan, "ELF: no loadable (PT_LOAD) segment with memory");
 	return plan_entry(&c, plan, entry, p + phoff, phnum, phentsize);
+}
+
+/*
+ * The notes of one PT_NOTE segment (gABI "Note Section"): namesz, descsz
+ * and type, each 4 bytes in both classes, then the name and the descriptor,
+ * each padded to 4 bytes.
+ */
+static bool notes_hold(const uint8_t *n, uint64_t size, const char *name, uint32_t want)
+{
+	while (size >= 12) {
+		uint32_t namesz = rd32(n), descsz = rd32(n + 4);
+		uint64_t step = 12 + ALIGN_UP((uint64_t)namesz, 4) + ALIGN_UP((uint64_t)descsz, 4);
+
+		if (step > size)
+			return false;
+		if (namesz == want && !memcmp(n + 12, name, want))
+			return true;
+		n += step;
+		size -= step;
+	}
+	return false;
+}
+
+bool elf_has_note(const void *img, size_t len, const char *name)
+{
+	const uint8_t *p = img;
+	uint32_t want = (uint32_t)strlen(name) + 1, phnum, phentsize;
+	uint64_t phoff;
+	bool is64;
+
+	if (!p || len < EHDR32_SIZE || rd32(p) != 0x464c457fu || p[EI_DATA] != ELFDATA2LSB ||
+	    (p[EI_CLASS] != ELFCLASS32 && p[EI_CLASS] != ELFCLASS64))
+		return false;
+	is64 = p[EI_CLASS] == ELFCLASS64;
+	if (is64 && len < EHDR64_SIZE)
+		return false;
+	phoff = is64 ? rd64(p + 32) : rd32(p + 28);
+	phentsize = rd16(p + (is64 ? 54 : 42));
+	phnum = rd16(p + (is64 ? 56 : 44));
+	if (phentsize < (is64 ? PHDR64_SIZE : PHDR32_SIZE) || phoff > len ||
+	    (uint64_t)phnum * phentsize > len - phoff)
+		return false;
+	for (uint32_t i = 0; i < phnum; i++) {
+		struct phdr ph;
+
+		read_phdr(p + phoff + (size_t)i * phentsize, is64, &ph);
+		if (ph.type != PT_NOTE || ph.offset > len || ph.filesz > len - ph.offset)
+			continue;
+		if (notes_hold(p + ph.offset, ph.filesz, name, want))
+			return true;
+	}
+	return false;
 }

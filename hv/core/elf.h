@@ -40,4 +40,13 @@ struct elf_plan {
 int elf_plan_load(const void *img, size_t len, uint64_t min_addr, uint64_t mem_size,
 		  struct elf_plan *plan, char *err, size_t errlen);
 
+/*
+ * Does @img (@len bytes), an ELF of either class, hold a note named @name
+ * (NUL-terminated, as the note's n_namesz counts it) in one of its PT_NOTE
+ * segments? A Linux vmlinux has "Linux" notes (hv/build/build.c). Reads
+ * nothing outside the image: a malformed header or note ends the search
+ * with false.
+ */
+bool elf_has_note(const void *img, size_t len, const char *name);
+
 #endif

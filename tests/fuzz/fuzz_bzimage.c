@@ -5,14 +5,17 @@
  * pair taken from the input's last bytes), checks every plan against the
  * contract in hv/core/bzimage.h, then builds the boot state with
  * linux_build_boot() into a heap buffer of exactly the 64 KiB it may write,
- * with a command line whose length also comes from the input. ASan and UBSan
- * catch a read past the image or a write past the buffer.
+ * with a command line whose length also comes from the input. The same
+ * input is offered as a vmlinux too (linux_image, linux_plan_image: the ELF
+ * note scan and the segment plan). ASan and UBSan catch a read past the
+ * image or a write past the buffer.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hv/core/bzimage.h"
+#include "hv/core/elf.h"
 
 #define MIB (1ull << 20)
 #define GIB (1ull << 30)
@@ -111,6 +114,44 @@ static void plan_and_build(const uint8_t *img, size_t len, uint64_t mem_size, ui
 	build(img, len, plan.kernel_end - 1, &plan, cmd, 0);
 }
 
+/*
+ * Either kind through the one door build.c uses: a vmlinux plan's segments
+ * lie where the plan says, 2 MiB aligned, the entry among them.
+ */
+static void plan_image(const uint8_t *img, size_t len, uint64_t mem_size, uint64_t initrd)
+{
+	struct linux_plan plan;
+	struct elf_plan segs;
+	char why[200];
+	int ret;
+
+	memset(why, 0x5a, sizeof(why));
+	ret = linux_plan_image(img, len, mem_size, initrd, &plan, &segs, why, sizeof(why));
+	check_why(why, sizeof(why), ret);
+	if (ret) {
+		if (segs.segment_count)
+			abort();
+		return;
+	}
+	if (!plan.vmlinux) {
+		check_plan(img, len, mem_size, initrd, &plan);
+		return;
+	}
+	if (!linux_image(img, len) || (plan.kernel_gpa & (2 * MIB - 1)) || plan.kernel_gpa < MIB ||
+	    plan.entry64 < plan.kernel_gpa || plan.entry64 >= plan.kernel_end ||
+	    plan.kernel_end > low_ram(mem_size) || !segs.segment_count)
+		abort();
+	for (uint32_t i = 0; i < segs.segment_count; i++) {
+		const struct elf_segment *e = &segs.segments[i];
+
+		if (e->paddr < plan.kernel_gpa || e->mem_size > plan.kernel_end - e->paddr ||
+		    e->file_offset > len || e->file_size > len - e->file_offset ||
+		    e->file_size > e->mem_size)
+			abort();
+	}
+	build(img, len, mem_size, &plan, "console=ttyS0", 0xe0000);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -146,6 +187,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	plan_and_build(img, size, 256 * MIB, 16 * MIB, "console=ttyS0");
 	plan_and_build(img, size, 8 * GIB, GIB + 1, "");
 	plan_and_build(img, size, UINT64_MAX, UINT64_MAX - 4095, cmdline);
+	plan_image(img, size, mem_size, initrd);
+	plan_image(img, size, 256 * MIB, 2 * MIB);
 	free(img);
 	return 0;
 }

@@ -319,8 +319,26 @@ head -c 40000 /dev/zero > "$work/img/garbage"
 printf '[partition g]\ncpus = 1\nmemory = 16M\nimage = garbage\n' > "$work/garbage.cfg"
 expect image_not_multiboot 1 "$work/garbage.cfg" --images "$work/img" &&
 	has image_not_multiboot "$work/garbage.cfg:1: image 'garbage': no multiboot header in the " \
-		"first 32 KiB" &&
+		"first 32 KiB; nor is it a Linux kernel (no bzImage \"HdrS\" at 0x202, no ELF note \"Linux\")" &&
 	pass image_not_multiboot
+# a vmlinux (docs/linux.md): tests/fuzz/corpus/bzimage/vmlinux-min, one
+# PT_LOAD at 16 MiB and a "Linux" note, checked as the boot would; moved
+# 4 KiB up it is refused (the kernel runs where it is linked, 2 MiB aligned)
+cp tests/fuzz/corpus/bzimage/vmlinux-min "$work/img/vml"
+printf '[partition v]\ncpus = 1\nmemory = 64M\nimage = vml\nmodules = initrd\n' > "$work/vml.cfg"
+expect image_vmlinux 0 "$work/vml.cfg" --images "$work/img" && pass image_vmlinux
+python3 - "$work/img/vml" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+for off in (24, 64 + 24):	# e_entry, the PT_LOAD's p_paddr
+    struct.pack_into("<Q", b, off, struct.unpack_from("<Q", b, off)[0] + 0x1000)
+open(sys.argv[1], "wb").write(b)
+PY
+expect image_vmlinux_unaligned 1 "$work/vml.cfg" --images "$work/img" &&
+	has image_vmlinux_unaligned "$work/vml.cfg:1: image 'vml': not a bootable Linux kernel: " \
+		"vmlinux: loads at 0x1001000, not 2 MiB aligned: the kernel runs where it is linked " \
+		"only from such an address" &&
+	pass image_vmlinux_unaligned
 printf '[partition g]\ncpus = 1\nmemory = 2M\nimage = rtbench-mb2\n' > "$work/small.cfg"
 if expect image_too_big 1 "$work/small.cfg" --images "$work/img"; then
 	if grep -q "^$work/small.cfg:1: image 'rtbench-mb2': ELF: segment 0: .* exceeds the partition's 2 MiB$" \

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "hv/core/bzimage.h"
+#include "hv/core/elf.h"
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -822,6 +823,204 @@ static void test_real_kernel(void **state)
 	free(k);
 }
 
+/* ---- an uncompressed kernel (vmlinux) ---- */
+
+#define VM_PADDR	(16 * MIB)
+#define VM_TEXT		0x3000		/* file bytes of the one PT_LOAD */
+#define VM_MEMSZ	0x9000		/* its memory: the tail is .bss */
+#define VM_LEN		(0x1000 + VM_TEXT)
+#define VM_NOTE_OFF	0x1100		/* a PT_NOTE inside the PT_LOAD's bytes */
+
+static uint8_t vm[VM_LEN];
+
+/*
+ * A vmlinux as guests/linux/vmlinux.py writes one: ELF64 x86-64 ET_EXEC,
+ * one PT_LOAD at @paddr (file 0x1000, filesz VM_TEXT, memsz VM_MEMSZ,
+ * R+X), entry at its start, and a PT_NOTE holding a note named @name.
+ */
+static void vm_make(uint64_t paddr, const char *name)
+{
+	uint8_t *ph = vm + 64;
+	uint32_t namesz = (uint32_t)strlen(name) + 1;
+
+	memset(vm, 0, sizeof(vm));
+	memcpy(vm, "\x7f" "ELF", 4);
+	vm[4] = 2;			/* ELFCLASS64 */
+	vm[5] = 1;			/* little-endian */
+	vm[6] = 1;
+	w16(vm + 16, 2);		/* ET_EXEC */
+	w16(vm + 18, 62);		/* EM_X86_64 */
+	w32(vm + 20, 1);
+	w64(vm + 24, paddr);		/* e_entry: startup_64's physical address */
+	w64(vm + 32, 64);		/* e_phoff */
+	w16(vm + 52, 64);
+	w16(vm + 54, 56);
+	w16(vm + 56, 2);
+	w32(ph, 1);			/* PT_LOAD */
+	w32(ph + 4, 5);			/* R+X */
+	w64(ph + 8, 0x1000);
+	w64(ph + 16, 0xffffffff81000000ull);
+	w64(ph + 24, paddr);
+	w64(ph + 32, VM_TEXT);
+	w64(ph + 40, VM_MEMSZ);
+	ph += 56;
+	w32(ph, 4);			/* PT_NOTE */
+	w64(ph + 8, VM_NOTE_OFF);
+	w64(ph + 32, 12 + ((namesz + 3) & ~3u) + 4);
+	w32(vm + VM_NOTE_OFF, namesz);
+	w32(vm + VM_NOTE_OFF + 4, 4);
+	w32(vm + VM_NOTE_OFF + 8, 0x100);
+	memcpy(vm + VM_NOTE_OFF + 12, name, namesz);
+	for (uint32_t i = 0; i < 0x100; i++)
+		vm[0x1000 + i] = (uint8_t)(0x90 + i % 7);	/* not all zero */
+}
+
+static int plan_vm(uint64_t msize, uint64_t initrd, struct elf_plan *segs)
+{
+	memset(&plan, 0xa5, sizeof(plan));
+	memset(why, 0x5a, sizeof(why));
+	return linux_plan_image(vm, VM_LEN, msize, initrd, &plan, segs, why, sizeof(why));
+}
+
+/* Known by its note, planned where it is linked, the initrd high as for a bzImage. */
+static void test_vmlinux_plan(void **state)
+{
+	struct elf_plan segs;
+
+	(void)state;
+	vm_make(VM_PADDR, "Linux");
+	assert_true(linux_image(vm, VM_LEN));
+	if (plan_vm(64 * MIB, 3 * MIB + 5, &segs))
+		fail_msg("refused: %s", why);
+	assert_true(plan.vmlinux);
+	assert_int_equal(plan.version, 0x020f);
+	assert_int_equal(plan.kernel_gpa, VM_PADDR);
+	assert_int_equal(plan.entry64, VM_PADDR);
+	assert_int_equal(plan.init_size, VM_MEMSZ);
+	assert_int_equal(plan.kernel_end, VM_PADDR + VM_MEMSZ);
+	assert_int_equal(plan.kernel_size, 0);
+	assert_int_equal(plan.initrd_gpa, (64 * MIB - (3 * MIB + 5)) & ~0xfffull);
+	assert_int_equal(plan.initrd_size, 3 * MIB + 5);
+	assert_int_equal(segs.segment_count, 1);
+	assert_int_equal(segs.segments[0].paddr, VM_PADDR);
+	assert_int_equal(segs.segments[0].file_offset, 0x1000);
+	assert_int_equal(segs.segments[0].file_size, VM_TEXT);
+	assert_int_equal(segs.segments[0].mem_size, VM_MEMSZ);
+	/* a bzImage through the same door gets no segments */
+	assert_int_equal(linux_plan_image(img, IMG_LEN, 64 * MIB, 0, &plan, &segs, why,
+					  sizeof(why)), 0);
+	assert_false(plan.vmlinux);
+	assert_int_equal(segs.segment_count, 0);
+}
+
+/* What is not a vmlinux is not taken for one; what is but cannot run is refused, saying why. */
+static void test_vmlinux_refusals(void **state)
+{
+	struct elf_plan segs;
+
+	(void)state;
+	/* no "Linux" note: an ELF guest of another kind (multiboot's path) */
+	vm_make(VM_PADDR, "Linu");
+	assert_false(linux_image(vm, VM_LEN));
+	vm_make(VM_PADDR, "GNU");
+	assert_false(linux_image(vm, VM_LEN));
+	/* a note whose name runs past its segment, or a segment past the file */
+	vm_make(VM_PADDR, "Linux");
+	w32(vm + VM_NOTE_OFF, 0xfffffff0u);
+	assert_false(linux_image(vm, VM_LEN));
+	vm_make(VM_PADDR, "Linux");
+	w64(vm + 64 + 56 + 32, VM_LEN);
+	assert_false(linux_image(vm, VM_LEN));
+	assert_false(linux_image(vm, 40));
+	assert_false(linux_image(NULL, 0));
+	/* not at a 2 MiB boundary: head_64.S would loop for ever */
+	vm_make(VM_PADDR + 0x1000, "Linux");
+	assert_refused(plan_vm(64 * MIB, 0, &segs), "not 2 MiB aligned");
+	/* more than the partition holds (elf.c's check, said for this image) */
+	vm_make(VM_PADDR, "Linux");
+	assert_int_equal(plan_vm(16 * MIB, 0, &segs), -1);
+	assert_int_equal(segs.segment_count, 0);
+	assert_true(why[0] != 0);
+	/* a 32-bit ELF with the note */
+	vm_make(VM_PADDR, "Linux");
+	vm[4] = 1;
+	assert_int_equal(plan_vm(64 * MIB, 0, &segs), -1);
+	/* an initrd that does not fit above the kernel */
+	vm_make(VM_PADDR, "Linux");
+	assert_refused(plan_vm(24 * MIB, 8 * MIB, &segs), "does not fit");
+	/* the plan itself: entry outside the segments, past 4 GiB */
+	assert_refused(linux_plan_vmlinux(VM_PADDR, VM_PADDR + VM_MEMSZ, VM_PADDR + VM_MEMSZ,
+					  64 * MIB, 0, &plan, why, sizeof(why)), "entry");
+	assert_refused(linux_plan_vmlinux(0, VM_MEMSZ, 0, 64 * MIB, 0, &plan, why, sizeof(why)),
+		       "within");
+	assert_refused(linux_plan_vmlinux(4 * GIB - 2 * MIB, 4 * GIB + 2 * MIB, 4 * GIB - 2 * MIB,
+					  8 * GIB, 0, &plan, why, sizeof(why)), "within");
+}
+
+/* The zero page of a vmlinux: Tempo's setup header, the same loader fields; the image unread. */
+static void test_vmlinux_build(void **state)
+{
+	struct elf_plan segs;
+	const char *cmd = "console=ttyS0 quiet";
+
+	(void)state;
+	mem_new(64 * MIB);
+	vm_make(VM_PADDR, "Linux");
+	if (plan_vm(mem_size, 2 * MIB, &segs))
+		fail_msg("refused: %s", why);
+	/* no image given: the header must come from the plan alone */
+	if (linux_build_boot(mem, mem_size, NULL, 0, &plan, cmd, 0xe0000, why, sizeof(why)))
+		fail_msg("build refused: %s", why);
+	check_gdt();
+	check_page_tables();
+	check_e820();
+	assert_int_equal(r16(ZP + 0x1fe), 0xaa55);		/* boot_flag */
+	assert_memory_equal(ZP + 0x202, "HdrS", 4);
+	assert_int_equal(r16(ZP + 0x206), 0x020f);		/* version */
+	assert_int_equal(ZP[0x1ef], 0);				/* sentinel */
+	assert_int_equal(ZP[0x210], 0xff);			/* type_of_loader */
+	assert_int_equal(ZP[0x211], 0x01);			/* loadflags: LOADED_HIGH */
+	assert_int_equal(r32(ZP + 0x218), plan.initrd_gpa);	/* ramdisk_image */
+	assert_int_equal(r32(ZP + 0x21c), 2 * MIB);		/* ramdisk_size */
+	assert_int_equal(r32(ZP + 0x228), LINUX_CMDLINE_GPA);	/* cmd_line_ptr */
+	assert_int_equal(r32(ZP + 0x230), 2 * MIB);		/* kernel_alignment */
+	assert_int_equal(r16(ZP + 0x236), 3);			/* xloadflags: 64-bit, above 4G */
+	assert_int_equal(r32(ZP + 0x238), 2047);		/* cmdline_size */
+	assert_int_equal(r64(ZP + 0x258), VM_PADDR);		/* pref_address */
+	assert_int_equal(r32(ZP + 0x260), VM_MEMSZ);		/* init_size */
+	assert_int_equal(r64(ZP + 0x070), 0xe0000);		/* acpi_rsdp_addr */
+	assert_string_equal((const char *)mem + LINUX_CMDLINE_GPA, cmd);
+	/* a bzImage plan with no image is still refused */
+	plan_ok(IMG_LEN, mem_size, 0);
+	assert_int_equal(linux_build_boot(mem, mem_size, NULL, 0, &plan, cmd, 0, why, sizeof(why)),
+			 -1);
+}
+
+/* build/linux/vmlinux (guests/linux/vmlinux.py), when it has been made: planned as Tempo boots it. */
+static void test_real_vmlinux(void **state)
+{
+	size_t len = 0;
+	uint8_t *k = read_file("build/linux/vmlinux", &len);
+	struct elf_plan segs;
+
+	(void)state;
+	if (!k) {
+		print_message("no build/linux/vmlinux: skipped\n");
+		skip();
+	}
+	assert_true(linux_image(k, len));
+	if (linux_plan_image(k, len, 256 * MIB, 2 * MIB, &plan, &segs, why, sizeof(why))) {
+		free(k);
+		fail_msg("refused build/linux/vmlinux: %s", why);
+	}
+	assert_true(plan.vmlinux);
+	assert_int_equal(plan.kernel_gpa, 16 * MIB);
+	assert_int_equal(plan.entry64, 16 * MIB);
+	assert_true(segs.segment_count >= 2);
+	assert_int_equal(plan.initrd_gpa, 254 * MIB);
+	free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -839,6 +1038,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_partition_cmdline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_kernel, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vmlinux_plan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vmlinux_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vmlinux_build, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_vmlinux, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
