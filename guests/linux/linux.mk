@@ -12,6 +12,7 @@ BUILD		?= build
 LINUX_DIR	?= $(BUILD)/linux
 LINUX_BZIMAGE	:= $(LINUX_DIR)/bzImage
 LINUX_INITRD	:= $(LINUX_DIR)/initrd.cpio.gz
+LINUX_VMLINUX	:= $(LINUX_DIR)/vmlinux
 LINUX_LOOPS	?= 1000
 LINUX_CPUS	?= 1
 
@@ -26,6 +27,10 @@ LINUX_CHAN_SRCS	:= guests/linux/Kbuild guests/linux/tempo_chan.c guests/linux/te
 $(LINUX_BZIMAGE) $(LINUX_INITRD) &: guests/linux/build.sh guests/linux/init.sh \
 		guests/linux/tempo_stats.c hv/core/hypercall_abi.h $(LINUX_CHAN_SRCS)
 	guests/linux/build.sh $(LINUX_DIR)
+
+# The same kernel uncompressed, for Tempo to boot without the decompressor
+$(LINUX_VMLINUX): $(LINUX_BZIMAGE) guests/linux/vmlinux.py
+	python3 guests/linux/vmlinux.py $< $@
 
 linux-bare: linux-image	## Boot the Linux guest bare metal in Bochs (cyclictest, LINUX_LOOPS=1000 LINUX_CPUS=1)
 	tests/linux/bare.sh $(LINUX_DIR) --loops $(LINUX_LOOPS) --cpus $(LINUX_CPUS)
