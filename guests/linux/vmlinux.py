@@ -17,8 +17,10 @@ standard library); any other is refused by name.
 import bz2
 import gzip
 import lzma
+import os
 import struct
 import sys
+import zlib
 
 PT_LOAD, PT_NOTE = 1, 4
 
@@ -38,14 +40,21 @@ def payload(img):
     data = img[start:start + length]
     if len(data) != length:
         fail("payload runs past the file: truncated bzImage")
-    if data[:2] == b"\x1f\x8b":
-        return gzip.decompress(data)
-    if data[:3] == b"BZh":
-        return bz2.decompress(data)
-    if data[:6] == b"\xfd7zXZ\x00":
-        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(data)
-    if data[:3] == b"\x5d\x00\x00":
-        return lzma.LZMADecompressor(format=lzma.FORMAT_ALONE).decompress(data)
+    try:
+        if data[:2] == b"\x1f\x8b":
+            return gzip.decompress(data)
+        if data[:3] == b"BZh":
+            return bz2.decompress(data)
+        for magic, fmt in ((b"\xfd7zXZ\x00", lzma.FORMAT_XZ), (b"\x5d\x00\x00", lzma.FORMAT_ALONE)):
+            if data.startswith(magic):
+                dec = lzma.LZMADecompressor(format=fmt)
+                out = dec.decompress(data)
+                # a stream cut short decodes without complaint: its end must be there
+                if not dec.eof:
+                    fail("the payload's stream ends early: truncated bzImage")
+                return out
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError) as e:
+        fail("the payload does not decompress: %s" % e)
     fail("payload compressed as %r, which Python cannot decompress (gzip, bzip2, xz, lzma)"
          % data[:4])
 
@@ -56,11 +65,19 @@ def main():
     elf = payload(open(sys.argv[1], "rb").read())
     if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1:
         fail("the payload is not a little-endian ELF64")
+    if len(elf) < 64:
+        fail("the payload is too short for an ELF header")
     phoff, = struct.unpack_from("<Q", elf, 32)
     phentsize, phnum = struct.unpack_from("<HH", elf, 54)
+    if phentsize < 56 or phoff + phnum * phentsize > len(elf):
+        fail("the payload's program headers lie outside it")
     phdrs = [list(struct.unpack_from("<IIQQQQQQ", elf, phoff + i * phentsize))
              for i in range(phnum)]
     keep = [p for p in phdrs if p[0] in (PT_LOAD, PT_NOTE)]
+    for p in keep:
+        if p[2] + p[5] > len(elf) or p[5] > p[6]:
+            fail("a segment at file offset 0x%x (0x%x bytes) lies outside the payload"
+                 % (p[2], p[5]))
     if not any(p[0] == PT_NOTE for p in keep):
         fail("the payload has no PT_NOTE: Tempo would not know it as Linux")
     out = bytearray(elf[:64])
@@ -76,7 +93,8 @@ def main():
         body += b"\0" * (pos - 64 - 56 * len(keep) - len(body))
         where[id(p)] = (p[2], pos)
         body += data
-        p[2], p[5] = pos, len(data)
+        # p_align: the new offsets agree with the addresses modulo a page only
+        p[2], p[5], p[7] = pos, len(data), 4096
         pos += len(data)
     for p in keep:
         if p[0] != PT_NOTE:
@@ -93,7 +111,11 @@ def main():
     for p in keep:
         out += struct.pack("<IIQQQQQQ", *p)
     out += body
-    open(sys.argv[2], "wb").write(out)
+    # whole or not at all: make takes a file that exists for one made
+    tmp = sys.argv[2] + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(out)
+    os.replace(tmp, sys.argv[2])
 
 
 if __name__ == "__main__":

@@ -27,7 +27,9 @@
 /* Setup header fields: offsets in the image and in the zero page alike. */
 #define HDR_START		0x1f1	/* setup_sects: the first byte copied */
 #define HDR_SETUP_SECTS		0x1f1	/* u8: 512-byte setup sectors after the boot sector */
+#define HDR_ROOT_FLAGS		0x1f2	/* u16: 1 = mount the root read-only */
 #define HDR_SYSSIZE		0x1f4	/* u32: protected-mode kernel, 16-byte paragraphs */
+#define HDR_VID_MODE		0x1fa	/* u16: 0xffff = "normal" */
 #define HDR_BOOT_FLAG		0x1fe	/* u16: 0xAA55 */
 #define HDR_JUMP_LEN		0x201	/* u8: the jump's displacement: header ends 0x202 + it */
 #define HDR_MAGIC		0x202	/* "HdrS" */
@@ -310,6 +312,9 @@ static void vmlinux_hdr(uint8_t hdr[HDR_MIN_END], struct setup_hdr *h, const str
 	h->cmdline_size = VMLINUX_CMDLINE_SIZE;
 	h->init_size = (uint32_t)plan->init_size;
 	h->pref_address = plan->kernel_gpa;
+	/* as every bzImage's header has them: root read-only, the normal video mode */
+	st16(hdr + HDR_ROOT_FLAGS, 1);
+	st16(hdr + HDR_VID_MODE, 0xffff);
 	st16(hdr + HDR_BOOT_FLAG, BOOT_FLAG_VALUE);
 	hdr[HDR_JUMP_LEN] = (uint8_t)(HDR_MIN_END - 0x202);
 	st32(hdr + HDR_MAGIC, HDR_MAGIC_VALUE);
@@ -348,7 +353,7 @@ int linux_plan_vmlinux(uint64_t lowest, uint64_t highest, uint64_t entry, uint64
 		return bz_fail(&c, out, "vmlinux: entry 0x%llx is outside its segments "
 			       "[0x%llx, 0x%llx)", (unsigned long long)entry,
 			       (unsigned long long)lowest, (unsigned long long)highest);
-	if (highest > guest_ram_low(mem_size)) {
+	if (ALIGN_UP(highest, PAGE_SIZE_4K) > guest_ram_low(mem_size)) {
 		size_str(sz, sizeof(sz), guest_ram_low(mem_size));
 		return bz_fail(&c, out, "vmlinux: kernel needs [0x%llx, 0x%llx), past the "
 			       "partition's %s%s", (unsigned long long)lowest,

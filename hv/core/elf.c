@@ -303,10 +303,19 @@ static bool notes_hold(const uint8_t *n, uint64_t size, const char *name, uint32
 	return false;
 }
 
+/*
+ * The scan's bound: each PT_NOTE of at most NOTE_SEGMENT_MAX bytes, at most
+ * NOTE_SEGMENTS_MAX of them (Linux's is 0x1fc bytes, one segment), so an
+ * image of 65,535 headers all naming one zero-filled region cannot hold
+ * the boot in a 12-byte stepping loop for minutes.
+ */
+#define NOTE_SEGMENT_MAX	0x10000u
+#define NOTE_SEGMENTS_MAX	16u
+
 bool elf_has_note(const void *img, size_t len, const char *name)
 {
 	const uint8_t *p = img;
-	uint32_t want = (uint32_t)strlen(name) + 1, phnum, phentsize;
+	uint32_t want = (uint32_t)strlen(name) + 1, phnum, phentsize, seen = 0;
 	uint64_t phoff;
 	bool is64;
 
@@ -326,7 +335,11 @@ bool elf_has_note(const void *img, size_t len, const char *name)
 		struct phdr ph;
 
 		read_phdr(p + phoff + (size_t)i * phentsize, is64, &ph);
-		if (ph.type != PT_NOTE || ph.offset > len || ph.filesz > len - ph.offset)
+		if (ph.type != PT_NOTE)
+			continue;
+		if (++seen > NOTE_SEGMENTS_MAX)
+			return false;
+		if (ph.offset > len || ph.filesz > len - ph.offset || ph.filesz > NOTE_SEGMENT_MAX)
 			continue;
 		if (notes_hold(p + ph.offset, ph.filesz, name, want))
 			return true;

@@ -45,7 +45,7 @@ int elf_plan_load(const void *img, size_t len, uint64_t min_addr, uint64_t mem_s
  * (NUL-terminated, as the note's n_namesz counts it) in one of its PT_NOTE
  * segments? A Linux vmlinux has "Linux" notes (hv/build/build.c). Reads
  * nothing outside the image: a malformed header or note ends the search
- * with false.
+ * with false. Bounded work: the first 16 PT_NOTEs, each up to 64 KiB.
  */
 bool elf_has_note(const void *img, size_t len, const char *name);
 

@@ -875,6 +875,41 @@ static void vm_make(uint64_t paddr, const char *name)
 		vm[0x1000 + i] = (uint8_t)(0x90 + i % 7);	/* not all zero */
 }
 
+/* The same as an ELF32 i386 executable: one PT_LOAD, one PT_NOTE. */
+static void vm_make32(void)
+{
+	uint8_t *ph = vm + 52;
+
+	memset(vm, 0, sizeof(vm));
+	memcpy(vm, "\x7f" "ELF", 4);
+	vm[4] = 1;			/* ELFCLASS32 */
+	vm[5] = 1;
+	vm[6] = 1;
+	w16(vm + 16, 2);		/* ET_EXEC */
+	w16(vm + 18, 3);		/* EM_386 */
+	w32(vm + 20, 1);
+	w32(vm + 24, VM_PADDR);		/* e_entry */
+	w32(vm + 28, 52);		/* e_phoff */
+	w16(vm + 40, 52);
+	w16(vm + 42, 32);
+	w16(vm + 44, 2);
+	w32(ph, 1);			/* PT_LOAD */
+	w32(ph + 4, 0x1000);		/* p_offset */
+	w32(ph + 8, VM_PADDR);
+	w32(ph + 12, VM_PADDR);
+	w32(ph + 16, VM_TEXT);
+	w32(ph + 20, VM_MEMSZ);
+	w32(ph + 24, 5);		/* R+X */
+	ph += 32;
+	w32(ph, 4);			/* PT_NOTE */
+	w32(ph + 4, VM_NOTE_OFF);
+	w32(ph + 16, 12 + 8 + 4);
+	w32(vm + VM_NOTE_OFF, 6);
+	w32(vm + VM_NOTE_OFF + 4, 4);
+	w32(vm + VM_NOTE_OFF + 8, 0x100);
+	memcpy(vm + VM_NOTE_OFF + 12, "Linux", 6);
+}
+
 static int plan_vm(uint64_t msize, uint64_t initrd, struct elf_plan *segs)
 {
 	memset(&plan, 0xa5, sizeof(plan));
@@ -933,6 +968,39 @@ static void test_vmlinux_refusals(void **state)
 	assert_false(linux_image(vm, VM_LEN));
 	assert_false(linux_image(vm, 40));
 	assert_false(linux_image(NULL, 0));
+	/* bounded work: a PT_NOTE over 64 KiB is not read, nor a 17th PT_NOTE */
+	{
+		uint8_t *big = calloc(1, 0x12000);
+
+		assert_non_null(big);
+		vm_make(VM_PADDR, "Linux");
+		memcpy(big, vm, VM_LEN);
+		w64(big + 64 + 56 + 32, 0x10000);	/* the note's segment: 64 KiB, read */
+		assert_true(linux_image(big, 0x12000));
+		w64(big + 64 + 56 + 32, 0x10004);	/* one word more: not read */
+		assert_false(linux_image(big, 0x12000));
+		free(big);
+	}
+	{
+		static uint8_t many[64 + 17 * 56 + 0x100];
+
+		memcpy(many, vm, 64);
+		w16(many + 56, 17);		/* e_phnum */
+		for (int i = 0; i < 17; i++) {
+			uint8_t *ph = many + 64 + i * 56;
+
+			w32(ph, 4);		/* PT_NOTE: an empty one, then the Linux note last */
+			w64(ph + 8, sizeof(many) - 0x100);
+			w64(ph + 32, i == 16 ? 24 : 0);
+		}
+		w32(many + sizeof(many) - 0x100, 6);
+		w32(many + sizeof(many) - 0x100 + 4, 4);
+		memcpy(many + sizeof(many) - 0x100 + 12, "Linux", 6);
+		assert_false(linux_image(many, sizeof(many)));
+		w16(many + 56, 16);		/* the 16th is read */
+		w64(many + 64 + 15 * 56 + 32, 24);
+		assert_true(linux_image(many, sizeof(many)));
+	}
 	/* not at a 2 MiB boundary: head_64.S would loop for ever */
 	vm_make(VM_PADDR + 0x1000, "Linux");
 	assert_refused(plan_vm(64 * MIB, 0, &segs), "not 2 MiB aligned");
@@ -941,10 +1009,11 @@ static void test_vmlinux_refusals(void **state)
 	assert_int_equal(plan_vm(16 * MIB, 0, &segs), -1);
 	assert_int_equal(segs.segment_count, 0);
 	assert_true(why[0] != 0);
-	/* a 32-bit ELF with the note */
-	vm_make(VM_PADDR, "Linux");
-	vm[4] = 1;
-	assert_int_equal(plan_vm(64 * MIB, 0, &segs), -1);
+	/* a 32-bit ELF (i386) with the note: known, and refused for its class */
+	vm_make32();
+	assert_true(linux_image(vm, VM_LEN));
+	assert_refused(plan_vm(64 * MIB, 0, &segs), "32-bit");
+	assert_int_equal(segs.segment_count, 0);
 	/* an initrd that does not fit above the kernel */
 	vm_make(VM_PADDR, "Linux");
 	assert_refused(plan_vm(24 * MIB, 8 * MIB, &segs), "does not fit");
@@ -974,6 +1043,8 @@ static void test_vmlinux_build(void **state)
 	check_gdt();
 	check_page_tables();
 	check_e820();
+	assert_int_equal(r16(ZP + 0x1f2), 1);			/* root_flags: read-only */
+	assert_int_equal(r16(ZP + 0x1fa), 0xffff);		/* vid_mode: normal */
 	assert_int_equal(r16(ZP + 0x1fe), 0xaa55);		/* boot_flag */
 	assert_memory_equal(ZP + 0x202, "HdrS", 4);
 	assert_int_equal(r16(ZP + 0x206), 0x020f);		/* version */
