@@ -165,6 +165,19 @@ ping_pong_clean() {
 		ends_whole "$1"
 }
 
+# script_gave_up OUT FOLDER MSG: a run whose console script (OUT/FOLDER's
+# drive.txt; FOLDER empty: COM1's, in OUT) waits at its step 4 for a line
+# never printed, its steps to 3 passed, was ended there by run.sh with Tempo
+# still running, and said so in MSG, naming FOLDER when there is one
+script_gave_up() {
+	local out=$1 dir=${2:+$1/$2} msg=$3 where=${2:+ .*($2/drive.txt)}
+	echo "$msg" | grep -q "the console script failed, so the run was ended: DRIVE step=4 ok=0 what=expect pattern='^this line is never printed\$'$where" ||
+		{ echo "not ended for the script's failure: $msg"; return 1; }
+	grep -q '^DRIVE step=3 ok=1 ' "${dir:-$out}/drive.txt" && ! serial "$out" | grep '^TEMPO_EXIT' > /dev/null ||
+		{ echo "the script's first steps did not pass, or Tempo had ended"; return 1; }
+	echo "ended at the script's miss: $(cat "$out/script-failed.txt")"
+}
+
 # console_run OUT SCRIPT TIMEOUT RUN_SH_ARGS...: Bochs with COM1 on a loopback
 # socket that tests/emu/console_drive.py types SCRIPT into; every step must pass
 console_run() {
