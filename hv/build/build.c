@@ -63,6 +63,18 @@ static void build_ept(struct partition *p)
 		ept_map(p, GUEST_RAM_HIGH_BASE, p->mem_hpa + low, high, EPT_RWX);
 }
 
+/* An ELF's planned segments into the partition's RAM, each one's tail past its file bytes zeroed. */
+static void copy_segments(struct partition *p, const uint8_t *img, const struct elf_plan *plan)
+{
+	for (uint32_t i = 0; i < plan->segment_count; i++) {
+		const struct elf_segment *s = &plan->segments[i];
+		uint8_t *dst = gpa_to_hva(p, s->paddr, s->mem_size);
+
+		memcpy(dst, img + s->file_offset, s->file_size);
+		memset(dst + s->file_size, 0, s->mem_size - s->file_size);
+	}
+}
+
 static int load_image(struct partition *p, const struct boot_module *m, char *err,
 		      size_t errlen)
 {
@@ -86,13 +98,7 @@ static int load_image(struct partition *p, const struct boot_module *m, char *er
 		fmt_snprintf(err, errlen, "image '%s': %s", p->cfg->image, why);
 		return -1;
 	}
-	for (uint32_t i = 0; i < plan.segment_count; i++) {
-		const struct elf_segment *s = &plan.segments[i];
-		uint8_t *dst = gpa_to_hva(p, s->paddr, s->mem_size);
-
-		memcpy(dst, img + s->file_offset, s->file_size);
-		memset(dst + s->file_size, 0, s->mem_size - s->file_size);
-	}
+	copy_segments(p, img, &plan);
 	p->entry = plan.entry;
 	p->boot_magic = mb.version == MB_V2 ? MB2_BOOT_MAGIC : MB1_BOOT_MAGIC;
 	p->image_end = plan.highest;
@@ -127,13 +133,7 @@ static int place_linux(struct partition *p, const uint8_t *img, size_t len,
 	if (!plan->vmlinux)
 		memcpy(gpa_to_hva(p, plan->kernel_gpa, plan->kernel_size), img + plan->kernel_offset,
 		       plan->kernel_size);
-	for (uint32_t i = 0; i < e.segment_count; i++) {
-		const struct elf_segment *s = &e.segments[i];
-		uint8_t *dst = gpa_to_hva(p, s->paddr, s->mem_size);
-
-		memcpy(dst, img + s->file_offset, s->file_size);
-		memset(dst + s->file_size, 0, s->mem_size - s->file_size);
-	}
+	copy_segments(p, img, &e);
 	return 0;
 }
 
