@@ -8,12 +8,10 @@
 # tests/vmcscheck/one.sh with VMCS_CHECK_OWN=1: it passes only when its own
 # assertions hold and the checker passed every entry. The rest run on the
 # plain build (BUILD) through tests/emu/one.sh: QEMU tests (no VMX), the
-# Linux tests but those of VMCS_CHECK_LINUX (on the checking build
-# linux_boot's host ticks came 14,310 ticks late against a bound of
-# 13,500: its own assertions do not hold there; 367,820 entries, no
-# violation), and the entries that tests/vmcscheck/entries.sh lists, each
-# with its reason. Prints what the
-# script it runs prints (a PASS or FAIL line); exits as it exits.
+# Linux tests but those of VMCS_CHECK_LINUX (which run checked too), and
+# the entries that tests/vmcscheck/entries.sh lists, each with its reason.
+# Prints what the script it runs prints (a PASS or FAIL line); exits as it
+# exits.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 
@@ -26,9 +24,8 @@ t=${entry%@*}
 . tests/vmcscheck/entries.sh
 # shellcheck source=tests/emu/linux.sh
 . tests/emu/linux.sh
-if [[ $t != bochs_* ]] ||
-	{ vmcs_check_listed "$entry" "$LINUX_TESTS $LINUX_BG_TEST" &&
-	  ! vmcs_check_listed "$entry" "$VMCS_CHECK_LINUX"; } ||
+if { [[ $t != bochs_* ]] || vmcs_check_listed "$entry" "$LINUX_TESTS $LINUX_BG_TEST"; } &&
+	! vmcs_check_listed "$entry" "$VMCS_CHECK_LINUX" ||
 	vmcs_check_listed "$entry" "$VMCS_CHECK_OWN_PLAIN $VMCS_CHECK_OPEN $VMCS_CHECK_NO_END"; then
 	exec tests/emu/one.sh "$entry"
 fi
