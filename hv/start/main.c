@@ -124,11 +124,16 @@ static void run_self_test(const char *cmdline)
  */
 static void vmcs_check_skip_apply(const char *cmdline)
 {
-	char val[128], *name = val, *end;
+	char val[BOOT_INFO_CMDLINE_LEN], *name = val, *end;
 	bool found;
 
 	if (!cmdline_get(cmdline, "vmcs_check_skip", val, sizeof(val)))
 		return;
+	/* never as long as the buffer (the command line's): a cut name could name another */
+	if (strlen(val) >= sizeof(val) - 1) {
+		log_warn("vmcs_check_skip= too long: ignored\n");
+		return;
+	}
 	for (; *name; name = *end ? end + 1 : end) {
 		end = name;
 		while (*end && *end != ',')
