@@ -339,7 +339,7 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 		if (a != EXIT_SLOW)
 			return exit_leave(v, a, &x);
 	}
-	v->pcpu->exit_vcpu = v;	/* a fault from here on stops this partition only */
+	v->pcpu->exit_vcpu = v;	/* as since its entry (vcpu_entry_prepare): a fault stops it only */
 	v->stats.exits_total++;
 	if (basic < EXIT_REASON_COUNT)
 		v->stats.exits[basic]++;
@@ -360,9 +360,8 @@ struct vcpu *hv_exit_handler(struct vcpu *v)
 		return exit_leave(v, a, &x);
 	PROF(v, PROF_ARM);
 	vcpu_timer_arm(v);
-	v->pcpu->exit_vcpu = NULL;
 	PROF(v, PROF_DONE);
-	return v;
+	return v;	/* exit_vcpu stays: its next exit's fault is its own too */
 }
 
 /*

@@ -73,7 +73,12 @@ void vcpu_vmcs_setup(struct vcpu *v)
 
 void vcpu_entry_prepare(struct vcpu *v)
 {
-	v->pcpu->exit_vcpu = NULL;
+	/*
+	 * From here until it leaves its core, a root-mode fault on this core
+	 * is this vCPU's: its quick and fast exits (hv/time/quick.c,
+	 * exit_fast) set nothing, so they cost nothing for it.
+	 */
+	v->pcpu->exit_vcpu = v;
 	/*
 	 * posted while it was out, the notification perhaps taken in a
 	 * root-mode STI window (vcpu_leave's): ON stays set and no other

@@ -34,7 +34,10 @@ extern struct xsave_plan xsave_plan;
 /*
  * test=exit_fault: a guest CPUID of this leaf makes its exit handler take
  * #UD, to show that a fault while handling one partition's exit stops that
- * partition (hv_fault) and no other.
+ * partition (hv_fault) and no other; so does a host tick's exit of an
+ * inject or soft-deadline vCPU on a core of its own halted with interrupts
+ * off (hv/time/quick.c, host_event: a branch no running guest takes), for
+ * the quick path, which finishes exits before the dispatcher marks one.
  */
 #define HV_TEST_FAULT_LEAF	0x400000ffu
 extern bool hv_test_exit_fault;

@@ -16,6 +16,7 @@
 #include "arch/x86/vmx.h"
 #include "hv/apic/apic.h"
 #include "hv/state/partition.h"
+#include "hv/state/platform.h"
 #include "hv/state/prof.h"
 #include "hv/time/aside.h"
 #include "hv/time/time.h"
@@ -101,8 +102,12 @@ static bool host_event(struct vcpu *v, uint64_t now)
 	uint64_t activity = vmread(VMCS_GUEST_ACTIVITY_STATE);
 
 	if (v->halted_forever ||
-	    (activity == ACTIVITY_HLT && !(vmread(VMCS_GUEST_RFLAGS) & (1u << 9))))
+	    (activity == ACTIVITY_HLT && !(vmread(VMCS_GUEST_RFLAGS) & (1u << 9)))) {
+		/* test=exit_fault (hv/state/platform.h): a fault on the quick path */
+		if (hv_test_exit_fault)
+			asm volatile("ud2");
 		return false;
+	}
 	if (!host_timer_run(&v->pcpu->ht, now))
 		return true;	/* the watchdog's allowance: counted, nothing else due */
 	v->stats.host_tick_exits++;
