@@ -501,12 +501,12 @@ if [ "$what" = all ] || [ "$what" = vmcs ]; then
 	# (vmcs_ready): the sections emu, matrix and linux ran their Bochs tests
 	# on it already, judged by their own assertions and the checker. Here:
 	# vmcs_break shows a broken entry is refused, then the attack suite on
-	# Ivy Bridge and the tests whose own assertions stay on the plain build
-	# (VMCS_CHECK_OWN_PLAIN in tests/vmcscheck/entries.sh: latency bounds the
-	# checker's cost an entry inflates), each run by tests/vmcscheck/one.sh:
-	# its serial logs must end "VMCS_CHECK violations=0", its own assertions
-	# not counted. About 5 to 7 minutes two at a time (431 s on a busy
-	# 2-core machine).
+	# Ivy Bridge and, on all three models, the tests whose own assertions
+	# stay on the plain build (VMCS_CHECK_OWN_PLAIN in
+	# tests/vmcscheck/entries.sh: latency bounds the checker's cost an entry
+	# inflates), each run by tests/vmcscheck/one.sh: its serial logs must
+	# end "VMCS_CHECK violations=0", its own assertions not counted. About 3
+	# minutes two at a time.
 	# VMCS_CHECK_FULL=1: every Bochs emulator test instead.
 	[ "$listing" = 1 ] || echo "== VMCS checker (make VMCS_CHECK=1: every VM entry checked)"
 	vmcs_mode=quick
