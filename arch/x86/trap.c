@@ -78,6 +78,8 @@ struct trap_cpu {
 	volatile uint64_t root_nmis;
 	volatile uint64_t root_strays;
 	volatile uint8_t root_stray_last;
+	/* inside a root-mode NMI or interrupt handler (trap_dispatch): nesting depth */
+	uint32_t in_handler;
 	uint8_t ist_stacks[3][IST_STACK_SIZE] __attribute__((aligned(16)));
 };
 
@@ -254,32 +256,56 @@ static void trap_dump_words(const char *what, uint64_t addr)
 		  w[2], w[3]);
 }
 
+static struct trap_cpu *this_trap_cpu(void)
+{
+	uint32_t cpu = trap_current_cpu();
+
+	return cpu < TEMPO_MAX_CPUS ? trap_cpus[cpu] : NULL;
+}
+
+static void handler_enter(struct trap_cpu *tc)
+{
+	if (tc)
+		tc->in_handler++;
+}
+
+static void handler_leave(struct trap_cpu *tc)
+{
+	if (tc)
+		tc->in_handler--;
+}
+
 void trap_dispatch(struct trap_frame *f);
 void trap_dispatch(struct trap_frame *f)
 {
+	struct trap_cpu *tc;
+
 	if (f->vector == 13 && try_fixup(f))
 		return;
+	tc = this_trap_cpu();
 	/*
 	 * An NMI in root mode is a kick from another CPU: its reason is in the
 	 * receiver's mailbox, which every root-mode loop polls.
 	 */
 	if (f->vector == 2) {
-		uint32_t cpu = trap_current_cpu();
-
-		if (cpu < TEMPO_MAX_CPUS)
-			trap_cpus[cpu]->root_nmis++;
+		if (tc)
+			tc->root_nmis++;
 		if (hv_stopping) {
 			/* the machine may be reset next, which INIT-based resets need */
 			vmx_cpu_off();
 			halt_forever();
 		}
+		handler_enter(tc);
 		hv_root_nmi();
+		handler_leave(tc);
 		return;
 	}
 
 	if (f->vector >= 32) {
+		handler_enter(tc);
 		if (!hv_root_irq((uint8_t)f->vector))
 			root_stray(trap_current_cpu(), (uint8_t)f->vector);
+		handler_leave(tc);
 		return;
 	}
 	/*
@@ -306,9 +332,12 @@ void trap_dispatch(struct trap_frame *f)
 	/*
 	 * Not a #DF or #MC: those run on IST stacks that hv_pcpu_loop must not
 	 * continue on, and a machine check is the machine's (a second one
-	 * with MCG_STATUS.MCIP set shuts the CPU down).
+	 * with MCG_STATUS.MCIP set shuts the CPU down). Nor a fault inside a
+	 * root-mode NMI or interrupt handler: unwinding it to the core's loop
+	 * would leave NMIs blocked (no IRET) or its vector in service (no
+	 * EOI) on this core for ever, and the stop's own NMI unanswered.
 	 */
-	if (f->vector != 8 && f->vector != 18)
+	if (f->vector != 8 && f->vector != 18 && !(tc && tc->in_handler))
 		hv_exit_fault(f->vector, f->error_code, f->rip);
 	hv_stop(STOP_FAILURE, "unhandled exception");
 }

@@ -32,7 +32,8 @@ struct pcpu {
 	struct vcpu *vcpu;	/* the vCPU this core runs (dedicated cores) */
 	/* a dedicated core's vCPU for good: taken back when its ended partition starts again */
 	struct vcpu *home;
-	struct vcpu *exit_vcpu;	/* whose VM exit this core is handling, or NULL */
+	/* the vCPU this core runs, from its entry until it leaves (a root-mode fault stops it); or NULL */
+	struct vcpu *exit_vcpu;
 	/* a shared core: the vCPU whose window it is running, from switch_in on; NULL between */
 	struct vcpu *window_vcpu;
 	bool vmcs_loaded;	/* a VMCS is current on this core (hv_root_nmi) */
