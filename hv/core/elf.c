@@ -56,6 +56,7 @@ struct phdr {
 	uint64_t paddr;
 	uint64_t filesz;
 	uint64_t memsz;
+	uint64_t align;
 };
 
 static void read_phdr(const uint8_t *p, bool is64, struct phdr *ph)
@@ -68,6 +69,7 @@ static void read_phdr(const uint8_t *p, bool is64, struct phdr *ph)
 		ph->paddr = rd64(p + 24);
 		ph->filesz = rd64(p + 32);
 		ph->memsz = rd64(p + 40);
+		ph->align = rd64(p + 48);
 	} else {
 		ph->offset = rd32(p + 4);
 		ph->vaddr = rd32(p + 8);
@@ -75,6 +77,7 @@ static void read_phdr(const uint8_t *p, bool is64, struct phdr *ph)
 		ph->filesz = rd32(p + 16);
 		ph->memsz = rd32(p + 20);
 		ph->flags = rd32(p + 24);
+		ph->align = rd32(p + 28);
 	}
 }
 
@@ -285,13 +288,16 @@ int elf_plan_load(const void *img, size_t len, uint64_t min_addr, uint64_t mem_s
 /*
  * The notes of one PT_NOTE segment (gABI "Note Section"): namesz, descsz
  * and type, each 4 bytes in both classes, then the name and the descriptor,
- * each padded to 4 bytes.
+ * each padded to @pad bytes: the segment's alignment, 8 where it is 8 (the
+ * GNU property notes that x86-64 toolchains emit: .note.gnu.property),
+ * else 4, as binutils' readelf reads them.
  */
-static bool notes_hold(const uint8_t *n, uint64_t size, const char *name, uint32_t want)
+static bool notes_hold(const uint8_t *n, uint64_t size, const char *name, uint32_t want,
+		       uint32_t pad)
 {
 	while (size >= 12) {
 		uint32_t namesz = rd32(n), descsz = rd32(n + 4);
-		uint64_t step = 12 + ALIGN_UP((uint64_t)namesz, 4) + ALIGN_UP((uint64_t)descsz, 4);
+		uint64_t step = 12 + ALIGN_UP((uint64_t)namesz, pad) + ALIGN_UP((uint64_t)descsz, pad);
 
 		if (step > size)
 			return false;
@@ -341,7 +347,7 @@ bool elf_has_note(const void *img, size_t len, const char *name)
 			return false;
 		if (ph.offset > len || ph.filesz > len - ph.offset || ph.filesz > NOTE_SEGMENT_MAX)
 			continue;
-		if (notes_hold(p + ph.offset, ph.filesz, name, want))
+		if (notes_hold(p + ph.offset, ph.filesz, name, want, ph.align == 8 ? 8 : 4))
 			return true;
 	}
 	return false;

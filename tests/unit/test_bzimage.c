@@ -948,6 +948,37 @@ static void test_vmlinux_plan(void **state)
 	assert_int_equal(segs.segment_count, 0);
 }
 
+/*
+ * A PT_NOTE aligned to 8 (as x86-64 toolchains emit .note.gnu.property)
+ * pads each name and descriptor to 8 bytes: a GNU note of a 4-byte name and
+ * a 4-byte descriptor takes 28 bytes, not 20, and the Linux note after it
+ * is found where it is. The same bytes in a 4-aligned segment are read with
+ * 4-byte padding: the second note is then not where that reading steps.
+ */
+static void test_vmlinux_note_align8(void **state)
+{
+	uint8_t *ph = vm + 64 + 56, *n = vm + VM_NOTE_OFF;
+
+	(void)state;
+	vm_make(VM_PADDR, "Linux");
+	memset(n, 0, 0x40);
+	w32(n, 4);			/* "GNU": namesz 4, descsz 4, NT_GNU_PROPERTY_TYPE_0 */
+	w32(n + 4, 4);
+	w32(n + 8, 5);
+	memcpy(n + 12, "GNU", 4);
+	w32(n + 20, 0xc0000002u);	/* its descriptor, then 4 bytes of padding */
+	n += 28;
+	w32(n, 6);			/* "Linux": namesz 6, descsz 4 */
+	w32(n + 4, 4);
+	w32(n + 8, 0x100);
+	memcpy(n + 12, "Linux", 6);
+	w64(ph + 32, 28 + 12 + 8 + 8);	/* p_filesz */
+	w64(ph + 48, 8);		/* p_align */
+	assert_true(linux_image(vm, VM_LEN));
+	w64(ph + 48, 4);
+	assert_false(linux_image(vm, VM_LEN));
+}
+
 /* What is not a vmlinux is not taken for one; what is but cannot run is refused, saying why. */
 static void test_vmlinux_refusals(void **state)
 {
@@ -1110,6 +1141,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_partition_cmdline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vmlinux_plan, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vmlinux_note_align8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vmlinux_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vmlinux_build, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_real_vmlinux, setup, teardown),
