@@ -204,15 +204,15 @@ uint64_t trap_root_strays(uint32_t cpu, uint8_t *last_vector)
  * interrupt sets no ISR bit, and an EOI then would end another vector's
  * service, SDM 11.9) and counted, never fatal.
  */
-static void root_stray(uint32_t cpu, uint8_t vector)
+static void root_stray(struct trap_cpu *tc, uint8_t vector)
 {
 	uint64_t isr = rdmsr(X2APIC_ISR0 + vector / 32);
 
 	if (isr & (1ull << (vector % 32)))
 		wrmsr(X2APIC_EOI, 0);
-	if (cpu < TEMPO_MAX_CPUS) {
-		trap_cpus[cpu]->root_strays++;
-		trap_cpus[cpu]->root_stray_last = vector;
+	if (tc) {
+		tc->root_strays++;
+		tc->root_stray_last = vector;
 	}
 }
 
@@ -304,7 +304,7 @@ void trap_dispatch(struct trap_frame *f)
 	if (f->vector >= 32) {
 		handler_enter(tc);
 		if (!hv_root_irq((uint8_t)f->vector))
-			root_stray(trap_current_cpu(), (uint8_t)f->vector);
+			root_stray(tc, (uint8_t)f->vector);
 		handler_leave(tc);
 		return;
 	}
