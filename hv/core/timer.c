@@ -274,16 +274,16 @@ bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline, boo
 		      uint64_t margin_tsc)
 {
 	uint64_t target, limit;
+	bool near = deadline > now && deadline - now <= TICK_DEFER_WINDOW(margin_tsc);
 
+	/* the usual answer first, and at once: most ticks find the deadline far (every tick's exit) */
+	if (!near && !fired)
+		return false;
 	if (!h->slack_tsc || !h->period_tsc || h->next_tick == TIMER_NO_EVENT ||
 	    h->deferred_this || now < h->fire_tick)
 		return false;
-	if (deadline > now && deadline - now <= TICK_DEFER_WINDOW(margin_tsc))
-		target = add_sat(deadline, margin_tsc);
-	else if (fired)		/* it came in this exit's first instructions */
-		target = add_sat(now, margin_tsc);
-	else
-		return false;
+	/* near: about to fire; else fired, in this exit's first instructions */
+	target = add_sat(near ? deadline : now, margin_tsc);
 	limit = add_sat(h->next_tick, MIN(h->slack_tsc, h->period_tsc - 1));
 	if (target > limit || target == TIMER_NO_EVENT)
 		return false;
