@@ -44,6 +44,22 @@ _Static_assert(offsetof(struct vmx_exit_area, deadline) % 16 == 0, "deadline");
 _Static_assert(sizeof(struct vmx_exit_area) <= EA_SIZE && EA_SIZE % 16 == 0, "EA_SIZE");
 EA_AT(prof_stub, EA_PROF_STUB);
 EA_AT(prof_entry, EA_PROF_ENTRY);
+EA_AT(stub.open, EA_ST_OPEN);
+EA_AT(stub.left, EA_ST_LEFT);
+EA_AT(stub.due, EA_ST_DUE);
+EA_AT(stub.next, EA_ST_NEXT);
+EA_AT(stub.far, EA_ST_FAR);
+EA_AT(stub.period, EA_ST_PERIOD);
+EA_AT(stub.rate, EA_ST_RATE);
+EA_AT(stub.taken, EA_ST_TAKEN);
+EA_AT(stub.busy, EA_ST_BUSY);
+EA_AT(stub.late_sum, EA_ST_LATE_SUM);
+EA_AT(stub.late_max, EA_ST_LATE_MAX);
+EA_AT(stub.last_now, EA_ST_LAST_NOW);
+EA_AT(stub.round, EA_ST_ROUND);
+EA_AT(stub.last_d, EA_ST_LAST_D);
+EA_AT(stub.irr_msr, EA_ST_IRR_MSR);
+EA_AT(stub.irr_mask, EA_ST_IRR_MASK);
 _Static_assert(offsetof(struct vcpu_arch, host_slot) == VA_HOST_SLOT, "host_slot");
 /* the stub's one 64-bit SUB reads both: closed must sit just above lo */
 _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
@@ -296,8 +312,11 @@ static void setup_host_state(struct vcpu_arch *a, uint32_t cpu, bool tick_aside)
 	 */
 	area = (struct vmx_exit_area *)(uintptr_t)c->stack_top;
 	area->aside.closed = 1;
+	/* closed, and nothing left to fold (a failed VMRESUME after a stub tick folds nothing) */
+	area->stub = (struct vmx_stub_tick){ 0 };
 	a->host_slot = c->stack_top;
 	a->aside = &area->aside;
+	a->stub = &area->stub;
 	/* the stub reads the guest's deadline as the exit stored it */
 	area->deadline = (struct vmx_msr_entry){ .index = MSR_IA32_TSC_DEADLINE };
 	vmwrite(VMCS_EXIT_MSR_STORE_ADDR, (uint64_t)(uintptr_t)&area->deadline);

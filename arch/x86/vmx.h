@@ -63,6 +63,51 @@ struct vmx_tick_aside {
 };
 
 /*
+ * The exit stub's own host tick (arch/x86/vmx_entry.S, exit_aside, 18:):
+ * hv arms it before an entry (open = 1) when the next preemption-timer
+ * exit is a host tick of a direct-mode vCPU on a core of its own (the same
+ * vCPUs as the step-aside). At that exit, if the guest's deadline D (as the
+ * exit stored it) is 0 (its timer vector not pending) or at or past far,
+ * where hv would put the next tick on its grid whatever its placement
+ * rules say (hv/core/timer.h host_timer_stub_plan), and the guest runs or
+ * halts with interrupts on,
+ * the stub does the tick itself: it counts it, loads the preemption timer
+ * for next, moves due, next and far on by a period and re-enters, without
+ * saving the guest's registers or calling hv. 69 instructions where
+ * hv's tick exit is some 600: a device's interrupt to a direct guest that
+ * arrives in the exit waits for all of it (the devirq rows). At most left
+ * ticks in a row; the first exit that reaches hv folds what the stub did
+ * (hv/time/aside.c stub_tick_fold) and closes it. A kick's NMI in root mode
+ * closes it too (open = 0), and the stub, having written its value, then
+ * writes 0: the kick's exit comes at once, not a tick later.
+ *
+ * In the CPU's exit area, after the step-aside's words: EA_ST_* (vmx_defs.h).
+ */
+struct vmx_stub_tick {
+	uint32_t open;		/* 1: hv armed it for this entry; hv (or a kick) sets 0 */
+	uint32_t left;		/* ticks it may still take in a row */
+	uint64_t due;		/* the coming tick: an exit 52 at or after it is that tick */
+	uint64_t next;		/* the tick after it, on the grid */
+	uint64_t far;		/* a guest deadline at or past this, or 0: the stub may take the tick */
+	uint64_t period;	/* the grid's period (TSC ticks) */
+	uint32_t rate;		/* the preemption timer's rate: a TSC shift */
+	uint32_t taken;		/* ticks it took since hv last folded */
+	uint32_t busy;		/* of those, the ones that found the guest running */
+	uint32_t round;		/* 2^rate - 1: the value rounded as ptimer_value does */
+	uint64_t late_sum;	/* their lateness: TSC at the exit less the grid time (next - period) */
+	uint64_t late_max;
+	uint64_t last_now;	/* the TSC at the last one */
+	uint64_t last_d;	/* and the guest's deadline there */
+	/*
+	 * The x2APIC IRR word of the guest's timer vector, and its bit (0: it
+	 * has none): with D = 0 (hardware clears a fired deadline) the bit
+	 * set means it fired at the exit, and hv defers for it.
+	 */
+	uint32_t irr_msr;
+	uint32_t irr_mask;
+};
+
+/*
  * One entry of a VM-exit MSR-store area (SDM Vol. 3C 25.7.2, 28.4): the
  * processor writes the MSR's value there at every VM exit.
  */
@@ -93,6 +138,7 @@ struct vmx_exit_area {
 	struct vmx_tick_aside aside;
 	uint64_t rax, rcx, rdx;	/* the guest's, while the step-aside runs */
 	uint64_t prof_stub, prof_entry;	/* TEMPO_PROFILE: the TSC at the stub's start, at the entry */
+	struct vmx_stub_tick stub;
 };
 
 /*
@@ -115,6 +161,7 @@ struct vcpu_arch {
 	 */
 	uint32_t proc;
 	struct vmx_tick_aside *aside;	/* in its CPU's exit area: the stub's (EA_*) */
+	struct vmx_stub_tick *stub;	/* the same area's stub tick (EA_ST_*) */
 #ifdef TEMPO_VMCS_CHECK
 	/* its last checked entry, which the step-aside's check starts from (vmx_check.c) */
 	struct vmcs_image *checked;

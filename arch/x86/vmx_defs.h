@@ -250,7 +250,24 @@
 /* TEMPO_PROFILE builds (hv/ops/prof.h): the TSC at the stub's start, and at the last entry */
 #define EA_PROF_STUB		112
 #define EA_PROF_ENTRY		120
-#define EA_SIZE			128	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
+/* struct vmx_stub_tick: the stub's own host tick */
+#define EA_ST_OPEN		128
+#define EA_ST_LEFT		132
+#define EA_ST_DUE		136
+#define EA_ST_NEXT		144
+#define EA_ST_FAR		152
+#define EA_ST_PERIOD		160
+#define EA_ST_RATE		168
+#define EA_ST_TAKEN		172
+#define EA_ST_BUSY		176
+#define EA_ST_ROUND		180
+#define EA_ST_LATE_SUM		184
+#define EA_ST_LATE_MAX		192
+#define EA_ST_LAST_NOW		200
+#define EA_ST_LAST_D		208
+#define EA_ST_IRR_MSR		216
+#define EA_ST_IRR_MASK		220
+#define EA_SIZE			224	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
 /* struct vcpu_arch's host_slot: its CPU's exit area (arch/x86/vmx.h) */
 #define VA_HOST_SLOT		136
 

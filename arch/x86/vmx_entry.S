@@ -226,7 +226,7 @@ left:	call	hv_pcpu_loop
 	mov	%rcx, EA_RCX(%rsp)
 	mov	%rdx, EA_RDX(%rsp)
 	cmpl	$0, EA_CLOSED(%rsp)
-	jne	19f
+	jne	18f
 	rdtsc				/* the exit's own time: Bochs' exits come late */
 	mov	EA_DEADLINE(%rsp), %ecx	/* D's low 32 bits, as the exit stored it */
 	sub	%eax, %ecx		/* 32-bit: RCX's upper half is 0 */
@@ -246,7 +246,7 @@ left:	call	hv_pcpu_loop
 	mov	EA_IRR_MSR(%rsp), %ecx	/* a hit: the fire waits for the entry (hv tests the bit) */
 	rdmsr
 	or	%eax, EA_IRR_SEEN(%rsp)
-	aside_check
+10:	aside_check
 	.if \mitigation == SPEC_ENTRY_L1D_FLUSH
 	flush_l1d
 	.endif
@@ -270,17 +270,17 @@ left:	call	hv_pcpu_loop
 	 * physical APIC's, the guest's in direct mode).
 	 */
 17:	cmpl	$0, EA_CLOSED(%rsp)
-	jne	19f
+	jne	18f
 	mov	$VMCS_EXIT_REASON, %ecx
 	vmread	%rcx, %rdx
 	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
 	jne	19f
 	cmpq	$0, EA_DEADLINE(%rsp)
-	jne	19f
+	jne	18f
 	mov	EA_IRR_MSR(%rsp), %ecx
 	rdmsr
 	test	EA_IRR_MASK(%rsp), %eax
-	jz	19f
+	jz	18f
 	mov	$VMCS_GUEST_RFLAGS, %eax
 	vmread	%rax, %rcx
 	bt	$9, %ecx
@@ -294,6 +294,84 @@ left:	call	hv_pcpu_loop
 	and	$0xf0, %eax
 	cmp	EA_VCLASS(%rsp), %eax
 	jb	11b
+	jmp	19f
+	/*
+	 * Not a step: the stub's own tick, if hv opened it (struct
+	 * vmx_stub_tick, arch/x86/vmx.h). Every test comes before the first
+	 * write, so a refusal leaves the area as it was for hv. RAX holds the
+	 * TSC from here on.
+	 */
+18:	cmpl	$0, EA_ST_OPEN(%rsp)
+	je	19f
+	mov	EA_DEADLINE(%rsp), %rcx
+	test	%rcx, %rcx
+	jz	16f
+	cmp	EA_ST_FAR(%rsp), %rcx	/* a deadline hv may place the next tick for */
+	jb	19f
+	jmp	12f
+16:	mov	EA_ST_IRR_MSR(%rsp), %ecx	/* 0: fired and pending (hardware), or none */
+	test	%ecx, %ecx
+	jz	12f
+	rdmsr				/* its vector pending: hv defers (tick_guest_fired) */
+	test	EA_ST_IRR_MASK(%rsp), %eax
+	jnz	19f
+12:	cmpl	$0, EA_ST_LEFT(%rsp)
+	je	19f
+	mov	$VMCS_EXIT_REASON, %ecx
+	vmread	%rcx, %rdx
+	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
+	jne	19f
+	rdtsc
+	shl	$32, %rdx
+	or	%rdx, %rax
+	cmp	EA_ST_DUE(%rsp), %rax	/* before it: a kick's timer of 0, not the tick */
+	jb	19f
+	cmp	EA_ST_NEXT(%rsp), %rax	/* a whole period late: hv counts the ticks missed */
+	jae	19f
+	mov	$VMCS_GUEST_ACTIVITY_STATE, %ecx
+	vmread	%rcx, %rdx
+	test	%edx, %edx
+	jz	13f			/* active */
+	cmp	$1, %edx		/* HLT, with IF set; else hv judges (check_halted_forever) */
+	jne	19f
+	mov	$VMCS_GUEST_RFLAGS, %ecx
+	vmread	%rcx, %rdx
+	bt	$9, %edx
+	jnc	19f
+	jmp	14f
+13:	incl	EA_ST_BUSY(%rsp)
+14:	decl	EA_ST_LEFT(%rsp)
+	incl	EA_ST_TAKEN(%rsp)
+	mov	%rax, EA_ST_LAST_NOW(%rsp)
+	mov	EA_DEADLINE(%rsp), %rcx
+	mov	%rcx, EA_ST_LAST_D(%rsp)
+	mov	%rax, %rcx		/* late: now less the tick's grid time, next - period */
+	sub	EA_ST_NEXT(%rsp), %rcx	/* (as host_timer_run counts it; due may be placed later) */
+	add	EA_ST_PERIOD(%rsp), %rcx
+	add	%rcx, EA_ST_LATE_SUM(%rsp)
+	cmp	EA_ST_LATE_MAX(%rsp), %rcx
+	jbe	15f
+	mov	%rcx, EA_ST_LATE_MAX(%rsp)
+15:	mov	EA_ST_NEXT(%rsp), %rdx
+	mov	%rdx, EA_ST_DUE(%rsp)
+	sub	%rax, %rdx		/* next - now: 1 .. a period */
+	mov	EA_ST_ROUND(%rsp), %eax	/* 32-bit: the TSC in RAX is stored already */
+	mov	EA_ST_RATE(%rsp), %ecx
+	dec	%rdx			/* as ptimer_value: ((x - 1) rounded up by the rate) + 1 */
+	add	%rax, %rdx
+	shr	%cl, %rdx
+	inc	%rdx
+	mov	$VMCS_PREEMPTION_TIMER_VALUE, %eax
+	vmwrite	%rdx, %rax
+	mov	EA_ST_PERIOD(%rsp), %rcx
+	add	%rcx, EA_ST_NEXT(%rsp)
+	add	%rcx, EA_ST_FAR(%rsp)
+	movl	$1, EA_CLOSED(%rsp)	/* the step-aside's plan was for the tick just taken */
+	cmpl	$0, EA_ST_OPEN(%rsp)	/* a kick's NMI closed it meanwhile: its 0 wins */
+	jne	10b
+	xor	%edx, %edx
+	vmwrite	%rdx, %rax
+	jmp	10b
 19:	mov	EA_RCX(%rsp), %rcx	/* hv takes this exit */
 	mov	EA_RDX(%rsp), %rdx
 	mov	EA_RAX(%rsp), %rax

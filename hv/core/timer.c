@@ -364,6 +364,53 @@ void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due)
 		h->offset_max = h->fire_tick - h->next_tick;
 }
 
+bool host_timer_stub_plan(const struct host_timer *h, struct stub_tick_plan *p)
+{
+	uint64_t next, far;
+
+	if (!h->slack_tsc || !h->period_tsc || h->next_tick == TIMER_NO_EVENT ||
+	    h->fire_tick == TIMER_NO_EVENT || h->fire_tick < h->next_tick ||
+	    h->fire_tick - h->next_tick >= h->period_tsc)
+		return false;
+	next = add_sat(h->next_tick, h->period_tsc);
+	far = add_sat(next, h->period_tsc);
+	/*
+	 * The stub takes a tick before next only, and each later one within
+	 * two periods of the last: the watchdog (counted from the vCPU's last
+	 * exit) is never due at one of them, as host_timer_run would find.
+	 */
+	if (h->watchdog_tsc && (h->watchdog_tsc / 2 < h->period_tsc ||
+				add_sat(h->last_exit, h->watchdog_tsc) < next))
+		return false;
+	/* the stub adds periods without a check: leave it a long way from the TSC's end */
+	if (far >= UINT64_MAX / 2)
+		return false;
+	p->due = h->fire_tick;
+	p->next = next;
+	p->far = far;
+	p->period = h->period_tsc;
+	return true;
+}
+
+void host_timer_stub_taken(struct host_timer *h, uint32_t n, uint64_t due, uint64_t late_sum,
+			   uint64_t late_max, uint64_t last_now, uint64_t last_d)
+{
+	if (!n || !h->period_tsc || due < h->period_tsc)
+		return;
+	h->ticks += n;
+	h->stub_ticks += n;
+	h->late_sum_ticks += late_sum;
+	if (late_max > h->late_max_ticks)
+		h->late_max_ticks = late_max;
+	h->next_tick = due;
+	h->fire_tick = due;
+	h->last_grid = due - h->period_tsc;
+	h->deferred_this = false;
+	h->phase_guess = last_d ? add_sat(last_d, h->period_tsc) : 0;
+	if (h->watchdog_tsc)
+		h->last_exit = last_now;
+}
+
 /* ---- one vCPU's view of its timer ---- */
 
 void vtimer_init(struct vtimer *t, enum timer_mode mode)

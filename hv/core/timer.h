@@ -141,6 +141,7 @@ struct host_timer {
 	bool deferred_this;	/* the tick at next_tick was deferred once already */
 	/* the guest's deadline a period on from the one read at the last placement; 0: none */
 	uint64_t phase_guess;
+	uint64_t stub_ticks;	/* of ticks, those the exit stub took (host_timer_stub_taken) */
 };
 
 void host_timer_init(struct host_timer *h, uint64_t now, uint64_t period_tsc,
@@ -200,6 +201,35 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint64_t word);
 /* The stub took @steps steps: the tick is due at @due now (counted in deferred). */
 void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due);
+
+/*
+ * The exit stub's own tick (arch/x86/vmx.h struct vmx_stub_tick): for the
+ * tick placed at fire_tick, the stub may count it, put the next one on the
+ * grid (next: the grid time after the one fire_tick was placed for) and
+ * re-enter, where the guest's deadline then is 0 or at or past far. There
+ * host_timer_run, host_timer_place and host_timer_defer would do just
+ * that: a deadline a period past next is past every window the placement
+ * looks at (its offsets stay within the slack, under a period; its
+ * phase-lock guess only chooses among those windows), none is near the
+ * exit, and with none armed the tick goes on the grid. Later ticks move
+ * all three on by a period. False where the stub may not: no placed ticks
+ * (slack 0), no tick, a tick time off its period, or a watchdog that could
+ * be due at one of its ticks (an allowance under two periods, or one that
+ * ends before next).
+ */
+struct stub_tick_plan {
+	uint64_t due, next, far, period;
+};
+bool host_timer_stub_plan(const struct host_timer *h, struct stub_tick_plan *p);
+/*
+ * hv folds @n ticks the stub took, the last at @last_now with the guest's
+ * deadline @last_d, its next tick due at @due (on the grid), their
+ * lateness summed and its worst: what host_timer_run and host_timer_place
+ * would have left (the ticks counted, the grid moved, the placement's
+ * guess made from @last_d, the watchdog's reference the last exit).
+ */
+void host_timer_stub_taken(struct host_timer *h, uint32_t n, uint64_t due, uint64_t late_sum,
+			   uint64_t late_max, uint64_t last_now, uint64_t last_d);
 
 /*
  * Guest deadline to tick placement margin: the guest's interrupt has been

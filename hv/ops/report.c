@@ -69,9 +69,10 @@ void print_host_ticks(void)
 			continue;
 		log_printf(LOG_EMERG, "HOSTTICK cpu=%u ticks=%lu missed=%lu late_max_ticks=%lu "
 			   "late_avg_ticks=%lu period_ticks=%lu watchdog_fired=%lu "
-			   "slack_ticks=%lu offset_max_ticks=%lu\n", i, h->ticks,
+			   "slack_ticks=%lu offset_max_ticks=%lu stub_ticks=%lu\n", i, h->ticks,
 			   h->ticks_missed, h->late_max_ticks, h->ticks ? h->late_sum_ticks / h->ticks : 0,
-			   h->period_tsc, h->watchdog_fired, h->slack_tsc, h->offset_max);
+			   h->period_tsc, h->watchdog_fired, h->slack_tsc, h->offset_max,
+			   h->stub_ticks);
 	}
 }
 

@@ -35,28 +35,124 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 	s->irr_seen = 0;
 }
 
+/* The stub's own ticks in a row, at most, before hv takes one (and its figures are folded). */
+#define STUB_TICKS_MAX	15u
+
+/*
+ * The stub's own tick for the placed time at hand: its words (due, next,
+ * far, period, rate) written when that time or its grid moved, from
+ * host_timer_stub_plan (and at every entry with a watchdog, whose
+ * reference moves each time); left reset each entry.
+ */
+static bool stub_tick_ready(struct vcpu *v)
+{
+	struct host_timer *h = &v->pcpu->ht;
+	struct vmx_stub_tick *s = v->arch.stub;
+	uint32_t rate = vmx_ctl.preemption_timer_rate & 31;
+	uint8_t vec = vtimer_vector(&v->vt);
+	struct stub_tick_plan p;
+
+	if (v->aside.stub_due != h->fire_tick || v->aside.stub_grid != h->next_tick ||
+	    h->watchdog_tsc) {
+		v->aside.stub_due = h->fire_tick;
+		v->aside.stub_grid = h->next_tick;
+		/* its value fits the timer's 32 bits (the stub writes next - now, under a period) */
+		v->aside.stub_ok = host_timer_stub_plan(h, &p) &&
+				   p.period >> rate < UINT32_MAX - 1;
+		if (v->aside.stub_ok) {
+			s->due = p.due;
+			s->next = p.next;
+			s->far = p.far;
+			s->period = p.period;
+			s->rate = rate;
+			s->round = (uint32_t)((1ull << rate) - 1);
+		}
+	}
+	/* the guest's timer vector, for a deadline of 0 (tick_aside_arm: the LVT may change) */
+	if (vec >= 16) {
+		s->irr_msr = X2APIC_IRR0 + vec / 32u;
+		s->irr_mask = 1u << (vec % 32);
+	} else {
+		s->irr_msr = 0;
+	}
+	s->left = STUB_TICKS_MAX;
+	return v->aside.stub_ok;
+}
+
+/*
+ * The stub's own tick, where the guest's deadline leaves it a chance
+ * (tick_aside_arm): nothing pending for the vCPU, not halted for ever, and
+ * a plan for the placed time.
+ */
+bool tick_stub_ready(struct vcpu *v)
+{
+	return !v->halted_forever && !v->apic.nmi_pending && !v->apic.init_pending &&
+	       stub_tick_ready(v);
+}
+
 void tick_aside_close(struct vcpu *v)
 {
 	v->arch.aside->closed = 1;
+	v->arch.stub->open = 0;
 }
 
 void tick_aside_disarm(struct vcpu *v)
 {
 	tick_aside_close(v);
-	v->aside.armed = false;
+	v->aside.armed = 0;
 }
 
+/* The stub's own ticks since the last entry, into hv's host timer and the vCPU's counts. */
+static void stub_tick_fold(struct vcpu *v)
+{
+	struct vmx_stub_tick *s = v->arch.stub;
+	uint32_t n = s->taken;
+
+	if (!n)
+		return;
+	/* the steps' judgement (decided) was of an exit before these ticks */
+	v->aside.decided = false;
+	host_timer_stub_taken(&v->pcpu->ht, n, s->due, s->late_sum, s->late_max, s->last_now,
+			      s->last_d);
+	v->stats.exits_total += n;
+	v->stats.exits[EXIT_REASON_PREEMPTION_TIMER] += n;
+	v->stats.fast_exits += n;
+	v->stats.host_tick_exits += n;
+	v->stats.tick_busy += s->busy;
+	s->taken = 0;
+	s->busy = 0;
+	s->late_sum = 0;
+	s->late_max = 0;
+}
+
+static void tick_aside_steps_fold(struct vcpu *v, uint32_t reason);
+
 void tick_aside_fold(struct vcpu *v, uint32_t reason)
+{
+	struct vmx_tick_aside *s = v->arch.aside;
+
+	s->closed = 1;
+	v->arch.stub->open = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* closed before lo and the counts are read */
+	/*
+	 * The steps first: a stub tick after them (it closes the steps) moves
+	 * the tick on from where they left it.
+	 */
+	if (v->aside.armed & ASIDE_STEPS)
+		tick_aside_steps_fold(v, reason);
+	if (v->aside.armed & ASIDE_STUB)
+		stub_tick_fold(v);
+	v->aside.armed = 0;
+}
+
+static void tick_aside_steps_fold(struct vcpu *v, uint32_t reason)
 {
 	struct vmx_tick_aside *s = v->arch.aside;
 	uint32_t taken;
 	uint64_t now = rdtsc(), due;
 
-	s->closed = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);	/* closed before lo is read */
 	/* a kick's hv_root_nmi may have set closed meanwhile: it does not count */
 	taken = host_timer_aside_steps_taken(&v->aside.plan, (uint64_t)s->closed << 32 | s->lo);
-	v->aside.armed = false;
 	/*
 	 * Where the stub aimed the exit it judged last: the placed time plus a
 	 * step for each it took. An exit 52 it let through came there (the

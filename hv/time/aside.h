@@ -38,36 +38,57 @@ static inline uint64_t tick_margin(const struct vcpu *v)
 /* The stub's plan for a tick placed at @due and the guest's timer vector @vec. */
 void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec);
 
+/* The stub's own tick: may it take the coming one (hv/time/aside.c)? Then its words are set. */
+bool tick_stub_ready(struct vcpu *v);
+
 /*
- * Armed for the tick's own exit where tick_exit_early would run, from the plan made once for
- * its placed time, when that exit is still to come (due > now: the window
- * is the placed time's); disarmed otherwise. Every entry passes here: the
- * rows themselves, not timer_mode(), as in vcpu_timer_arm.
+ * Armed for the tick's own exit where tick_exit_early would run (the next
+ * event is the placed tick, still to come: due > now), closed otherwise:
+ * the steps, from the plan made once for each placed time (a guest timer
+ * vector of its own needed), and the stub's own tick where the guest's
+ * deadline as the last exit stored it leaves it a chance (0, or a period
+ * past the tick: a guest whose deadline is always near its ticks, as
+ * rtbench's, pays two tests for it). Every entry passes here: the rows
+ * themselves, not timer_mode(), as in vcpu_timer_arm.
  */
-static inline void tick_aside_arm(struct vcpu *v, uint64_t now, uint64_t due)
+static inline __attribute__((always_inline)) void tick_aside_arm(struct vcpu *v, uint64_t now,
+								   uint64_t due)
 {
 	const struct timer_mode_desc *m = &timer_modes[v->vt.mode];
 	struct pcpu *c = v->pcpu;
-	uint8_t vec;
+	uint64_t d;
+	uint8_t vec, armed = 0;
 
 	if (!v->aside.enabled)
 		return;
-	vec = vtimer_vector(&v->vt);
 	v->arch.aside->closed = 1;
-	v->aside.armed = false;
+	v->arch.stub->open = 0;
+	v->aside.armed = 0;
 	if (due != c->ht.fire_tick || due <= now || !m->places_ticks || !m->owns_lapic ||
-	    !v->vt.in_hw || !c->ht.slack_tsc || v->apic.apicv || vec < 16)
+	    !v->vt.in_hw || !c->ht.slack_tsc || v->apic.apicv)
 		return;
-	/* the plan, and the vector's IRR bit and class, once per placed time */
-	if (v->aside.tick != due || v->aside.vec != vec)
-		tick_aside_plan(v, due, vec);
-	if (!v->aside.plan.steps)
+	vec = vtimer_vector(&v->vt);
+	if (vec >= 16) {
+		/* the plan, and the vector's IRR bit and class, once per placed time */
+		if (v->aside.tick != due || v->aside.vec != vec)
+			tick_aside_plan(v, due, vec);
+		if (v->aside.plan.steps) {
+			armed = ASIDE_STEPS;
+			v->arch.aside->lo = v->aside.plan.lo0;
+		}
+	}
+	d = vmx_exit_tsc_deadline(&v->arch);
+	if ((!d || (d > due && d - due >= c->ht.period_tsc)) && tick_stub_ready(v))
+		armed |= ASIDE_STUB;
+	if (!armed)
 		return;
-	v->aside.armed = true;
-	v->arch.aside->lo = v->aside.plan.lo0;
-	/* armed, and lo set, before the stub (or hv_root_nmi) sees closed = 0 */
+	v->aside.armed = armed;
+	/* armed, and their words set, before the stub (or hv_root_nmi) sees them open */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	v->arch.aside->closed = 0;
+	if (armed & ASIDE_STEPS)
+		v->arch.aside->closed = 0;
+	if (armed & ASIDE_STUB)
+		v->arch.stub->open = 1;
 }
 
 #endif

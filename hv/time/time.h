@@ -100,17 +100,20 @@ bool tick_exit_early(struct vcpu *v);
 /* ---- aside.c: the exit stub's tick step-aside ---- */
 
 /*
- * What the stub did, folded in at the next exit that reaches hv (@reason:
+ * What the stub did (its steps, and its own ticks: arch/x86/vmx.h struct
+ * vmx_stub_tick), folded in at the next exit that reaches hv (@reason:
  * that exit's), before anything else.
  */
 void tick_aside_fold(struct vcpu *v, uint32_t reason);
 /*
- * A kick's exit at once: the stub takes none of its exits aside. _disarm
- * before the entry (nothing was stepped yet); _close from hv_root_nmi, which
- * may come while the guest runs after steps the next exit still folds.
+ * A kick's exit at once: the stub takes none of its exits aside, nor a tick
+ * of its own. _disarm before the entry (nothing was stepped yet); _close
+ * from hv_root_nmi, which may come while the guest runs after steps or
+ * ticks the next exit still folds.
  */
 void tick_aside_disarm(struct vcpu *v);
 void tick_aside_close(struct vcpu *v);
+
 
 /* ---- timer_regs.c: the LAPIC's timer registers; false means #GP ---- */
 

@@ -175,6 +175,9 @@ static inline __attribute__((always_inline)) void timer_arm_due(struct vcpu *v, 
 	    (shared && __builtin_expect(__atomic_load_n(&v->apic.kicked, __ATOMIC_ACQUIRE), 0))) {
 		vmx_set_preemption_timer(0);
 		tick_aside_disarm(v);
+	} else if (__builtin_expect(mail != 0, 0) && v->aside.enabled) {
+		/* anything else in the mailbox (a mode request): hv's next tick reads it, not the stub */
+		v->arch.stub->open = 0;
 	}
 }
 

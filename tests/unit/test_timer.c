@@ -560,6 +560,134 @@ static void test_tick_guest_feels_nothing(void **state)
 }
 
 /*
+ * The exit stub's own tick: its plan for the tick placed at fire_tick (the
+ * next one on the grid a period on, far a period past that), and none
+ * where it may not take one.
+ */
+static void test_stub_tick_plan(void **state)
+{
+	struct host_timer h;
+	struct stub_tick_plan p;
+
+	(void)state;
+	host_timer_init(&h, 1000, 50000, 0);
+	assert_false(host_timer_stub_plan(&h, &p));		/* no slack: ticks not placed */
+	h.slack_tsc = 12500;
+	assert_true(host_timer_stub_plan(&h, &p));
+	assert_int_equal(p.due, 51000);
+	assert_int_equal(p.next, 101000);
+	assert_int_equal(p.far, 151000);
+	assert_int_equal(p.period, 50000);
+	h.fire_tick = 51000 + 9000;				/* placed: due there, next on the grid */
+	assert_true(host_timer_stub_plan(&h, &p));
+	assert_int_equal(p.due, 60000);
+	assert_int_equal(p.next, 101000);
+	h.fire_tick = 51000 + 50000;				/* off its period */
+	assert_false(host_timer_stub_plan(&h, &p));
+	h.fire_tick = 50000;					/* before its grid time */
+	assert_false(host_timer_stub_plan(&h, &p));
+	host_timer_init(&h, 1000, 50000, 99999);		/* the watchdog could come first */
+	h.slack_tsc = 12500;
+	assert_false(host_timer_stub_plan(&h, &p));
+	host_timer_init(&h, 1000, 50000, 100000);		/* due at next, not before */
+	h.slack_tsc = 12500;
+	assert_true(host_timer_stub_plan(&h, &p));
+	h.last_exit = 999;					/* one tick more: due before next */
+	assert_false(host_timer_stub_plan(&h, &p));
+	host_timer_init(&h, 1000, 0, 0);			/* tickless */
+	h.slack_tsc = 12500;
+	assert_false(host_timer_stub_plan(&h, &p));
+	host_timer_init(&h, UINT64_MAX - 120000, 50000, 0);	/* near the TSC's end */
+	h.slack_tsc = 12500;
+	assert_false(host_timer_stub_plan(&h, &p));
+}
+
+/*
+ * What the stub's ticks leave (the fold) is what hv's own would have: from
+ * random states that hv's ticks, deferrals and placements leave behind,
+ * one to four ticks taken as the stub takes them (each in [due, next),
+ * the guest's deadline 0 or at or past far), against host_timer_defer,
+ * host_timer_run and host_timer_place doing the same ticks: no deferral,
+ * the same grid, placed time, guess, counts and lateness.
+ */
+static void test_stub_tick_same_as_hv(void **state)
+{
+	const uint64_t m = 500, period = 50000;
+	uint64_t rng = 0x5eed5eedull;
+	int planned = 0;
+
+	(void)state;
+	for (int trial = 0; trial < 20000; trial++) {
+		struct host_timer hv, stub;
+		struct stub_tick_plan p;
+		uint64_t due, next, far, late_sum = 0, late_max = 0, now = 0, d = 0;
+		uint32_t n = 1 + (uint32_t)(rng_next(&rng) % 4), k;
+
+		host_timer_init(&hv, rng_next(&rng) % 1000000, period,
+				rng_next(&rng) % 2 ? 0 : period + rng_next(&rng) % 200000);
+		hv.slack_tsc = 1 + rng_next(&rng) % 40000;
+		/* a past of hv's own ticks against a guest's random deadlines */
+		for (int i = (int)(rng_next(&rng) % 6); i > 0; i--) {
+			uint64_t t = hv.fire_tick + rng_next(&rng) % 3000, g;
+
+			switch (rng_next(&rng) % 4) {
+			case 0: g = 0; break;
+			case 1: g = t - rng_next(&rng) % 5000; break;
+			case 2: g = t + rng_next(&rng) % 3000; break;
+			default: g = t + rng_next(&rng) % 120000; break;
+			}
+			if (!host_timer_defer(&hv, t, g, false, m) && host_timer_run(&hv, t))
+				host_timer_place(&hv, g, m);
+			if (hv.watchdog_tsc)
+				hv.last_exit = t + 600;	/* host_due at the entry */
+		}
+		if (!host_timer_stub_plan(&hv, &p))
+			continue;
+		planned++;
+		stub = hv;
+		due = p.due;
+		next = p.next;
+		far = p.far;
+		for (k = 0; k < n; k++) {
+			uint64_t late;
+
+			now = due + rng_next(&rng) % (next - due);
+			d = rng_next(&rng) % 3 ? far + rng_next(&rng) % (10 * period) : 0;
+			/* hv's own tick at @now */
+			assert_false(host_timer_defer(&hv, now, d, false, m));
+			assert_true(host_timer_run(&hv, now));
+			host_timer_place(&hv, d, m);
+			assert_int_equal(hv.fire_tick, hv.next_tick);	/* on the grid */
+			assert_int_equal(hv.next_tick, next);
+			if (hv.watchdog_tsc)
+				hv.last_exit = now;
+			/* the stub's, as vmx_entry.S takes it */
+			late = now - (next - period);
+			late_sum += late;
+			late_max = late > late_max ? late : late_max;
+			due = next;
+			next += period;
+			far += period;
+		}
+		host_timer_stub_taken(&stub, n, due, late_sum, late_max, now, d);
+		assert_int_equal(stub.next_tick, hv.next_tick);
+		assert_int_equal(stub.fire_tick, hv.fire_tick);
+		assert_int_equal(stub.last_grid, hv.last_grid);
+		assert_int_equal(stub.phase_guess, hv.phase_guess);
+		assert_int_equal(stub.ticks, hv.ticks);
+		assert_int_equal(stub.ticks_missed, hv.ticks_missed);
+		assert_int_equal(stub.late_sum_ticks, hv.late_sum_ticks);
+		assert_int_equal(stub.late_max_ticks, hv.late_max_ticks);
+		assert_int_equal(stub.watchdog_fired, hv.watchdog_fired);
+		assert_int_equal(stub.offset_max, hv.offset_max);
+		assert_int_equal(stub.deferred_this, hv.deferred_this);
+		assert_int_equal(stub.last_exit, hv.last_exit);
+		assert_int_equal(stub.stub_ticks, hv.stub_ticks + n);
+	}
+	assert_true(planned > 10000);	/* most states let the stub take the next tick */
+}
+
+/*
  * The exit stub's step-aside: the plan for a placed tick. The
  * window runs from a margin before the placed time to three after; each step
  * moves it five margins; as many steps as fit before the slack's end (or
@@ -2170,6 +2298,8 @@ int main(void)
 		cmocka_unit_test(test_tick_offset_rules),
 		cmocka_unit_test(test_tick_place_and_defer),
 		cmocka_unit_test(test_tick_guest_feels_nothing),
+		cmocka_unit_test(test_stub_tick_plan),
+		cmocka_unit_test(test_stub_tick_same_as_hv),
 		cmocka_unit_test(test_tick_aside_plan),
 		cmocka_unit_test(test_tick_aside_plan_refused),
 		cmocka_unit_test(test_tick_phase_lock),
