@@ -200,7 +200,8 @@ static enum exit_action preemption_timer(struct vcpu *v, struct exit_ctx *x)
  * check_halted_forever, which may stop the partition) is left to that
  * path, before anything changes.
  */
-static bool tick_run_early(struct vcpu *v, uint64_t now, uint64_t deadline, bool fired)
+static bool tick_run_early(struct vcpu *v, uint64_t now, uint64_t deadline, bool fired,
+			   uint64_t margin)
 {
 	struct host_timer *h = &v->pcpu->ht;
 	uint32_t activity = (uint32_t)vmread(VMCS_GUEST_ACTIVITY_STATE);
@@ -222,7 +223,7 @@ static bool tick_run_early(struct vcpu *v, uint64_t now, uint64_t deadline, bool
 	if (host_timer_run(h, now)) {
 		v->stats.host_tick_exits++;
 		v->stats.tick_busy += activity == ACTIVITY_ACTIVE;
-		host_timer_place(h, deadline, tick_margin(v));
+		host_timer_place(h, deadline, margin);
 	}
 	PROF(v, PROF_DELIVER);
 	/* count_tick_hit, as exit_tail: the guest's vector (direct: in the hardware) */
@@ -233,13 +234,19 @@ static bool tick_run_early(struct vcpu *v, uint64_t now, uint64_t deadline, bool
 	return true;
 }
 
+/*
+ * Only a QUICK_TICK vCPU comes here (time_exit_quick): its mode places
+ * ticks and owns the LAPIC (timer_quick_update), so of tick_placed only
+ * the vCPU's and the core's tests are left, and the margin is its row's,
+ * looked up once (the mode is valid: the row itself, not timer_mode()).
+ */
 bool tick_exit_early(struct vcpu *v)
 {
 	struct pcpu *c = v->pcpu;
-	uint64_t now, deadline;
+	uint64_t now, deadline, margin;
 	bool fired = false;
 
-	if (!tick_placed(v) || c->console || c->shared || v->apic.apicv ||
+	if (!v->vt.in_hw || !c->ht.slack_tsc || c->console || c->shared || v->apic.apicv ||
 	    __atomic_load_n(&c->mailbox, __ATOMIC_ACQUIRE))
 		return false;
 	now = rdtsc();
@@ -254,10 +261,11 @@ bool tick_exit_early(struct vcpu *v)
 	 */
 	deadline = v->aside.enabled ? vmx_exit_tsc_deadline(&v->arch) :
 				      rdmsr(MSR_IA32_TSC_DEADLINE);
+	margin = timer_modes[v->vt.mode].tick_margin_mult * host_tick_margin_tsc;
 	/* decided: the stub judged the guest's deadline against this exit already */
 	if (!v->aside.decided) {
 		fired = tick_guest_fired(v, now, deadline);
-		if (host_timer_defer(&c->ht, now, deadline, fired, tick_margin(v))) {
+		if (host_timer_defer(&c->ht, now, deadline, fired, margin)) {
 			v->stats.tick_defer_exits++;
 			v->stats.exits_total++;
 			v->stats.exits[EXIT_REASON_PREEMPTION_TIMER]++;
@@ -272,7 +280,7 @@ bool tick_exit_early(struct vcpu *v)
 			return true;
 		}
 	}
-	if (tick_run_early(v, now, deadline, fired))
+	if (tick_run_early(v, now, deadline, fired, margin))
 		return true;
 	/* preemption_timer reads the MSR once */
 	v->aside.deadline = deadline;
