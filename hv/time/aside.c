@@ -39,12 +39,14 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 #define STUB_TICKS_MAX	15u
 
 /*
- * The stub's own tick for the placed time at hand: its words (due, next,
- * far, period, rate) written when that time or its grid moved, from
- * host_timer_stub_plan (and at every entry with a watchdog, whose
- * reference moves each time); left reset each entry.
+ * The stub's own tick, where the guest's deadline leaves it a chance
+ * (tick_aside_arm): nothing pending for the vCPU, not halted for ever, and
+ * a plan for the placed time. Its words (due, next, far, period, rate) are
+ * written when that time or its grid moved, from host_timer_stub_plan (and
+ * at every entry with a watchdog, whose reference moves each time); left
+ * is reset each entry.
  */
-static bool stub_tick_ready(struct vcpu *v)
+bool tick_stub_ready(struct vcpu *v)
 {
 	struct host_timer *h = &v->pcpu->ht;
 	struct vmx_stub_tick *s = v->arch.stub;
@@ -52,6 +54,8 @@ static bool stub_tick_ready(struct vcpu *v)
 	uint8_t vec = vtimer_vector(&v->vt);
 	struct stub_tick_plan p;
 
+	if (v->halted_forever || v->apic.nmi_pending || v->apic.init_pending)
+		return false;
 	if (v->aside.stub_due != h->fire_tick || v->aside.stub_grid != h->next_tick ||
 	    h->watchdog_tsc) {
 		v->aside.stub_due = h->fire_tick;
@@ -77,17 +81,6 @@ static bool stub_tick_ready(struct vcpu *v)
 	}
 	s->left = STUB_TICKS_MAX;
 	return v->aside.stub_ok;
-}
-
-/*
- * The stub's own tick, where the guest's deadline leaves it a chance
- * (tick_aside_arm): nothing pending for the vCPU, not halted for ever, and
- * a plan for the placed time.
- */
-bool tick_stub_ready(struct vcpu *v)
-{
-	return !v->halted_forever && !v->apic.nmi_pending && !v->apic.init_pending &&
-	       stub_tick_ready(v);
 }
 
 void tick_aside_close(struct vcpu *v)
