@@ -487,9 +487,28 @@ vmcs_judge_check() {
 	rm -rf "$d/$e/quiet"
 	judged "$exits" 'TEMPO_EXIT code=0 status=ok reason="all partitions ended"'
 	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9) && why+="no summary passed; "
+	# a run ended from outside (VMCS_CHECK_NO_END): the checking build's
+	# boot line and no refused entry pass; a refused entry, or a guest
+	# that ran with no sign of that build, fail; a log ended before any
+	# partition was built passes
+	local on='VMCS checker: on, every VM entry checked first (SDM Vol. 3C 26.2, 26.3)'
+	judged "$on" "Partition 'rt0': 1 vCPU" '[rt0] rtbench: start'
+	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) ||
+		why+="a clean run ended from outside failed: $out; "
+	[[ $out == *"unended=1 "* ]] || why+="the unended run not counted: $out; "
+	judged "$on" '[rt0] rtbench: start' \
+		'VMCS_CHECK_FAIL violations=1 entry=vmresume vmcs=0xf7e3000 guest_rip=0x103d3b exit_reason=0x1e'
+	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) &&
+		why+="a refused entry in a run ended from outside passed; "
+	judged "Partition 'rt0': 1 vCPU" '[rt0] rtbench: start'
+	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) &&
+		why+="a run ended from outside with no sign of the checking build passed; "
+	judged 'Tempo hypervisor 0.1'
+	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) ||
+		why+="a run ended before any partition failed: $out; "
 	rm -rf "$d"
 	if [ -z "$why" ]; then
-		pass "vmcs_judge_fails (a violation, no entry checked, every entry skipped, no summary and a failed own assertion each fail; a clean log passes, beside one skipped by name too)"
+		pass "vmcs_judge_fails (a violation, no entry checked, every entry skipped, no summary and a failed own assertion each fail; a clean log passes, beside one skipped by name too; of a run ended from outside, a refused entry or a log not of the checking build fails)"
 	else
 		fail vmcs_judge_fails "${why%; }"
 	fi
@@ -591,7 +610,17 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 		fi
 		# shellcheck source=tests/emu/linux.sh
 		. tests/emu/linux.sh
-		linux_jobs=($LINUX_TESTS)
+		# each test of VMCS_CHECK_LINUX_VERDICT followed by its second
+		# run, checked_TEST (the checker's verdict alone), so that the two
+		# long runs start first, one a core
+		linux_jobs=()
+		for t in $LINUX_TESTS; do
+			linux_jobs+=("$t")
+			if [[ " $VMCS_CHECK_LINUX_VERDICT " == *" $t "* ]] &&
+				{ [ "$emu_one_default" = tests/vmcscheck/emu.sh ] || [ "$listing" = 1 ]; }; then
+				linux_jobs+=("checked_$t")
+			fi
+		done
 		[ "${LINUX_LARGE:-0}" = 1 ] && linux_jobs=("$LINUX_BG_TEST" "${linux_jobs[@]}")
 		run_emu "${linux_jobs[@]}" "${full_jobs[@]}"
 	fi

@@ -10,6 +10,8 @@
 # plain build (BUILD) through tests/emu/one.sh: QEMU tests (no VMX), the
 # Linux tests but those of VMCS_CHECK_LINUX (which run checked too), and
 # the entries that tests/vmcscheck/entries.sh lists, each with its reason.
+# checked_TEST, for a test of VMCS_CHECK_LINUX_VERDICT: its run on the
+# checking build, judged by the checker alone (tests/vmcscheck/one.sh).
 # Prints what the script it runs prints (a PASS or FAIL line); exits as it
 # exits.
 set -uo pipefail
@@ -22,11 +24,17 @@ t=${entry%@*}
 
 # shellcheck source=tests/vmcscheck/entries.sh
 . tests/vmcscheck/entries.sh
+# checked_TEST (VMCS_CHECK_LINUX_VERDICT): the checker's verdict alone on a
+# second run of TEST, whose own assertions its run on the plain build judged
+if [[ $t == checked_* ]] && vmcs_check_listed "${entry#checked_}" "$VMCS_CHECK_LINUX_VERDICT"; then
+	BUILD=${VMCS_CHECK_BUILD:-build-vmcs-check} VMCS_CHECK_OWN=0 VMCS_CHECK_AS=$entry \
+		exec tests/vmcscheck/one.sh "${entry#checked_}"
+fi
 # shellcheck source=tests/emu/linux.sh
 . tests/emu/linux.sh
 if { [[ $t != bochs_* ]] || vmcs_check_listed "$entry" "$LINUX_TESTS $LINUX_BG_TEST"; } &&
 	! vmcs_check_listed "$entry" "$VMCS_CHECK_LINUX" ||
-	vmcs_check_listed "$entry" "$VMCS_CHECK_OWN_PLAIN $VMCS_CHECK_OPEN $VMCS_CHECK_NO_END"; then
+	vmcs_check_listed "$entry" "$VMCS_CHECK_OWN_PLAIN $VMCS_CHECK_OPEN"; then
 	exec tests/emu/one.sh "$entry"
 fi
 BUILD=${VMCS_CHECK_BUILD:-build-vmcs-check} VMCS_CHECK_OWN=1 exec tests/vmcscheck/one.sh "$entry"

@@ -13,20 +13,39 @@ vmcs_tempo_logs() {
 	done
 }
 
-# vmcs_judge OUT: every serial log under OUT ends with the checker's clean
-# summary, "VMCS_CHECK violations=0 ... unreadable=0", and entries were
-# checked wherever a guest ran (its exits were counted), or in a run whose
-# every partition vmcs_check_skip= named, skipped, while the test's other
-# runs checked some. Sets vc_logs,
-# vc_entries, vc_violations, vc_skipped (the entries of partitions that
-# vmcs_check_skip= left unchecked) and vc_why (empty when clean); returns 0
-# when clean.
+# vmcs_judge OUT [UNENDED]: every serial log under OUT ends with the
+# checker's clean summary, "VMCS_CHECK violations=0 ... unreadable=0", and
+# entries were checked wherever a guest ran (its exits were counted), or in
+# a run whose every partition vmcs_check_skip= named, skipped, while the
+# test's other runs checked some. UNENDED=1 (a test that ends Bochs on
+# purpose, with Tempo running: no summary is printed): a log without the
+# summary passes when the checking build said it is on and no entry broke
+# a rule (each broken rule and refused entry has its line at once), or
+# when it ended before any partition was built. Sets
+# vc_logs, vc_entries, vc_violations, vc_skipped (the entries of
+# partitions that vmcs_check_skip= left unchecked), vc_unended (the logs
+# judged without a summary) and vc_why (empty when clean); returns 0 when
+# clean.
 vmcs_judge() {
-	local out=$1 f s v u e k ran=0
-	vc_logs=0 vc_entries=0 vc_violations=0 vc_skipped=0 vc_why=""
+	local out=$1 unended=${2:-0} f s v u e k ran=0
+	vc_logs=0 vc_entries=0 vc_violations=0 vc_skipped=0 vc_unended=0 vc_why=""
 	while IFS= read -r f; do
 		vc_logs=$((vc_logs + 1))
 		s=$(tr -d '\r' < "$f" | grep -a '^VMCS_CHECK violations=' | tail -n 1)
+		if [ -z "$s" ] && [ "$unended" = 1 ]; then
+			vc_unended=$((vc_unended + 1))
+			v=$(tr -d '\r' < "$f" | grep -ac '^VMCS_CHECK_FAIL \|^VMCS_CHECK_ERROR ')
+			vc_violations=$((vc_violations + v))
+			# no boot line of the checker: only a log ended before VMX was
+			# set up (no partition built, no guest line) made no entry
+			if ! tr -d '\r' < "$f" | grep -aq '^VMCS checker: on' &&
+				tr -d '\r' < "$f" | grep -aq "^Partition '\|^\[[a-z0-9_-]*\] "; then
+				vc_why+=" ${f#"$out"/}: no summary, and no sign of the checking build;"
+			elif [ "$v" != 0 ]; then
+				vc_why+=" ${f#"$out"/}: $v entries refused or unreadable before the run was ended;"
+			fi
+			continue
+		fi
 		if [ -z "$s" ]; then
 			vc_why+=" ${f#"$out"/}: no VMCS_CHECK summary (the run did not end);"
 			continue
@@ -59,17 +78,18 @@ vmcs_rules() {
 		tr -d '\r' | sort | uniq -c | sort -rn | head -n 20
 }
 
-# vmcs_verdict ENTRY OUT OWN OWN_COUNTED ONE_LOG SECS: the lines of one
-# run of the checking build that tests/run_tests.sh reads: the
+# vmcs_verdict ENTRY OUT OWN OWN_COUNTED ONE_LOG SECS [UNENDED]: the lines
+# of one run of the checking build that tests/run_tests.sh reads: the
 # VMCS_CHECK_TEST line, then "PASS ENTRY (...)" or "FAIL ENTRY: why [log:
 # OUT]", where why names each broken rule (and its SDM section) or the
 # test's own last words (the FAIL line tests/emu/one.sh left in ONE_LOG)
-# when OWN (pass or fail) counts (OWN_COUNTED=1); returns 0 on a pass
+# when OWN (pass or fail) counts (OWN_COUNTED=1); UNENDED as vmcs_judge's;
+# returns 0 on a pass
 vmcs_verdict() {
-	local entry=$1 out=$2 own=$3 own_counted=$4 one_log=$5 secs=$6 ok=1 why='' rules t=${1%@*}
-	local model=''
+	local entry=$1 out=$2 own=$3 own_counted=$4 one_log=$5 secs=$6 unended=${7:-0} ok=1 why=''
+	local rules t=${1%@*} model=''
 	[ "$t" = "$entry" ] || model=${entry#*@}
-	if ! vmcs_judge "$out"; then
+	if ! vmcs_judge "$out" "$unended"; then
 		ok=0
 		# the rules it broke, by name, in the line the runner keeps
 		rules=$(vmcs_rules "$out" |
@@ -83,8 +103,9 @@ vmcs_verdict() {
 			sed 's/ \[log: [^]]*\]$//')${why:+;$why}"
 	fi
 	echo "VMCS_CHECK_TEST name=$t model=${model:-default} logs=$vc_logs entries=$vc_entries" \
-		"skipped=$vc_skipped violations=$vc_violations own=$own ok=$ok"
+		"skipped=$vc_skipped violations=$vc_violations unended=$vc_unended own=$own ok=$ok"
 	if [ $ok = 1 ]; then
+		[ "$vc_unended" = 0 ] || vc_entries+=" unended=$vc_unended"
 		echo "PASS $entry (${secs}s, entries=$vc_entries violations=0 own=$own)"
 		return 0
 	fi
