@@ -15,6 +15,9 @@
 # command line QEMU's multiboot loader would give it: the image's name, then
 # the -append arguments (kvm-unit-tests reads argv[1..]).
 #
+# KUT_VMCS_CHECK=1: Tempo's VMCS_CHECK=1 build boots it (every VM entry
+# checked; VMCS_CHECK_BUILD, default build-vmcs-check), the figures then
+# marked vmcs_check=1.
 # Prints the test's output (its lines as Tempo prefixes them, "[TEST] ..."),
 # Tempo's lines about the partition, a KUT_FIGURES line where the test prints
 # figures (lat_*_ticks for tscdeadline_latency, NAME_ticks for vmexit), and
@@ -185,12 +188,19 @@ if [ -n "$cpu_flags" ]; then
 	echo "kut: [$test] QEMU's -cpu $cpu_flags is not applied (Tempo's CPUID policy)${differs:+; differs:$differs}"
 fi
 
-if ! make -s -j1 BUILD="$BUILD" "$BUILD/tempo.elf" > "$out/make.log" 2>&1; then
+# KUT_VMCS_CHECK=1: Tempo's checking build (VMCS_CHECK_BUILD, default
+# build-vmcs-check: every VM entry checked, docs/containment.md) boots the
+# test; the test's images stay $BUILD's
+hv_build=$BUILD hv_check=()
+if [ "${KUT_VMCS_CHECK:-0}" = 1 ]; then
+	hv_build=${VMCS_CHECK_BUILD:-build-vmcs-check} hv_check=(VMCS_CHECK=1)
+fi
+if ! make -s -j1 "${hv_check[@]}" BUILD="$hv_build" "$hv_build/tempo.elf" > "$out/make.log" 2>&1; then
 	tail -n 20 "$out/make.log"
-	echo "kut/run.sh: make $BUILD/tempo.elf failed" >&2
+	echo "kut/run.sh: make $hv_build/tempo.elf failed" >&2
 	exit 2
 fi
-if ! boot/mkiso.sh "$out/kut.iso" "$BUILD/tempo.elf" "exit=emu loglevel=3" \
+if ! boot/mkiso.sh "$out/kut.iso" "$hv_build/tempo.elf" "exit=emu loglevel=3" \
 	"$out/kut.cfg:partitions" "$image:$mod" > "$out/mkiso.log" 2>&1; then
 	cat "$out/mkiso.log"
 	echo "kut/run.sh: boot/mkiso.sh failed" >&2
@@ -262,6 +272,8 @@ fi
 # tscdeadline_latency prints, and vmexit's "NAME CYCLES" per test, with the
 # run's context (Tempo's default host tick: the config sets none).
 context="cpu_model=$model ips=$ips tick_us=1000"
+# the checking build's figures carry its check, some 2,000 ticks an entry
+[ "${KUT_VMCS_CHECK:-0}" != 1 ] || context+=" vmcs_check=1"
 case $file in
 tscdeadline_latency.flat)
 	awk -v t="$test" -v m="$mode" -v c="$context" '/^latency: [0-9]+$/ { v = $2; n++; s += v

@@ -7,6 +7,9 @@
 # line (and any KUT_FIGURES line), then "PASS kut_TEST_MODE" or "FAIL
 # kut_TEST_MODE: ...", and last "KUTS passed=N failed=N skipped=N".
 #   tests/kut/suite.sh [FILTER]     FILTER: a part of "TEST MODE" to run only those
+# KUT_VMCS_CHECK=1 (make test): Tempo's checking build boots each test
+# (tests/kut/run.sh), and a run passes only where the VMCS checker also
+# passed every entry (tests/vmcscheck/lib.sh); the PASS line counts them.
 # Exits 1 if a run differed from its expectation; where the kvm-unit-tests
 # tree is absent, prints "SKIP kut: ..." and exits 0.
 set -uo pipefail
@@ -53,6 +56,8 @@ done
 wait
 
 passed=0 failed=0
+# shellcheck source=tests/vmcscheck/lib.sh
+[ "${KUT_VMCS_CHECK:-0}" != 1 ] || . tests/vmcscheck/lib.sh
 for r in "${runs[@]}"; do
 	read -r test mode want rest <<< "$r"
 	id=kut_${test}_$mode
@@ -71,9 +76,22 @@ for r in "${runs[@]}"; do
 		[[ $kv == \#* ]] && break
 		[[ " $line " == *" $kv "* ]] || why+="${why:+, }no $kv"
 	done
+	# on the checking build, the checker's verdict too: a clean summary,
+	# and entries checked wherever the test ran
+	checked=''
+	if [ "${KUT_VMCS_CHECK:-0}" = 1 ]; then
+		if ! vmcs_judge "$outdir/$test-$mode"; then
+			why+="${why:+, }VMCS checker:$(vmcs_rules "$outdir/$test-$mode" |
+				sed -n 's/.* VMCS_CHECK rule=\([^ ]*\) sdm=\([^ ]*\).*/ \1 (SDM \2)/p' |
+				head -n 3 | paste -sd, -)$vc_why"
+		elif [ "$vc_entries" = 0 ] && [[ $line != *" result=refused "* ]]; then
+			why+="${why:+, }VMCS checker: no entry checked"
+		fi
+		checked=", entries=$vc_entries violations=$vc_violations"
+	fi
 	if [ -z "$why" ]; then
 		passed=$((passed + 1))
-		echo "PASS $id (expected $want${rest:+ $rest})"
+		echo "PASS $id (expected $want${rest:+ $rest}$checked)"
 	else
 		failed=$((failed + 1))
 		echo "FAIL $id: expected $want${rest:+ $rest}; got $why [log: $log]"
