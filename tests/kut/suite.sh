@@ -7,9 +7,10 @@
 # line (and any KUT_FIGURES line), then "PASS kut_TEST_MODE" or "FAIL
 # kut_TEST_MODE: ...", and last "KUTS passed=N failed=N skipped=N".
 #   tests/kut/suite.sh [FILTER]     FILTER: a part of "TEST MODE" to run only those
-# KUT_VMCS_CHECK=1 (make test): Tempo's checking build boots each test
-# (tests/kut/run.sh), and a run passes only where the VMCS checker also
-# passed every entry (tests/vmcscheck/lib.sh); the PASS line counts them.
+# KUT_VMCS_CHECK=1: Tempo's checking build boots each test (tests/kut/run.sh),
+# and a run passes only where the VMCS checker also passed every entry
+# (tests/vmcscheck/lib.sh); the PASS line counts them. KUT_VMCS_CHECK_TESTS
+# (names of tests, make test's section kut): only their runs so.
 # Exits 1 if a run differed from its expectation; where the kvm-unit-tests
 # tree is absent, prints "SKIP kut: ..." and exits 0.
 set -uo pipefail
@@ -41,12 +42,20 @@ while read -r test mode want rest; do
 	runs+=("$test $mode $want $rest")
 done < "$expected_file"
 
+# checked TEST: its runs boot the checking build (KUT_VMCS_CHECK, _TESTS)
+checked() {
+	[ "${KUT_VMCS_CHECK:-0}" = 1 ] || [[ " ${KUT_VMCS_CHECK_TESTS:-} " == *" $1 "* ]]
+}
+
 # run them all, at most $jobs at once; each writes its own log
 mkdir -p "$outdir"
 running=0
 for r in "${runs[@]}"; do
 	read -r test mode _ <<< "$r"
-	BUILD="$BUILD" tests/kut/run.sh "$test" "$mode" "$outdir/$test-$mode" > "$outdir/$test-$mode.log" 2>&1 &
+	check=0
+	checked "$test" && check=1
+	KUT_VMCS_CHECK=$check BUILD="$BUILD" tests/kut/run.sh "$test" "$mode" "$outdir/$test-$mode" \
+		> "$outdir/$test-$mode.log" 2>&1 &
 	running=$((running + 1))
 	if [ "$running" -ge "$jobs" ]; then
 		wait -n
@@ -57,7 +66,7 @@ wait
 
 passed=0 failed=0
 # shellcheck source=tests/vmcscheck/lib.sh
-[ "${KUT_VMCS_CHECK:-0}" != 1 ] || . tests/vmcscheck/lib.sh
+. tests/vmcscheck/lib.sh
 for r in "${runs[@]}"; do
 	read -r test mode want rest <<< "$r"
 	id=kut_${test}_$mode
@@ -79,7 +88,7 @@ for r in "${runs[@]}"; do
 	# on the checking build, the checker's verdict too: a clean summary,
 	# and entries checked wherever the test ran
 	checked=''
-	if [ "${KUT_VMCS_CHECK:-0}" = 1 ]; then
+	if checked "$test"; then
 		if ! vmcs_judge "$outdir/$test-$mode"; then
 			why+="${why:+, }VMCS checker:$(vmcs_rules "$outdir/$test-$mode" |
 				sed -n 's/.* VMCS_CHECK rule=\([^ ]*\) sdm=\([^ ]*\).*/ \1 (SDM \2)/p' |
