@@ -500,9 +500,18 @@ vmcs_judge_check() {
 		'VMCS_CHECK_FAIL violations=1 entry=vmresume vmcs=0xf7e3000 guest_rip=0x103d3b exit_reason=0x1e'
 	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) &&
 		why+="a refused entry in a run ended from outside passed; "
+	judged "$on" '[rt0] rtbench: start' \
+		'VMCS_CHECK rule=guest.pending_dbg_reserved sdm=26.3.1.5 field=GUEST_PENDING_DBG value=0x10 entry=vmresume vmcs=0xf7e3000'
+	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) &&
+		why+="a broken rule's line with its FAIL line cut off passed; "
 	judged "Partition 'rt0': 1 vCPU" '[rt0] rtbench: start'
 	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) &&
 		why+="a run ended from outside with no sign of the checking build passed; "
+	# the same, long (a pipeline's grep -q ending early must not pass it)
+	{ printf "Partition 'rt0': 1 vCPU\r\n"; yes '[rt0] rtbench: a line of its output, long enough' |
+		head -n 4000 | sed 's/$/\r/'; } > "$d/$e/serial.txt"
+	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) &&
+		why+="a long run ended from outside with no sign of the checking build passed; "
 	judged 'Tempo hypervisor 0.1'
 	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) ||
 		why+="a run ended before any partition failed: $out; "
@@ -616,8 +625,12 @@ if [ "$what" = all ] || [ "$what" = linux ]; then
 		linux_jobs=()
 		for t in $LINUX_TESTS; do
 			linux_jobs+=("$t")
+			# (what the run does: checked runs only when the whole suite
+			# runs, emu_ready, and VMCS_CHECK_EMU is not 0)
 			if [[ " $VMCS_CHECK_LINUX_VERDICT " == *" $t "* ]] &&
-				{ [ "$emu_one_default" = tests/vmcscheck/emu.sh ] || [ "$listing" = 1 ]; }; then
+				{ [ "$emu_one_default" = tests/vmcscheck/emu.sh ] ||
+					{ [ "$listing" = 1 ] && [ "$what" = all ] &&
+						[ "${VMCS_CHECK_EMU:-1}" = 1 ]; }; }; then
 				linux_jobs+=("checked_$t")
 			fi
 		done
