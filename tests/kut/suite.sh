@@ -86,16 +86,10 @@ for r in "${runs[@]}"; do
 		[[ " $line " == *" $kv "* ]] || why+="${why:+, }no $kv"
 	done
 	# on the checking build, the checker's verdict too: a clean summary,
-	# and entries checked wherever the test ran
+	# and entries checked wherever a guest ran (vmcs_judge)
 	checked=''
 	if checked "$test"; then
-		if ! vmcs_judge "$outdir/$test-$mode"; then
-			why+="${why:+, }VMCS checker:$(vmcs_rules "$outdir/$test-$mode" |
-				sed -n 's/.* VMCS_CHECK rule=\([^ ]*\) sdm=\([^ ]*\).*/ \1 (SDM \2)/p' |
-				head -n 3 | paste -sd, -)$vc_why"
-		elif [ "$vc_entries" = 0 ] && [[ $line != *" result=refused "* ]]; then
-			why+="${why:+, }VMCS checker: no entry checked"
-		fi
+		vmcs_judge "$outdir/$test-$mode" || why+="${why:+,}$(vmcs_why "$outdir/$test-$mode")"
 		checked=", entries=$vc_entries violations=$vc_violations"
 	fi
 	if [ -z "$why" ]; then

@@ -82,6 +82,17 @@ vmcs_rules() {
 		tr -d '\r' | sort | uniq -c | sort -rn | head -n 20
 }
 
+# vmcs_why OUT: after a vmcs_judge of OUT that failed, why, for the FAIL
+# line the runner keeps: " VMCS checker: rules NAME (SDM N.N),...; " and
+# vc_why (the first three rules broken, by name)
+vmcs_why() {
+	local rules
+	rules=$(vmcs_rules "$1" |
+		sed -n 's/.* VMCS_CHECK rule=\([^ ]*\) sdm=\([^ ]*\).*/\1 (SDM \2)/p' |
+		head -n 3 | paste -sd, -)
+	echo " VMCS checker:${rules:+ rules $rules;}$vc_why"
+}
+
 # vmcs_verdict ENTRY OUT OWN OWN_COUNTED ONE_LOG SECS [UNENDED]: the lines
 # of one run of the checking build that tests/run_tests.sh reads: the
 # VMCS_CHECK_TEST line, then "PASS ENTRY (...)" or "FAIL ENTRY: why [log:
@@ -95,11 +106,7 @@ vmcs_verdict() {
 	[ "$t" = "$entry" ] || model=${entry#*@}
 	if ! vmcs_judge "$out" "$unended"; then
 		ok=0
-		# the rules it broke, by name, in the line the runner keeps
-		rules=$(vmcs_rules "$out" |
-			sed -n 's/.* VMCS_CHECK rule=\([^ ]*\) sdm=\([^ ]*\).*/\1 (SDM \2)/p' |
-			head -n 3 | paste -sd, -)
-		why=" VMCS checker:${rules:+ rules $rules;}$vc_why"
+		why=$(vmcs_why "$out")
 	fi
 	if [ "$own_counted" = 1 ] && [ "$own" != pass ]; then
 		ok=0
@@ -109,8 +116,9 @@ vmcs_verdict() {
 	echo "VMCS_CHECK_TEST name=$t model=${model:-default} logs=$vc_logs entries=$vc_entries" \
 		"skipped=$vc_skipped violations=$vc_violations unended=$vc_unended own=$own ok=$ok"
 	if [ $ok = 1 ]; then
-		[ "$vc_unended" = 0 ] || vc_entries+=" unended=$vc_unended"
-		echo "PASS $entry (${secs}s, entries=$vc_entries violations=0 own=$own)"
+		[ "$vc_unended" = 0 ] || unended=" unended=$vc_unended"
+		[ "$vc_unended" != 0 ] || unended=''
+		echo "PASS $entry (${secs}s, entries=$vc_entries$unended violations=0 own=$own)"
 		return 0
 	fi
 	vmcs_rules "$out" | sed 's/^/  /'
