@@ -2203,17 +2203,18 @@ static const char *a_tick_sti_shadow_pending(void)
  * IF=0, so it never fires, and close enough that the window does not drift
  * off it in a few steps) makes each tick step aside as often as its slack
  * allows, and no more: the tick still comes every ms. 100 ms of that,
- * counting the TSC gaps: a step is a short exit (Bochs: ~25 instructions
- * on top of the loop's ~40, so a gap longer than the loop's usual one by
- * over 0.33 us, 16 ticks at 50 MHz), a tick a long one (~1,400, over
- * 10 us). With the default slack (tick_us / 4) a tick has at most four.
+ * counting the TSC gaps: a step is a short exit (Bochs: 19 instructions on
+ * top of the loop's 34 or 40, which both come often: a gap longer than the
+ * longest common one by over 0.2 us, 10 ticks at 50 MHz), a tick a long
+ * one (~1,400, over 10 us). With the default slack (tick_us / 4) a tick
+ * has at most four.
  */
 static const char *a_tick_aside_every_window(void)
 {
-	static uint32_t hist[64];	/* gaps in steps of 1/64 of a long one */
+	static uint32_t hist[256];	/* gaps in steps of 1/256 of a long one */
 	uint64_t lvt = 0, start, prev, now, gap, ahead = MS(1) / 200;
-	uint64_t long_gap = (uint32_t)tempo.tsc_khz / 100, extra = (uint32_t)tempo.tsc_khz / 3000;
-	uint32_t shorts = 0, longs = 0, step = (uint32_t)long_gap / 64 + 1, base = 0;
+	uint64_t long_gap = (uint32_t)tempo.tsc_khz / 100, extra = (uint32_t)tempo.tsc_khz / 5000;
+	uint32_t shorts = 0, longs = 0, step = (uint32_t)long_gap / 256 + 1, base = 0, all = 0;
 
 	try_rdmsr(0x832, &lvt);
 	if (try_wrmsr(0x832, (2u << 17) | IRQ_VECTOR)[0] != 'o')
@@ -2234,11 +2235,16 @@ static const char *a_tick_aside_every_window(void)
 	wrmsr(0x6e0, 0);
 	asm volatile("sti" ::: "memory");
 	try_wrmsr(0x832, lvt);
-	/* the loop's own gap is the commonest; a step's is longer by its exit */
-	for (uint32_t i = 0; i < 64; i++)
-		if (hist[i] > hist[base])
+	/*
+	 * the loop's own gaps are the common ones (over 1% of them); a step's
+	 * is longer than the longest of those by its exit
+	 */
+	for (uint32_t i = 0; i < 256; i++)
+		all += hist[i];
+	for (uint32_t i = 0; i < 256; i++)
+		if (hist[i] > all / 100)
 			base = i;
-	for (uint32_t i = base + (uint32_t)extra / step + 2; i < 64; i++)
+	for (uint32_t i = base + (uint32_t)extra / step + 1; i < 256; i++)
 		shorts += hist[i];
 	if (longs < 95)
 		return "ticks_starved";
