@@ -26,6 +26,7 @@
 EA_AT(arch, EA_ARCH);
 EA_AT(owner, EA_OWNER);
 EA_AT(deadline.value, EA_DEADLINE);
+EA_AT(tsc.value, EA_TSC);
 EA_AT(aside.lo, EA_LO);
 EA_AT(aside.closed, EA_CLOSED);
 EA_AT(aside.span, EA_SPAN);
@@ -33,7 +34,7 @@ EA_AT(aside.ptv, EA_PTV);
 EA_AT(aside.bias, EA_BIAS);
 EA_AT(aside.irr_msr, EA_IRR_MSR);
 EA_AT(aside.irr_mask, EA_IRR_MASK);
-EA_AT(aside.irr_seen, EA_IRR_SEEN);
+EA_AT(aside.hits, EA_HITS);
 EA_AT(aside.vclass, EA_VCLASS);
 EA_AT(aside.step, EA_STEP);
 EA_AT(rax, EA_RAX);
@@ -61,7 +62,9 @@ EA_AT(stub.last_d, EA_ST_LAST_D);
 EA_AT(stub.irr_msr, EA_ST_IRR_MSR);
 EA_AT(stub.irr_mask, EA_ST_IRR_MASK);
 _Static_assert(offsetof(struct vcpu_arch, host_slot) == VA_HOST_SLOT, "host_slot");
-/* the stub's one 64-bit SUB reads both: closed must sit just above lo */
+/* the stub's one 64-bit INC carries into closed: it must sit just above lo */
+_Static_assert(offsetof(struct vmx_exit_area, tsc) == offsetof(struct vmx_exit_area, deadline) + 16,
+	       "the MSR-store area: deadline, then tsc");
 _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 
 #define CR0_PE	(1ull << 0)
@@ -317,10 +320,11 @@ static void setup_host_state(struct vcpu_arch *a, uint32_t cpu, bool tick_aside)
 	a->host_slot = c->stack_top;
 	a->aside = &area->aside;
 	a->stub = &area->stub;
-	/* the stub reads the guest's deadline as the exit stored it */
+	/* the stub reads the guest's deadline, and the exit's time, as the exit stored them */
 	area->deadline = (struct vmx_msr_entry){ .index = MSR_IA32_TSC_DEADLINE };
+	area->tsc = (struct vmx_msr_entry){ .index = MSR_IA32_TSC };
 	vmwrite(VMCS_EXIT_MSR_STORE_ADDR, (uint64_t)(uintptr_t)&area->deadline);
-	vmwrite(VMCS_EXIT_MSR_STORE_COUNT, tick_aside ? 1 : 0);
+	vmwrite(VMCS_EXIT_MSR_STORE_COUNT, tick_aside ? 2 : 0);
 	if (!tick_aside)
 		rip = (uint64_t)vmx_exit_stub;
 	else if (spec_entry_mode == SPEC_ENTRY_L1D_FLUSH)

@@ -24,24 +24,25 @@ struct vmcs_image;
  * exit_aside). hv arms it before an entry (closed = 0) when the next
  * preemption-timer exit is a host tick of a direct-mode vCPU, whose
  * IA32_TSC_DEADLINE is the guest's. At that exit the stub reads the guest's
- * deadline D (the VM exit stored it: struct vmx_exit_area deadline); if D
- * is in the window, or D is 0 (hardware clears it on fire) with the guest's
- * vector pending in the physical IRR where the guest would take it now (IF
- * set, no STI or MOV-SS shadow, its class above the PPR), the tick's exit
- * would meet D: the stub loads ptv into the preemption timer (the tick
- * comes that much later), moves the window on by the step, and re-enters at
- * once, without saving the guest's registers or calling hv. A deadline that
- * falls in that exit waits 23 instructions, not the whole tick's. hv folds
- * the steps (and a hit: the vector waiting in the IRR at a step's end, in
- * the word the stub keeps) into its figures at the next exit that reaches
- * it.
+ * deadline D and the exit's own time (the VM exit stored both: struct
+ * vmx_exit_area deadline and tsc); if D is in the window, or D is 0
+ * (hardware clears it on fire) with the guest's vector pending in the
+ * physical IRR where the guest would take it now (IF set, no STI or MOV-SS
+ * shadow, its class above the PPR), the tick's exit would meet D: the stub
+ * loads ptv into the preemption timer (the tick comes that much later),
+ * counts the step and re-enters at once, without saving the guest's
+ * registers or calling hv. A deadline that falls in that exit waits
+ * EA_STEP_TICKS instructions at most (vmx_defs.h), not the whole tick's.
+ * hv folds the steps (and the hits: steps whose D fell before their
+ * re-entry) into its figures at the next exit that reaches it.
  *
- * The window, in the low 32 bits of the TSC shifted by bias: D + bias - lo
- * below span. hv picks bias so that the last step's window ends at 2^32:
- * the step after it carries out of lo into closed, which is how the steps
- * are counted down, and no window wraps. lo and closed are one 64-bit word
- * to the stub, subtracted from D + bias; closed != 0 leaves the difference
- * above any span, so the window test is the armed test too.
+ * The window, in the low 32 bits of the TSC: x = D - the exit's time +
+ * bias, below span (32-bit arithmetic: a D up to bias behind the exit's
+ * time is in it). lo counts the steps, one each, from hv's start
+ * (host_timer_aside_plan lo0 = 2^32 - steps): lo and closed are one 64-bit
+ * word, so the last step carries into closed, which the next exit tests
+ * first. A D under EA_STEP_TICKS after the exit's time comes before the
+ * step's re-entry: a hit, counted in hits.
  *
  * It lives in the CPU's exit area (struct vmx_exit_area), which the stub
  * reads off its stack pointer with no load: each of its instructions is one
@@ -49,17 +50,17 @@ struct vmcs_image;
  * (vmx_defs.h).
  */
 struct vmx_tick_aside {
-	uint32_t lo;		/* the steps, biased: each adds step, the last carries */
+	uint32_t lo;		/* the steps, from 2^32 - steps: each adds 1, the last carries */
 	uint32_t closed;	/* 0: armed; the last step carries into it, hv sets it */
 	uint64_t span;		/* the window's length */
 	uint64_t ptv;		/* the preemption-timer value of a step */
-	uint32_t bias;		/* added to D - now: the window starts a margin before now */
+	uint32_t bias;		/* added to D - the exit's time: the window starts a margin before */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
-	uint32_t irr_seen;	/* those IRR words at the steps' ends, ORed: a hit if irr_mask is set */
+	uint32_t hits;		/* steps whose D came in them, before the re-entry: hits */
 	uint32_t vclass;	/* the vector's priority class (vector & 0xf0), against the PPR */
 	uint32_t pad;
-	uint64_t step;		/* how far a step moves the tick, and lo */
+	uint64_t step;		/* how far a step moves the tick (hv's; the stub loads ptv) */
 };
 
 /*
@@ -135,6 +136,8 @@ struct vmx_exit_area {
 	 * exit.
 	 */
 	struct vmx_msr_entry deadline;
+	/* and IA32_TSC, the exit's own time (Bochs' exits come late), with no RDTSC */
+	struct vmx_msr_entry tsc;
 	struct vmx_tick_aside aside;
 	uint64_t rax, rcx, rdx;	/* the guest's, while the step-aside runs */
 	uint64_t prof_stub, prof_entry;	/* TEMPO_PROFILE: the TSC at the stub's start, at the entry */

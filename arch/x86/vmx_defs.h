@@ -233,41 +233,49 @@
  */
 #define EA_ARCH			0
 #define EA_OWNER		8
-#define EA_DEADLINE		24	/* the MSR-store entry's value (its index at 16) */
-#define EA_LO			32	/* and EA_CLOSED above it: one 64-bit word */
-#define EA_CLOSED		36
-#define EA_SPAN			40
-#define EA_PTV			48
-#define EA_BIAS			56
-#define EA_IRR_MSR		60
-#define EA_IRR_MASK		64
-#define EA_IRR_SEEN		68
-#define EA_VCLASS		72
-#define EA_STEP			80
-#define EA_RAX			88
-#define EA_RCX			96
-#define EA_RDX			104
+#define EA_DEADLINE		24	/* the MSR-store entries' values: IA32_TSC_DEADLINE (its index at 16) */
+#define EA_TSC			40	/* and IA32_TSC, the exit's time (its index at 32) */
+#define EA_LO			48	/* and EA_CLOSED above it: one 64-bit word */
+#define EA_CLOSED		52
+#define EA_SPAN			56
+#define EA_PTV			64
+#define EA_BIAS			72
+#define EA_IRR_MSR		76
+#define EA_IRR_MASK		80
+#define EA_HITS			84	/* steps whose D came before their re-entry: hits */
+#define EA_VCLASS		88
+#define EA_STEP			96
+#define EA_RAX			104
+#define EA_RCX			112
+#define EA_RDX			120
 /* TEMPO_PROFILE builds (hv/ops/prof.h): the TSC at the stub's start, and at the last entry */
-#define EA_PROF_STUB		112
-#define EA_PROF_ENTRY		120
+#define EA_PROF_STUB		128
+#define EA_PROF_ENTRY		136
 /* struct vmx_stub_tick: the stub's own host tick */
-#define EA_ST_OPEN		128
-#define EA_ST_LEFT		132
-#define EA_ST_DUE		136
-#define EA_ST_NEXT		144
-#define EA_ST_FAR		152
-#define EA_ST_PERIOD		160
-#define EA_ST_RATE		168
-#define EA_ST_TAKEN		172
-#define EA_ST_BUSY		176
-#define EA_ST_ROUND		180
-#define EA_ST_LATE_SUM		184
-#define EA_ST_LATE_MAX		192
-#define EA_ST_LAST_NOW		200
-#define EA_ST_LAST_D		208
-#define EA_ST_IRR_MSR		216
-#define EA_ST_IRR_MASK		220
-#define EA_SIZE			224	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
+#define EA_ST_OPEN		144
+#define EA_ST_LEFT		148
+#define EA_ST_DUE		152
+#define EA_ST_NEXT		160
+#define EA_ST_FAR		168
+#define EA_ST_PERIOD		176
+#define EA_ST_RATE		184
+#define EA_ST_TAKEN		188
+#define EA_ST_BUSY		192
+#define EA_ST_ROUND		196
+#define EA_ST_LATE_SUM		200
+#define EA_ST_LATE_MAX		208
+#define EA_ST_LAST_NOW		216
+#define EA_ST_LAST_D		224
+#define EA_ST_IRR_MSR		232
+#define EA_ST_IRR_MASK		236
+/*
+ * The step's length, from the exit to its VMRESUME (exit_aside in the
+ * plain build): a deadline less than this after the exit's TSC waits for
+ * the entry, a tick the guest felt. Exact in Bochs (one TSC tick per
+ * instruction); on hardware the exit and the entry themselves cost more.
+ */
+#define EA_STEP_TICKS		19
+#define EA_SIZE			240	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
 /* struct vcpu_arch's host_slot: its CPU's exit area (arch/x86/vmx.h) */
 #define VA_HOST_SLOT		136
 

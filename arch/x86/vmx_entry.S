@@ -177,82 +177,89 @@ left:	call	hv_pcpu_loop
 
 /*
  * TEMPO_VMCS_CHECK builds (arch/x86/vmx_check.h): the step-aside's
- * re-entry checked too, the guest's RAX, RCX, RDX in the exit area and the
- * caller-saved rest pushed below it (RSP, the exit area, is 16-byte
- * aligned: so it stays for the call). A refused one goes to hv (19f),
- * whose resume is checked in full. Nothing otherwise.
+ * re-entry checked too. At 10: RAX and RDX are the guest's, its RCX is in
+ * the exit area; they and the caller-saved rest are pushed below it (eight:
+ * RSP, the exit area, is 16-byte aligned, and so it stays for the call). A
+ * refused one goes to hv (20f), whose resume is checked in full. Nothing
+ * otherwise.
  */
 .macro aside_check
 #ifdef TEMPO_VMCS_CHECK
+	push	%rax
+	push	%rdx
 	push	%rsi
 	push	%rdi
 	push	%r8
 	push	%r9
 	push	%r10
 	push	%r11
-	lea	48(%rsp), %rdi		/* the exit area */
+	lea	64(%rsp), %rdi		/* the exit area */
 	call	vmx_check_aside
+	test	%eax, %eax		/* the pops keep the flags */
 	pop	%r11
 	pop	%r10
 	pop	%r9
 	pop	%r8
 	pop	%rdi
 	pop	%rsi
-	test	%eax, %eax
-	jnz	19f
+	pop	%rdx
+	pop	%rax
+	jnz	20f
 #endif
 .endm
 
 /*
- * A host tick that would meet the guest's deadline steps aside
- * here, before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a
- * guest deadline that falls in this exit waits for all of it, so it is as
- * short as it can be: 28 instructions from the exit to VMRESUME, one RDTSC
- * and one RDMSR among them (in SMP Bochs each ends a trace, which a turn of
- * the other CPUs follows; the deadline is the one the exit stored, read
- * with a MOV). Everything is read off RSP (the exit area), which does not
- * move; RAX, RCX and RDX are kept there and no other register is touched.
- * The window is the exit's own time less a margin (bias) to span later:
- * D - now + bias below span, 32-bit and unsigned, so a D behind it wraps
- * above. The steps are counted in lo, whose last step carries into closed.
- * Only exit 52 (the preemption timer) may step: it never comes during event
- * delivery (SDM Vol. 3C 26.5.1), so there is nothing to re-inject. The
- * entry's mitigation is the stub's own (\mitigation); nothing of the host's
- * but the CPU's exit area and the VMCS is read here.
+ * A host tick that would meet the guest's deadline steps aside here,
+ * before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a guest
+ * deadline that falls in this exit waits for all of it, so it is as short
+ * as it can be: EA_STEP_TICKS (19) instructions from the exit to
+ * VMRESUME, with no RDTSC or RDMSR (in SMP Bochs each ends a trace, which a
+ * turn of the other CPUs follows): the exit stored the guest's deadline and
+ * its own time (the exit area's MSR-store entries), read with MOVs.
+ * Everything is read off RSP (the exit area), which does not move; only RCX
+ * is used, kept there, until a path needs RAX and RDX too (17, 18: kept
+ * there as well). The window is the exit's time less a margin (bias) to
+ * span later: x = D - then + bias below span, 32-bit and unsigned, so a D
+ * behind it wraps above. A D in the step itself, under EA_STEP_TICKS after
+ * the exit's time, comes before its VMRESUME: a hit, counted (tested
+ * before the window; such a D is in it, bias + EA_STEP_TICKS being under
+ * span where a margin is over 7 ticks). A D of 0 (none, or fired) is in the window only where the
+ * exit's time is, in its low 32 bits, one of span values in 2^32: a step
+ * then moves a tick that nothing needed moved, within the plan's bound like
+ * any step. The steps are counted in lo, whose last step carries into
+ * closed. Only exit 52 (the preemption timer) may step: it never comes
+ * during event delivery (SDM Vol. 3C 26.5.1), so there is nothing to
+ * re-inject. The entry's mitigation is the stub's own (\mitigation);
+ * nothing of the host's but the CPU's exit area and the VMCS is read here.
  */
 .macro exit_aside mitigation
 	prof_stub_stamp
-	mov	%rax, EA_RAX(%rsp)
 	mov	%rcx, EA_RCX(%rsp)
-	mov	%rdx, EA_RDX(%rsp)
+	mov	$VMCS_EXIT_REASON, %ecx
+	vmread	%rcx, %rcx
+	cmp	$EXIT_REASON_PREEMPTION_TIMER, %ecx
+	jne	20f
 	cmpl	$0, EA_CLOSED(%rsp)
 	jne	18f
-	rdtsc				/* the exit's own time: Bochs' exits come late */
 	mov	EA_DEADLINE(%rsp), %ecx	/* D's low 32 bits, as the exit stored it */
-	sub	%eax, %ecx		/* 32-bit: RCX's upper half is 0 */
-	add	EA_BIAS(%rsp), %ecx	/* D - now + before */
+	sub	EA_TSC(%rsp), %ecx	/* less the exit's time (32-bit: RCX's upper half is 0) */
+	cmp	$EA_STEP_TICKS, %ecx	/* CF: D comes in this step, before its VMRESUME */
+	adcl	$0, EA_HITS(%rsp)
+	add	EA_BIAS(%rsp), %ecx	/* x = D - then + before */
 	cmp	EA_SPAN(%rsp), %rcx
 	jae	17f
-	cmpq	$0, EA_DEADLINE(%rsp)
-	je	17f
-	mov	$VMCS_EXIT_REASON, %ecx
-	vmread	%rcx, %rdx
-	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
-	jne	19f
-11:	mov	$VMCS_PREEMPTION_TIMER_VALUE, %eax	/* step: the tick comes ptv later */
-	vmwrite	EA_PTV(%rsp), %rax
-	mov	EA_STEP(%rsp), %rcx
-	add	%rcx, EA_LO(%rsp)	/* 64-bit: the window on; past the last, into closed */
-	mov	EA_IRR_MSR(%rsp), %ecx	/* a hit: the fire waits for the entry (hv tests the bit) */
-	rdmsr
-	or	%eax, EA_IRR_SEEN(%rsp)
+11:	mov	$VMCS_PREEMPTION_TIMER_VALUE, %ecx	/* step: the tick comes ptv later */
+	vmwrite	EA_PTV(%rsp), %rcx
+	incq	EA_LO(%rsp)		/* 64-bit: past the last step, into closed */
 10:	aside_check
 	.if \mitigation == SPEC_ENTRY_L1D_FLUSH
+	mov	%rax, EA_RAX(%rsp)
+	mov	%rdx, EA_RDX(%rsp)
 	flush_l1d
-	.endif
 	mov	EA_RAX(%rsp), %rax
-	mov	EA_RCX(%rsp), %rcx
 	mov	EA_RDX(%rsp), %rdx
+	.endif
+	mov	EA_RCX(%rsp), %rcx
 	.if \mitigation == SPEC_ENTRY_VERW
 	verw	spec_verw_sel(%rip)
 	.endif
@@ -261,26 +268,22 @@ left:	call	hv_pcpu_loop
 	vmread	%rax, %rax
 	jmp	resume_failed
 	/*
-	 * Outside the window, or not armed. On hardware the MSR reads 0 once
+	 * Exit 52, armed, outside the window. On hardware the MSR reads 0 once
 	 * its deadline fired (SDM Vol. 3A 11.5.4.1): a fire in this exit's
 	 * first instructions then shows as the vector pending in the IRR where
 	 * the guest would have taken it before the exit (hv/time/timer_exit.c
 	 * tick_guest_fired, the same test): IF set, no STI or MOV-SS shadow
 	 * (SDM Vol. 3C 25.4.2), its class above the processor priority (the
-	 * physical APIC's, the guest's in direct mode).
+	 * physical APIC's, the guest's in direct mode). That step is a hit.
 	 */
-17:	cmpl	$0, EA_CLOSED(%rsp)
+17:	cmpq	$0, EA_DEADLINE(%rsp)
 	jne	18f
-	mov	$VMCS_EXIT_REASON, %ecx
-	vmread	%rcx, %rdx
-	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
-	jne	19f
-	cmpq	$0, EA_DEADLINE(%rsp)
-	jne	18f
+	mov	%rax, EA_RAX(%rsp)
+	mov	%rdx, EA_RDX(%rsp)
 	mov	EA_IRR_MSR(%rsp), %ecx
 	rdmsr
 	test	EA_IRR_MASK(%rsp), %eax
-	jz	18f
+	jz	21f
 	mov	$VMCS_GUEST_RFLAGS, %eax
 	vmread	%rax, %rcx
 	bt	$9, %ecx
@@ -293,15 +296,20 @@ left:	call	hv_pcpu_loop
 	rdmsr
 	and	$0xf0, %eax
 	cmp	EA_VCLASS(%rsp), %eax
-	jb	11b
-	jmp	19f
+	jae	19f
+	mov	EA_RAX(%rsp), %rax
+	mov	EA_RDX(%rsp), %rdx
+	incl	EA_HITS(%rsp)
+	jmp	11b
 	/*
-	 * Not a step: the stub's own tick, if hv opened it (struct
+	 * Exit 52, not a step: the stub's own tick, if hv opened it (struct
 	 * vmx_stub_tick, arch/x86/vmx.h). Every test comes before the first
 	 * write, so a refusal leaves the area as it was for hv. RAX holds the
-	 * TSC from here on.
+	 * exit's time from 12 on; RAX and RDX are the guest's in the area.
 	 */
-18:	cmpl	$0, EA_ST_OPEN(%rsp)
+18:	mov	%rax, EA_RAX(%rsp)
+	mov	%rdx, EA_RDX(%rsp)
+21:	cmpl	$0, EA_ST_OPEN(%rsp)
 	je	19f
 	mov	EA_DEADLINE(%rsp), %rcx
 	test	%rcx, %rcx
@@ -317,13 +325,7 @@ left:	call	hv_pcpu_loop
 	jnz	19f
 12:	cmpl	$0, EA_ST_LEFT(%rsp)
 	je	19f
-	mov	$VMCS_EXIT_REASON, %ecx
-	vmread	%rcx, %rdx
-	cmp	$EXIT_REASON_PREEMPTION_TIMER, %edx
-	jne	19f
-	rdtsc
-	shl	$32, %rdx
-	or	%rdx, %rax
+	mov	EA_TSC(%rsp), %rax	/* the exit's time */
 	cmp	EA_ST_DUE(%rsp), %rax	/* before it: a kick's timer of 0, not the tick */
 	jb	19f
 	cmp	EA_ST_NEXT(%rsp), %rax	/* a whole period late: hv counts the ticks missed */
@@ -368,13 +370,15 @@ left:	call	hv_pcpu_loop
 	add	%rcx, EA_ST_FAR(%rsp)
 	movl	$1, EA_CLOSED(%rsp)	/* the step-aside's plan was for the tick just taken */
 	cmpl	$0, EA_ST_OPEN(%rsp)	/* a kick's NMI closed it meanwhile: its 0 wins */
-	jne	10b
+	jne	22f
 	xor	%edx, %edx
 	vmwrite	%rdx, %rax
-	jmp	10b
-19:	mov	EA_RCX(%rsp), %rcx	/* hv takes this exit */
+22:	mov	EA_RAX(%rsp), %rax
 	mov	EA_RDX(%rsp), %rdx
-	mov	EA_RAX(%rsp), %rax
+	jmp	10b
+19:	mov	EA_RAX(%rsp), %rax	/* hv takes this exit */
+	mov	EA_RDX(%rsp), %rdx
+20:	mov	EA_RCX(%rsp), %rcx	/* (from here RAX and RDX are the guest's) */
 	push	%rax
 	mov	8(%rsp), %rax		/* EA_ARCH */
 	jmp	vmx_exit_save

@@ -333,25 +333,20 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 		return false;
 	/* both under 2^31 (TICK_ASIDE_REACH, a margin under 2^28): a 32-bit division */
 	p->steps = MIN((uint32_t)room / (uint32_t)stride, TICK_ASIDE_MAX);
-	p->lo = h->fire_tick - TICK_ASIDE_BEFORE(margin_tsc);
 	p->span = TICK_ASIDE_SPAN(margin_tsc);
 	p->step = TICK_ASIDE_STEP(margin_tsc);
-	/* the steps and the last window fit in TICK_ASIDE_REACH: no wrap below 2^32 */
-	p->lo0 = (uint32_t)(0 - (uint32_t)((p->steps - 1) * p->step + p->span));
-	p->bias = p->lo0 - (uint32_t)p->lo;
+	/* the stub counts its steps from here, one each: the last carries out of 32 bits */
+	p->lo0 = 0u - p->steps;
 	return true;
 }
 
 uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint64_t word)
 {
 	uint32_t lo_now = (uint32_t)word;
-	/* past the last step lo has wrapped below lo0 (a step is more than the margin lo0 leaves) */
-	uint64_t moved;
+	/* past the last step lo has wrapped to 0, below lo0 */
+	uint64_t moved = ((uint64_t)(lo_now < p->lo0) << 32 | lo_now) - p->lo0;
 
-	moved = ((uint64_t)(lo_now < p->lo0) << 32 | lo_now) - p->lo0;
-	if (!p->step)
-		return 0;
-	return (uint32_t)MIN(moved / p->step, (uint64_t)p->steps);
+	return (uint32_t)MIN(moved, (uint64_t)p->steps);
 }
 
 void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due)

@@ -174,22 +174,21 @@ bool host_timer_run(struct host_timer *h, uint64_t now);
 
 /*
  * The exit stub's step-aside (arch/x86/vmx.h): at the placed
- * tick's exit (and each later one it makes), a guest deadline in
- * [lo, lo + span) moves the tick step later and lo with it, up to @steps
- * times: the last step's exit comes by the slack's end (each one a little
+ * tick's exit (and each later one it makes), a guest deadline in [the
+ * exit's time less a margin, + span) moves the tick step later, up to
+ * @steps times: the last step's exit comes by the slack's end (each one a little
  * later, by the stub's own length) and before the watchdog is due. False
  * (and steps 0) when the tick may not move: no slack, or no room left.
  */
 struct tick_aside_plan {
-	uint64_t lo, span, step;
+	uint64_t span, step;
 	uint32_t steps;
 	/*
-	 * The stub's windows in the low 32 bits, shifted by bias: window k is
-	 * [lo0 + k * step, + span) against D + bias, the last one ending at
-	 * 2^32, so the step after it carries out of the 32 bits (arch/x86/vmx.h
-	 * struct vmx_tick_aside).
+	 * Where the stub's step count starts: 2^32 - steps, so the last step
+	 * carries out of the 32 bits into closed (arch/x86/vmx.h struct
+	 * vmx_tick_aside).
 	 */
-	uint32_t lo0, bias;
+	uint32_t lo0;
 };
 bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 			   struct tick_aside_plan *p);

@@ -32,7 +32,7 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 		s->irr_mask = 1u << (vec % 32);
 		s->vclass = vec & 0xf0u;
 	}
-	s->irr_seen = 0;
+	s->hits = 0;
 }
 
 /* The stub's own ticks in a row, at most, before hv takes one (and its figures are folded). */
@@ -165,8 +165,7 @@ static void tick_aside_steps_fold(struct vcpu *v, uint32_t reason)
 		v->stats.tick_defer_exits += taken;
 		v->stats.exits_total += taken;
 		v->stats.exits[EXIT_REASON_PREEMPTION_TIMER] += taken;
-		if (s->irr_seen & s->irr_mask)
-			v->stats.tick_hits++;
+		v->stats.tick_hits += s->hits;
 	}
-	s->irr_seen = 0;
+	s->hits = 0;
 }

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <cmocka.h>
 
+#include "arch/x86/vmx_defs.h"
 #include "hv/core/timer.h"
 #include "timer_sim.h"
 
@@ -704,14 +705,14 @@ static void test_tick_aside_plan(void **state)
 	assert_int_equal(p.steps, 0);
 	h.slack_tsc = 12500;
 	assert_true(host_timer_aside_plan(&h, 500, &p));
-	assert_int_equal(p.lo, 50000 - 500);
+	assert_int_equal(p.lo0, (uint32_t)-4);	/* the stub counts four steps up to 2^32 */
 	assert_int_equal(p.span, 2000);
 	assert_int_equal(p.step, 2500);
 	assert_int_equal(p.steps, 4);		/* 12,500 / (2,500 + a margin of drift) */
 	h.fire_tick = 50000 + 9500;		/* the latest host_timer_place chooses */
 	assert_true(host_timer_aside_plan(&h, 500, &p));
 	assert_int_equal(p.steps, 1);
-	assert_int_equal(p.lo, 59000);
+	assert_int_equal(p.lo0, UINT32_MAX);
 	h.fire_tick = 50000 + 10000;		/* no room for a step */
 	assert_false(host_timer_aside_plan(&h, 500, &p));
 	/* a deferral or earlier steps do not stop more: the deadline is judged afresh */
@@ -764,7 +765,7 @@ static void test_tick_aside_plan_refused(void **state)
 	h.fire_tick = 50000 + 10000;		/* no room: refused */
 	assert_false(host_timer_aside_plan(&h, 500, &p));
 	assert_int_equal(p.steps, 0);
-	assert_int_equal(host_timer_aside_steps_taken(&p, p.lo0 + 3 * p.step), 0);
+	assert_int_equal(host_timer_aside_steps_taken(&p, p.lo0 + 3), 0);
 	assert_int_equal(host_timer_aside_steps_taken(&p, 0), 0);
 	assert_int_equal(host_timer_aside_steps_taken(&p, UINT64_MAX), 0);
 	/* hostile margins: none, or the windows past 32 bits */
@@ -846,33 +847,47 @@ static void test_tick_phase_lock(void **state)
 }
 
 /*
- * The stub's window arithmetic (arch/x86/vmx_entry.S exit_aside), done here
- * as it does it: x = D + bias in 32 bits, x - (closed << 32 | lo) below span
- * in 64, each step adding step to that word. Window k takes exactly the
- * deadlines in [p.lo + k * step, + span); the step after the last carries
- * into closed and no window takes anything then; hv counts the steps from
- * lo alone, whatever it wrote into closed.
+ * The stub's arithmetic (arch/x86/vmx_entry.S exit_aside), done here as it
+ * does it: y = D - the exit's time in 32 bits, under EA_STEP_TICKS a hit;
+ * x = y + bias, below span; each step adds 1 to the 64-bit word closed << 32 | lo, from
+ * lo0. Every window takes exactly the deadlines in [then - margin, + span),
+ * the TSC's 2^32 boundaries included; the step after the last carries into
+ * closed (which the stub tests first); hv counts the steps from lo alone,
+ * whatever it wrote into closed.
  */
-static void check_aside_windows(const struct tick_aside_plan *p)
+static void check_aside_windows(const struct tick_aside_plan *p, uint64_t margin)
 {
 	uint64_t word = p->lo0;
-	const int64_t edges[] = { -1, 0, 1, (int64_t)p->span - 1, (int64_t)p->span };
+	const int64_t m = (int64_t)margin, edges[] = { -1, 0, 1, m - 1, m, m + EA_STEP_TICKS - 1,
+						     m + EA_STEP_TICKS, (int64_t)p->span - 1,
+						     (int64_t)p->span };
+	const uint64_t exits[] = { (1ull << 29) + 5000, (1ull << 32) - 3,
+				   (1ull << 32) + margin / 2, (7ull << 32) + 1 };
+	uint32_t bias = (uint32_t)margin;
 
 	assert_true(p->steps >= 1);
 	for (uint32_t k = 0; k <= p->steps; k++) {
+		uint64_t then = exits[k % 4];
+
 		for (unsigned e = 0; e < sizeof(edges) / sizeof(edges[0]); e++) {
-			uint64_t d = p->lo + k * p->step + (uint64_t)edges[e];
-			uint64_t x = (uint32_t)((uint32_t)d + p->bias);
+			uint64_t d = then - margin + (uint64_t)edges[e];
+			uint32_t y = (uint32_t)d - (uint32_t)then;
+			uint64_t x = (uint32_t)(y + bias);
 			bool in = edges[e] >= 0 && (uint64_t)edges[e] < p->span;
 
-			assert_int_equal(x - word < p->span, in && k < p->steps);
+			assert_int_equal(!(word >> 32) && x < p->span, in && k < p->steps);
+			/* a hit: D in the step, before its re-entry EA_STEP_TICKS after the exit */
+			assert_int_equal(y < EA_STEP_TICKS, d >= then && d < then + EA_STEP_TICKS);
+			/* and in the window: counted only with a step */
+			if (y < EA_STEP_TICKS)
+				assert_true(x < p->span);
 		}
 		assert_int_equal(word >> 32, k == p->steps);	/* closed */
 		assert_int_equal(host_timer_aside_steps_taken(p, word), k);
 		/* hv closing it (hv_root_nmi, closed = 1) changes no count */
 		assert_int_equal(host_timer_aside_steps_taken(p, (uint32_t)word | 1ull << 32), k);
 		if (k < p->steps)
-			word += p->step;
+			word++;
 	}
 }
 
@@ -887,32 +902,32 @@ static void test_tick_aside_windows(void **state)
 	h.slack_tsc = 12500;
 	assert_true(host_timer_aside_plan(&h, 500, &p));
 	assert_int_equal(p.steps, 4);
-	check_aside_windows(&p);
+	check_aside_windows(&p, 500);
 	/* the placed time just below, and just above, a 2^32 boundary of the TSC */
 	host_timer_init(&h, (1ull << 32) - 50600, 50000, 0);
 	h.slack_tsc = 12500;
 	assert_true(host_timer_aside_plan(&h, 500, &p));
-	check_aside_windows(&p);
+	check_aside_windows(&p, 500);
 	host_timer_init(&h, (5ull << 32) - 49000, 50000, 0);
 	h.slack_tsc = 12500;
 	assert_true(host_timer_aside_plan(&h, 500, &p));
-	check_aside_windows(&p);
+	check_aside_windows(&p, 500);
 	/* the most steps: 255, and one */
 	host_timer_init(&h, 0, 1u << 20, 0);
 	h.slack_tsc = (1u << 20) - 1;
 	assert_true(host_timer_aside_plan(&h, 100, &p));
 	assert_int_equal(p.steps, 255);
-	check_aside_windows(&p);
+	check_aside_windows(&p, 100);
 	host_timer_init(&h, 0, 50000, 0);
 	h.slack_tsc = 3500;
 	assert_true(host_timer_aside_plan(&h, 500, &p));
 	assert_int_equal(p.steps, 1);
-	check_aside_windows(&p);
+	check_aside_windows(&p, 500);
 	/* a margin near the plan's limit: the windows still end at 2^32 */
 	host_timer_init(&h, 0, 1ull << 33, 0);
 	h.slack_tsc = (1ull << 31) - 1;
 	assert_true(host_timer_aside_plan(&h, (1u << 28) - 1, &p));
-	check_aside_windows(&p);
+	check_aside_windows(&p, (1u << 28) - 1);
 }
 
 /*
@@ -964,7 +979,7 @@ static uint64_t run_aside_guest(const struct aside_guest *g, uint64_t ticks, uin
 		if (planned != h.fire_tick) {
 			planned = h.fire_tick;
 			first = host_timer_aside_plan(&h, g->margin, &p) && !g->no_stub ? p.steps : 0;
-			lo = p.lo;
+			lo = h.fire_tick - g->margin;	/* TICK_ASIDE_BEFORE */
 		}
 		left = first;
 		taken = 0;
