@@ -42,11 +42,28 @@ fi
 
 [ -f "$BUDGET" ] || { echo "guard: no budget file $BUDGET"; exit 1; }
 
+# The exit stub's step (arch/x86/vmx_entry.S exit_aside): its instructions
+# from the exit to its VMRESUME, counted in the plain build's
+# vmx_exit_aside_none, whose step falls through every branch it passes. A
+# fact of the code, as the rows' counts are of Bochs' runs; it must equal
+# EA_STEP_TICKS (arch/x86/vmx_defs.h), which counts the steps' hits.
+step_instr() {
+	objdump -d --no-show-raw-insn "${BUILD:-build}/tempo.elf" 2> /dev/null |
+		awk '/<vmx_exit_aside_none>:$/ { on = 1; next }
+		     on && /^ *[0-9a-f]+:\t/ { n++; if ($0 ~ /\tvmresume/) { print n; exit } }
+		     on && /^$/ { exit }'
+}
+
 # value WHAT KEY: the figure now; a row's from its BENCH line, a path's from
-# its BENCH_PATH line (WHAT is ROW:PATH:REASON, rt's vCPU 0, profile build)
+# its BENCH_PATH line (WHAT is ROW:PATH:REASON, rt's vCPU 0, profile build),
+# the stub's step from the build (WHAT stub-step, KEY instr)
 value() {
 	local what=$1 key=$2 row path reason line
 	case $what in
+	stub-step)
+		[ "$key" = instr ] && step_instr
+		return
+		;;
 	*:*:*)
 		IFS=: read -r row path reason <<< "$what"
 		line=$(tr -d '\r' < "$out/prof/$row/serial.txt" 2> /dev/null |
@@ -74,5 +91,16 @@ while read -r what key budget _; do
 		echo "GUARD what=$what key=$key value=$v budget=$budget ok=1"
 	fi
 done < "$BUDGET"
+# the step's hit test counts with the step's own length
+steps=$(step_instr)
+ticks=$(sed -n 's/^#define EA_STEP_TICKS[[:space:]]*\([0-9]*\).*/\1/p' arch/x86/vmx_defs.h)
+checked=$((checked + 1))
+if [ -n "$steps" ] && [ "$steps" = "$ticks" ]; then
+	echo "GUARD what=stub-step key=ea_step_ticks value=${ticks:-none} budget=$steps ok=1"
+else
+	echo "GUARD what=stub-step key=ea_step_ticks value=${ticks:-none} budget=${steps:-none} ok=0" \
+		"(EA_STEP_TICKS must be the step's instructions)"
+	over=$((over + 1))
+fi
 echo "GUARD checked=$checked over=$over"
 [ "$checked" -gt 0 ] && [ "$over" -eq 0 ]
