@@ -41,7 +41,7 @@ EA_AT(rax, EA_RAX);
 EA_AT(rcx, EA_RCX);
 EA_AT(rdx, EA_RDX);
 /* MSR-store entries are 16-byte aligned (SDM Vol. 3C 26.2.1.2), as is the area */
-_Static_assert(offsetof(struct vmx_exit_area, deadline) % 16 == 0, "deadline");
+_Static_assert(offsetof(struct vmx_exit_area, tsc) % 16 == 0, "tsc");
 _Static_assert(sizeof(struct vmx_exit_area) <= EA_SIZE && EA_SIZE % 16 == 0, "EA_SIZE");
 EA_AT(prof_stub, EA_PROF_STUB);
 EA_AT(prof_entry, EA_PROF_ENTRY);
@@ -63,8 +63,8 @@ EA_AT(stub.irr_msr, EA_ST_IRR_MSR);
 EA_AT(stub.irr_mask, EA_ST_IRR_MASK);
 _Static_assert(offsetof(struct vcpu_arch, host_slot) == VA_HOST_SLOT, "host_slot");
 /* the stub's one 64-bit INC carries into closed: it must sit just above lo */
-_Static_assert(offsetof(struct vmx_exit_area, tsc) == offsetof(struct vmx_exit_area, deadline) + 16,
-	       "the MSR-store area: deadline, then tsc");
+_Static_assert(offsetof(struct vmx_exit_area, deadline) == offsetof(struct vmx_exit_area, tsc) + 16,
+	       "the MSR-store area: tsc, then deadline");
 _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 
 #define CR0_PE	(1ull << 0)
@@ -321,9 +321,9 @@ static void setup_host_state(struct vcpu_arch *a, uint32_t cpu, bool tick_aside)
 	a->aside = &area->aside;
 	a->stub = &area->stub;
 	/* the stub reads the guest's deadline, and the exit's time, as the exit stored them */
-	area->deadline = (struct vmx_msr_entry){ .index = MSR_IA32_TSC_DEADLINE };
 	area->tsc = (struct vmx_msr_entry){ .index = MSR_IA32_TSC };
-	vmwrite(VMCS_EXIT_MSR_STORE_ADDR, (uint64_t)(uintptr_t)&area->deadline);
+	area->deadline = (struct vmx_msr_entry){ .index = MSR_IA32_TSC_DEADLINE };
+	vmwrite(VMCS_EXIT_MSR_STORE_ADDR, (uint64_t)(uintptr_t)&area->tsc);
 	vmwrite(VMCS_EXIT_MSR_STORE_COUNT, tick_aside ? 2 : 0);
 	if (!tick_aside)
 		rip = (uint64_t)vmx_exit_stub;

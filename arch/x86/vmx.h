@@ -32,17 +32,19 @@ struct vmcs_image;
  * loads ptv into the preemption timer (the tick comes that much later),
  * counts the step and re-enters at once, without saving the guest's
  * registers or calling hv. A deadline that falls in that exit waits
- * EA_STEP_TICKS instructions at most (vmx_defs.h), not the whole tick's.
- * hv folds the steps (and the hits: steps whose D fell before their
- * re-entry) into its figures at the next exit that reaches it.
+ * EA_STEP_TICKS instructions at most (vmx_defs.h; more with an entry
+ * mitigation), not the whole tick's. hv folds the steps (and the hits:
+ * steps whose D came before their re-entry, or had fired with the vector
+ * pending) into its figures at the next exit that reaches it.
  *
  * The window, in the low 32 bits of the TSC: x = D - the exit's time +
  * bias, below span (32-bit arithmetic: a D up to bias behind the exit's
  * time is in it). lo counts the steps, one each, from hv's start
  * (host_timer_aside_plan lo0 = 2^32 - steps): lo and closed are one 64-bit
  * word, so the last step carries into closed, which the next exit tests
- * first. A D under EA_STEP_TICKS after the exit's time comes before the
- * step's re-entry: a hit, counted in hits.
+ * first. A D under the step's length (EA_STEP_TICKS) after the exit's
+ * time comes before the step's re-entry: a hit, counted in hits, as is a
+ * step for a fired D (0) with the vector pending.
  *
  * It lives in the CPU's exit area (struct vmx_exit_area), which the stub
  * reads off its stack pointer with no load: each of its instructions is one
@@ -57,7 +59,7 @@ struct vmx_tick_aside {
 	uint32_t bias;		/* added to D - the exit's time: the window starts a margin before */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
-	uint32_t hits;		/* steps whose D came in them, before the re-entry: hits */
+	uint32_t hits;		/* steps a deadline came in (or had fired before, pending): hits */
 	uint32_t vclass;	/* the vector's priority class (vector & 0xf0), against the PPR */
 	uint32_t pad;
 	uint64_t step;		/* how far a step moves the tick (hv's; the stub loads ptv) */
@@ -122,22 +124,25 @@ struct vmx_msr_entry {
  * Where HOST_RSP points: the top of the CPU's stack, above whatever runs
  * on it (struct cpu_arch stack_top). vmx_run fills arch and owner before each
  * entry (a shared core's vCPUs share the area); the stub finds both there
- * without a lookup, and keeps the three registers the step-aside uses.
+ * without a lookup, and keeps there the guest registers its paths use (a
+ * step RCX alone; its other paths RAX and RDX too).
  */
 struct vmx_exit_area {
 	uint64_t arch;		/* struct vcpu_arch * */
 	uint64_t owner;		/* hv's struct vcpu *, opaque here */
 	/*
 	 * A vCPU with the step-aside stub: its VM-exit MSR-store area, the
-	 * guest's IA32_TSC_DEADLINE as it was at the exit. The stub reads it
-	 * with a MOV, not an RDMSR: in SMP Bochs every RDMSR ends a trace,
-	 * which a turn of the other CPUs follows (some 5 TSC ticks more for a
-	 * deadline in the exit to wait); on hardware the store is part of the
-	 * exit.
+	 * TSC at the exit (IA32_TSC) and then the guest's IA32_TSC_DEADLINE,
+	 * stored in that order (SDM Vol. 3C 28.4): a deadline that fires
+	 * between the two stores reads 0 on hardware (and goes to the stub's
+	 * IRR test), so a nonzero one stored is at or after the time stored.
+	 * The stub reads both with MOVs, not an RDTSC and an RDMSR: in SMP
+	 * Bochs each of those ends a trace, which a turn of the other CPUs
+	 * follows (some 5 TSC ticks more for a deadline in the exit to wait);
+	 * on hardware the stores are part of the exit.
 	 */
-	struct vmx_msr_entry deadline;
-	/* and IA32_TSC, the exit's own time (Bochs' exits come late), with no RDTSC */
 	struct vmx_msr_entry tsc;
+	struct vmx_msr_entry deadline;
 	struct vmx_tick_aside aside;
 	uint64_t rax, rcx, rdx;	/* the guest's, while the step-aside runs */
 	uint64_t prof_stub, prof_entry;	/* TEMPO_PROFILE: the TSC at the stub's start, at the entry */

@@ -233,8 +233,8 @@
  */
 #define EA_ARCH			0
 #define EA_OWNER		8
-#define EA_DEADLINE		24	/* the MSR-store entries' values: IA32_TSC_DEADLINE (its index at 16) */
-#define EA_TSC			40	/* and IA32_TSC, the exit's time (its index at 32) */
+#define EA_TSC			24	/* the MSR-store entries' values: IA32_TSC, the exit's time (index at 16) */
+#define EA_DEADLINE		40	/* then IA32_TSC_DEADLINE (its index at 32) */
 #define EA_LO			48	/* and EA_CLOSED above it: one 64-bit word */
 #define EA_CLOSED		52
 #define EA_SPAN			56
@@ -269,12 +269,21 @@
 #define EA_ST_IRR_MSR		232
 #define EA_ST_IRR_MASK		236
 /*
- * The step's length, from the exit to its VMRESUME (exit_aside in the
- * plain build): a deadline less than this after the exit's TSC waits for
- * the entry, a tick the guest felt. Exact in Bochs (one TSC tick per
- * instruction); on hardware the exit and the entry themselves cost more.
+ * The step's length in instructions, from the exit to its VMRESUME
+ * (exit_aside; tests/bench/guard.sh counts each stub's): a deadline less
+ * than this after the exit's stored TSC comes before the entry, a tick the
+ * guest felt, counted in hits. In Bochs one TSC tick an instruction (the
+ * VMRESUME's own trace end, and the other CPUs' turns after it, are not
+ * counted); on hardware the exit and the entry themselves cost hundreds of
+ * cycles more, which the count does not see. Each entry mitigation's stub
+ * is longer by its own work; a TEMPO_PROFILE build's by its TSC stamp
+ * (EA_STEP_PROF); a TEMPO_VMCS_CHECK build's step calls the checker, which
+ * the count leaves out.
  */
 #define EA_STEP_TICKS		19
+#define EA_STEP_TICKS_L1D	(EA_STEP_TICKS + 8)	/* RAX and RDX kept, the flush's four */
+#define EA_STEP_TICKS_VERW	(EA_STEP_TICKS + 1)
+#define EA_STEP_PROF		7
 #define EA_SIZE			240	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
 /* struct vcpu_arch's host_slot: its CPU's exit area (arch/x86/vmx.h) */
 #define VA_HOST_SLOT		136

@@ -35,7 +35,7 @@
  * the stub's start and before each entry loads the guest's registers.
  * Nothing otherwise.
  */
-.macro prof_stub_stamp
+.macro prof_stub_stamp		/* EA_STEP_PROF instructions */
 #ifdef TEMPO_PROFILE
 	mov	%rax, EA_RAX(%rsp)
 	mov	%rdx, EA_RDX(%rsp)
@@ -213,17 +213,18 @@ left:	call	hv_pcpu_loop
  * before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a guest
  * deadline that falls in this exit waits for all of it, so it is as short
  * as it can be: EA_STEP_TICKS (19) instructions from the exit to
- * VMRESUME, with no RDTSC or RDMSR (in SMP Bochs each ends a trace, which a
- * turn of the other CPUs follows): the exit stored the guest's deadline and
- * its own time (the exit area's MSR-store entries), read with MOVs.
+ * VMRESUME (\steps, with the entry mitigation's own), with no RDTSC or
+ * RDMSR (in SMP Bochs each ends a trace, which a turn of the other CPUs
+ * follows): the exit stored its own time and the guest's deadline (the
+ * exit area's MSR-store entries), read with MOVs.
  * Everything is read off RSP (the exit area), which does not move; only RCX
  * is used, kept there, until a path needs RAX and RDX too (17, 18: kept
  * there as well). The window is the exit's time less a margin (bias) to
  * span later: x = D - then + bias below span, 32-bit and unsigned, so a D
- * behind it wraps above. A D in the step itself, under EA_STEP_TICKS after
- * the exit's time, comes before its VMRESUME: a hit, counted (tested
- * before the window; such a D is in it, bias + EA_STEP_TICKS being under
- * span where a margin is over 7 ticks). A D of 0 (none, or fired) is in the window only where the
+ * behind it wraps above. A D in the step itself, under \steps after the
+ * exit's time, comes before its VMRESUME: a hit, counted (tested before
+ * the window; such a D is in it, bias + \steps being under span: hv plans
+ * no steps for a margin under EA_STEP_TICKS_L1D, hv/time/aside.c). A D of 0 (none, or fired) is in the window only where the
  * exit's time is, in its low 32 bits, one of span values in 2^32: a step
  * then moves a tick that nothing needed moved, within the plan's bound like
  * any step. The steps are counted in lo, whose last step carries into
@@ -232,7 +233,7 @@ left:	call	hv_pcpu_loop
  * re-inject. The entry's mitigation is the stub's own (\mitigation);
  * nothing of the host's but the CPU's exit area and the VMCS is read here.
  */
-.macro exit_aside mitigation
+.macro exit_aside mitigation, steps
 	prof_stub_stamp
 	mov	%rcx, EA_RCX(%rsp)
 	mov	$VMCS_EXIT_REASON, %ecx
@@ -243,7 +244,11 @@ left:	call	hv_pcpu_loop
 	jne	18f
 	mov	EA_DEADLINE(%rsp), %ecx	/* D's low 32 bits, as the exit stored it */
 	sub	EA_TSC(%rsp), %ecx	/* less the exit's time (32-bit: RCX's upper half is 0) */
-	cmp	$EA_STEP_TICKS, %ecx	/* CF: D comes in this step, before its VMRESUME */
+#ifdef TEMPO_PROFILE
+	cmp	$(\steps + EA_STEP_PROF), %ecx
+#else
+	cmp	$\steps, %ecx		/* CF: D comes in this step, before its VMRESUME */
+#endif
 	adcl	$0, EA_HITS(%rsp)
 	add	EA_BIAS(%rsp), %ecx	/* x = D - then + before */
 	cmp	EA_SPAN(%rsp), %rcx
@@ -274,7 +279,10 @@ left:	call	hv_pcpu_loop
 	 * the guest would have taken it before the exit (hv/time/timer_exit.c
 	 * tick_guest_fired, the same test): IF set, no STI or MOV-SS shadow
 	 * (SDM Vol. 3C 25.4.2), its class above the processor priority (the
-	 * physical APIC's, the guest's in direct mode). That step is a hit.
+	 * physical APIC's, the guest's in direct mode). That step is a hit
+	 * (in Bochs, which keeps a fired D in the MSR, such a fire comes here
+	 * only with D 0; one just before the exit, still pending, steps in the
+	 * window with no hit counted).
 	 */
 17:	cmpq	$0, EA_DEADLINE(%rsp)
 	jne	18f
@@ -304,8 +312,11 @@ left:	call	hv_pcpu_loop
 	/*
 	 * Exit 52, not a step: the stub's own tick, if hv opened it (struct
 	 * vmx_stub_tick, arch/x86/vmx.h). Every test comes before the first
-	 * write, so a refusal leaves the area as it was for hv. RAX holds the
-	 * exit's time from 12 on; RAX and RDX are the guest's in the area.
+	 * write but the guest's RAX and RDX (kept in the area), so a refusal
+	 * leaves the rest as it was for hv. RAX holds the TSC from 12 on: read
+	 * here, as hv's tick reads it, not the exit's stored time, so the
+	 * next tick's timer value counts from this exit's late part as hv's
+	 * would.
 	 */
 18:	mov	%rax, EA_RAX(%rsp)
 	mov	%rdx, EA_RDX(%rsp)
@@ -325,7 +336,9 @@ left:	call	hv_pcpu_loop
 	jnz	19f
 12:	cmpl	$0, EA_ST_LEFT(%rsp)
 	je	19f
-	mov	EA_TSC(%rsp), %rax	/* the exit's time */
+	rdtsc
+	shl	$32, %rdx
+	or	%rdx, %rax
 	cmp	EA_ST_DUE(%rsp), %rax	/* before it: a kick's timer of 0, not the tick */
 	jb	19f
 	cmp	EA_ST_NEXT(%rsp), %rax	/* a whole period late: hv counts the ticks missed */
@@ -386,10 +399,10 @@ left:	call	hv_pcpu_loop
 
 	.globl vmx_exit_aside_none, vmx_exit_aside_l1d, vmx_exit_aside_verw
 vmx_exit_aside_none:
-	exit_aside SPEC_ENTRY_NONE
+	exit_aside SPEC_ENTRY_NONE, EA_STEP_TICKS
 vmx_exit_aside_l1d:
-	exit_aside SPEC_ENTRY_L1D_FLUSH
+	exit_aside SPEC_ENTRY_L1D_FLUSH, EA_STEP_TICKS_L1D
 vmx_exit_aside_verw:
-	exit_aside SPEC_ENTRY_VERW
+	exit_aside SPEC_ENTRY_VERW, EA_STEP_TICKS_VERW
 
 	.section .note.GNU-stack, "", @progbits

@@ -2205,7 +2205,7 @@ static const char *a_tick_sti_shadow_pending(void)
  * allows, and no more: the tick still comes every ms. 100 ms of that,
  * counting the TSC gaps: a step is a short exit (Bochs: 19 instructions on
  * top of the loop's 34 or 40, which both come often: a gap longer than the
- * longest common one by over 0.2 us, 10 ticks at 50 MHz), a tick a long
+ * longest common one by over 0.1 us, 5 ticks at 50 MHz), a tick a long
  * one (~1,400, over 10 us). With the default slack (tick_us / 4) a tick
  * has at most four.
  */
@@ -2213,7 +2213,7 @@ static const char *a_tick_aside_every_window(void)
 {
 	static uint32_t hist[256];	/* gaps in steps of 1/256 of a long one */
 	uint64_t lvt = 0, start, prev, now, gap, ahead = MS(1) / 200;
-	uint64_t long_gap = (uint32_t)tempo.tsc_khz / 100, extra = (uint32_t)tempo.tsc_khz / 5000;
+	uint64_t long_gap = (uint32_t)tempo.tsc_khz / 100, extra = (uint32_t)tempo.tsc_khz / 10000;
 	uint32_t shorts = 0, longs = 0, step = (uint32_t)long_gap / 256 + 1, base = 0, all = 0;
 
 	try_rdmsr(0x832, &lvt);
@@ -2252,7 +2252,7 @@ static const char *a_tick_aside_every_window(void)
 		return "extra_ticks";
 	if (!shorts)
 		return "no_steps";
-	if (shorts > 5 * longs + 5)
+	if (shorts > 4 * longs + 4)
 		return "steps_unbounded";
 	return "steps_bounded";
 }

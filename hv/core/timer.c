@@ -304,9 +304,9 @@ bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline, boo
  * some 1,400 Bochs instructions from its due time, 600 of them before the
  * TSC is read in hv); each step moves the tick past the window's end plus
  * two margins, where a deadline in the window has been taken and its
- * handler entered. The window is the placed time's: the stub reads no TSC, to be
- * shorter (a preemption-timer exit comes when due, within the timer's
- * granularity). Steps end within the slack and before the watchdog is due; they
+ * handler entered. The window is the exit's own time's, as the exit stored
+ * it (Bochs takes a preemption-timer exit up to ~1,000 instructions after
+ * its due time). Steps end within the slack and before the watchdog is due; they
  * may follow host_timer_defer's and each other's (the plan is made afresh
  * for each placed time), since the deadline they judge is the one armed now.
  */
@@ -335,6 +335,7 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 	p->steps = MIN((uint32_t)room / (uint32_t)stride, TICK_ASIDE_MAX);
 	p->span = TICK_ASIDE_SPAN(margin_tsc);
 	p->step = TICK_ASIDE_STEP(margin_tsc);
+	p->bias = (uint32_t)TICK_ASIDE_BEFORE(margin_tsc);
 	/* the stub counts its steps from here, one each: the last carries out of 32 bits */
 	p->lo0 = 0u - p->steps;
 	return true;

@@ -186,9 +186,10 @@ struct tick_aside_plan {
 	/*
 	 * Where the stub's step count starts: 2^32 - steps, so the last step
 	 * carries out of the 32 bits into closed (arch/x86/vmx.h struct
-	 * vmx_tick_aside).
+	 * vmx_tick_aside); and how far before the exit's time its window
+	 * starts (D - then + bias below span).
 	 */
-	uint32_t lo0;
+	uint32_t lo0, bias;
 };
 bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 			   struct tick_aside_plan *p);

@@ -13,6 +13,15 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 
 	v->aside.tick = due;
 	v->aside.vec = vec;
+	/*
+	 * A window narrower than the step itself is none: the stub counts a
+	 * deadline in its own step as a hit before the window test, which such
+	 * a deadline then passes (arch/x86/vmx_entry.S exit_aside).
+	 */
+	if (margin < EA_STEP_TICKS_L1D + EA_STEP_PROF) {
+		v->aside.plan.steps = 0;
+		return;
+	}
 	if (!host_timer_aside_plan(&v->pcpu->ht, margin, &v->aside.plan))
 		return;		/* steps 0: not armed */
 	/*
@@ -21,8 +30,8 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 	 * stub's copy differs, not at every placed time (this runs in the
 	 * tick's exit).
 	 */
-	if (s->step != p->step || s->span != p->span || s->bias != (uint32_t)margin) {
-		s->bias = (uint32_t)margin;	/* TICK_ASIDE_BEFORE */
+	if (s->step != p->step || s->span != p->span || s->bias != p->bias) {
+		s->bias = p->bias;
 		s->span = p->span;
 		s->step = p->step;
 		s->ptv = ptimer_value(0, p->step, vmx_ctl.preemption_timer_rate);

@@ -43,13 +43,15 @@ fi
 [ -f "$BUDGET" ] || { echo "guard: no budget file $BUDGET"; exit 1; }
 
 # The exit stub's step (arch/x86/vmx_entry.S exit_aside): its instructions
-# from the exit to its VMRESUME, counted in the plain build's
-# vmx_exit_aside_none, whose step falls through every branch it passes. A
-# fact of the code, as the rows' counts are of Bochs' runs; it must equal
-# EA_STEP_TICKS (arch/x86/vmx_defs.h), which counts the steps' hits.
+# from the exit to its VMRESUME, counted in the plain build's stub for an
+# entry mitigation (STUB: none, l1d, verw), whose step falls through every
+# branch it passes. A fact of the code, as the rows' counts are of Bochs'
+# runs; each must equal its EA_STEP_TICKS* (arch/x86/vmx_defs.h), by which
+# that stub counts its hits. It reads the build there now (with --check
+# too, not necessarily the one that ran the rows).
 step_instr() {
 	objdump -d --no-show-raw-insn "${BUILD:-build}/tempo.elf" 2> /dev/null |
-		awk '/<vmx_exit_aside_none>:$/ { on = 1; next }
+		awk -v sym="<vmx_exit_aside_${1:-none}>:" '$2 == sym { on = 1; next }
 		     on && /^ *[0-9a-f]+:\t/ { n++; if ($0 ~ /\tvmresume/) { print n; exit } }
 		     on && /^$/ { exit }'
 }
@@ -91,16 +93,25 @@ while read -r what key budget _; do
 		echo "GUARD what=$what key=$key value=$v budget=$budget ok=1"
 	fi
 done < "$BUDGET"
-# the step's hit test counts with the step's own length
-steps=$(step_instr)
-ticks=$(sed -n 's/^#define EA_STEP_TICKS[[:space:]]*\([0-9]*\).*/\1/p' arch/x86/vmx_defs.h)
-checked=$((checked + 1))
-if [ -n "$steps" ] && [ "$steps" = "$ticks" ]; then
-	echo "GUARD what=stub-step key=ea_step_ticks value=${ticks:-none} budget=$steps ok=1"
-else
-	echo "GUARD what=stub-step key=ea_step_ticks value=${ticks:-none} budget=${steps:-none} ok=0" \
-		"(EA_STEP_TICKS must be the step's instructions)"
-	over=$((over + 1))
-fi
+# each stub's hit test counts with its step's own length: EA_STEP_TICKS, and
+# the mitigations' EA_STEP_TICKS_L1D and _VERW as vmx_defs.h adds them up
+base=$(sed -n 's/^#define EA_STEP_TICKS[[:space:]]*\([0-9]*\).*/\1/p' arch/x86/vmx_defs.h)
+for stub in none l1d verw; do
+	case $stub in
+	none) ticks=$base ;;
+	*) ticks=$(sed -n "s/^#define EA_STEP_TICKS_${stub^^}[[:space:]]*(EA_STEP_TICKS + \\([0-9]*\\)).*/\\1/p" \
+		arch/x86/vmx_defs.h)
+	   [ -n "$ticks" ] && [ -n "$base" ] && ticks=$((base + ticks)) ;;
+	esac
+	steps=$(step_instr $stub)
+	checked=$((checked + 1))
+	if [ -n "$steps" ] && [ "$steps" = "$ticks" ]; then
+		echo "GUARD what=stub-step:$stub key=ea_step_ticks value=$ticks budget=$steps ok=1"
+	else
+		echo "GUARD what=stub-step:$stub key=ea_step_ticks value=${ticks:-none}" \
+			"budget=${steps:-none} ok=0 (its EA_STEP_TICKS must be the step's instructions)"
+		over=$((over + 1))
+	fi
+done
 echo "GUARD checked=$checked over=$over"
 [ "$checked" -gt 0 ] && [ "$over" -eq 0 ]

@@ -863,9 +863,10 @@ static void check_aside_windows(const struct tick_aside_plan *p, uint64_t margin
 						     (int64_t)p->span };
 	const uint64_t exits[] = { (1ull << 29) + 5000, (1ull << 32) - 3,
 				   (1ull << 32) + margin / 2, (7ull << 32) + 1 };
-	uint32_t bias = (uint32_t)margin;
+	uint32_t bias = p->bias;
 
 	assert_true(p->steps >= 1);
+	assert_int_equal(p->bias, margin);	/* the window starts a margin before the exit */
 	for (uint32_t k = 0; k <= p->steps; k++) {
 		uint64_t then = exits[k % 4];
 
@@ -1004,7 +1005,7 @@ static uint64_t run_aside_guest(const struct aside_guest *g, uint64_t ticks, uin
 			if (g->planned_window)
 				win = (uint32_t)(msr - lo) < (uint32_t)p.span;
 			else
-				win = msr && (uint32_t)(msr - t + g->margin) < (uint32_t)p.span;
+				win = (uint32_t)(msr - t + p.bias) < (uint32_t)p.span;
 			step = left && (win || (!msr && fired));
 			end = step ? t + g->stub_cost : now + g->tick_cost;
 			if (armed <= end) {
