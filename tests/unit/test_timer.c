@@ -1080,7 +1080,7 @@ static void test_tick_aside_guest(void **state)
 {
 	struct aside_guest g = {
 		.period = 50000, .slack = 12500, .margin = 500, .tick_cost = 1400,
-		.stub_cost = 23, .rearm = 200, .prologue = 12, .next_interval = interval_random,
+		.stub_cost = EA_STEP_TICKS, .rearm = 200, .prologue = 12, .next_interval = interval_random,
 	};
 	uint64_t hits, worst, whole, steps, in_work, before;
 
@@ -1150,7 +1150,7 @@ static void test_tick_aside_late_exits(void **state)
 {
 	struct aside_guest g = {
 		.period = 50000, .slack = 12500, .margin = 500, .tick_cost = 1400,
-		.stub_cost = 23, .rearm = 200, .prologue = 12, .next_interval = interval_demo,
+		.stub_cost = EA_STEP_TICKS, .rearm = 200, .prologue = 12, .next_interval = interval_demo,
 		.hw_msr = true, .late = 990,
 	};
 	uint64_t worst, whole_planned, whole, steps, in_work;
