@@ -36,7 +36,7 @@ EA_AT(aside.irr_msr, EA_IRR_MSR);
 EA_AT(aside.irr_mask, EA_IRR_MASK);
 EA_AT(aside.hits, EA_HITS);
 EA_AT(aside.vclass, EA_VCLASS);
-EA_AT(aside.step, EA_STEP);
+EA_AT(aside.vmul, EA_VMUL);
 EA_AT(rax, EA_RAX);
 EA_AT(rcx, EA_RCX);
 EA_AT(rdx, EA_RDX);
@@ -80,6 +80,7 @@ _Static_assert(EA_CLOSED == EA_LO + 4, "EA_CLOSED");
 struct vmx_controls vmx_ctl;
 
 extern char vmx_exit_stub[], vmx_exit_aside_none[], vmx_exit_aside_l1d[], vmx_exit_aside_verw[];
+extern char vmx_exit_aside_none_scaled[], vmx_exit_aside_l1d_scaled[], vmx_exit_aside_verw_scaled[];
 uint32_t vmx_enter(struct vcpu_arch *a, int launched);
 
 static bool adjust(const char *what, uint64_t cap, uint32_t required, uint32_t optional,
@@ -325,14 +326,18 @@ static void setup_host_state(struct vcpu_arch *a, uint32_t cpu, bool tick_aside)
 	area->deadline = (struct vmx_msr_entry){ .index = MSR_IA32_TSC_DEADLINE };
 	vmwrite(VMCS_EXIT_MSR_STORE_ADDR, (uint64_t)(uintptr_t)&area->tsc);
 	vmwrite(VMCS_EXIT_MSR_STORE_COUNT, tick_aside ? 2 : 0);
+	/* the timer's rate picks the step's arithmetic: x, or x >> rate */
 	if (!tick_aside)
 		rip = (uint64_t)vmx_exit_stub;
 	else if (spec_entry_mode == SPEC_ENTRY_L1D_FLUSH)
-		rip = (uint64_t)vmx_exit_aside_l1d;
+		rip = (uint64_t)(vmx_ctl.preemption_timer_rate ? vmx_exit_aside_l1d_scaled
+							       : vmx_exit_aside_l1d);
 	else if (spec_entry_mode == SPEC_ENTRY_VERW)
-		rip = (uint64_t)vmx_exit_aside_verw;
+		rip = (uint64_t)(vmx_ctl.preemption_timer_rate ? vmx_exit_aside_verw_scaled
+							       : vmx_exit_aside_verw);
 	else
-		rip = (uint64_t)vmx_exit_aside_none;
+		rip = (uint64_t)(vmx_ctl.preemption_timer_rate ? vmx_exit_aside_none_scaled
+							       : vmx_exit_aside_none);
 	vmwrite(VMCS_HOST_RSP, a->host_slot);
 	vmwrite(VMCS_HOST_RIP, rip);
 }

@@ -55,14 +55,14 @@ struct vmx_tick_aside {
 	uint32_t lo;		/* the steps, from 2^32 - steps: each adds 1, the last carries */
 	uint32_t closed;	/* 0: armed; the last step carries into it, hv sets it */
 	uint64_t span;		/* the window's length */
-	uint64_t ptv;		/* the preemption-timer value of a step */
+	uint64_t ptv;		/* the stub's: its last step's preemption-timer value */
 	uint32_t bias;		/* added to D - the exit's time: the window starts a margin before */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
 	uint32_t hits;		/* steps a deadline came in (or had fired before, pending): hits */
 	uint32_t vclass;	/* the vector's priority class (vector & 0xf0), against the PPR */
 	uint32_t pad;
-	uint64_t step;		/* how far a step moves the tick (hv's; the stub loads ptv) */
+	uint64_t vmul;		/* 2^(32 - rate): the scaled stubs' x >> rate, as a product */
 };
 
 /*

@@ -244,7 +244,7 @@
 #define EA_IRR_MASK		80
 #define EA_HITS			84	/* steps whose D came before their re-entry: hits */
 #define EA_VCLASS		88
-#define EA_STEP			96
+#define EA_VMUL			96	/* 2^(32 - rate): the scaled stubs' x >> rate */
 #define EA_RAX			104
 #define EA_RCX			112
 #define EA_RDX			120
@@ -280,10 +280,17 @@
  * (EA_STEP_PROF); a TEMPO_VMCS_CHECK build's step calls the checker, which
  * the count leaves out.
  */
-#define EA_STEP_TICKS		19
+#define EA_STEP_TICKS		20
 #define EA_STEP_TICKS_L1D	(EA_STEP_TICKS + 8)	/* RAX and RDX kept, the flush's four */
 #define EA_STEP_TICKS_VERW	(EA_STEP_TICKS + 1)
+/* a preemption-timer rate other than 0 (the _scaled stubs): x >> rate, an IMUL and a SHR */
+#define EA_STEP_SCALE		2
+#define EA_STEP_TICKS_SCALED	(EA_STEP_TICKS + EA_STEP_SCALE)
+#define EA_STEP_TICKS_L1D_SCALED	(EA_STEP_TICKS_L1D + EA_STEP_SCALE)
+#define EA_STEP_TICKS_VERW_SCALED	(EA_STEP_TICKS_VERW + EA_STEP_SCALE)
 #define EA_STEP_PROF		7
+/* the longest step of any stub: hv plans none for a narrower margin (hv/time/aside.c) */
+#define EA_STEP_TICKS_MAX	(EA_STEP_TICKS_L1D_SCALED + EA_STEP_PROF)
 #define EA_SIZE			240	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
 /* struct vcpu_arch's host_slot: its CPU's exit area (arch/x86/vmx.h) */
 #define VA_HOST_SLOT		136

@@ -233,7 +233,7 @@ left:	call	hv_pcpu_loop
  * re-inject. The entry's mitigation is the stub's own (\mitigation);
  * nothing of the host's but the CPU's exit area and the VMCS is read here.
  */
-.macro exit_aside mitigation, steps
+.macro exit_aside mitigation, steps, scaled
 	prof_stub_stamp
 	mov	%rcx, EA_RCX(%rsp)
 	mov	$VMCS_EXIT_REASON, %ecx
@@ -253,7 +253,22 @@ left:	call	hv_pcpu_loop
 	add	EA_BIAS(%rsp), %ecx	/* x = D - then + before */
 	cmp	EA_SPAN(%rsp), %rcx
 	jae	17f
-11:	mov	$VMCS_PREEMPTION_TIMER_VALUE, %ecx	/* step: the tick comes ptv later */
+	/*
+	 * The step: the tick comes x ticks later (D - the exit's time + bias),
+	 * just past D and the guest's work after it (bias), not a fixed
+	 * stride: the guest's next deadline, written after its handler, is
+	 * then as far from that exit as it is from D. The timer counts in
+	 * units of 2^rate TSC ticks: x >> rate, as x times 2^(32 - rate) in
+	 * 64 bits, upper half (\scaled: a rate other than 0; the entry and
+	 * exit between cover the rounding down).
+	 */
+11:
+	.if \scaled
+	imul	EA_VMUL(%rsp), %rcx
+	shr	$32, %rcx
+	.endif
+	mov	%rcx, EA_PTV(%rsp)
+	mov	$VMCS_PREEMPTION_TIMER_VALUE, %ecx
 	vmwrite	EA_PTV(%rsp), %rcx
 	incq	EA_LO(%rsp)		/* 64-bit: past the last step, into closed */
 10:	aside_check
@@ -308,6 +323,7 @@ left:	call	hv_pcpu_loop
 	mov	EA_RAX(%rsp), %rax
 	mov	EA_RDX(%rsp), %rdx
 	incl	EA_HITS(%rsp)
+	mov	EA_SPAN(%rsp), %rcx	/* D is behind: a step of the window's length */
 	jmp	11b
 	/*
 	 * Exit 52, not a step: the stub's own tick, if hv opened it (struct
@@ -397,12 +413,20 @@ left:	call	hv_pcpu_loop
 	jmp	vmx_exit_save
 .endm
 
+	/* a preemption-timer rate of 0 (Bochs), then any other (hardware: 5 is common) */
 	.globl vmx_exit_aside_none, vmx_exit_aside_l1d, vmx_exit_aside_verw
 vmx_exit_aside_none:
-	exit_aside SPEC_ENTRY_NONE, EA_STEP_TICKS
+	exit_aside SPEC_ENTRY_NONE, EA_STEP_TICKS, 0
 vmx_exit_aside_l1d:
-	exit_aside SPEC_ENTRY_L1D_FLUSH, EA_STEP_TICKS_L1D
+	exit_aside SPEC_ENTRY_L1D_FLUSH, EA_STEP_TICKS_L1D, 0
 vmx_exit_aside_verw:
-	exit_aside SPEC_ENTRY_VERW, EA_STEP_TICKS_VERW
+	exit_aside SPEC_ENTRY_VERW, EA_STEP_TICKS_VERW, 0
+	.globl vmx_exit_aside_none_scaled, vmx_exit_aside_l1d_scaled, vmx_exit_aside_verw_scaled
+vmx_exit_aside_none_scaled:
+	exit_aside SPEC_ENTRY_NONE, EA_STEP_TICKS_SCALED, 1
+vmx_exit_aside_l1d_scaled:
+	exit_aside SPEC_ENTRY_L1D_FLUSH, EA_STEP_TICKS_L1D_SCALED, 1
+vmx_exit_aside_verw_scaled:
+	exit_aside SPEC_ENTRY_VERW, EA_STEP_TICKS_VERW_SCALED, 1
 
 	.section .note.GNU-stack, "", @progbits

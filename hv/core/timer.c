@@ -135,10 +135,14 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
  * under a margin ahead, the case where it would meet the tick's exit; at
  * the slack's very end, with no room, either would meet the whole tick.
  */
-/* the exit stub's step-aside (below): its window and step */
-#define TICK_ASIDE_BEFORE(m)	(m)
+/*
+ * The exit stub's step-aside (below): its window, from two margins before
+ * the exit (a guest that took its interrupt then is still in its handler)
+ * to three after; a step is D's place in it, so at most its length.
+ */
+#define TICK_ASIDE_BEFORE(m)	(2 * (m))
 #define TICK_ASIDE_SPAN(m)	(TICK_ASIDE_BEFORE(m) + TICK_BEFORE(m) - (m))
-#define TICK_ASIDE_STEP(m)	(5 * (m))
+#define TICK_ASIDE_STEP(m)	TICK_ASIDE_SPAN(m)
 /*
  * What a step may overrun: its own exit and entry and the timer's
  * granularity (Bochs: ~35 ticks; hardware: a µs or two, against a margin of
@@ -147,10 +151,7 @@ bool host_timer_run(struct host_timer *h, uint64_t now)
 #define TICK_ASIDE_DRIFT(m)	(m)
 #define TICK_ASIDE_MAX		255u		/* more than a slack under a period holds */
 #define TICK_ASIDE_REACH	(1ull << 31)	/* its windows are 32-bit */
-/*
- * ... and a step of the exit stub's step-aside with a margin to spare (it
- * moves the tick by TICK_ASIDE_STEP from its exit, not to the deadline).
- */
+/* ... and a step of the exit stub's step-aside, at its longest, with a margin to spare */
 #define TICK_DEFER_ROOM(m)	(TICK_ASIDE_STEP(m) + TICK_ASIDE_DRIFT(m))
 
 /*
@@ -299,16 +300,25 @@ bool host_timer_defer(struct host_timer *h, uint64_t now, uint64_t deadline, boo
  * The exit stub's step-aside (arch/x86/vmx.h struct vmx_tick_aside) does
  * host_timer_defer's work at a fraction of its length: the deferral exit
  * itself is what a deadline that falls in it waits for. Its window runs
- * from a margin before the exit (a guest that took its interrupt just
- * before it is still in its handler) to three after (the tick's whole exit:
- * some 1,400 Bochs instructions from its due time, 600 of them before the
- * TSC is read in hv); each step moves the tick past the window's end plus
- * two margins, where a deadline in the window has been taken and its
- * handler entered. The window is the exit's own time's, as the exit stored
- * it (Bochs takes a preemption-timer exit up to ~1,000 instructions after
- * its due time). Steps end within the slack and before the watchdog is due; they
- * may follow host_timer_defer's and each other's (the plan is made afresh
- * for each placed time), since the deadline they judge is the one armed now.
+ * from two margins before the exit (a guest that took its interrupt then
+ * is still in its handler) to three after (the tick's whole exit: some
+ * 1,400 Bochs instructions from its due time, 600 of them before the TSC
+ * is read in hv); each step moves the tick to two margins past the
+ * deadline D in the window (its place in it, x = D - the exit's time + two
+ * margins: at most the window's length), where it has been taken and its
+ * handler entered, and not further: the guest's next deadline, armed after
+ * D, is then as far from the moved tick as its interval allows (a fixed
+ * step to the window's end and two margins more left the next deadline in
+ * the next window more often than not, and the steps ran out). The window
+ * is the exit's own time's, as the exit stored it (Bochs takes a
+ * preemption-timer exit up to ~1,000 instructions after its due time).
+ * Steps end within the slack and before the watchdog is due, each counted
+ * at its longest (the window and a drift: the plan's step); at an exit
+ * before the last step's (the guest's own, or a kick's) hv takes the tick
+ * as due when that step's timer runs out, at most its value from then and
+ * never past that bound (tick_aside_fold). They may follow
+ * host_timer_defer's and each other's (the plan is made afresh for each
+ * placed time), since the deadline they judge is the one armed now.
  */
 
 bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
@@ -334,7 +344,7 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
 	/* both under 2^31 (TICK_ASIDE_REACH, a margin under 2^28): a 32-bit division */
 	p->steps = MIN((uint32_t)room / (uint32_t)stride, TICK_ASIDE_MAX);
 	p->span = TICK_ASIDE_SPAN(margin_tsc);
-	p->step = TICK_ASIDE_STEP(margin_tsc);
+	p->step = stride;
 	p->bias = (uint32_t)TICK_ASIDE_BEFORE(margin_tsc);
 	/* the stub counts its steps from here, one each: the last carries out of 32 bits */
 	p->lo0 = 0u - p->steps;

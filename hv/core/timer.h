@@ -181,6 +181,7 @@ bool host_timer_run(struct host_timer *h, uint64_t now);
  * (and steps 0) when the tick may not move: no slack, or no room left.
  */
 struct tick_aside_plan {
+	/* the window's length; a step at its longest (that length) with its drift */
 	uint64_t span, step;
 	uint32_t steps;
 	/*

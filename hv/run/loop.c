@@ -52,7 +52,7 @@ void hv_root_nmi(void)
 		 * still write its own value after this one: one step late)
 		 */
 		if (c->vcpu)
-			tick_aside_close(c->vcpu);
+			tick_aside_kick(c->vcpu);
 	}
 }
 

@@ -4,6 +4,7 @@
 
 #include "arch/x86/apic.h"
 #include "arch/x86/cpu.h"
+#include "hv/lib/lib.h"
 
 void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 {
@@ -18,7 +19,7 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 	 * deadline in its own step as a hit before the window test, which such
 	 * a deadline then passes (arch/x86/vmx_entry.S exit_aside).
 	 */
-	if (margin < EA_STEP_TICKS_L1D + EA_STEP_PROF) {
+	if (margin < EA_STEP_TICKS_MAX) {
 		v->aside.plan.steps = 0;
 		return;
 	}
@@ -30,11 +31,11 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 	 * stub's copy differs, not at every placed time (this runs in the
 	 * tick's exit).
 	 */
-	if (s->step != p->step || s->span != p->span || s->bias != p->bias) {
+	if (s->span != p->span || s->bias != p->bias) {
 		s->bias = p->bias;
 		s->span = p->span;
-		s->step = p->step;
-		s->ptv = ptimer_value(0, p->step, vmx_ctl.preemption_timer_rate);
+		/* the scaled stubs' x >> rate (rate 1-31; the plain stub, for rate 0, reads none) */
+		s->vmul = 1ull << (32 - (vmx_ctl.preemption_timer_rate & 31));
 	}
 	if (s->irr_msr != X2APIC_IRR0 + vec / 32u || s->irr_mask != 1u << (vec % 32)) {
 		s->irr_msr = X2APIC_IRR0 + vec / 32u;
@@ -98,6 +99,12 @@ void tick_aside_close(struct vcpu *v)
 	v->arch.stub->open = 0;
 }
 
+void tick_aside_kick(struct vcpu *v)
+{
+	v->aside.kicked = true;
+	tick_aside_close(v);
+}
+
 void tick_aside_disarm(struct vcpu *v)
 {
 	tick_aside_close(v);
@@ -155,19 +162,40 @@ static void tick_aside_steps_fold(struct vcpu *v, uint32_t reason)
 
 	/* a kick's hv_root_nmi may have set closed meanwhile: it does not count */
 	taken = host_timer_aside_steps_taken(&v->aside.plan, (uint64_t)s->closed << 32 | s->lo);
-	/*
-	 * Where the stub aimed the exit it judged last: the placed time plus a
-	 * step for each it took. An exit 52 it let through came there (the
-	 * preemption timer is never early), so the guest's deadline is not
-	 * near and hv does not defer; one that came two margins or more late,
-	 * or early (a kick's, made at once), is hv's to judge by the TSC.
-	 * Bochs takes the exit some 500 instructions late while the guest runs
-	 * (465-605 measured here, a margin: the timer counts from the VM
-	 * entry, after hv armed it), which the window allows for.
-	 */
-	due = v->aside.tick + (uint64_t)taken * s->step;
-	v->aside.decided = reason == EXIT_REASON_PREEMPTION_TIMER && now >= due &&
-			   now - due < 2 * tick_margin(v);
+	if (!taken) {
+		/*
+		 * At the placed time an exit 52 the stub let through came there
+		 * (the preemption timer is never early), so the guest's deadline
+		 * is not near and hv does not defer; one that came two margins
+		 * or more late, or early (a kick's, made at once), is hv's to
+		 * judge by the TSC. Bochs takes the exit some 500 instructions
+		 * late while the guest runs (465-605 measured here, a margin:
+		 * the timer counts from the VM entry, after hv armed it), which
+		 * the window allows for.
+		 */
+		due = v->aside.tick;
+		v->aside.decided = reason == EXIT_REASON_PREEMPTION_TIMER && now >= due &&
+				   now - due < 2 * tick_margin(v);
+	} else if (reason == EXIT_REASON_PREEMPTION_TIMER && !v->aside.kicked) {
+		/*
+		 * The exit the last step aimed (its length was the deadline's
+		 * place in the window, not hv's to know): the tick is due now,
+		 * and the stub judged the deadline at this exit, or had no steps
+		 * left (closed: no room to defer either).
+		 */
+		due = now;
+		v->aside.decided = true;
+	} else {
+		/*
+		 * An exit before it (the guest's own, or a kick's): that step's
+		 * timer runs out at most its value from now, and no step took
+		 * longer than the plan's, whose steps end within the slack: the
+		 * tick is due at the earlier; hv judges.
+		 */
+		due = MIN(now + (s->ptv << (vmx_ctl.preemption_timer_rate & 31)),
+			  v->aside.tick + (uint64_t)taken * v->aside.plan.step);
+		v->aside.decided = false;
+	}
 	if (taken) {
 		/* a tick stepped: it is due where the stub aimed its last step */
 		host_timer_aside_taken(&v->pcpu->ht, taken, due);

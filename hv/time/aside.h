@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The host tick's step-aside from the guest's deadline, in the exit stub
- * (arch/x86/vmx_entry.S, exit_aside): tick_exit_early's work in 23
+ * (arch/x86/vmx_entry.S, exit_aside): tick_exit_early's work in 20
  * instructions where that takes some 240. A guest deadline that falls in
  * the deferral exit waits for all of it, so the exit's length is the
  * guest's worst case and its share of the guest's interval is its chance
@@ -64,6 +64,7 @@ static inline __attribute__((always_inline)) void tick_aside_arm(struct vcpu *v,
 	v->arch.aside->closed = 1;
 	v->arch.stub->open = 0;
 	v->aside.armed = 0;
+	v->aside.kicked = false;
 	if (due != c->ht.fire_tick || due <= now || !m->places_ticks || !m->owns_lapic ||
 	    !v->vt.in_hw || !c->ht.slack_tsc || v->apic.apicv)
 		return;

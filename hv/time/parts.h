@@ -35,6 +35,8 @@ struct vcpu_aside {
 	uint8_t armed;
 	/* this exit is the armed tick's: the stub judged the guest's deadline already */
 	bool decided;
+	/* a kick's NMI closed the stub since the last entry (hv_root_nmi): its exit comes early */
+	bool kicked;
 	uint64_t tick;		/* the placed time the plan was made for */
 	struct tick_aside_plan plan;	/* and that plan (steps 0: none) */
 	uint8_t vec;		/* and the guest's timer vector it was made for */

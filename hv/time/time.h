@@ -113,6 +113,8 @@ void tick_aside_fold(struct vcpu *v, uint32_t reason);
  */
 void tick_aside_disarm(struct vcpu *v);
 void tick_aside_close(struct vcpu *v);
+/* A kick's NMI in root mode: closed, and its exit (made at once) not the one a step aimed. */
+void tick_aside_kick(struct vcpu *v);
 
 
 /* ---- timer_regs.c: the LAPIC's timer registers; false means #GP ---- */

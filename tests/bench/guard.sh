@@ -44,7 +44,8 @@ fi
 
 # The exit stub's step (arch/x86/vmx_entry.S exit_aside): its instructions
 # from the exit to its VMRESUME, counted in the plain build's stub for an
-# entry mitigation (STUB: none, l1d, verw), whose step falls through every
+# entry mitigation (STUB: none, l1d, verw; and each _scaled, for a
+# preemption-timer rate other than 0), whose step falls through every
 # branch it passes. A fact of the code, as the rows' counts are of Bochs'
 # runs; each must equal its EA_STEP_TICKS* (arch/x86/vmx_defs.h), by which
 # that stub counts its hits. It reads the build there now (with --check
@@ -94,15 +95,17 @@ while read -r what key budget _; do
 	fi
 done < "$BUDGET"
 # each stub's hit test counts with its step's own length: EA_STEP_TICKS, and
-# the mitigations' EA_STEP_TICKS_L1D and _VERW as vmx_defs.h adds them up
-base=$(sed -n 's/^#define EA_STEP_TICKS[[:space:]]*\([0-9]*\).*/\1/p' arch/x86/vmx_defs.h)
-for stub in none l1d verw; do
-	case $stub in
-	none) ticks=$base ;;
-	*) ticks=$(sed -n "s/^#define EA_STEP_TICKS_${stub^^}[[:space:]]*(EA_STEP_TICKS + \\([0-9]*\\)).*/\\1/p" \
-		arch/x86/vmx_defs.h)
-	   [ -n "$ticks" ] && [ -n "$base" ] && ticks=$((base + ticks)) ;;
-	esac
+# the mitigations' and the scaled stubs' EA_STEP_TICKS_*, as the C
+# preprocessor adds them up from vmx_defs.h
+ea_step_ticks() {
+	local name=EA_STEP_TICKS v
+	[ "$1" = none ] || name+=_${1#none_}
+	v=$(printf '#include "arch/x86/vmx_defs.h"\n%s\n' "${name^^}" |
+		${CC:-cc} -E -P -I. - 2> /dev/null | tail -n 1)
+	[[ $v =~ ^[0-9()+\ A-Z_]*$ ]] && [[ ! $v =~ [A-Z] ]] && echo $((v))
+}
+for stub in none l1d verw none_scaled l1d_scaled verw_scaled; do
+	ticks=$(ea_step_ticks $stub)
 	steps=$(step_instr $stub)
 	checked=$((checked + 1))
 	if [ -n "$steps" ] && [ "$steps" = "$ticks" ]; then
