@@ -29,7 +29,8 @@ struct vmcs_image;
  * (hardware clears it on fire) with the guest's vector pending in the
  * physical IRR where the guest would take it now (IF set, no STI or MOV-SS
  * shadow, its class above the PPR), the tick's exit would meet D: the stub
- * loads ptv into the preemption timer (the tick comes that much later),
+ * loads D's place in the window x (below; span for a D of 0) into the
+ * preemption timer (the tick comes bias past D), keeps it in ptv for hv,
  * counts the step and re-enters at once, without saving the guest's
  * registers or calling hv. A deadline that falls in that exit waits
  * EA_STEP_TICKS instructions at most (vmx_defs.h; more with an entry
@@ -56,7 +57,7 @@ struct vmx_tick_aside {
 	uint32_t closed;	/* 0: armed; the last step carries into it, hv sets it */
 	uint64_t span;		/* the window's length */
 	uint64_t ptv;		/* the stub's: its last step's preemption-timer value */
-	uint32_t bias;		/* added to D - the exit's time: the window starts a margin before */
+	uint32_t bias;		/* added to D - the exit's time: the window starts two margins before */
 	uint32_t irr_msr;	/* the x2APIC IRR word of the guest's timer vector */
 	uint32_t irr_mask;	/* and its bit there */
 	uint32_t hits;		/* steps a deadline came in (or had fired before, pending): hits */

@@ -212,26 +212,28 @@ left:	call	hv_pcpu_loop
  * A host tick that would meet the guest's deadline steps aside here,
  * before anything else (struct vmx_tick_aside, arch/x86/vmx.h): a guest
  * deadline that falls in this exit waits for all of it, so it is as short
- * as it can be: EA_STEP_TICKS (19) instructions from the exit to
- * VMRESUME (\steps, with the entry mitigation's own), with no RDTSC or
- * RDMSR (in SMP Bochs each ends a trace, which a turn of the other CPUs
- * follows): the exit stored its own time and the guest's deadline (the
- * exit area's MSR-store entries), read with MOVs.
- * Everything is read off RSP (the exit area), which does not move; only RCX
- * is used, kept there, until a path needs RAX and RDX too (17, 18: kept
- * there as well). The window is the exit's time less a margin (bias) to
- * span later: x = D - then + bias below span, 32-bit and unsigned, so a D
- * behind it wraps above. A D in the step itself, under \steps after the
- * exit's time, comes before its VMRESUME: a hit, counted (tested before
- * the window; such a D is in it, bias + \steps being under span: hv plans
- * no steps for a margin under EA_STEP_TICKS_L1D, hv/time/aside.c). A D of 0 (none, or fired) is in the window only where the
- * exit's time is, in its low 32 bits, one of span values in 2^32: a step
- * then moves a tick that nothing needed moved, within the plan's bound like
- * any step. The steps are counted in lo, whose last step carries into
- * closed. Only exit 52 (the preemption timer) may step: it never comes
- * during event delivery (SDM Vol. 3C 26.5.1), so there is nothing to
- * re-inject. The entry's mitigation is the stub's own (\mitigation);
- * nothing of the host's but the CPU's exit area and the VMCS is read here.
+ * as it can be: EA_STEP_TICKS (20) instructions from the exit to
+ * VMRESUME (\steps, with the entry mitigation's own and the timer rate's
+ * scaling), with no RDTSC or RDMSR (in SMP Bochs each ends a trace, which
+ * a turn of the other CPUs follows): the exit stored its own time and the
+ * guest's deadline (the exit area's MSR-store entries), read with MOVs.
+ * Everything is read off RSP (the exit area), which does not move; only
+ * RCX is used, kept there, until a path needs RAX and RDX too (17, 18:
+ * kept there as well). The window is the exit's time less bias (two
+ * margins) to span later: x = D - then + bias below span, 32-bit and unsigned, so a
+ * D behind it wraps above; x is also the step, the tick's move to bias past
+ * D. A D in the step itself, under \steps after the exit's time, comes
+ * before its VMRESUME: a hit, counted (tested before the window; such a D
+ * is in it, bias + \steps being under span: hv plans no steps for a
+ * margin under EA_STEP_TICKS_MAX, hv/time/aside.c). A D of 0 (none, or
+ * fired) is in the window only where the exit's time is, in its low 32
+ * bits, one of span values in 2^32: a step then moves a tick that nothing
+ * needed moved, within the plan's bound like any step. The steps are
+ * counted in lo, whose last step carries into closed. Only exit 52 (the
+ * preemption timer) may step: it never comes during event delivery (SDM
+ * Vol. 3C 26.5.1), so there is nothing to re-inject. The entry's
+ * mitigation is the stub's own (\mitigation); nothing of the host's but
+ * the CPU's exit area and the VMCS is read here.
  */
 .macro exit_aside mitigation, steps, scaled
 	prof_stub_stamp

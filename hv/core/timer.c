@@ -360,6 +360,16 @@ uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint64_t 
 	return (uint32_t)MIN(moved, (uint64_t)p->steps);
 }
 
+uint64_t host_timer_aside_due(const struct tick_aside_plan *p, uint64_t tick, uint32_t taken,
+			      uint64_t now, bool aimed, uint64_t left)
+{
+	uint64_t bound = add_sat(tick, (uint64_t)MIN(taken, p->steps) * p->step);
+
+	if (!taken)
+		return tick;
+	return MIN(aimed ? now : add_sat(now, left), bound);
+}
+
 void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due)
 {
 	if (!steps)

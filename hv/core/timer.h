@@ -175,10 +175,11 @@ bool host_timer_run(struct host_timer *h, uint64_t now);
 /*
  * The exit stub's step-aside (arch/x86/vmx.h): at the placed
  * tick's exit (and each later one it makes), a guest deadline in [the
- * exit's time less a margin, + span) moves the tick step later, up to
- * @steps times: the last step's exit comes by the slack's end (each one a little
- * later, by the stub's own length) and before the watchdog is due. False
- * (and steps 0) when the tick may not move: no slack, or no room left.
+ * exit's time less bias (two margins), + span) moves the tick to bias past
+ * it, up to @steps times: each step counted at its longest (step: the
+ * window and a drift for the stub's own length), the last step's exit
+ * comes by the slack's end and before the watchdog is due. False (and
+ * steps 0) when the tick may not move: no slack, or no room left.
  */
 struct tick_aside_plan {
 	/* the window's length; a step at its longest (that length) with its drift */
@@ -200,6 +201,16 @@ bool host_timer_aside_plan(const struct host_timer *h, uint64_t margin_tsc,
  * write (a kick's hv_root_nmi), and neither counts. At most @p's steps.
  */
 uint32_t host_timer_aside_steps_taken(const struct tick_aside_plan *p, uint64_t word);
+/*
+ * Where the tick placed at @tick is due after @taken steps of @p, at an
+ * exit at @now: the exit the last step's timer made (@aimed), now; an
+ * exit before it (the guest's own, or a kick's), when that timer runs out,
+ * at most @left (its value, in TSC ticks) from now. Never past the plan's
+ * bound, a whole step each (the exit may come late, hv reads @now later):
+ * so a stepped tick stays within its slack. @tick with no step.
+ */
+uint64_t host_timer_aside_due(const struct tick_aside_plan *p, uint64_t tick, uint32_t taken,
+			      uint64_t now, bool aimed, uint64_t left);
 /* The stub took @steps steps: the tick is due at @due now (counted in deferred). */
 void host_timer_aside_taken(struct host_timer *h, uint32_t steps, uint64_t due);
 

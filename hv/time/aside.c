@@ -26,6 +26,14 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 	if (!host_timer_aside_plan(&v->pcpu->ht, margin, &v->aside.plan))
 		return;		/* steps 0: not armed */
 	/*
+	 * A timer unit (2^rate TSC ticks) too coarse for the window: a step to
+	 * bias past D would round to 0, an exit at once that uses a step up
+	 */
+	if (p->bias >> (vmx_ctl.preemption_timer_rate & 31) < 2) {
+		v->aside.plan.steps = 0;
+		return;
+	}
+	/*
 	 * The rest of the stub's word is the margin's and the vector's, which
 	 * change only with the config or the guest's LVT: written when the
 	 * stub's copy differs, not at every placed time (this runs in the
@@ -176,28 +184,24 @@ static void tick_aside_steps_fold(struct vcpu *v, uint32_t reason)
 		due = v->aside.tick;
 		v->aside.decided = reason == EXIT_REASON_PREEMPTION_TIMER && now >= due &&
 				   now - due < 2 * tick_margin(v);
-	} else if (reason == EXIT_REASON_PREEMPTION_TIMER && !v->aside.kicked) {
-		/*
-		 * The exit the last step aimed (its length was the deadline's
-		 * place in the window, not hv's to know): the tick is due now,
-		 * and the stub judged the deadline at this exit, or had no steps
-		 * left (closed: no room to defer either).
-		 */
-		due = now;
-		v->aside.decided = true;
 	} else {
 		/*
-		 * An exit before it (the guest's own, or a kick's): that step's
-		 * timer runs out at most its value from now, and no step took
-		 * longer than the plan's, whose steps end within the slack: the
-		 * tick is due at the earlier; hv judges.
+		 * The exit the last step aimed (its length was the deadline's
+		 * place in the window, not hv's to know), or one before it (the
+		 * guest's own, or a kick's: that step's timer runs out at most
+		 * its value from now): host_timer_aside_due. At the aimed one the
+		 * stub judged the deadline, unless its steps ran out (closed by
+		 * the last one's carry): then hv judges, whose deferral may still
+		 * have room (each step was counted at its longest).
 		 */
-		due = MIN(now + (s->ptv << (vmx_ctl.preemption_timer_rate & 31)),
-			  v->aside.tick + (uint64_t)taken * v->aside.plan.step);
-		v->aside.decided = false;
+		bool aimed = reason == EXIT_REASON_PREEMPTION_TIMER && !v->aside.kicked;
+
+		due = host_timer_aside_due(&v->aside.plan, v->aside.tick, taken, now, aimed,
+					   s->ptv << (vmx_ctl.preemption_timer_rate & 31));
+		v->aside.decided = aimed && taken < v->aside.plan.steps;
 	}
 	if (taken) {
-		/* a tick stepped: it is due where the stub aimed its last step */
+		/* a tick stepped: it is due where the stub's last step put it */
 		host_timer_aside_taken(&v->pcpu->ht, taken, due);
 		v->stats.tick_defer_exits += taken;
 		v->stats.exits_total += taken;

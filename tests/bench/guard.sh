@@ -102,7 +102,7 @@ ea_step_ticks() {
 	[ "$1" = none ] || name+=_${1#none_}
 	v=$(printf '#include "arch/x86/vmx_defs.h"\n%s\n' "${name^^}" |
 		${CC:-cc} -E -P -I. - 2> /dev/null | tail -n 1)
-	[[ $v =~ ^[0-9()+\ A-Z_]*$ ]] && [[ ! $v =~ [A-Z] ]] && echo $((v))
+	[[ -n $v && $v =~ ^[0-9()+\ ]*$ ]] && echo $((v))
 }
 for stub in none l1d verw none_scaled l1d_scaled verw_scaled; do
 	ticks=$(ea_step_ticks $stub)

@@ -899,6 +899,55 @@ static void check_aside_windows(const struct tick_aside_plan *p, uint64_t margin
 	}
 }
 
+/*
+ * hv's half of a step it cannot see (hv/time/aside.c tick_aside_steps_fold):
+ * where the tick is due after the stub's steps. At the exit the last step
+ * aimed, when hv reads the TSC; at one before it, when that step's timer
+ * runs out; never past a whole step each from the placed time (a late
+ * exit, or hv's read after it, would put a tick past its slack); the
+ * placed time with no step. And the scaled stubs' x >> rate, done as the
+ * stub does it: x times 2^(32 - rate), the upper half.
+ */
+static void test_tick_aside_due(void **state)
+{
+	struct host_timer h;
+	struct tick_aside_plan p;
+
+	(void)state;
+	host_timer_init(&h, 0, 50000, 0);
+	h.slack_tsc = 12500;
+	assert_true(host_timer_aside_plan(&h, 500, &p));
+	assert_int_equal(p.step, 3000);
+	/* no step: the placed time, whatever the exit */
+	assert_int_equal(host_timer_aside_due(&p, 50000, 0, 50700, true, 0), 50000);
+	assert_int_equal(host_timer_aside_due(&p, 50000, 0, 49000, false, 900), 50000);
+	/* the aimed exit: now */
+	assert_int_equal(host_timer_aside_due(&p, 50000, 1, 51800, true, 0), 51800);
+	/* ... late past a whole step from the placed time: the bound */
+	assert_int_equal(host_timer_aside_due(&p, 50000, 1, 53500, true, 0), 53000);
+	assert_int_equal(host_timer_aside_due(&p, 50000, 4, 62900, true, 0), 62000);
+	/* an exit before it: its timer's rest, within the bound */
+	assert_int_equal(host_timer_aside_due(&p, 50000, 2, 53100, false, 1400), 54500);
+	assert_int_equal(host_timer_aside_due(&p, 50000, 2, 55000, false, 2400), 56000);
+	/* a step count past the plan's (a corrupt word) is the plan's */
+	assert_int_equal(host_timer_aside_due(&p, 50000, 9, 99000, true, 0), 62000);
+	/* every bound holds the slack: fire_tick - next_tick <= slack */
+	for (uint32_t k = 1; k <= p.steps; k++) {
+		host_timer_init(&h, 0, 50000, 0);
+		h.slack_tsc = 12500;
+		host_timer_aside_taken(&h, k, host_timer_aside_due(&p, 50000, k, UINT64_MAX / 2, true, 0));
+		assert_true(h.offset_max <= h.slack_tsc);
+	}
+	for (uint32_t rate = 1; rate < 32; rate++) {
+		uint64_t vmul = 1ull << (32 - rate);
+		const uint64_t xs[] = { 0, 1, (1ull << rate) - 1, 1ull << rate, 2499, 2500,
+					(5ull << 28) - 1, (1ull << 31) - 1 };
+
+		for (unsigned i = 0; i < sizeof(xs) / sizeof(xs[0]); i++)
+			assert_int_equal((xs[i] * vmul) >> 32, xs[i] >> rate);
+	}
+}
+
 static void test_tick_aside_windows(void **state)
 {
 	struct host_timer h;
@@ -1045,8 +1094,9 @@ static uint64_t run_aside_guest(const struct aside_guest *g, uint64_t ticks, uin
 			else
 				t = end + (win ? (uint32_t)(msr - t + p.bias) : p.span);
 		}
-		/* hv: the steps' last exit is the tick's, due now */
-		host_timer_aside_taken(&h, taken, t);
+		/* hv: the steps' last exit is the tick's, due when hv reads the TSC (bounded) */
+		host_timer_aside_taken(&h, taken,
+				       host_timer_aside_due(&p, planned, taken, now, true, 0));
 		assert_true(host_timer_run(&h, now));
 		n++;
 		if (!g->no_place)
@@ -1054,6 +1104,8 @@ static uint64_t run_aside_guest(const struct aside_guest *g, uint64_t ticks, uin
 		assert_int_equal(h.next_tick, (n + 1) * g->period);
 	}
 	assert_int_equal(h.ticks_missed, 0);
+	/* no step put a tick past its slack (HOSTTICK offset_max_ticks, which the emulator tests bound) */
+	assert_true(h.offset_max <= g->slack);
 	/*
 	 * the plan counts a margin of overrun a step: the stub's drift fits;
 	 * late exits add their lateness, at most once an exit (the default
@@ -2333,6 +2385,7 @@ int main(void)
 		cmocka_unit_test(test_tick_phase_lock),
 		cmocka_unit_test(test_tick_aside_guest),
 		cmocka_unit_test(test_tick_aside_late_exits),
+		cmocka_unit_test(test_tick_aside_due),
 		cmocka_unit_test(test_tick_aside_windows),
 		cmocka_unit_test(test_tick_spares_guest_work),
 		cmocka_unit_test(test_host_missed),
