@@ -190,15 +190,18 @@ static void tick_aside_steps_fold(struct vcpu *v, uint32_t reason)
 		 * place in the window, not hv's to know), or one before it (the
 		 * guest's own, or a kick's: that step's timer runs out at most
 		 * its value from now): host_timer_aside_due. At the aimed one the
-		 * stub judged the deadline, unless its steps ran out (closed by
-		 * the last one's carry): then hv judges, whose deferral may still
-		 * have room (each step was counted at its longest).
+		 * stub judged the deadline, or its steps ran out (closed by the
+		 * last one's carry): hv does not defer either way. A deferral
+		 * there would be a whole exit more, and this exit, whose length
+		 * a deadline near it waits for, is hv's already (a guest with a
+		 * deadline in every window then took two long exits a tick:
+		 * attack tick_aside_every_window, extra_ticks).
 		 */
 		bool aimed = reason == EXIT_REASON_PREEMPTION_TIMER && !v->aside.kicked;
 
 		due = host_timer_aside_due(&v->aside.plan, v->aside.tick, taken, now, aimed,
 					   s->ptv << (vmx_ctl.preemption_timer_rate & 31));
-		v->aside.decided = aimed && taken < v->aside.plan.steps;
+		v->aside.decided = aimed;
 	}
 	if (taken) {
 		/* a tick stepped: it is due where the stub's last step put it */
