@@ -239,6 +239,27 @@ uint32_t vmcs_image_read_guest(struct vmcs_image *img)
 	return r.refused;
 }
 
+/*
+ * The MSR-store list's first entries, for the rule the exit would check
+ * (28.4): only a 16-byte-aligned list that ends below 4 GiB, which the boot
+ * tables map one to one (Tempo's is in the CPU's exit area); elsewhere
+ * none is read (the list's address is checked itself).
+ */
+static void read_msr_store(struct vmcs_image *m)
+{
+	uint32_t n = m->exit_msr_store_count, i;
+
+	m->msr_store_read = 0;
+	if (n > VMCS_MSR_STORE_READ)
+		n = VMCS_MSR_STORE_READ;
+	if (!n || (m->exit_msr_store_addr & 0xf) ||
+	    m->exit_msr_store_addr > (1ull << 32) - 16ull * n)
+		return;
+	for (i = 0; i < n; i++)
+		m->msr_store[i] = *(volatile uint64_t *)(uintptr_t)(m->exit_msr_store_addr + 16ull * i);
+	m->msr_store_read = n;
+}
+
 uint32_t vmcs_image_read(struct vmcs_image *img)
 {
 	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
@@ -253,6 +274,8 @@ uint32_t vmcs_image_read(struct vmcs_image *img)
 	asm volatile("vmptrst %0" : "=m"(vmcs_pa) : : "memory");
 	img->current_vmcs = vmcs_pa;
 	img->root_efer = rdmsr(MSR_IA32_EFER);
+	img->root_apic_base = rdmsr(MSR_IA32_APIC_BASE);
+	read_msr_store(img);
 	return r.refused;
 }
 

@@ -10,10 +10,12 @@
  * - What needs memory the image does not hold: the VMCS revision in the
  *   page the link pointer names (26.3.1.5; Tempo's link pointer is all
  *   ones), the PDPTEs that VM entry loads from guest memory when EPT is off
- *   (26.3.1.6; Tempo always has EPT), and each entry of the MSR-load and
- *   MSR-store lists (26.4, 26.8: checked as the entry or exit uses them,
- *   not before). The one byte a control check reads from memory, VTPR,
- *   arrives in the image (arch/x86/vmcs_image.c reads it).
+ *   (26.3.1.6; Tempo always has EPT), and each entry of the MSR-load
+ *   lists (26.4, 28.6: checked as the entry or exit uses them, not
+ *   before; Tempo's are empty). What is read from memory arrives in the
+ *   image (arch/x86/vmcs_image.c reads it): VTPR, which a control check
+ *   reads, and the first entries of the MSR-store list, which the exit
+ *   would check (28.4) with a VMX abort and which are checked here.
  * - What needs CPUID facts beyond MAXPHYADDR and the linear-address width:
  *   the reserved bits of IA32_PERF_GLOBAL_CTRL (the number of counters),
  *   IA32_RTIT_CTL and IA32_LBR_CTL, the RTM support that pending RTM debug
@@ -371,6 +373,36 @@ static void check_msr_count(struct ctx *c, enum vmcs_field f, uint32_t count)
 		fail2(c, VMCS_RULE_MSR_LIST_COUNT, f, count, VMCS_F_IA32_VMX_MISC, c->m->cap.misc);
 }
 
+/*
+ * The MSR-store list's entries, checked before the entry, not at the exit
+ * that stores them: there a bad entry is a VMX abort (28.4, 28.7), which
+ * stops the logical processor, not one partition. The entries the image
+ * holds (msr_store_read, at most VMCS_MSR_STORE_READ; a list in memory
+ * the image could not read holds none). IA32_SMBASE cannot be stored, nor,
+ * on the processors that prevent it for "model-specific reasons", the
+ * microcode update MSRs: the strict reading refuses them on every model.
+ */
+static void check_msr_store_entries(struct ctx *c)
+{
+	const struct vmcs_image *m = c->m;
+	bool x2apic = m->root_apic_base & (1ull << 10);
+	uint32_t n = m->msr_store_read, i;
+
+	if (n > m->exit_msr_store_count)
+		n = m->exit_msr_store_count;
+	if (n > VMCS_MSR_STORE_READ)
+		n = VMCS_MSR_STORE_READ;
+	for (i = 0; i < n; i++) {
+		uint64_t e = m->msr_store[i];
+		uint32_t index = (uint32_t)e;
+
+		if ((e >> 32) || (x2apic && (index >> 8) == 0x8) || index == 0x9e ||
+		    index == 0x79 || index == 0x8b)
+			fail2(c, VMCS_RULE_EXIT_MSR_STORE_ENTRY, VMCS_F_MSR_STORE_ENTRY, i,
+			      VMCS_F_MSR_STORE_INDEX, e);
+	}
+}
+
 static void check_exit_controls(struct ctx *c)
 {
 	const struct vmcs_image *m = c->m;
@@ -387,6 +419,7 @@ static void check_exit_controls(struct ctx *c)
 		fail2(c, VMCS_RULE_EXIT_MSR_STORE_ADDR, VMCS_F_EXIT_MSR_STORE_ADDR,
 		      m->exit_msr_store_addr, VMCS_F_EXIT_MSR_STORE_COUNT, m->exit_msr_store_count);
 	check_msr_count(c, VMCS_F_EXIT_MSR_STORE_COUNT, m->exit_msr_store_count);
+	check_msr_store_entries(c);
 	if (!msr_area_ok(c, m->exit_msr_load_addr, m->exit_msr_load_count))
 		fail2(c, VMCS_RULE_EXIT_MSR_LOAD_ADDR, VMCS_F_EXIT_MSR_LOAD_ADDR,
 		      m->exit_msr_load_addr, VMCS_F_EXIT_MSR_LOAD_COUNT, m->exit_msr_load_count);

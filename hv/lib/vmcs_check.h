@@ -18,6 +18,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* How many MSR-store entries an image holds: Tempo's list has two. */
+#define VMCS_MSR_STORE_READ	4
+
 /* The capability MSRs and CPU facts the checks read (SDM Vol. 3D Appendix A). */
 struct vmcs_caps {
 	uint64_t basic;			/* IA32_VMX_BASIC */
@@ -66,6 +69,7 @@ struct vmcs_image {
 	/* the logical processor doing the entry (not VMCS fields) */
 	uint64_t root_efer;		/* IA32_EFER: LMA says IA-32e mode (26.2.4) */
 	uint64_t current_vmcs;		/* VMPTRST: the link pointer may not be it */
+	uint64_t root_apic_base;	/* IA32_APIC_BASE: EXTD says x2APIC mode (28.4) */
 
 	/* VM-execution control fields (SDM Vol. 3C 24.6) */
 	uint32_t pin, proc, proc2;
@@ -89,6 +93,13 @@ struct vmcs_image {
 	uint32_t exit;
 	uint32_t exit_msr_store_count, exit_msr_load_count;
 	uint64_t exit_msr_store_addr, exit_msr_load_addr;
+	/*
+	 * The first msr_store_read entries of the MSR-store list, each one's
+	 * low 8 bytes (the MSR's index, bits 31:0, and reserved bits 63:32)
+	 * as memory holds them (arch/x86/vmcs_image.c reads them).
+	 */
+	uint32_t msr_store_read;
+	uint64_t msr_store[VMCS_MSR_STORE_READ];
 
 	/* VM-entry control fields (24.8) */
 	uint32_t entry;
@@ -207,6 +218,10 @@ struct vmcs_image {
 	  "save the preemption timer only with the preemption timer")		\
 	R(EXIT_MSR_STORE_ADDR, "exit.msr_store_addr", "26.2.1.2",			\
 	  "VM-exit MSR-store area 16-byte aligned, its last byte below MAXPHYADDR")	\
+	R(EXIT_MSR_STORE_ENTRY, "exit.msr_store_entry", "28.4",			\
+	  "VM-exit MSR-store entries storable: bits 63:32 zero, no x2APIC MSR in "	\
+	  "x2APIC mode, not IA32_SMBASE nor the microcode MSRs 79H and 8BH "	\
+	  "(a VMX abort at the exit otherwise)")					\
 	R(EXIT_MSR_LOAD_ADDR, "exit.msr_load_addr", "26.2.1.2",			\
 	  "VM-exit MSR-load area 16-byte aligned, its last byte below MAXPHYADDR")	\
 	R(MSR_LIST_COUNT, "msr_list.count", "A.6",					\
@@ -440,7 +455,7 @@ enum vmcs_rule {
 	F(IA32_VMX_TRUE_ENTRY_CTLS) F(IA32_VMX_MISC) F(IA32_VMX_EPT_VPID_CAP)		\
 	F(IA32_VMX_VMFUNC) F(IA32_VMX_CR0_FIXED0) F(IA32_VMX_CR0_FIXED1)		\
 	F(IA32_VMX_CR4_FIXED0) F(IA32_VMX_CR4_FIXED1) F(ROOT_IA32_EFER)		\
-	F(CURRENT_VMCS)
+	F(ROOT_IA32_APIC_BASE) F(MSR_STORE_ENTRY) F(MSR_STORE_INDEX) F(CURRENT_VMCS)
 
 enum vmcs_field {
 #define VMCS_FIELD_ENUM(name) VMCS_F_##name,

@@ -28,6 +28,7 @@ void tick_aside_plan(struct vcpu *v, uint64_t due, uint8_t vec)
 	/*
 	 * A timer unit (2^rate TSC ticks) too coarse for the window: a step to
 	 * bias past D would round to 0, an exit at once that uses a step up
+	 * and brings the tick no nearer D: this vCPU does not step aside.
 	 */
 	if (p->bias >> (vmx_ctl.preemption_timer_rate & 31) < 2) {
 		v->aside.plan.steps = 0;

@@ -121,6 +121,11 @@ static struct vmcs_image base_image(enum base b)
 	C(save_timer_no_timer, PROT, SAVE_TIMER_WITHOUT_TIMER,				\
 	  (m->pin &= ~PIN_PREEMPTION_TIMER, m->exit |= EXIT_SAVE_PREEMPTION_TIMER))	\
 	C(msr_store_unaligned, PROT, EXIT_MSR_STORE_ADDR, m->exit_msr_store_addr = 0x1ffff98) \
+	C(msr_store_reserved_high, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[1] |= 1ull << 32) \
+	C(msr_store_x2apic_tpr, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[0] = 0x808)	\
+	C(msr_store_smbase, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[1] = 0x9e)	\
+	C(msr_store_ucode_trigger, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[0] = 0x79) \
+	C(msr_store_ucode_rev, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[1] = 0x8b)	\
 	C(msr_load_last_byte_high, PROT, EXIT_MSR_LOAD_ADDR,				\
 	  (m->exit_msr_load_count = 2, m->exit_msr_load_addr = (1ull << 39) - 16))	\
 	C(msr_load_513, PROT, MSR_LIST_COUNT,						\
@@ -380,6 +385,38 @@ static void test_tempo_images_pass(void **state)
 	assert_valid("no msr store", &m);
 }
 
+/*
+ * The MSR-store entries: an x2APIC MSR is storable outside x2APIC mode,
+ * and only the entries the list has and the image read are looked at (a
+ * bad one past the count, or past what was read, is not an entry).
+ */
+static void test_msr_store_entries_bounds(void **state)
+{
+	struct vmcs_image m;
+	struct vmcs_check_result r;
+
+	(void)state;
+	m = img_protected();
+	m.msr_store[0] = 0x808;
+	m.root_apic_base &= ~(1ull << 10);
+	assert_valid("x2apic msr, xapic mode", &m);
+	m = img_protected();
+	m.msr_store[2] = 0x9e;
+	assert_valid("bad entry past the count", &m);
+	m.exit_msr_store_count = 3;
+	assert_valid("bad entry past what was read", &m);
+	m.msr_store_read = 3;
+	vmcs_check(&m, &r);
+	assert_int_equal(r.count, 1);
+	assert_int_equal(r.v[0].rule, VMCS_RULE_EXIT_MSR_STORE_ENTRY);
+	assert_int_equal(r.v[0].value, 2);
+	assert_int_equal(r.v[0].value2, 0x9e);
+	m.msr_store_read = 1000;	/* an absurd count reads no further than the array */
+	m.exit_msr_store_count = 5;
+	vmcs_check(&m, &r);
+	assert_int_equal(r.count, 1);
+}
+
 /* Each case breaks its rule, and only its rule. */
 static void test_each_rule_broken_alone(void **state)
 {
@@ -614,6 +651,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tempo_images_pass),
+		cmocka_unit_test(test_msr_store_entries_bounds),
 		cmocka_unit_test(test_each_rule_broken_alone),
 		cmocka_unit_test(test_every_rule_has_a_case),
 		cmocka_unit_test(test_all_violations_reported),

@@ -73,6 +73,7 @@ static inline struct vmcs_image img_common(void)
 	m.cap = img_caps();
 	m.root_efer = IMG_EFER_SCE | IMG_EFER_LME | IMG_EFER_LMA | IMG_EFER_NXE;
 	m.current_vmcs = 0x300000;
+	m.root_apic_base = 0xfee00000 | (1 << 11) | (1 << 10) | (1 << 8);	/* EN EXTD BSP */
 
 	/* vmx_controls_init: the required and optional bits over TRUE allowed-0 */
 	m.pin = 0x16 | PIN_NMI_EXITING | PIN_PREEMPTION_TIMER | PIN_VIRTUAL_NMIS;
@@ -87,9 +88,12 @@ static inline struct vmcs_image img_common(void)
 	m.msr_bitmap = 0x2000000;
 	m.eptp = 0x2100000 | 6 | (3 << 3);	/* WB, 4-level walk */
 	m.vpid = 1;
-	/* the step-aside's MSR-store entry, in the CPU's exit area */
-	m.exit_msr_store_count = 1;
+	/* the step-aside's MSR-store entries, IA32_TSC and IA32_TSC_DEADLINE, in the CPU's exit area */
+	m.exit_msr_store_count = 2;
 	m.exit_msr_store_addr = 0x1ffff90;
+	m.msr_store_read = 2;
+	m.msr_store[0] = 0x10;
+	m.msr_store[1] = 0x6e0;
 
 	/* setup_host_state */
 	m.host.cr0 = 0x80050033;	/* PG AM WP NE ET MP PE */
