@@ -241,7 +241,7 @@ uint32_t vmcs_image_read_guest(struct vmcs_image *img)
 
 /*
  * The MSR-store list's first entries, for the rule the exit would check
- * (28.4): only a 16-byte-aligned list that ends below 4 GiB, which the boot
+ * (27.4): only a 16-byte-aligned list that ends below 4 GiB, which the boot
  * tables map one to one (Tempo's is in the CPU's exit area); elsewhere
  * none is read (the list's address is checked itself).
  */
@@ -274,7 +274,6 @@ uint32_t vmcs_image_read(struct vmcs_image *img)
 	asm volatile("vmptrst %0" : "=m"(vmcs_pa) : : "memory");
 	img->current_vmcs = vmcs_pa;
 	img->root_efer = rdmsr(MSR_IA32_EFER);
-	img->root_apic_base = rdmsr(MSR_IA32_APIC_BASE);
 	read_msr_store(img);
 	return r.refused;
 }

@@ -11,11 +11,16 @@
  *   page the link pointer names (26.3.1.5; Tempo's link pointer is all
  *   ones), the PDPTEs that VM entry loads from guest memory when EPT is off
  *   (26.3.1.6; Tempo always has EPT), and each entry of the MSR-load
- *   lists (26.4, 28.6: checked as the entry or exit uses them, not
+ *   lists (26.4, 27.6: checked as the entry or exit uses them, not
  *   before; Tempo's are empty). What is read from memory arrives in the
  *   image (arch/x86/vmcs_image.c reads it): VTPR, which a control check
- *   reads, and the first entries of the MSR-store list, which the exit
- *   would check (28.4) with a VMX abort and which are checked here.
+ *   reads, and the first VMCS_MSR_STORE_READ entries of the MSR-store
+ *   list, which the exit would check (27.4) with a VMX abort, checked
+ *   here. Of that list, not checked: entries past those, a list that is
+ *   unaligned (refused by its own rule) or does not end below 4 GiB (not
+ *   read), an MSR whose RDMSR would #GP on this model, other MSRs readable
+ *   only in SMM than IA32_SMBASE, and refusals "for model-specific
+ *   reasons" other than the microcode MSRs.
  * - What needs CPUID facts beyond MAXPHYADDR and the linear-address width:
  *   the reserved bits of IA32_PERF_GLOBAL_CTRL (the number of counters),
  *   IA32_RTIT_CTL and IA32_LBR_CTL, the RTM support that pending RTM debug
@@ -375,17 +380,19 @@ static void check_msr_count(struct ctx *c, enum vmcs_field f, uint32_t count)
 
 /*
  * The MSR-store list's entries, checked before the entry, not at the exit
- * that stores them: there a bad entry is a VMX abort (28.4, 28.7), which
+ * that stores them: there a bad entry is a VMX abort (27.4, 27.7), which
  * stops the logical processor, not one partition. The entries the image
  * holds (msr_store_read, at most VMCS_MSR_STORE_READ; a list in memory
- * the image could not read holds none). IA32_SMBASE cannot be stored, nor,
- * on the processors that prevent it for "model-specific reasons", the
- * microcode update MSRs: the strict reading refuses them on every model.
+ * the image could not read holds none). An x2APIC MSR (800H-8FFH) is
+ * refused whatever the APIC's mode (outside x2APIC mode its RDMSR would
+ * #GP, which fails the entry too); IA32_SMBASE cannot be stored outside
+ * SMM, nor, on the processors that prevent it for "model-specific
+ * reasons", the microcode update MSRs: the strict reading refuses them on
+ * every model.
  */
 static void check_msr_store_entries(struct ctx *c)
 {
 	const struct vmcs_image *m = c->m;
-	bool x2apic = m->root_apic_base & (1ull << 10);
 	uint32_t n = m->msr_store_read, i;
 
 	if (n > m->exit_msr_store_count)
@@ -396,7 +403,7 @@ static void check_msr_store_entries(struct ctx *c)
 		uint64_t e = m->msr_store[i];
 		uint32_t index = (uint32_t)e;
 
-		if ((e >> 32) || (x2apic && (index >> 8) == 0x8) || index == 0x9e ||
+		if ((e >> 32) || (index >> 8) == 0x8 || index == 0x9e ||
 		    index == 0x79 || index == 0x8b)
 			fail2(c, VMCS_RULE_EXIT_MSR_STORE_ENTRY, VMCS_F_MSR_STORE_ENTRY, i,
 			      VMCS_F_MSR_STORE_INDEX, e);

@@ -69,7 +69,6 @@ struct vmcs_image {
 	/* the logical processor doing the entry (not VMCS fields) */
 	uint64_t root_efer;		/* IA32_EFER: LMA says IA-32e mode (26.2.4) */
 	uint64_t current_vmcs;		/* VMPTRST: the link pointer may not be it */
-	uint64_t root_apic_base;	/* IA32_APIC_BASE: EXTD says x2APIC mode (28.4) */
 
 	/* VM-execution control fields (SDM Vol. 3C 24.6) */
 	uint32_t pin, proc, proc2;
@@ -218,9 +217,9 @@ struct vmcs_image {
 	  "save the preemption timer only with the preemption timer")		\
 	R(EXIT_MSR_STORE_ADDR, "exit.msr_store_addr", "26.2.1.2",			\
 	  "VM-exit MSR-store area 16-byte aligned, its last byte below MAXPHYADDR")	\
-	R(EXIT_MSR_STORE_ENTRY, "exit.msr_store_entry", "28.4",			\
-	  "VM-exit MSR-store entries storable: bits 63:32 zero, no x2APIC MSR in "	\
-	  "x2APIC mode, not IA32_SMBASE nor the microcode MSRs 79H and 8BH "	\
+	R(EXIT_MSR_STORE_ENTRY, "exit.msr_store_entry", "27.4",			\
+	  "VM-exit MSR-store entries storable: bits 63:32 zero, no x2APIC MSR "	\
+	  "(800H-8FFH), not IA32_SMBASE nor the microcode MSRs 79H and 8BH "	\
 	  "(a VMX abort at the exit otherwise)")					\
 	R(EXIT_MSR_LOAD_ADDR, "exit.msr_load_addr", "26.2.1.2",			\
 	  "VM-exit MSR-load area 16-byte aligned, its last byte below MAXPHYADDR")	\
@@ -455,7 +454,7 @@ enum vmcs_rule {
 	F(IA32_VMX_TRUE_ENTRY_CTLS) F(IA32_VMX_MISC) F(IA32_VMX_EPT_VPID_CAP)		\
 	F(IA32_VMX_VMFUNC) F(IA32_VMX_CR0_FIXED0) F(IA32_VMX_CR0_FIXED1)		\
 	F(IA32_VMX_CR4_FIXED0) F(IA32_VMX_CR4_FIXED1) F(ROOT_IA32_EFER)		\
-	F(ROOT_IA32_APIC_BASE) F(MSR_STORE_ENTRY) F(MSR_STORE_INDEX) F(CURRENT_VMCS)
+	F(MSR_STORE_ENTRY) F(MSR_STORE_INDEX) F(CURRENT_VMCS)
 
 enum vmcs_field {
 #define VMCS_FIELD_ENUM(name) VMCS_F_##name,

@@ -122,7 +122,8 @@ static struct vmcs_image base_image(enum base b)
 	  (m->pin &= ~PIN_PREEMPTION_TIMER, m->exit |= EXIT_SAVE_PREEMPTION_TIMER))	\
 	C(msr_store_unaligned, PROT, EXIT_MSR_STORE_ADDR, m->exit_msr_store_addr = 0x1ffff98) \
 	C(msr_store_reserved_high, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[1] |= 1ull << 32) \
-	C(msr_store_x2apic_tpr, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[0] = 0x808)	\
+	C(msr_store_x2apic_first, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[0] = 0x800) \
+	C(msr_store_x2apic_last, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[1] = 0x8ff)	\
 	C(msr_store_smbase, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[1] = 0x9e)	\
 	C(msr_store_ucode_trigger, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[0] = 0x79) \
 	C(msr_store_ucode_rev, PROT, EXIT_MSR_STORE_ENTRY, m->msr_store[1] = 0x8b)	\
@@ -386,9 +387,9 @@ static void test_tempo_images_pass(void **state)
 }
 
 /*
- * The MSR-store entries: an x2APIC MSR is storable outside x2APIC mode,
- * and only the entries the list has and the image read are looked at (a
- * bad one past the count, or past what was read, is not an entry).
+ * The MSR-store entries: the x2APIC range is 800H-8FFH and no wider, and
+ * only the entries the list has and the image read are looked at (a bad
+ * one past the count, or past what was read, is not an entry).
  */
 static void test_msr_store_entries_bounds(void **state)
 {
@@ -397,12 +398,14 @@ static void test_msr_store_entries_bounds(void **state)
 
 	(void)state;
 	m = img_protected();
-	m.msr_store[0] = 0x808;
-	m.root_apic_base &= ~(1ull << 10);
-	assert_valid("x2apic msr, xapic mode", &m);
+	m.msr_store[0] = 0x7ff;
+	m.msr_store[1] = 0x900;
+	assert_valid("the MSRs either side of the x2APIC range", &m);
 	m = img_protected();
 	m.msr_store[2] = 0x9e;
-	assert_valid("bad entry past the count", &m);
+	m.msr_store_read = 3;
+	assert_valid("bad entry read, past the count", &m);
+	m.msr_store_read = 2;
 	m.exit_msr_store_count = 3;
 	assert_valid("bad entry past what was read", &m);
 	m.msr_store_read = 3;

@@ -73,7 +73,6 @@ static inline struct vmcs_image img_common(void)
 	m.cap = img_caps();
 	m.root_efer = IMG_EFER_SCE | IMG_EFER_LME | IMG_EFER_LMA | IMG_EFER_NXE;
 	m.current_vmcs = 0x300000;
-	m.root_apic_base = 0xfee00000 | (1 << 11) | (1 << 10) | (1 << 8);	/* EN EXTD BSP */
 
 	/* vmx_controls_init: the required and optional bits over TRUE allowed-0 */
 	m.pin = 0x16 | PIN_NMI_EXITING | PIN_PREEMPTION_TIMER | PIN_VIRTUAL_NMIS;
