@@ -125,20 +125,9 @@ CMDLINE_dev-hpet := exit=emu tsc_calibrate=pit
 CMDLINE_dev-hpet-inject := exit=emu tsc_calibrate=pit
 CMDLINE_dev-hpet-shared := exit=emu tsc_calibrate=pit
 
-# A VMCS_CHECK build leaves the partitions VMCS_CHECK_SKIP_image names
-# unchecked (vmcs_check_skip=): the latency guest whose bound the test
-# holds beside the others, every entry of which the checker judges
-# (tests/vmcscheck/entries.sh says why). Other builds' images are the same.
-VMCS_CHECK_SKIP_console := rt
-VMCS_CHECK_SKIP_restart := rt
-VMCS_CHECK_SKIP_restart-quiet := rt
-VMCS_CHECK_SKIP_linux-shell := rt
-VMCS_CHECK_SKIP_linux-chan := rt
-vmcs_check_skip = $(if $(VMCS_CHECK),$(if $(VMCS_CHECK_SKIP_$(1)), vmcs_check_skip=$(VMCS_CHECK_SKIP_$(1))))
-
 $(BUILD)/test/%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh $(wildcard tests/emu/configs/*.cfg)
 	@echo "  ISO     $@"
-	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(CMDLINE_$*)$(call vmcs_check_skip,$*)" \
+	$(Q)boot/mkiso.sh $@ $(HV_ELF) "$(CMDLINE_$*)" \
 		$(if $(CONFIG_$*),$(CONFIG_$*):partitions $(GUEST_MODULES))
 
 # Linux partitions (guests/linux/linux.mk builds the kernel and initramfs).
@@ -153,7 +142,7 @@ $(BUILD)/test/linux-%.iso: $(HV_ELF) $(GUEST_ELFS) boot/mkiso.sh tests/emu/confi
 		$(LINUX_FILES)
 	@echo "  ISO     $@"
 	$(Q)boot/mkiso.sh $@ $(HV_ELF) \
-		"exit=emu$(call vmcs_check_skip,linux-$*)" \
+		"exit=emu" \
 		tests/emu/configs/linux-$*.cfg:partitions $(GUEST_MODULES) \
 		$(if $(filter $*,$(LINUX_VMLINUX_ISOS)),$(LINUX_VMLINUX),$(LINUX_BZIMAGE)):linux \
 		$(LINUX_INITRD):initrd
