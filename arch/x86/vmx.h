@@ -174,8 +174,6 @@ struct vcpu_arch {
 #ifdef TEMPO_VMCS_CHECK
 	/* its last checked entry, which the step-aside's check starts from (vmx_check.c) */
 	struct vmcs_image *checked;
-	/* vmcs_check_skip= named its partition: its entries go unchecked (counted) */
-	bool check_skip;
 #endif
 };
 

@@ -22,7 +22,6 @@ static struct vmcs_caps caps;
 /* What the summary line counts; any CPU adds to them. */
 static struct {
 	uint64_t launches, resumes, asides;
-	uint64_t skipped;	/* entries of a vcpu_arch with check_skip, not checked */
 	uint64_t failed_entries, violations, unreadable;
 	uint64_t tsc, tsc_max;	/* the checks' cost, in TSC ticks (Bochs: instructions) */
 } counts;
@@ -152,23 +151,12 @@ static void test_break(void)
 		vmwrite(VMCS_GUEST_PENDING_DBG, vmread(VMCS_GUEST_PENDING_DBG) | (1ull << 4));
 }
 
-bool vmx_check_skip(struct vcpu_arch *a)
-{
-	a->check_skip = true;
-	return true;
-}
-
 uint32_t vmx_check_entry(struct vcpu_arch *a, int launched)
 {
 	uint64_t start;
 	struct vmcs_image *img;
 	uint32_t error;
 
-	/* no RDTSC for a skipped one: in SMP Bochs each ends a trace */
-	if (a->check_skip) {
-		count(&counts.skipped, 1);
-		return 0;
-	}
 	start = rdtsc();
 	img = image_of(a);
 	if (launched)
@@ -190,10 +178,6 @@ int vmx_check_aside(struct vmx_exit_area *area)
 	struct vmcs_image *img;
 	uint32_t refused;
 
-	if (a->check_skip) {
-		count(&counts.skipped, 1);
-		return 0;
-	}
 	start = rdtsc();
 	img = image_of(a);
 	count(&counts.asides, 1);
@@ -211,11 +195,10 @@ void vmx_check_report(void)
 	uint64_t entries = counts.launches + counts.resumes + counts.asides;
 
 	log_emerg("VMCS_CHECK violations=%lu entries=%lu launches=%lu resumes=%lu asides=%lu "
-		  "refused_entries=%lu unreadable=%lu check_avg_ticks=%lu check_max_ticks=%lu "
-		  "skipped=%lu\n",
+		  "refused_entries=%lu unreadable=%lu check_avg_ticks=%lu check_max_ticks=%lu\n",
 		  counts.violations, entries, counts.launches, counts.resumes, counts.asides,
 		  counts.failed_entries, counts.unreadable, entries ? counts.tsc / entries : 0,
-		  counts.tsc_max, counts.skipped);
+		  counts.tsc_max);
 }
 
 #endif

@@ -51,12 +51,6 @@ void vmx_check_report(void);
  */
 bool vmx_check_test_break(void);
 
-/*
- * vmcs_check_skip= (hv/start/main.c): @a's entries are let through
- * unchecked from now on, and counted as skipped in the summary line.
- * Returns whether this build checks.
- */
-bool vmx_check_skip(struct vcpu_arch *a);
 #else
 static inline void vmx_check_boot(void)
 {
@@ -68,13 +62,6 @@ static inline void vmx_check_report(void)
 
 static inline bool vmx_check_test_break(void)
 {
-	return false;
-}
-
-struct vcpu_arch;
-static inline bool vmx_check_skip(struct vcpu_arch *a)
-{
-	(void)a;
 	return false;
 }
 #endif

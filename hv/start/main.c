@@ -116,51 +116,6 @@ static void run_self_test(const char *cmdline)
 	}
 }
 
-/*
- * vmcs_check_skip=NAME[,NAME...]: in a VMCS_CHECK build, those partitions'
- * entries go unchecked (counted as skipped in the VMCS_CHECK line), for a
- * test whose latency bound is one partition's while the checker judges the
- * others (tests/vmcscheck/entries.sh). Other builds check nothing: ignored.
- */
-static void vmcs_check_skip_apply(const char *cmdline)
-{
-	char val[BOOT_INFO_CMDLINE_LEN], *name = val, *end;
-	bool found;
-
-	if (!cmdline_get(cmdline, "vmcs_check_skip", val, sizeof(val)))
-		return;
-	/* never as long as the buffer (the command line's): a cut name could name another */
-	if (strlen(val) >= sizeof(val) - 1) {
-		log_warn("vmcs_check_skip= too long: ignored\n");
-		return;
-	}
-	for (; *name; name = *end ? end + 1 : end) {
-		end = name;
-		while (*end && *end != ',')
-			end++;
-		found = false;
-		for (uint32_t i = 0; i < partition_count; i++) {
-			struct partition *p = &partitions[i];
-
-			if (strlen(p->cfg->name) != (size_t)(end - name) ||
-			    strncmp(p->cfg->name, name, (size_t)(end - name)))
-				continue;
-			found = true;
-			for (uint32_t j = 0; j < p->vcpu_count; j++)
-				if (!vmx_check_skip(&p->vcpus[j]->arch)) {
-					log_warn("vmcs_check_skip= ignored: this build has no VMCS "
-						 "checker\n");
-					return;
-				}
-			log_info("VMCS checker: partition '%s' not checked (vmcs_check_skip=)\n",
-				 p->cfg->name);
-		}
-		if (!found)
-			log_warn("vmcs_check_skip=: no partition named '%.*s'\n", (int)(end - name),
-				 name);
-	}
-}
-
 static void print_boot_info(const struct boot_info *bi)
 {
 	uint64_t usable = 0;
@@ -665,7 +620,6 @@ static __attribute__((noreturn)) void boot_continue(void)
 		log_err("partitions: %s\n", err);
 		hv_stop(STOP_FAILURE, "partition setup failed");
 	}
-	vmcs_check_skip_apply(boot_info.cmdline);
 	host_tick_tsc = (uint64_t)hv_config.tick_us * (tsc.hz / 1000) / 1000;
 	host_watchdog_tsc = (uint64_t)hv_config.watchdog_ms * (tsc.hz / 1000);
 	host_tick_slack_tsc = host_tick_tsc ?

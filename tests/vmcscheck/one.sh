@@ -21,7 +21,7 @@
 # bounds of those tests are not this build's to meet), unless
 # VMCS_CHECK_OWN=1 (the sections emu, matrix and linux, through
 # tests/vmcscheck/emu.sh): then they count too. Prints
-#   VMCS_CHECK_TEST name= model= logs= entries= skipped= violations= unended= own=pass|fail ok=0|1
+#   VMCS_CHECK_TEST name= model= logs= entries= violations= unended= own=pass|fail ok=0|1
 # then "PASS ENTRY (Ns, ...)" or "FAIL ENTRY: why [log: DIR]" (the lines
 # tests/run_tests.sh reads: a broken rule named with the entry, a failed own
 # assertion with the test's last words) and exits 0 if it passed, 1 if not.
