@@ -36,14 +36,15 @@ void print_vcpu_stats(const struct partition *p, const struct vcpu *v,
 		   "deadline_write_exits=%lu extint_exits=%lu eoi_exits=%lu fast_exits=%lu "
 		   "programmed=%lu fired=%lu injected=%lu dropped_masked=%lu "
 		   "mode_switches=%lu host_ticks=%lu tick_late_max_ticks=%lu "
-		   "tick_hits=%lu tick_defer_exits=%lu posted_taken=%lu tick_busy=%lu\n",
+		   "tick_hits=%lu tick_defer_exits=%lu posted_taken=%lu tick_busy=%lu "
+		   "window_exits=%lu hlt_exits=%lu\n",
 		   p->cfg->name, v->index, timer_mode_name(s->mode), s->tsc,
 		   s->exits, s->tick_exits, s->timer_exits,
 		   s->deadline_write_exits, s->extint_exits, s->eoi_exits, s->fast_exits,
 		   s->timer.programmed, s->timer.fired, s->timer.injected,
 		   s->timer.dropped_masked, s->timer.mode_switches, s->host_ticks,
 		   s->tick_late_max_ticks, s->tick_hits, s->tick_defer_exits, s->posted_taken,
-		   s->tick_busy);
+		   s->tick_busy, s->window_exits, s->hlt_exits);
 }
 
 static void print_snapshots(struct partition *p)
@@ -200,6 +201,8 @@ void vcpu_snapshot_fill(const struct vcpu *v, struct vcpu_snapshot *s)
 	s->tick_defer_exits = v->stats.tick_defer_exits;
 	s->posted_taken = v->stats.pi_taken;
 	s->tick_busy = v->stats.tick_busy;
+	s->window_exits = v->stats.exits[EXIT_REASON_INTR_WINDOW];
+	s->hlt_exits = v->stats.exits[EXIT_REASON_HLT];
 	s->timer = v->vt.stats;
 	s->mode = v->vt.mode;
 }

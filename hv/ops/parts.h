@@ -19,6 +19,8 @@ struct vcpu_snapshot {
 	uint64_t tsc, exits, tick_exits, timer_exits, deadline_write_exits, extint_exits;
 	uint64_t eoi_exits, fast_exits, host_ticks, tick_late_max_ticks, tick_hits, tick_defer_exits;
 	uint64_t posted_taken, tick_busy;
+	/* an interrupt the guest could not take yet (IF = 0, a shadow) waits for these */
+	uint64_t window_exits, hlt_exits;
 	struct vtimer_stats timer;
 	uint32_t mode;
 };
