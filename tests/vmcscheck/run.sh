@@ -7,15 +7,18 @@
 # passes), EMU_JOBS (2) at a time with GNU parallel.
 #
 #   tests/vmcscheck/run.sh [--quick] [--list] [NAME_FILTER]
-#     --quick                   vmcs_break, the attack suite on the first
-#                               model and VMCS_CHECK_OWN_PLAIN, as the section
+#     --quick                   vmcs_break, the attack suite on the three
+#                               models of make test (or
+#                               VMCS_CHECK_ATTACK_MODELS) and
+#                               VMCS_CHECK_OWN_PLAIN, as the section
 #                               "vmcs" of tests/run_tests.sh runs them
 #     --list                    build nothing, run nothing: print the entries
 #     VMCS_CHECK_TESTS          the emulator tests to run (default: every
 #                               Bochs test; --quick: VMCS_CHECK_OWN_PLAIN)
 #     VMCS_CHECK_MODELS         Bochs models for the emulator tests
 #                               (default corei7_ivy_bridge_3770k)
-#     VMCS_CHECK_ATTACK_MODELS  models for the attack suite (default: the same;
+#     VMCS_CHECK_ATTACK_MODELS  models for the attack suite (default: the same,
+#                               --quick: the three of make test;
 #                               "none" leaves it out)
 #     EMU_TIMEOUT_SCALE         every run's wall limit times this (default 3)
 #     BUILD                     the check build's folder (default build-vmcs-check)
