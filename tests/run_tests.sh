@@ -574,18 +574,27 @@ if { [ "$what" = all ] || [ "$what" = guestfuzz ]; } && ! list_only guestfuzz gu
 	BUILD="$gf_build" VMCS_CHECK=$gf_check tests/guestfuzz/run.sh --short \
 		--out "$gf_build/guestfuzz-short" > "$logdir/guestfuzz.log" 2>&1
 	gf_rc=$?
-	# shellcheck source=tests/vmcscheck/lib.sh
-	[ -z "$gf_check" ] || . tests/vmcscheck/lib.sh
 	grep -E '^GUESTFUZZ(_RUN|_STOP|_ANOMALY|_HV)? ' "$logdir/guestfuzz.log" | sed 's/^/  /'
+	# the checker's verdict first: an entry it refused stops that partition
+	# (a victim's stop reads as a disturbed victim below), so a failure
+	# names the broken rules too
+	gf_why=''
+	if [ -n "$gf_check" ]; then
+		# shellcheck source=tests/vmcscheck/lib.sh
+		. tests/vmcscheck/lib.sh
+		if ! vmcs_judge "$gf_build/guestfuzz-short"; then
+			vmcs_rules "$gf_build/guestfuzz-short" | sed 's/^/  /'
+			gf_why=";$(vmcs_why "$gf_build/guestfuzz-short")"
+		fi
+	fi
 	# the short run's seeds are fixed and Bochs is deterministic: an anomaly (the
 	# guest saw Tempo break its own documented rules) is a finding, not noise
 	if [ $gf_rc -ne 0 ] || ! grep -q '^GUESTFUZZ .*hv_alive=1 ' "$logdir/guestfuzz.log"; then
-		fail guestfuzz "hypervisor or victim disturbed (see $logdir/guestfuzz.log)"
+		fail guestfuzz "hypervisor or victim disturbed$gf_why (see $logdir/guestfuzz.log)"
 	elif ! grep -q '^GUESTFUZZ .* anomalies=0 ' "$logdir/guestfuzz.log"; then
-		fail guestfuzz "anomalies: $(grep -c '^GUESTFUZZ_ANOMALY ' "$logdir/guestfuzz.log") (see $logdir/guestfuzz.log)"
-	elif [ -n "$gf_check" ] && ! vmcs_judge "$gf_build/guestfuzz-short"; then
-		vmcs_rules "$gf_build/guestfuzz-short" | sed 's/^/  /'
-		fail guestfuzz "$(vmcs_why "$gf_build/guestfuzz-short") [log: $gf_build/guestfuzz-short]"
+		fail guestfuzz "anomalies: $(grep -c '^GUESTFUZZ_ANOMALY ' "$logdir/guestfuzz.log")$gf_why (see $logdir/guestfuzz.log)"
+	elif [ -n "$gf_why" ]; then
+		fail guestfuzz "${gf_why#;} [log: $gf_build/guestfuzz-short]"
 	else
 		pass "guestfuzz ($((SECONDS - start))s${gf_check:+, entries=$vc_entries violations=0})"
 	fi
