@@ -115,6 +115,10 @@ vmcs_check_listed() {
 	[[ " ${2//[$'\t\n']/ } " == *" ${1%@*} "* ]] || [[ " ${2//[$'\t\n']/ } " == *" $e "* ]]
 }
 
+# the three Bochs models make test runs the emulator tests on (the section
+# emu's default, then the two full models of the section linux)
+VMCS_CHECK_TEST_MODELS="corei7_ivy_bridge_3770k corei7_skylake_x tigerlake"
+
 # vmcs_check_own_plain_entries: the entries of VMCS_CHECK_OWN_PLAIN and
 # VMCS_CHECK_OPEN as make test runs them (in the sections emu, matrix and
 # linux), for the section vmcs, on the models of VMCS_CHECK_OWN_PLAIN_MODELS
@@ -123,7 +127,7 @@ vmcs_check_listed() {
 # once, where its model is listed.
 vmcs_check_own_plain_entries() {
 	local e t model
-	local models=${VMCS_CHECK_OWN_PLAIN_MODELS:-corei7_ivy_bridge_3770k corei7_skylake_x tigerlake}
+	local models=${VMCS_CHECK_OWN_PLAIN_MODELS:-$VMCS_CHECK_TEST_MODELS}
 	for e in $(for t in $VMCS_CHECK_OWN_PLAIN $VMCS_CHECK_OPEN; do
 		if [[ " $EMU_PINNED " == *" $t "* ]]; then
 			echo "$t"
@@ -156,7 +160,7 @@ vmcs_check_entries() {
 	if [ "$1" = quick ]; then
 		models=${models%% *}
 		[ -n "${VMCS_CHECK_ATTACK_MODELS:-}" ] ||
-			attack_models="corei7_ivy_bridge_3770k corei7_skylake_x tigerlake"
+			attack_models=$VMCS_CHECK_TEST_MODELS
 	fi
 	echo vmcs_break
 	if [ "$attack_models" != none ]; then
