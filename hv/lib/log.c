@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "hv/lib/fmt.h"
+#include "hv/lib/lib.h"
 
 static int log_level = LOG_INFO;
 /*
@@ -52,8 +53,18 @@ void log_printf(int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = fmt_vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n >= (int)sizeof(buf))
+	if (n >= (int)sizeof(buf)) {
+		/*
+		 * Cut, but a line stays a line: the next one must not run on
+		 * after it where a script reads lines (a format ending in a
+		 * newline is a line).
+		 */
+		size_t len = strlen(fmt);
+
 		n = sizeof(buf) - 1;
+		if (len && fmt[len - 1] == '\n')
+			buf[n - 1] = '\n';
+	}
 	locked = lock_console();
 	console_write(buf, n);
 	if (locked)

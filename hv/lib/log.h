@@ -11,7 +11,7 @@ enum log_level {
 	LOG_DEBUG = 4,
 };
 
-/* The longest line one log_printf prints (longer ones are cut). */
+/* The longest line one log_printf prints, newline and all (longer: cut, its newline kept). */
 #define LOG_LINE_MAX 512
 
 void log_set_level(int level);
