@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * The checks of VM entry (SDM Vol. 3C 26.2, 26.3) over a struct vmcs_image,
- * in the SDM's order. Every rule is tried, whatever broke before it: a
+ * in the SDM's order within each part: the steady rules (26.2 but three),
+ * then the per-entry ones (those three, 26.2.1.3, 26.3; vmcs_check.h).
+ * Every rule is tried, whatever broke before it: a
  * VMCS with three problems reports three lines. Nothing here trusts the
  * image (a fuzzer feeds it anything): every shift and every index is
  * bounded.
@@ -269,10 +271,7 @@ static void check_exec_controls(struct ctx *c)
 		if (!(p2 & PROC2_VIRT_INTR_DELIVERY) && (m->tpr_threshold >> 4))
 			fail(c, VMCS_RULE_TPR_THRESHOLD_HIGH, VMCS_F_TPR_THRESHOLD,
 			     m->tpr_threshold);
-		if (!(p2 & (PROC2_VIRT_APIC_ACCESSES | PROC2_VIRT_INTR_DELIVERY)) &&
-		    (m->tpr_threshold & 0xf) > (uint32_t)(m->vtpr >> 4))
-			fail2(c, VMCS_RULE_TPR_THRESHOLD_VTPR, VMCS_F_TPR_THRESHOLD,
-			      m->tpr_threshold, VMCS_F_VTPR, m->vtpr);
+		/* TPR_THRESHOLD_VTPR: check_steady_with_per_entry (VTPR is the guest's) */
 	} else if (p2 & (PROC2_VIRT_X2APIC_MODE | PROC2_APIC_REGISTER_VIRT |
 			 PROC2_VIRT_INTR_DELIVERY)) {
 		fail2(c, VMCS_RULE_APICV_WITHOUT_TPR_SHADOW, VMCS_F_PROC_CONTROLS2, m->proc2,
@@ -362,9 +361,7 @@ static void check_exec_controls(struct ctx *c)
 	}
 	if ((p2 & PROC2_EPT_VIOLATION_VE) && !page_ok(c, m->ve_info))
 		fail(c, VMCS_RULE_VE_INFO_ADDR, VMCS_F_VE_INFO_ADDR, m->ve_info);
-	if ((p2 & PROC2_PT_USES_GPA) &&
-	    (!ept || !(m->entry & ENTRY_LOAD_RTIT_CTL) || !(m->exit & EXIT_CLEAR_RTIT_CTL)))
-		fail(c, VMCS_RULE_PT_GPA_CONTROLS, VMCS_F_PROC_CONTROLS2, m->proc2);
+	/* PT_GPA_CONTROLS: check_steady_with_per_entry (it reads the entry controls) */
 }
 
 /* ---- 26.2.1.2 VM-exit control fields ---- */
@@ -580,8 +577,8 @@ static void check_host_state(struct ctx *c)
 	/* 26.2.4 */
 	/*
 	 * Outside IA-32e mode the SDM also forbids an IA-32e mode guest; with
-	 * the 32-bit host it requires, that is host32_ia32e_guest below, so it
-	 * is reported once.
+	 * the 32-bit host it requires, that is host32_ia32e_guest (in
+	 * check_steady_with_per_entry), so it is reported once.
 	 */
 	if (!root_ia32e && host64)
 		fail2(c, VMCS_RULE_ROOT_NOT_IA32E, VMCS_F_ROOT_IA32_EFER, m->root_efer,
@@ -589,10 +586,8 @@ static void check_host_state(struct ctx *c)
 	if (root_ia32e && !host64)
 		fail2(c, VMCS_RULE_ROOT_IA32E_HOST32, VMCS_F_EXIT_CONTROLS, m->exit,
 		      VMCS_F_ROOT_IA32_EFER, m->root_efer);
+	/* HOST32_IA32E_GUEST: check_steady_with_per_entry (the IA-32e mode guest control) */
 	if (!host64) {
-		if (c->ia32e)
-			fail2(c, VMCS_RULE_HOST32_IA32E_GUEST, VMCS_F_ENTRY_CONTROLS, m->entry,
-			      VMCS_F_EXIT_CONTROLS, m->exit);
 		if (m->host.cr4 & CR4_PCIDE)
 			fail(c, VMCS_RULE_HOST32_PCIDE, VMCS_F_HOST_CR4, m->host.cr4);
 		if (m->host.rip >> 32)
@@ -603,6 +598,33 @@ static void check_host_state(struct ctx *c)
 		if (!canonical(c, m->host.rip))
 			fail(c, VMCS_RULE_HOST64_RIP, VMCS_F_HOST_RIP, m->host.rip);
 	}
+}
+
+/*
+ * The three control and host rules that also read the per-entry part of
+ * the image (struct vmcs_image): they run before every entry, the rest of
+ * 26.2 only when the steady part changed.
+ */
+static void check_steady_with_per_entry(struct ctx *c)
+{
+	const struct vmcs_image *m = c->m;
+	uint32_t p2 = c->proc2;
+
+	/* 26.2.1.1: VTPR, byte 0x80 of the virtual-APIC page, the guest writes */
+	if ((m->proc & PROC_TPR_SHADOW) &&
+	    !(p2 & (PROC2_VIRT_APIC_ACCESSES | PROC2_VIRT_INTR_DELIVERY)) &&
+	    (m->tpr_threshold & 0xf) > (uint32_t)(m->vtpr >> 4))
+		fail2(c, VMCS_RULE_TPR_THRESHOLD_VTPR, VMCS_F_TPR_THRESHOLD, m->tpr_threshold,
+		      VMCS_F_VTPR, m->vtpr);
+	/* 26.2.1.1: Intel PT using guest-physical addresses */
+	if ((p2 & PROC2_PT_USES_GPA) &&
+	    (!(p2 & PROC2_ENABLE_EPT) || !(m->entry & ENTRY_LOAD_RTIT_CTL) ||
+	     !(m->exit & EXIT_CLEAR_RTIT_CTL)))
+		fail(c, VMCS_RULE_PT_GPA_CONTROLS, VMCS_F_PROC_CONTROLS2, m->proc2);
+	/* 26.2.4: a 32-bit host takes no IA-32e mode guest */
+	if (!(m->exit & EXIT_HOST_ADDR_SPACE_SIZE) && c->ia32e)
+		fail2(c, VMCS_RULE_HOST32_IA32E_GUEST, VMCS_F_ENTRY_CONTROLS, m->entry,
+		      VMCS_F_EXIT_CONTROLS, m->exit);
 }
 
 /* ---- 26.3.1.1 guest control registers, debug registers, MSRs ---- */
@@ -1008,7 +1030,8 @@ static void check_pdptes(struct ctx *c)
 	}
 }
 
-uint32_t vmcs_check(const struct vmcs_image *img, struct vmcs_check_result *res)
+uint32_t vmcs_check_parts(const struct vmcs_image *img, struct vmcs_check_result *res,
+			  uint32_t parts)
 {
 	struct ctx c = { .m = img, .res = res };
 
@@ -1029,10 +1052,15 @@ uint32_t vmcs_check(const struct vmcs_image *img, struct vmcs_check_result *res)
 	c.intr_type = img->entry_intr_info & INTR_TYPE_MASK;
 	c.intr_vector = img->entry_intr_info & INTR_INFO_VECTOR_MASK;
 
-	check_exec_controls(&c);
-	check_exit_controls(&c);
+	if (parts & VMCS_CHECK_STEADY) {
+		check_exec_controls(&c);
+		check_exit_controls(&c);
+		check_host_state(&c);
+	}
+	if (!(parts & VMCS_CHECK_PER_ENTRY))
+		return res->count;
+	check_steady_with_per_entry(&c);
 	check_entry_controls(&c);
-	check_host_state(&c);
 	check_guest_regs(&c);
 	check_guest_segments(&c);
 	check_guest_dt_rip_rflags(&c);
@@ -1042,4 +1070,9 @@ uint32_t vmcs_check(const struct vmcs_image *img, struct vmcs_check_result *res)
 	check_link_ptr(&c);
 	check_pdptes(&c);
 	return res->count;
+}
+
+uint32_t vmcs_check(const struct vmcs_image *img, struct vmcs_check_result *res)
+{
+	return vmcs_check_parts(img, res, VMCS_CHECK_ALL);
 }

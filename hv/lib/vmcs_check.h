@@ -16,6 +16,7 @@
 #define TEMPO_HV_LIB_VMCS_CHECK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* How many MSR-store entries an image holds: Tempo's list has two. */
@@ -62,6 +63,17 @@ enum vmcs_seg {
  * Every field a VM entry checks, by name. A field a check needs only when a
  * control is set (the APIC-access address, the PML address...) is read
  * only then: elsewhere its value here is never looked at.
+ *
+ * In two parts. The steady part, up to `entry`, is what neither a VM exit
+ * nor the guest changes: the capabilities, the logical processor's
+ * IA32_EFER and current VMCS, the MSR-store list's indexes, and the
+ * control and host fields Tempo writes (a VM exit writes none of them,
+ * SDM Vol. 3C 27.2, 27.3). The rules that read only
+ * the steady part (VMCS_CHECK_STEADY) give the same answer until one of
+ * its fields changes, so the checker before each VM entry runs them only
+ * then (arch/x86/vmx_check.c); the rest (VMCS_CHECK_PER_ENTRY) runs every
+ * time. A rule in the steady set reads nothing past VMCS_IMAGE_STEADY_END:
+ * the unit tests and the fuzzer hold it to that.
  */
 struct vmcs_image {
 	struct vmcs_caps cap;
@@ -76,7 +88,6 @@ struct vmcs_image {
 	uint64_t io_bitmap_a, io_bitmap_b, msr_bitmap;
 	uint64_t virtual_apic;		/* with the TPR shadow */
 	uint32_t tpr_threshold;
-	uint8_t vtpr;			/* byte 0x80 of the virtual-APIC page (see vmcs_check.c) */
 	uint64_t apic_access;
 	uint16_t posted_intr_nv;
 	uint64_t posted_intr_desc;
@@ -100,12 +111,6 @@ struct vmcs_image {
 	uint32_t msr_store_read;
 	uint64_t msr_store[VMCS_MSR_STORE_READ];
 
-	/* VM-entry control fields (24.8) */
-	uint32_t entry;
-	uint32_t entry_msr_load_count;
-	uint64_t entry_msr_load_addr;
-	uint32_t entry_intr_info, entry_exception_error, entry_instr_len;
-
 	/* host-state area (24.5) */
 	struct {
 		uint64_t cr0, cr3, cr4;
@@ -115,6 +120,19 @@ struct vmcs_image {
 		uint64_t pat, efer, pkrs;
 		uint64_t rip;
 	} host;
+
+	/*
+	 * ---- the per-entry part (VMCS_IMAGE_STEADY_END) ----
+	 * VM-entry control fields (24.8): a VM exit writes the IA-32e mode
+	 * guest control and the valid bit (27.2), and Tempo the injection
+	 * fields before many entries.
+	 */
+	uint32_t entry;
+	uint32_t entry_msr_load_count;
+	uint64_t entry_msr_load_addr;
+	uint32_t entry_intr_info, entry_exception_error, entry_instr_len;
+	/* byte 0x80 of the virtual-APIC page, which the guest writes (see vmcs_check.c) */
+	uint8_t vtpr;
 
 	/* guest-state area (24.4) */
 	struct {
@@ -131,6 +149,9 @@ struct vmcs_image {
 		uint64_t pdpte[4];
 	} guest;
 };
+
+/* Where the per-entry part of struct vmcs_image starts. */
+#define VMCS_IMAGE_STEADY_END	offsetof(struct vmcs_image, entry)
 
 /*
  * The rules, in the order the SDM lists them. R(name, id, SDM section,
@@ -477,8 +498,9 @@ struct vmcs_violation {
 
 /*
  * What vmcs_check found: every violation is counted, the first
- * VMCS_CHECK_KEPT are kept in the SDM's order, and every broken rule has
- * its bit in rules[], so none is lost when more break than are kept.
+ * VMCS_CHECK_KEPT are kept in the checks' order (vmcs_check.c), and every
+ * broken rule has its bit in rules[], so none is lost when more break than
+ * are kept.
  */
 struct vmcs_check_result {
 	uint32_t count;
@@ -494,6 +516,17 @@ struct vmcs_rule_desc {
 
 /* Check @img against every rule; fills @res and returns the violation count. */
 uint32_t vmcs_check(const struct vmcs_image *img, struct vmcs_check_result *res);
+
+/*
+ * Which rules vmcs_check_parts runs: those that read only the steady part
+ * of the image, those that read the per-entry part (struct vmcs_image).
+ * Both together are vmcs_check, in the same order.
+ */
+#define VMCS_CHECK_STEADY	1u
+#define VMCS_CHECK_PER_ENTRY	2u
+#define VMCS_CHECK_ALL		(VMCS_CHECK_STEADY | VMCS_CHECK_PER_ENTRY)
+uint32_t vmcs_check_parts(const struct vmcs_image *img, struct vmcs_check_result *res,
+			  uint32_t parts);
 
 /* Whether @res holds a violation of @rule. */
 bool vmcs_check_broke(const struct vmcs_check_result *res, enum vmcs_rule rule);

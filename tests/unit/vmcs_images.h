@@ -31,6 +31,22 @@
 #define IMG_EFER_NXE	(1ull << 11)
 #define IMG_PAT_POWER_ON 0x0007040600070406ull
 
+/* Whether two results agree: count, broken rules and every kept violation. */
+static inline int img_results_same(const struct vmcs_check_result *a,
+				   const struct vmcs_check_result *b)
+{
+	uint32_t kept = a->count < VMCS_CHECK_KEPT ? a->count : VMCS_CHECK_KEPT;
+
+	if (a->count != b->count || memcmp(a->rules, b->rules, sizeof(a->rules)) != 0)
+		return 0;
+	for (uint32_t i = 0; i < kept; i++)
+		if (a->v[i].rule != b->v[i].rule || a->v[i].field != b->v[i].field ||
+		    a->v[i].value != b->v[i].value || a->v[i].field2 != b->v[i].field2 ||
+		    a->v[i].value2 != b->v[i].value2)
+			return 0;
+	return 1;
+}
+
 /* Capability MSRs of a server CPU with TRUE controls, EPT (4-level, UC/WB, A/D), 39-bit PAs. */
 static inline struct vmcs_caps img_caps(void)
 {
