@@ -18,9 +18,13 @@
  * The fields every entry depends on, as (encoding, member): read in a
  * straight line (about five instructions a field, where a table walk took
  * three times that: every entry of a VMCS_CHECK build pays it), and walked
- * one by one only to name the field a failed VMREAD was.
+ * one by one only to name the field a failed VMREAD was. The steady part
+ * of the image (hv/lib/vmcs_check.h), each compared with what it held as
+ * it is read, so that the checker knows whether its steady rules would
+ * answer as before (STEADY_FIELDS: read with READ_STEADY); then the entry
+ * controls of the per-entry part that a VM exit leaves alone.
  */
-#define CONTROL_HOST_FIELDS(F)                                                            \
+#define STEADY_FIELDS(F)                                                                  \
 	F(VMCS_PIN_CONTROLS, pin)                                                         \
 	F(VMCS_PROC_CONTROLS, proc)                                                       \
 	F(VMCS_CR3_TARGET_COUNT, cr3_target_count)                                        \
@@ -29,10 +33,6 @@
 	F(VMCS_EXIT_MSR_STORE_ADDR, exit_msr_store_addr)                                  \
 	F(VMCS_EXIT_MSR_LOAD_COUNT, exit_msr_load_count)                                  \
 	F(VMCS_EXIT_MSR_LOAD_ADDR, exit_msr_load_addr)                                    \
-	F(VMCS_ENTRY_MSR_LOAD_COUNT, entry_msr_load_count)                                \
-	F(VMCS_ENTRY_MSR_LOAD_ADDR, entry_msr_load_addr)                                  \
-	F(VMCS_ENTRY_EXCEPTION_ERROR, entry_exception_error)                              \
-	F(VMCS_ENTRY_INSTR_LEN, entry_instr_len)                                          \
 	F(VMCS_HOST_CR0, host.cr0)                                                        \
 	F(VMCS_HOST_CR3, host.cr3)                                                        \
 	F(VMCS_HOST_CR4, host.cr4)                                                        \
@@ -51,6 +51,12 @@
 	F(VMCS_HOST_SYSENTER_ESP, host.sysenter_esp)                                      \
 	F(VMCS_HOST_SYSENTER_EIP, host.sysenter_eip)                                      \
 	F(VMCS_HOST_RIP, host.rip)
+
+#define ENTRY_CONTROL_FIELDS(F)                                                           \
+	F(VMCS_ENTRY_MSR_LOAD_COUNT, entry_msr_load_count)                                \
+	F(VMCS_ENTRY_MSR_LOAD_ADDR, entry_msr_load_addr)                                  \
+	F(VMCS_ENTRY_EXCEPTION_ERROR, entry_exception_error)                              \
+	F(VMCS_ENTRY_INSTR_LEN, entry_instr_len)
 
 #define SEGMENT_FIELDS(F, i)                                                              \
 	F(VMCS_GUEST_ES_SEL + 2 * (i), guest.seg[i].sel)                                  \
@@ -95,6 +101,7 @@ struct reader {
 	struct vmcs_image *img;
 	uint8_t failed;		/* a VMREAD failed (VMfailInvalid or VMfailValid) */
 	uint32_t refused;	/* the first encoding VMREAD refused, or VMCS_IMAGE_ALL_READ */
+	uint64_t steady_diff;	/* nonzero once a steady field read differs from the image's */
 };
 
 /* VMREAD @encoding; 0 and noted if the CPU refuses it. */
@@ -111,6 +118,15 @@ static inline uint64_t field(struct reader *r, uint32_t encoding)
 
 #define READ_FIELD(enc, member) r->img->member = (__typeof__(r->img->member))field(r, (enc));
 
+/* @value into the steady part's @member, noting a change (two instructions more). */
+#define SET_STEADY(r, member, value)                                                      \
+	do {                                                                              \
+		__typeof__((r)->img->member) v_ = (__typeof__((r)->img->member))(value);  \
+		(r)->steady_diff |= (uint64_t)((r)->img->member ^ v_);                    \
+		(r)->img->member = v_;                                                    \
+	} while (0)
+#define READ_STEADY(enc, member) SET_STEADY(r, member, field(r, (enc)));
+
 /* The slow path, after a failure: which field it was. */
 #define FIND_REFUSED(enc, member)                                                         \
 	if (r->refused == VMCS_IMAGE_ALL_READ) {                                          \
@@ -122,9 +138,11 @@ static inline uint64_t field(struct reader *r, uint32_t encoding)
 
 static void read_control_host(struct reader *r)
 {
-	CONTROL_HOST_FIELDS(READ_FIELD)
+	STEADY_FIELDS(READ_STEADY)
+	ENTRY_CONTROL_FIELDS(READ_FIELD)
 	if (r->failed) {
-		CONTROL_HOST_FIELDS(FIND_REFUSED)
+		STEADY_FIELDS(FIND_REFUSED)
+		ENTRY_CONTROL_FIELDS(FIND_REFUSED)
 	}
 }
 
@@ -168,24 +186,27 @@ static void read_guest_optional(struct reader *r)
 			m->guest.pdpte[i] = field_named(r, VMCS_GUEST_PDPTE0 + 2 * i);
 }
 
-/* The control fields that exist or are checked only under a control. */
+/*
+ * The control fields that exist or are checked only under a control (the
+ * steady part: each noted if it changed), and VTPR.
+ */
 static void read_controls_optional(struct reader *r)
 {
 	struct vmcs_image *m = r->img;
 	uint32_t proc2;
 
 	if (m->proc & PROC_SECONDARY_CONTROLS)
-		m->proc2 = (uint32_t)field_named(r, VMCS_PROC_CONTROLS2);
+		SET_STEADY(r, proc2, field_named(r, VMCS_PROC_CONTROLS2));
 	proc2 = (m->proc & PROC_SECONDARY_CONTROLS) ? m->proc2 : 0;
 	if (m->proc & PROC_USE_IO_BITMAPS) {
-		m->io_bitmap_a = field_named(r, VMCS_IO_BITMAP_A);
-		m->io_bitmap_b = field_named(r, VMCS_IO_BITMAP_B);
+		SET_STEADY(r, io_bitmap_a, field_named(r, VMCS_IO_BITMAP_A));
+		SET_STEADY(r, io_bitmap_b, field_named(r, VMCS_IO_BITMAP_B));
 	}
 	if (m->proc & PROC_USE_MSR_BITMAPS)
-		m->msr_bitmap = field_named(r, VMCS_MSR_BITMAP);
+		SET_STEADY(r, msr_bitmap, field_named(r, VMCS_MSR_BITMAP));
 	if (m->proc & PROC_TPR_SHADOW) {
-		m->virtual_apic = field_named(r, VMCS_VIRTUAL_APIC_ADDR);
-		m->tpr_threshold = (uint32_t)field_named(r, VMCS_TPR_THRESHOLD);
+		SET_STEADY(r, virtual_apic, field_named(r, VMCS_VIRTUAL_APIC_ADDR));
+		SET_STEADY(r, tpr_threshold, field_named(r, VMCS_TPR_THRESHOLD));
 		/*
 		 * VTPR, for the one control check that reads memory: only a
 		 * page-aligned address below 4 GiB, which the boot tables
@@ -198,36 +219,36 @@ static void read_controls_optional(struct reader *r)
 			m->vtpr = *(volatile uint8_t *)(uintptr_t)(m->virtual_apic + 0x80);
 	}
 	if (proc2 & PROC2_VIRT_APIC_ACCESSES)
-		m->apic_access = field_named(r, VMCS_APIC_ACCESS_ADDR);
+		SET_STEADY(r, apic_access, field_named(r, VMCS_APIC_ACCESS_ADDR));
 	if (m->pin & PIN_POSTED_INTR) {
-		m->posted_intr_nv = (uint16_t)field_named(r, VMCS_POSTED_INTR_NV);
-		m->posted_intr_desc = field_named(r, VMCS_POSTED_INTR_DESC);
+		SET_STEADY(r, posted_intr_nv, field_named(r, VMCS_POSTED_INTR_NV));
+		SET_STEADY(r, posted_intr_desc, field_named(r, VMCS_POSTED_INTR_DESC));
 	}
 	if (proc2 & PROC2_ENABLE_VPID)
-		m->vpid = (uint16_t)field_named(r, VMCS_VPID);
+		SET_STEADY(r, vpid, field_named(r, VMCS_VPID));
 	if (proc2 & PROC2_ENABLE_EPT)
-		m->eptp = field_named(r, VMCS_EPT_POINTER);
+		SET_STEADY(r, eptp, field_named(r, VMCS_EPT_POINTER));
 	if (proc2 & PROC2_ENABLE_PML)
-		m->pml_addr = field_named(r, VMCS_PML_ADDR);
+		SET_STEADY(r, pml_addr, field_named(r, VMCS_PML_ADDR));
 	if (proc2 & PROC2_ENABLE_VMFUNC) {
-		m->vmfunc_controls = field_named(r, VMCS_VMFUNC_CONTROLS);
+		SET_STEADY(r, vmfunc_controls, field_named(r, VMCS_VMFUNC_CONTROLS));
 		if (m->vmfunc_controls & VMFUNC_EPTP_SWITCHING)
-			m->eptp_list = field_named(r, VMCS_EPTP_LIST_ADDR);
+			SET_STEADY(r, eptp_list, field_named(r, VMCS_EPTP_LIST_ADDR));
 	}
 	if (proc2 & PROC2_VMCS_SHADOWING) {
-		m->vmread_bitmap = field_named(r, VMCS_VMREAD_BITMAP);
-		m->vmwrite_bitmap = field_named(r, VMCS_VMWRITE_BITMAP);
+		SET_STEADY(r, vmread_bitmap, field_named(r, VMCS_VMREAD_BITMAP));
+		SET_STEADY(r, vmwrite_bitmap, field_named(r, VMCS_VMWRITE_BITMAP));
 	}
 	if (proc2 & PROC2_EPT_VIOLATION_VE)
-		m->ve_info = field_named(r, VMCS_VE_INFO_ADDR);
+		SET_STEADY(r, ve_info, field_named(r, VMCS_VE_INFO_ADDR));
 	if (proc2 & PROC2_SUBPAGE_WRITE)
-		m->spptp = field_named(r, VMCS_SPPTP);
+		SET_STEADY(r, spptp, field_named(r, VMCS_SPPTP));
 	if (m->exit & EXIT_LOAD_PAT)
-		m->host.pat = field_named(r, VMCS_HOST_PAT);
+		SET_STEADY(r, host.pat, field_named(r, VMCS_HOST_PAT));
 	if (m->exit & EXIT_LOAD_EFER)
-		m->host.efer = field_named(r, VMCS_HOST_EFER);
+		SET_STEADY(r, host.efer, field_named(r, VMCS_HOST_EFER));
 	if (m->exit & EXIT_LOAD_PKRS)
-		m->host.pkrs = field_named(r, VMCS_HOST_PKRS);
+		SET_STEADY(r, host.pkrs, field_named(r, VMCS_HOST_PKRS));
 }
 
 uint32_t vmcs_image_read_guest(struct vmcs_image *img)
@@ -245,22 +266,23 @@ uint32_t vmcs_image_read_guest(struct vmcs_image *img)
  * tables map one to one (Tempo's is in the CPU's exit area); elsewhere
  * none is read (the list's address is checked itself).
  */
-static void read_msr_store(struct vmcs_image *m)
+static void read_msr_store(struct reader *r)
 {
+	struct vmcs_image *m = r->img;
 	uint32_t n = m->exit_msr_store_count, i;
 
-	m->msr_store_read = 0;
 	if (n > VMCS_MSR_STORE_READ)
 		n = VMCS_MSR_STORE_READ;
 	if (!n || (m->exit_msr_store_addr & 0xf) ||
 	    m->exit_msr_store_addr > (1ull << 32) - 16ull * n)
-		return;
+		n = 0;
 	for (i = 0; i < n; i++)
-		m->msr_store[i] = *(volatile uint64_t *)(uintptr_t)(m->exit_msr_store_addr + 16ull * i);
-	m->msr_store_read = n;
+		SET_STEADY(r, msr_store[i],
+			   *(volatile uint64_t *)(uintptr_t)(m->exit_msr_store_addr + 16ull * i));
+	SET_STEADY(r, msr_store_read, n);
 }
 
-uint32_t vmcs_image_read(struct vmcs_image *img)
+uint32_t vmcs_image_read(struct vmcs_image *img, bool *steady_same)
 {
 	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
 	uint64_t vmcs_pa;
@@ -272,9 +294,10 @@ uint32_t vmcs_image_read(struct vmcs_image *img)
 	if (r.refused == VMCS_IMAGE_ALL_READ)
 		r.refused = refused;
 	asm volatile("vmptrst %0" : "=m"(vmcs_pa) : : "memory");
-	img->current_vmcs = vmcs_pa;
-	img->root_efer = rdmsr(MSR_IA32_EFER);
-	read_msr_store(img);
+	SET_STEADY(&r, current_vmcs, vmcs_pa);
+	SET_STEADY(&r, root_efer, rdmsr(MSR_IA32_EFER));
+	read_msr_store(&r);
+	*steady_same = r.steady_diff == 0;
 	return r.refused;
 }
 

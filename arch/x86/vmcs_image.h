@@ -7,6 +7,7 @@
 #ifndef TEMPO_ARCH_X86_VMCS_IMAGE_H
 #define TEMPO_ARCH_X86_VMCS_IMAGE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hv/lib/vmcs_check.h"
@@ -23,7 +24,12 @@ void vmcs_image_caps(struct vmcs_caps *caps);
  * VMCS_IMAGE_ALL_READ.
  */
 #define VMCS_IMAGE_ALL_READ	0xffffffffu
-uint32_t vmcs_image_read(struct vmcs_image *img);
+/*
+ * @steady_same: whether every field of the image's steady part read back
+ * what @img held (so VMCS_CHECK_STEADY's answer is the one it gave
+ * before). Every write to the steady part here goes through SET_STEADY.
+ */
+uint32_t vmcs_image_read(struct vmcs_image *img, bool *steady_same);
 
 /* Only the guest-state fields, after a VM exit that changed nothing else. */
 uint32_t vmcs_image_read_guest(struct vmcs_image *img);

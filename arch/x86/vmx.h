@@ -17,7 +17,7 @@ struct guest_regs {
 
 /* hv's vCPU: opaque here, only handed back through the upcalls (hv/upcalls.h). */
 struct vcpu;
-struct vmcs_image;
+struct vmx_checked;
 
 /*
  * The exit stub's tick step-aside (arch/x86/vmx_entry.S,
@@ -172,8 +172,8 @@ struct vcpu_arch {
 	struct vmx_tick_aside *aside;	/* in its CPU's exit area: the stub's (EA_*) */
 	struct vmx_stub_tick *stub;	/* the same area's stub tick (EA_ST_*) */
 #ifdef TEMPO_VMCS_CHECK
-	/* its last checked entry, which the step-aside's check starts from (vmx_check.c) */
-	struct vmcs_image *checked;
+	/* its last checked entry, which the next check starts from (vmx_check.c) */
+	struct vmx_checked *checked;
 #endif
 };
 

@@ -9,8 +9,10 @@
 #   attacks@MODEL   the attack suite (tests/attack/run_attacks.sh)
 #   vmcs_break      the proof that the pass can fail: test=vmcs_break breaks
 #                   one resume (a reserved bit of the pending debug
-#                   exceptions), which the checker must refuse with its
-#                   lines, stopping that partition, and count
+#                   exceptions, and a steady field: a CR3-target count
+#                   above the CPU's, written after entries that left the
+#                   steady rules out), which the checker must refuse with
+#                   both rules' lines, stopping that partition, and count
 # A run passes when every serial log it leaves ends "VMCS_CHECK
 # violations=0 ... unreadable=0" and a guest that ran had its entries
 # checked (tests/vmcscheck/lib.sh; a test that ends Bochs on purpose,
@@ -61,10 +63,11 @@ selftest() {
 		> "$out/mkiso.log" 2>&1 || { echo "FAIL $entry: mkiso failed [log: $out]"; return 1; }
 	EMU_MODEL=$model bochs "$out" --cpus 2 --iso "$iso" --expect ok > "$out/test.log" 2>&1 ||
 		{ echo "FAIL $entry: the run did not end ok [log: $out]"; return 1; }
-	for want in '^VMCS_CHECK rule=guest\.pending_dbg_reserved sdm=26\.3\.1\.5 field=GUEST_PENDING_DBG value=0x10 ' \
-		'^VMCS_CHECK_FAIL violations=1 entry=vmresume ' \
+	for want in '^VMCS_CHECK rule=exec\.cr3_target_count sdm=26\.2\.1\.1 field=CR3_TARGET_COUNT ' \
+		'^VMCS_CHECK rule=guest\.pending_dbg_reserved sdm=26\.3\.1\.5 field=GUEST_PENDING_DBG value=0x10 ' \
+		'^VMCS_CHECK_FAIL violations=2 entry=vmresume ' \
 		'^PARTITION_STOP name=broken reason=vm_entry_failed .*qual=0x100 ' \
-		'^VMCS_CHECK violations=1 .* refused_entries=1 unreadable=0 '; do
+		'^VMCS_CHECK violations=2 .* refused_entries=1 unreadable=0 '; do
 		serial "$out" | grep -E -- "$want" > /dev/null ||
 			{ echo "FAIL $entry: the broken entry was not refused: missing /$want/ [log: $out]"; return 1; }
 	done
