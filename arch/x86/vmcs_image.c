@@ -66,17 +66,22 @@
 
 /*
  * The guest state a VM exit writes (SDM Vol. 3C 27.3), and the two entry
- * fields it updates: IA-32e mode guest and the valid bit (27.2).
+ * fields it updates: IA-32e mode guest and the valid bit (27.2). In three
+ * lists, as the checker's parts read them (hv/lib/vmcs_check.h): what
+ * VMCS_CHECK_GUEST_REGS reads (VMCS_GUEST_REGS_INPUTS, but the four read
+ * under a control below), the segments, the rest.
  */
-#define GUEST_FIELDS(F)                                                                   \
+#define GUEST_REGS_FIELDS(F)                                                              \
 	F(VMCS_ENTRY_CONTROLS, entry)                                                     \
-	F(VMCS_ENTRY_INTR_INFO, entry_intr_info)                                          \
 	F(VMCS_GUEST_CR0, guest.cr0)                                                      \
 	F(VMCS_GUEST_CR3, guest.cr3)                                                      \
 	F(VMCS_GUEST_CR4, guest.cr4)                                                      \
 	F(VMCS_GUEST_DR7, guest.dr7)                                                      \
-	F(VMCS_GUEST_RIP, guest.rip)                                                      \
-	F(VMCS_GUEST_RFLAGS, guest.rflags)                                                \
+	F(VMCS_GUEST_DEBUGCTL, guest.debugctl)                                            \
+	F(VMCS_GUEST_SYSENTER_ESP, guest.sysenter_esp)                                    \
+	F(VMCS_GUEST_SYSENTER_EIP, guest.sysenter_eip)
+
+#define GUEST_SEGMENT_FIELDS(F)                                                           \
 	SEGMENT_FIELDS(F, VMCS_SEG_ES)                                                    \
 	SEGMENT_FIELDS(F, VMCS_SEG_CS)                                                    \
 	SEGMENT_FIELDS(F, VMCS_SEG_SS)                                                    \
@@ -84,14 +89,16 @@
 	SEGMENT_FIELDS(F, VMCS_SEG_FS)                                                    \
 	SEGMENT_FIELDS(F, VMCS_SEG_GS)                                                    \
 	SEGMENT_FIELDS(F, VMCS_SEG_LDTR)                                                  \
-	SEGMENT_FIELDS(F, VMCS_SEG_TR)                                                    \
+	SEGMENT_FIELDS(F, VMCS_SEG_TR)
+
+#define GUEST_REST_FIELDS(F)                                                              \
+	F(VMCS_ENTRY_INTR_INFO, entry_intr_info)                                          \
+	F(VMCS_GUEST_RIP, guest.rip)                                                      \
+	F(VMCS_GUEST_RFLAGS, guest.rflags)                                                \
 	F(VMCS_GUEST_GDTR_BASE, guest.gdtr_base)                                          \
 	F(VMCS_GUEST_GDTR_LIMIT, guest.gdtr_limit)                                        \
 	F(VMCS_GUEST_IDTR_BASE, guest.idtr_base)                                          \
 	F(VMCS_GUEST_IDTR_LIMIT, guest.idtr_limit)                                        \
-	F(VMCS_GUEST_DEBUGCTL, guest.debugctl)                                            \
-	F(VMCS_GUEST_SYSENTER_ESP, guest.sysenter_esp)                                    \
-	F(VMCS_GUEST_SYSENTER_EIP, guest.sysenter_eip)                                    \
 	F(VMCS_GUEST_ACTIVITY_STATE, guest.activity)                                      \
 	F(VMCS_GUEST_INTERRUPTIBILITY, guest.interruptibility)                            \
 	F(VMCS_GUEST_PENDING_DBG, guest.pending_dbg)                                      \
@@ -101,7 +108,11 @@ struct reader {
 	struct vmcs_image *img;
 	uint8_t failed;		/* a VMREAD failed (VMfailInvalid or VMfailValid) */
 	uint32_t refused;	/* the first encoding VMREAD refused, or VMCS_IMAGE_ALL_READ */
-	uint64_t steady_diff;	/* nonzero once a steady field read differs from the image's */
+	/*
+	 * Nonzero once a field read differs from what the image held: one of
+	 * the steady part, of VMCS_GUEST_REGS_INPUTS, of the segments.
+	 */
+	uint64_t steady_diff, regs_diff, seg_diff;
 };
 
 /* VMREAD @encoding; 0 and noted if the CPU refuses it. */
@@ -118,13 +129,14 @@ static inline uint64_t field(struct reader *r, uint32_t encoding)
 
 #define READ_FIELD(enc, member) r->img->member = (__typeof__(r->img->member))field(r, (enc));
 
-/* @value into the steady part's @member, noting a change (two instructions more). */
-#define SET_STEADY(r, member, value)                                                      \
+/* @value into @member, noting a change in @diff (two instructions more). */
+#define SET_TRACKED(r, diff, member, value)                                               \
 	do {                                                                              \
 		__typeof__((r)->img->member) v_ = (__typeof__((r)->img->member))(value);  \
-		(r)->steady_diff |= (uint64_t)((r)->img->member ^ v_);                    \
+		(r)->diff |= (uint64_t)((r)->img->member ^ v_);                           \
 		(r)->img->member = v_;                                                    \
 	} while (0)
+#define SET_STEADY(r, member, value) SET_TRACKED(r, steady_diff, member, value)
 
 /* The slow path, after a failure: which field it was. */
 #define FIND_REFUSED(enc, member)                                                         \
@@ -150,12 +162,15 @@ static inline uint64_t field(struct reader *r, uint32_t encoding)
 		FAST(enc, v_);                                                            \
 		r->img->member = (__typeof__(r->img->member))v_;                          \
 	}
-#define FAST_STEADY(enc, member)                                                          \
+#define FAST_TRACKED(enc, member, diff)                                                   \
 	{                                                                                 \
 		uint64_t w_;                                                              \
 		FAST(enc, w_);                                                            \
-		SET_STEADY(r, member, w_);                                                \
+		SET_TRACKED(r, diff, member, w_);                                         \
 	}
+#define FAST_STEADY(enc, member) FAST_TRACKED(enc, member, steady_diff)
+#define FAST_REGS(enc, member) FAST_TRACKED(enc, member, regs_diff)
+#define FAST_SEG(enc, member) FAST_TRACKED(enc, member, seg_diff)
 
 static void read_control_host(struct reader *r)
 {
@@ -173,11 +188,18 @@ refused:
 
 static void read_guest(struct reader *r)
 {
-	GUEST_FIELDS(FAST_FIELD)
+	GUEST_REGS_FIELDS(FAST_REGS)
+	GUEST_SEGMENT_FIELDS(FAST_SEG)
+	GUEST_REST_FIELDS(FAST_FIELD)
 	return;
 refused:
-	GUEST_FIELDS(READ_FIELD)
-	GUEST_FIELDS(FIND_REFUSED)
+	r->regs_diff = r->seg_diff = 1;
+	GUEST_REGS_FIELDS(READ_FIELD)
+	GUEST_SEGMENT_FIELDS(READ_FIELD)
+	GUEST_REST_FIELDS(READ_FIELD)
+	GUEST_REGS_FIELDS(FIND_REFUSED)
+	GUEST_SEGMENT_FIELDS(FIND_REFUSED)
+	GUEST_REST_FIELDS(FIND_REFUSED)
 }
 
 /* A field read on its own (under a control): named at once if refused. */
@@ -198,13 +220,13 @@ static void read_guest_optional(struct reader *r)
 	uint32_t proc2 = (m->proc & PROC_SECONDARY_CONTROLS) ? m->proc2 : 0;
 
 	if (m->entry & ENTRY_LOAD_PAT)
-		m->guest.pat = field_named(r, VMCS_GUEST_PAT);
+		SET_TRACKED(r, regs_diff, guest.pat, field_named(r, VMCS_GUEST_PAT));
 	if (m->entry & ENTRY_LOAD_EFER)
-		m->guest.efer = field_named(r, VMCS_GUEST_EFER);
+		SET_TRACKED(r, regs_diff, guest.efer, field_named(r, VMCS_GUEST_EFER));
 	if (m->entry & ENTRY_LOAD_BNDCFGS)
-		m->guest.bndcfgs = field_named(r, VMCS_GUEST_BNDCFGS);
+		SET_TRACKED(r, regs_diff, guest.bndcfgs, field_named(r, VMCS_GUEST_BNDCFGS));
 	if (m->entry & ENTRY_LOAD_PKRS)
-		m->guest.pkrs = field_named(r, VMCS_GUEST_PKRS);
+		SET_TRACKED(r, regs_diff, guest.pkrs, field_named(r, VMCS_GUEST_PKRS));
 	/* PAE paging under EPT: VM entry loads the PDPTEs from these (26.3.1.6) */
 	if ((proc2 & PROC2_ENABLE_EPT) && (m->guest.cr0 & (1ull << 31)) &&
 	    (m->guest.cr4 & (1ull << 5)) && !(m->entry & ENTRY_IA32E_MODE_GUEST))
@@ -277,12 +299,20 @@ static void read_controls_optional(struct reader *r)
 		SET_STEADY(r, host.pkrs, field_named(r, VMCS_HOST_PKRS));
 }
 
-uint32_t vmcs_image_read_guest(struct vmcs_image *img)
+/* The parts (VMCS_CHECK_*) whose inputs @r read back unchanged. */
+static uint32_t same_parts(const struct reader *r)
+{
+	return (r->steady_diff ? 0 : VMCS_CHECK_STEADY) |
+	       (r->regs_diff ? 0 : VMCS_CHECK_GUEST_REGS) | (r->seg_diff ? 0 : VMCS_CHECK_SEGMENTS);
+}
+
+uint32_t vmcs_image_read_guest(struct vmcs_image *img, uint32_t *same)
 {
 	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
 
 	read_guest(&r);
 	read_guest_optional(&r);
+	*same = same_parts(&r);
 	return r.refused;
 }
 
@@ -308,22 +338,20 @@ static void read_msr_store(struct reader *r)
 	SET_STEADY(r, msr_store_read, n);
 }
 
-uint32_t vmcs_image_read(struct vmcs_image *img, bool *steady_same)
+uint32_t vmcs_image_read(struct vmcs_image *img, uint32_t *same)
 {
 	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
 	uint64_t vmcs_pa;
-	uint32_t refused;
 
 	read_control_host(&r);
 	read_controls_optional(&r);
-	refused = vmcs_image_read_guest(img);
-	if (r.refused == VMCS_IMAGE_ALL_READ)
-		r.refused = refused;
+	read_guest(&r);
+	read_guest_optional(&r);
 	asm volatile("vmptrst %0" : "=m"(vmcs_pa) : : "memory");
 	SET_STEADY(&r, current_vmcs, vmcs_pa);
 	SET_STEADY(&r, root_efer, rdmsr(MSR_IA32_EFER));
 	read_msr_store(&r);
-	*steady_same = r.steady_diff == 0;
+	*same = same_parts(&r);
 	return r.refused;
 }
 

@@ -7,7 +7,6 @@
 #ifndef TEMPO_ARCH_X86_VMCS_IMAGE_H
 #define TEMPO_ARCH_X86_VMCS_IMAGE_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 #include "hv/lib/vmcs_check.h"
@@ -25,13 +24,17 @@ void vmcs_image_caps(struct vmcs_caps *caps);
  */
 #define VMCS_IMAGE_ALL_READ	0xffffffffu
 /*
- * @steady_same: whether every field of the image's steady part read back
- * what @img held (so VMCS_CHECK_STEADY's answer is the one it gave
- * before). Every write to the steady part here goes through SET_STEADY.
+ * @same: the parts of the checker (VMCS_CHECK_STEADY, _GUEST_REGS,
+ * _SEGMENTS) whose inputs all read back what @img held, so that their
+ * answer is the one they gave before (vmcs_check_since). Every write to
+ * those inputs here goes through SET_TRACKED.
  */
-uint32_t vmcs_image_read(struct vmcs_image *img, bool *steady_same);
+uint32_t vmcs_image_read(struct vmcs_image *img, uint32_t *same);
 
-/* Only the guest-state fields, after a VM exit that changed nothing else. */
-uint32_t vmcs_image_read_guest(struct vmcs_image *img);
+/*
+ * Only the guest-state fields, after a VM exit that changed nothing else
+ * (@same then has VMCS_CHECK_STEADY: that part was not read again).
+ */
+uint32_t vmcs_image_read_guest(struct vmcs_image *img, uint32_t *same);
 
 #endif

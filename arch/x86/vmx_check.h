@@ -46,10 +46,12 @@ void vmx_check_report(void);
 
 /*
  * test=vmcs_break (hv/start/main.c): the 100th resume of the run gets a
- * reserved bit of its pending debug exceptions set, for the checker to
- * refuse (tests/vmcscheck/run.sh). Returns whether this build checks.
+ * reserved bit of its pending debug exceptions set and a steady field
+ * broken, for the checker to refuse (tests/vmcscheck/one.sh); with
+ * @guest (test=vmcs_break_regs), a guest register and a segment instead
+ * of the steady field (vmx_check.c). Returns whether this build checks.
  */
-bool vmx_check_test_break(void);
+bool vmx_check_test_break(bool guest);
 
 #else
 static inline void vmx_check_boot(void)
@@ -60,8 +62,9 @@ static inline void vmx_check_report(void)
 {
 }
 
-static inline bool vmx_check_test_break(void)
+static inline bool vmx_check_test_break(bool guest)
 {
+	(void)guest;
 	return false;
 }
 #endif

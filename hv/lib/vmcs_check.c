@@ -1030,45 +1030,92 @@ static void check_pdptes(struct ctx *c)
 	}
 }
 
-uint32_t vmcs_check_parts(const struct vmcs_image *img, struct vmcs_check_result *res,
-			  uint32_t parts)
+/* @res emptied, and what the checks need besides the image: the controls in force, the mode. */
+static void ctx_init(struct ctx *c, const struct vmcs_image *img,
+		     struct vmcs_check_result *res)
 {
-	struct ctx c = { .m = img, .res = res };
+	*c = (struct ctx){ .m = img, .res = res };
 
 	/* only what says how much is kept: zeroing it all would be most of an entry's check */
 	res->count = 0;
 	for (unsigned int w = 0; w < sizeof(res->rules) / sizeof(res->rules[0]); w++)
 		res->rules[w] = 0;
-	c.proc2 = (img->proc & PROC_SECONDARY_CONTROLS) ? img->proc2 : 0;
-	c.ug = c.proc2 & PROC2_UNRESTRICTED_GUEST;
-	c.ia32e = img->entry & ENTRY_IA32E_MODE_GUEST;
+	c->proc2 = (img->proc & PROC_SECONDARY_CONTROLS) ? img->proc2 : 0;
+	c->ug = c->proc2 & PROC2_UNRESTRICTED_GUEST;
+	c->ia32e = img->entry & ENTRY_IA32E_MODE_GUEST;
 	/*
 	 * RFLAGS.VM makes a virtual-8086 guest only in protected mode outside
 	 * IA-32e mode; elsewhere rflags_vm refuses it, and the segments are
 	 * checked as the mode the other fields say.
 	 */
-	c.v86 = (img->guest.rflags & RFLAGS_VM) && !c.ia32e && (img->guest.cr0 & CR0_PE);
-	c.intr_valid = img->entry_intr_info & INTR_INFO_VALID;
-	c.intr_type = img->entry_intr_info & INTR_TYPE_MASK;
-	c.intr_vector = img->entry_intr_info & INTR_INFO_VECTOR_MASK;
+	c->v86 = (img->guest.rflags & RFLAGS_VM) && !c->ia32e && (img->guest.cr0 & CR0_PE);
+	c->intr_valid = img->entry_intr_info & INTR_INFO_VALID;
+	c->intr_type = img->entry_intr_info & INTR_TYPE_MASK;
+	c->intr_vector = img->entry_intr_info & INTR_INFO_VECTOR_MASK;
+}
 
+/*
+ * What the segment checks' verdict depends on besides guest.seg[] and the
+ * steady part: IA-32e mode, virtual-8086 mode, CR0.PE (the values the
+ * violations print aside).
+ */
+static uint32_t seg_mode(const struct ctx *c)
+{
+	return (uint32_t)c->ia32e | (uint32_t)c->v86 << 1 |
+	       (uint32_t)!!(c->m->guest.cr0 & CR0_PE) << 2;
+}
+
+static uint32_t run_parts(struct ctx *c, uint32_t parts)
+{
 	if (parts & VMCS_CHECK_STEADY) {
-		check_exec_controls(&c);
-		check_exit_controls(&c);
-		check_host_state(&c);
+		check_exec_controls(c);
+		check_exit_controls(c);
+		check_host_state(c);
 	}
-	if (!(parts & VMCS_CHECK_PER_ENTRY))
-		return res->count;
-	check_steady_with_per_entry(&c);
-	check_entry_controls(&c);
-	check_guest_regs(&c);
-	check_guest_segments(&c);
-	check_guest_dt_rip_rflags(&c);
-	check_activity(&c);
-	check_interruptibility(&c);
-	check_pending_dbg(&c);
-	check_link_ptr(&c);
-	check_pdptes(&c);
+	if (parts & VMCS_CHECK_REST) {
+		check_steady_with_per_entry(c);
+		check_entry_controls(c);
+	}
+	if (parts & VMCS_CHECK_GUEST_REGS)
+		check_guest_regs(c);
+	if (parts & VMCS_CHECK_SEGMENTS)
+		check_guest_segments(c);
+	if (parts & VMCS_CHECK_REST) {
+		check_guest_dt_rip_rflags(c);
+		check_activity(c);
+		check_interruptibility(c);
+		check_pending_dbg(c);
+		check_link_ptr(c);
+		check_pdptes(c);
+	}
+	return c->res->count;
+}
+
+uint32_t vmcs_check_parts(const struct vmcs_image *img, struct vmcs_check_result *res,
+			  uint32_t parts)
+{
+	struct ctx c;
+
+	ctx_init(&c, img, res);
+	return run_parts(&c, parts);
+}
+
+uint32_t vmcs_check_since(const struct vmcs_image *img, struct vmcs_check_result *res,
+			  struct vmcs_check_memo *memo, uint32_t same)
+{
+	struct ctx c;
+	uint32_t mode, skip = 0;
+
+	ctx_init(&c, img, res);
+	mode = seg_mode(&c);
+	/* every part may read the steady part: none is left out once it changed */
+	if (same & memo->passed & VMCS_CHECK_STEADY) {
+		skip = VMCS_CHECK_STEADY | (same & memo->passed & VMCS_CHECK_GUEST_REGS);
+		if ((same & memo->passed & VMCS_CHECK_SEGMENTS) && mode == memo->seg_mode)
+			skip |= VMCS_CHECK_SEGMENTS;
+	}
+	memo->passed = run_parts(&c, VMCS_CHECK_ALL & ~skip) ? 0 : VMCS_CHECK_ALL;
+	memo->seg_mode = mode;
 	return res->count;
 }
 

@@ -68,12 +68,14 @@ enum vmcs_seg {
  * nor the guest changes: the capabilities, the logical processor's
  * IA32_EFER and current VMCS, the MSR-store list's indexes, and the
  * control and host fields Tempo writes (a VM exit writes none of them,
- * SDM Vol. 3C 27.2, 27.3). The rules that read only
- * the steady part (VMCS_CHECK_STEADY) give the same answer until one of
- * its fields changes, so the checker before each VM entry runs them only
- * then (arch/x86/vmx_check.c); the rest (VMCS_CHECK_PER_ENTRY) runs every
- * time. A rule in the steady set reads nothing past VMCS_IMAGE_STEADY_END:
- * the unit tests and the fuzzer hold it to that.
+ * SDM Vol. 3C 27.2, 27.3); the rest, from `entry`, is per entry. The rules
+ * that read only the steady part (VMCS_CHECK_STEADY) give the same answer
+ * until one of its fields changes, and so do those of the guest's control
+ * registers and of its segments (VMCS_CHECK_GUEST_REGS, _SEGMENTS) until
+ * theirs do: the checker before each VM entry runs a part only then
+ * (vmcs_check_since, arch/x86/vmx_check.c). A steady rule reads nothing
+ * past VMCS_IMAGE_STEADY_END, and each part nothing but its inputs: the
+ * unit tests and the fuzzer hold them to that.
  */
 struct vmcs_image {
 	struct vmcs_caps cap;
@@ -519,14 +521,47 @@ uint32_t vmcs_check(const struct vmcs_image *img, struct vmcs_check_result *res)
 
 /*
  * Which rules vmcs_check_parts runs: those that read only the steady part
- * of the image, those that read the per-entry part (struct vmcs_image).
- * Both together are vmcs_check, in the same order.
+ * of the image (struct vmcs_image), and those that read the per-entry
+ * part, in three: the guest's control registers and MSRs (26.3.1.1), its
+ * segment registers (26.3.1.2), and the rest. All together are
+ * vmcs_check, in the same order.
  */
 #define VMCS_CHECK_STEADY	1u
-#define VMCS_CHECK_PER_ENTRY	2u
+#define VMCS_CHECK_GUEST_REGS	2u
+#define VMCS_CHECK_SEGMENTS	4u
+#define VMCS_CHECK_REST		8u
+#define VMCS_CHECK_PER_ENTRY	(VMCS_CHECK_GUEST_REGS | VMCS_CHECK_SEGMENTS | VMCS_CHECK_REST)
 #define VMCS_CHECK_ALL		(VMCS_CHECK_STEADY | VMCS_CHECK_PER_ENTRY)
 uint32_t vmcs_check_parts(const struct vmcs_image *img, struct vmcs_check_result *res,
 			  uint32_t parts);
+
+/*
+ * What each part reads, besides the steady part, which every part may
+ * read: VMCS_CHECK_GUEST_REGS these members; VMCS_CHECK_SEGMENTS
+ * guest.seg[] and the mode (vmcs_check_since keeps it); VMCS_CHECK_REST
+ * anything. arch/x86/vmcs_image.c notes a change in each as it reads it;
+ * the unit tests hold the rules to these lists.
+ */
+#define VMCS_GUEST_REGS_INPUTS(F)							\
+	F(entry) F(guest.cr0) F(guest.cr3) F(guest.cr4) F(guest.dr7) F(guest.debugctl)	\
+	F(guest.sysenter_esp) F(guest.sysenter_eip) F(guest.pat) F(guest.efer)		\
+	F(guest.bndcfgs) F(guest.pkrs)
+
+/* What vmcs_check_since remembers of a vCPU's last check. */
+struct vmcs_check_memo {
+	uint32_t passed;	/* the parts that passed (VMCS_CHECK_*), 0 after a failure */
+	uint32_t seg_mode;	/* the mode the segments were checked in */
+};
+
+/*
+ * vmcs_check on @img, leaving out the parts that passed at @memo's last
+ * check and whose inputs did not change since: @same says which parts'
+ * inputs (above) the caller saw unchanged, VMCS_CHECK_STEADY the steady
+ * part. Without that one, every part runs (each may read the steady part).
+ * The answer is vmcs_check's; @memo is updated.
+ */
+uint32_t vmcs_check_since(const struct vmcs_image *img, struct vmcs_check_result *res,
+			  struct vmcs_check_memo *memo, uint32_t same);
 
 /* Whether @res holds a violation of @rule. */
 bool vmcs_check_broke(const struct vmcs_check_result *res, enum vmcs_rule rule);

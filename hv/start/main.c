@@ -105,9 +105,10 @@ static void run_self_test(const char *cmdline)
 		hv_test_exit_fault = true;
 	} else if (!strncmp(val, "iommu", 5)) {
 		/* later, once ACPI, PCI and the TSC are known: iommu_self_test */
-	} else if (!strcmp(val, "vmcs_break")) {
-		log_info("test=vmcs_break: the VMCS checker must refuse the 100th resume%s\n",
-			 vmx_check_test_break() ? "" : " (not a VMCS_CHECK build: nothing done)");
+	} else if (!strcmp(val, "vmcs_break") || !strcmp(val, "vmcs_break_regs")) {
+		log_info("test=%s: the VMCS checker must refuse the 100th resume%s\n", val,
+			 vmx_check_test_break(!strcmp(val, "vmcs_break_regs")) ? "" :
+			 " (not a VMCS_CHECK build: nothing done)");
 	} else if (!strcmp(val, "ud")) {
 		log_info("test=ud: executing ud2\n");
 		asm volatile("ud2");

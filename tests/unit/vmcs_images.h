@@ -10,6 +10,7 @@
 #ifndef TEMPO_TESTS_VMCS_IMAGES_H
 #define TEMPO_TESTS_VMCS_IMAGES_H
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "hv/lib/vmcs_check.h"
@@ -45,6 +46,24 @@ static inline int img_results_same(const struct vmcs_check_result *a,
 		    a->v[i].value2 != b->v[i].value2)
 			return 0;
 	return 1;
+}
+
+/* The parts whose inputs (vmcs_check.h) are the same in @a and @b. */
+static inline uint32_t img_same_parts(const struct vmcs_image *a, const struct vmcs_image *b)
+{
+	uint32_t same = 0;
+	bool regs = true;
+
+	if (memcmp(a, b, VMCS_IMAGE_STEADY_END) == 0)
+		same |= VMCS_CHECK_STEADY;
+	if (memcmp(a->guest.seg, b->guest.seg, sizeof(a->guest.seg)) == 0)
+		same |= VMCS_CHECK_SEGMENTS;
+#define SAME_INPUT(member) regs &= memcmp(&a->member, &b->member, sizeof(a->member)) == 0;
+	VMCS_GUEST_REGS_INPUTS(SAME_INPUT)
+#undef SAME_INPUT
+	if (regs)
+		same |= VMCS_CHECK_GUEST_REGS;
+	return same;
 }
 
 /* Capability MSRs of a server CPU with TRUE controls, EPT (4-level, UC/WB, A/D), 39-bit PAs. */

@@ -145,13 +145,13 @@ vmcs_check_own_plain_entries() {
 
 # vmcs_check_entries quick|all: one entry a line, the longest first so
 # that it takes one core while the other runs the rest. quick (the
-# section vmcs): vmcs_break, the attack suite on the three models of make
+# section vmcs): vmcs_break and vmcs_break_regs, the attack suite on the three models of make
 # test (or VMCS_CHECK_ATTACK_MODELS; the attack section runs it on all
 # three on the plain build), and the tests of VMCS_CHECK_OWN_PLAIN (or
 # VMCS_CHECK_TESTS on the first model of VMCS_CHECK_MODELS); all: every Bochs emulator test (or
 # VMCS_CHECK_TESTS) on each of VMCS_CHECK_MODELS, a test that names its
 # own model once, and the attack suite on each of VMCS_CHECK_ATTACK_MODELS.
-# vmcs_break and the attack suite first in both.
+# vmcs_break, vmcs_break_regs and the attack suite first in both.
 vmcs_check_entries() {
 	local models=${VMCS_CHECK_MODELS:-corei7_ivy_bridge_3770k} attack_models tests model t
 	attack_models=${VMCS_CHECK_ATTACK_MODELS:-$models}
@@ -163,6 +163,7 @@ vmcs_check_entries() {
 			attack_models=$VMCS_CHECK_TEST_MODELS
 	fi
 	echo vmcs_break
+	echo vmcs_break_regs
 	if [ "$attack_models" != none ]; then
 		for model in $attack_models; do echo "attacks@$model"; done
 	fi
