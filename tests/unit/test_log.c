@@ -20,11 +20,16 @@ void console_write(const char *s, unsigned long n)
 	wire_len += n;
 }
 
+/* A value longer than a log line holds. */
+static char long_value[LOG_LINE_MAX + 100];
+
 static int reset(void **state)
 {
 	(void)state;
 	wire_len = 0;
 	log_set_level(LOG_INFO);
+	memset(long_value, 'k', sizeof(long_value) - 1);
+	long_value[sizeof(long_value) - 1] = 0;
 	return 0;
 }
 
@@ -45,12 +50,8 @@ static void test_levels(void **state)
  */
 static void test_long_line_keeps_its_end(void **state)
 {
-	char key[LOG_LINE_MAX + 100];
-
 	(void)state;
-	memset(key, 'k', sizeof(key) - 1);
-	key[sizeof(key) - 1] = 0;
-	log_emerg("LONG %s\n", key);
+	log_emerg("LONG %s\n", long_value);
 	log_emerg("NEXT x=1\n");
 	assert_int_equal(wire_len, LOG_LINE_MAX - 1 + strlen("NEXT x=1\n"));
 	assert_memory_equal(wire, "LONG kkk", 8);
@@ -61,12 +62,8 @@ static void test_long_line_keeps_its_end(void **state)
 /* Cut output that did not end a line (a prompt, a part of one) gets no newline. */
 static void test_long_part_stays_a_part(void **state)
 {
-	char key[LOG_LINE_MAX + 100];
-
 	(void)state;
-	memset(key, 'k', sizeof(key) - 1);
-	key[sizeof(key) - 1] = 0;
-	log_emerg("%s", key);
+	log_emerg("%s", long_value);
 	assert_int_equal(wire_len, LOG_LINE_MAX - 1);
 	assert_int_equal(wire[LOG_LINE_MAX - 2], 'k');
 }
