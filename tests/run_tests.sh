@@ -530,7 +530,7 @@ if [ "$what" = all ] || [ "$what" = vmcs ]; then
 	# The VMCS checker (docs/containment.md) on the VMCS_CHECK=1 build
 	# (vmcs_ready): the sections emu, matrix and linux ran their Bochs tests
 	# on it already, judged by their own assertions and the checker. Here:
-	# vmcs_break shows a broken entry is refused, then, on all three
+	# vmcs_break(_regs) show a broken entry is refused, then, on all three
 	# models, the attack suite and the tests whose own assertions
 	# stay on the plain build (VMCS_CHECK_OWN_PLAIN in
 	# tests/vmcscheck/entries.sh: latency bounds the checker's cost an entry

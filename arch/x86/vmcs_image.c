@@ -151,11 +151,13 @@ static inline uint64_t field(struct reader *r, uint32_t encoding)
  * The straight line's VMREAD: a refusal (CF or ZF set) jumps to the
  * function's label `refused`, which reads every field again the slow way
  * (field, above) to name it. Three instructions a field fewer than field:
- * no zeroed output, no flag saved per field and ORed at the end.
+ * no zeroed output, no flag saved per field and ORed at the end. Volatile
+ * though an asm goto is so already: GCC before 14 forgets it for one with
+ * outputs (its bug 113921), and the VMREADs must stay where they are.
  */
 #define FAST(enc, out)                                                                    \
-	asm goto("vmread %1, %0; jna %l[refused]" : "=r"(out) : "r"((uint64_t)(enc)) : "cc" \
-		 : refused)
+	asm volatile goto("vmread %1, %0; jna %l[refused]" : "=r"(out)                    \
+			  : "r"((uint64_t)(enc)) : "cc" : refused)
 #define FAST_FIELD(enc, member)                                                           \
 	{                                                                                 \
 		uint64_t v_;                                                              \
@@ -303,7 +305,8 @@ static void read_controls_optional(struct reader *r)
 static uint32_t same_parts(const struct reader *r)
 {
 	return (r->steady_diff ? 0 : VMCS_CHECK_STEADY) |
-	       (r->regs_diff ? 0 : VMCS_CHECK_GUEST_REGS) | (r->seg_diff ? 0 : VMCS_CHECK_SEGMENTS);
+	       (r->regs_diff ? 0 : VMCS_CHECK_GUEST_REGS) |
+	       (r->seg_diff ? 0 : VMCS_CHECK_SEGMENTS);
 }
 
 uint32_t vmcs_image_read_guest(struct vmcs_image *img, uint32_t *same)

@@ -27,7 +27,8 @@ void vmcs_image_caps(struct vmcs_caps *caps);
  * @same: the parts of the checker (VMCS_CHECK_STEADY, _GUEST_REGS,
  * _SEGMENTS) whose inputs all read back what @img held, so that their
  * answer is the one they gave before (vmcs_check_since). Every write to
- * those inputs here goes through SET_TRACKED.
+ * those inputs here goes through SET_TRACKED, but on the slow path after
+ * a refused VMREAD, which first marks them all changed.
  */
 uint32_t vmcs_image_read(struct vmcs_image *img, uint32_t *same);
 

@@ -11,9 +11,11 @@
  * Linux, APIC virtualization, virtual-8086) and every three bytes after it
  * are a patch: a little-endian offset into the image and the byte to write.
  * It checks what hv/lib/vmcs_check.h promises (that the steady rules read
- * only the steady part among them) and traps when a promise fails. ASan
- * and UBSan catch the rest.
+ * only the steady part, and that vmcs_check_since, remembering a check of
+ * the valid image, answers for a patched one as vmcs_check does, among
+ * them) and traps when a promise fails. ASan and UBSan catch the rest.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,10 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct vmcs_check_result r, again, steady, per_entry;
 	uint64_t flagged = 0;
 	uint32_t kept;
+	bool raw;
 
 	if (size == 0)
 		return 0;
-	if ((data[0] & 0x80) && size - 1 >= sizeof(m)) {
+	raw = (data[0] & 0x80) && size - 1 >= sizeof(m);
+	if (raw) {
 		memcpy(&m, data + 1, sizeof(m));
 	} else {
 		uint8_t *p = (uint8_t *)&m;
@@ -102,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * damaged one: the parts left out (their inputs unchanged) change
 	 * nothing in the answer.
 	 */
-	if (!(data[0] & 0x80)) {
+	if (!raw) {
 		struct vmcs_image base = base_image(data[0]);
 		struct vmcs_check_memo memo = { 0 };
 

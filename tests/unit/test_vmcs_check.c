@@ -512,13 +512,30 @@ static void test_since_agrees_with_full_check(void **state)
 		struct vmcs_check_memo memo = { 0 };
 		struct vmcs_check_result since, full;
 
-		/* every other protected-mode chain in ring 3: the segments' DPL rules then bite */
-		if (n % (2 * BASE_COUNT) == PROT) {
-			SEG(&prev, CS).ar = 0xc0fb;
-			SEG(&prev, CS).sel |= 3;
-			SEG(&prev, SS).ar = 0xc0f3;
-			SEG(&prev, SS).sel |= 3;
+		/*
+		 * Valid images on which a change elsewhere bites: protected-mode
+		 * chains in ring 3 (the segments' DPL rules), with a 64-bit CS
+		 * whose D/B is set, or a 16-bit TSS (both refused in IA-32e mode
+		 * alone); every third chain loads BNDCFGS and PKRS.
+		 */
+		if (n % BASE_COUNT == PROT) {
+			switch (n / BASE_COUNT % 3) {
+			case 0:
+				SEG(&prev, CS).ar = 0xc0fb;
+				SEG(&prev, CS).sel |= 3;
+				SEG(&prev, SS).ar = 0xc0f3;
+				SEG(&prev, SS).sel |= 3;
+				break;
+			case 1:
+				SEG(&prev, CS).ar |= 1u << 13;
+				break;
+			default:
+				SEG(&prev, TR).ar = 0x83;
+				break;
+			}
 		}
+		if (n % 3 == 0)
+			prev.entry |= ENTRY_LOAD_BNDCFGS | ENTRY_LOAD_PKRS;
 		assert_int_equal(vmcs_check_since(&prev, &since, &memo, 0), 0);
 		for (unsigned int step = 0; step < 4; step++) {
 			struct vmcs_image cur = prev;
@@ -547,12 +564,14 @@ static void test_since_agrees_with_full_check(void **state)
 				break;
 			}
 			same = img_same_parts(&prev, &cur);
-			skipped_runs += (memo.passed & same) != 0;
+			/* a part left out: the steady part and that part the same, and it passed */
+			skipped_runs += (same & VMCS_CHECK_STEADY) &&
+					(memo.passed & same & (VMCS_CHECK_GUEST_REGS | VMCS_CHECK_SEGMENTS));
 			vmcs_check_since(&cur, &since, &memo, same);
 			vmcs_check(&cur, &full);
 			if (!img_results_same(&since, &full)) {
-				printf("chain %u step %u (same=0x%x): %u violation(s) against %u\n", n,
-				       step, same, since.count, full.count);
+				printf("chain %u step %u (same=0x%x): %u violation(s), not %u\n",
+				       n, step, same, since.count, full.count);
 				print_result("full", &full);
 				bad++;
 				break;

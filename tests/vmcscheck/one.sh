@@ -58,15 +58,16 @@ start=$SECONDS
 own=pass
 
 selftest() {
-	local iso=$out/vmcs-break.iso want wants n
+	local iso=$out/vmcs-break.iso want wants n rule='^VMCS_CHECK rule='
 	# the rules each break must bring (arch/x86/vmx_check.c, test_break)
 	if [ "$t" = vmcs_break ]; then
-		wants=('^VMCS_CHECK rule=exec\.cr3_target_count sdm=26\.2\.1\.1 field=CR3_TARGET_COUNT ')
+		wants=("${rule}exec\.cr3_target_count sdm=26\.2\.1\.1 field=CR3_TARGET_COUNT ")
 	else
-		wants=('^VMCS_CHECK rule=guest\.cr3_width sdm=26\.3\.1\.1 field=GUEST_CR3 value=0x40'
-			'^VMCS_CHECK rule=guest\.ar_reserved sdm=26\.3\.1\.2 field=GUEST_TR_AR ')
+		wants=("${rule}guest\.cr3_width sdm=26\.3\.1\.1 field=GUEST_CR3 value=0x40"
+			"${rule}guest\.ar_reserved sdm=26\.3\.1\.2 field=GUEST_TR_AR ")
 	fi
-	wants+=('^VMCS_CHECK rule=guest\.pending_dbg_reserved sdm=26\.3\.1\.5 field=GUEST_PENDING_DBG value=0x10 ')
+	wants+=("${rule}guest\.pending_dbg_reserved sdm=26\.3\.1\.5 field=GUEST_PENDING_DBG"\
+" value=0x10 ")
 	n=${#wants[@]}
 	wants+=("^VMCS_CHECK_FAIL violations=$n entry=vmresume "
 		'^PARTITION_STOP name=broken reason=vm_entry_failed .*qual=0x100 '

@@ -7,7 +7,7 @@
 # passes), EMU_JOBS (2) at a time with GNU parallel.
 #
 #   tests/vmcscheck/run.sh [--quick] [--list] [NAME_FILTER]
-#     --quick                   vmcs_break(_guest), the attack suite on the three
+#     --quick                   vmcs_break(_regs), the attack suite on the three
 #                               models of make test (or
 #                               VMCS_CHECK_ATTACK_MODELS) and
 #                               VMCS_CHECK_OWN_PLAIN, as the section
