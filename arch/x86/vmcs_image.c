@@ -8,6 +8,7 @@
  */
 #include "arch/x86/vmcs_image.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "arch/x86/cpu.h"
@@ -162,37 +163,65 @@ static inline uint64_t field(struct reader *r, uint32_t encoding)
 	{                                                                                 \
 		uint64_t v_;                                                              \
 		FAST(enc, v_);                                                            \
-		r->img->member = (__typeof__(r->img->member))v_;                          \
+		m->member = (__typeof__(m->member))v_;                                    \
 	}
+/*
+ * Into @member of the function's image m, ORing what changed into the
+ * function's local @diff (a register: no store a field). The empty asm
+ * makes the OR happen here: otherwise GCC sinks every field's XOR past the
+ * VMREADs after it (they may jump away) and spills them, 15 instructions
+ * a field where this takes 7.
+ */
 #define FAST_TRACKED(enc, member, diff)                                                   \
 	{                                                                                 \
 		uint64_t w_;                                                              \
+		__typeof__(m->member) v_;                                                 \
 		FAST(enc, w_);                                                            \
-		SET_TRACKED(r, diff, member, w_);                                         \
+		v_ = (__typeof__(m->member))w_;                                           \
+		(diff) |= (uint64_t)(m->member ^ v_);                                     \
+		asm("" : "+r"(diff));                                                     \
+		m->member = v_;                                                           \
 	}
-#define FAST_STEADY(enc, member) FAST_TRACKED(enc, member, steady_diff)
-#define FAST_REGS(enc, member) FAST_TRACKED(enc, member, regs_diff)
-#define FAST_SEG(enc, member) FAST_TRACKED(enc, member, seg_diff)
+#define FAST_STEADY(enc, member) FAST_TRACKED(enc, member, steady)
+#define FAST_REGS(enc, member) FAST_TRACKED(enc, member, regs)
+#define FAST_SEG(enc, member) FAST_TRACKED(enc, member, seg)
 
-static void read_control_host(struct reader *r)
+static void read_steady(struct reader *r)
 {
+	struct vmcs_image *m = r->img;
+	uint64_t steady = 0;
+
 	STEADY_FIELDS(FAST_STEADY)
-	ENTRY_CONTROL_FIELDS(FAST_FIELD)
+	r->steady_diff |= steady;
 	return;
 refused:
 	/* the image is not the VMCS: the entry is reported, not checked */
 	r->steady_diff = 1;
 	STEADY_FIELDS(READ_FIELD)
-	ENTRY_CONTROL_FIELDS(READ_FIELD)
 	STEADY_FIELDS(FIND_REFUSED)
+}
+
+static void read_entry_controls(struct reader *r)
+{
+	struct vmcs_image *m = r->img;
+
+	ENTRY_CONTROL_FIELDS(FAST_FIELD)
+	return;
+refused:
+	ENTRY_CONTROL_FIELDS(READ_FIELD)
 	ENTRY_CONTROL_FIELDS(FIND_REFUSED)
 }
 
 static void read_guest(struct reader *r)
 {
+	struct vmcs_image *m = r->img;
+	uint64_t regs = 0, seg = 0;
+
 	GUEST_REGS_FIELDS(FAST_REGS)
 	GUEST_SEGMENT_FIELDS(FAST_SEG)
 	GUEST_REST_FIELDS(FAST_FIELD)
+	r->regs_diff |= regs;
+	r->seg_diff |= seg;
 	return;
 refused:
 	r->regs_diff = r->seg_diff = 1;
@@ -237,10 +266,27 @@ static void read_guest_optional(struct reader *r)
 }
 
 /*
- * The control fields that exist or are checked only under a control (the
- * steady part: each noted if it changed), and VTPR.
+ * VTPR, for the one control check that reads memory (the guest writes it:
+ * read at every entry): only a page-aligned address below 4 GiB, which the
+ * boot tables map one to one; elsewhere 0xff, which passes (the address
+ * itself is checked).
  */
-static void read_controls_optional(struct reader *r)
+static void read_vtpr(struct vmcs_image *m)
+{
+	uint32_t proc2 = (m->proc & PROC_SECONDARY_CONTROLS) ? m->proc2 : 0;
+
+	m->vtpr = 0xff;
+	if ((m->proc & PROC_TPR_SHADOW) &&
+	    !(proc2 & (PROC2_VIRT_APIC_ACCESSES | PROC2_VIRT_INTR_DELIVERY)) &&
+	    !(m->virtual_apic & 0xfff) && m->virtual_apic < (1ull << 32))
+		m->vtpr = *(volatile uint8_t *)(uintptr_t)(m->virtual_apic + 0x80);
+}
+
+/*
+ * The control fields that exist or are checked only under a control (the
+ * steady part: each noted if it changed).
+ */
+static void read_steady_optional(struct reader *r)
 {
 	struct vmcs_image *m = r->img;
 	uint32_t proc2;
@@ -257,16 +303,6 @@ static void read_controls_optional(struct reader *r)
 	if (m->proc & PROC_TPR_SHADOW) {
 		SET_STEADY(r, virtual_apic, field_named(r, VMCS_VIRTUAL_APIC_ADDR));
 		SET_STEADY(r, tpr_threshold, field_named(r, VMCS_TPR_THRESHOLD));
-		/*
-		 * VTPR, for the one control check that reads memory: only a
-		 * page-aligned address below 4 GiB, which the boot tables
-		 * map one to one; elsewhere 0xff, which passes (the address
-		 * itself is checked).
-		 */
-		m->vtpr = 0xff;
-		if (!(proc2 & (PROC2_VIRT_APIC_ACCESSES | PROC2_VIRT_INTR_DELIVERY)) &&
-		    !(m->virtual_apic & 0xfff) && m->virtual_apic < (1ull << 32))
-			m->vtpr = *(volatile uint8_t *)(uintptr_t)(m->virtual_apic + 0x80);
 	}
 	if (proc2 & PROC2_VIRT_APIC_ACCESSES)
 		SET_STEADY(r, apic_access, field_named(r, VMCS_APIC_ACCESS_ADDR));
@@ -341,17 +377,22 @@ static void read_msr_store(struct reader *r)
 	SET_STEADY(r, msr_store_read, n);
 }
 
-uint32_t vmcs_image_read(struct vmcs_image *img, uint32_t *same)
+uint32_t vmcs_image_read(struct vmcs_image *img, uint32_t *same, bool steady)
 {
 	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
 	uint64_t vmcs_pa;
 
-	read_control_host(&r);
-	read_controls_optional(&r);
-	read_guest(&r);
-	read_guest_optional(&r);
+	/* another VMCS than the image's: its steady part too */
 	asm volatile("vmptrst %0" : "=m"(vmcs_pa) : : "memory");
 	SET_STEADY(&r, current_vmcs, vmcs_pa);
+	if (steady || r.steady_diff) {
+		read_steady(&r);
+		read_steady_optional(&r);
+	}
+	read_entry_controls(&r);
+	read_vtpr(img);
+	read_guest(&r);
+	read_guest_optional(&r);
 	SET_STEADY(&r, root_efer, rdmsr(MSR_IA32_EFER));
 	read_msr_store(&r);
 	*same = same_parts(&r);

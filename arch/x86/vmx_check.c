@@ -19,6 +19,8 @@
 
 static struct vmcs_caps caps;
 
+uint64_t vmcs_steady_writes;
+
 /* What the summary line counts; any CPU adds to them. */
 static struct {
 	uint64_t launches, resumes, asides;
@@ -92,14 +94,28 @@ struct vmx_checked {
 	struct vmcs_image img;
 	struct vmcs_check_memo memo;
 	uint8_t since_full;	/* checks since the last that ran every rule */
+	/*
+	 * vmcs_steady_writes when img's steady part was read: while it holds,
+	 * no VMWRITE changed that part, and the next read leaves it out.
+	 */
+	uint64_t steady_writes;
 };
 
 /*
- * Every this many checks run every rule: should a field ever be written
- * past vmcs_image.c's tracking, a rule it breaks is still caught that
- * soon.
+ * Every this many checks read every field and run every rule: should a
+ * field ever be written past vmcs_steady_writes or vmcs_image.c's
+ * tracking, a rule it breaks is still caught that soon.
  */
 #define FULL_CHECK_EVERY	64
+
+/* Whether @ck's check now is the one in FULL_CHECK_EVERY that leaves nothing out. */
+static bool full_due(struct vmx_checked *ck)
+{
+	if (++ck->since_full < FULL_CHECK_EVERY)
+		return false;
+	ck->since_full = 0;
+	return true;
+}
 
 /* @a's, one page from the pool at its first check. */
 static struct vmx_checked *checked_of(struct vcpu_arch *a)
@@ -155,15 +171,13 @@ static void check_done(const struct vmx_checked *ck, uint64_t start)
  * every FULL_CHECK_EVERY checks; nonzero when it breaks a rule (the lines
  * are out).
  */
-static uint32_t check(struct vmx_checked *ck, uint32_t refused, uint32_t same,
+static uint32_t check(struct vmx_checked *ck, uint32_t refused, uint32_t same, bool full,
 		      const char *entry)
 {
 	struct vmcs_check_result r;
 
-	if (++ck->since_full >= FULL_CHECK_EVERY) {
-		ck->since_full = 0;
+	if (full)
 		same = 0;
-	}
 	if (refused != VMCS_IMAGE_ALL_READ) {
 		ck->memo.passed = 0;
 		report_unreadable(refused, &ck->img, entry);
@@ -212,9 +226,10 @@ static void test_break(void)
 
 uint32_t vmx_check_entry(struct vcpu_arch *a, int launched)
 {
-	uint64_t start;
+	uint64_t start, writes;
 	struct vmx_checked *ck;
 	uint32_t error, refused, same;
+	bool full;
 
 	start = rdtsc();
 	ck = checked_of(a);
@@ -222,8 +237,18 @@ uint32_t vmx_check_entry(struct vcpu_arch *a, int launched)
 		test_break();
 
 	count(launched ? &counts.resumes : &counts.launches, 1);
-	refused = vmcs_image_read(&ck->img, &same);
-	error = check(ck, refused, same, launched ? "vmresume" : "vmlaunch");
+	/*
+	 * The steady part's fields are read again after a VMWRITE to one
+	 * (on any CPU), at the 64th check, and after a check that did not
+	 * pass it (or read nothing: a fresh image's memo passed nothing).
+	 */
+	full = full_due(ck);
+	writes = __atomic_load_n(&vmcs_steady_writes, __ATOMIC_RELAXED);
+	refused = vmcs_image_read(&ck->img, &same,
+				  full || writes != ck->steady_writes ||
+					  !(ck->memo.passed & VMCS_CHECK_STEADY));
+	ck->steady_writes = writes;
+	error = check(ck, refused, same, full, launched ? "vmresume" : "vmlaunch");
 	check_done(ck, start);
 	return error;
 }
@@ -243,9 +268,9 @@ int vmx_check_aside(struct vmx_exit_area *area)
 	 * The step-aside is armed only after a checked entry: a fresh image is
 	 * read whole; otherwise the steady part is the one that entry read.
 	 */
-	refused = fresh ? vmcs_image_read(&ck->img, &same)
+	refused = fresh ? vmcs_image_read(&ck->img, &same, true)
 			: vmcs_image_read_guest(&ck->img, &same);
-	refused = check(ck, refused, same, "aside");
+	refused = check(ck, refused, same, full_due(ck), "aside");
 	check_done(ck, start);
 	return refused != 0;
 }
