@@ -337,10 +337,13 @@ static void read_steady_optional(struct reader *r)
 		SET_STEADY(r, host.pkrs, field_named(r, VMCS_HOST_PKRS));
 }
 
-/* The parts (VMCS_CHECK_*) whose inputs @r read back unchanged. */
+/*
+ * The parts (VMCS_CHECK_*) whose inputs @r read back unchanged; the
+ * capabilities are the image's since its first check (vmx_check.c).
+ */
 static uint32_t same_parts(const struct reader *r)
 {
-	return (r->steady_diff ? 0 : VMCS_CHECK_STEADY) |
+	return VMCS_CHECK_SAME_CAPS | (r->steady_diff ? 0 : VMCS_CHECK_STEADY) |
 	       (r->regs_diff ? 0 : VMCS_CHECK_GUEST_REGS) |
 	       (r->seg_diff ? 0 : VMCS_CHECK_SEGMENTS);
 }

@@ -1108,14 +1108,20 @@ uint32_t vmcs_check_since(const struct vmcs_image *img, struct vmcs_check_result
 
 	ctx_init(&c, img, res);
 	mode = seg_mode(&c);
-	/* every part may read the steady part: none is left out once it changed */
-	if (same & memo->passed & VMCS_CHECK_STEADY) {
-		skip = VMCS_CHECK_STEADY | (same & memo->passed & VMCS_CHECK_GUEST_REGS);
+	skip = same & memo->passed & VMCS_CHECK_STEADY;
+	/*
+	 * Of the steady part, the guest registers' and segments' rules read
+	 * only the capabilities and unrestricted guest: a change elsewhere in
+	 * it (an interrupt-window control) leaves their answer as it was.
+	 */
+	if ((same & VMCS_CHECK_SAME_CAPS) && c.ug == memo->ug) {
+		skip |= same & memo->passed & VMCS_CHECK_GUEST_REGS;
 		if ((same & memo->passed & VMCS_CHECK_SEGMENTS) && mode == memo->seg_mode)
 			skip |= VMCS_CHECK_SEGMENTS;
 	}
 	memo->passed = run_parts(&c, VMCS_CHECK_ALL & ~skip) ? 0 : VMCS_CHECK_ALL;
 	memo->seg_mode = mode;
+	memo->ug = c.ug;
 	return res->count;
 }
 

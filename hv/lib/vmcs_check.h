@@ -536,9 +536,10 @@ uint32_t vmcs_check_parts(const struct vmcs_image *img, struct vmcs_check_result
 			  uint32_t parts);
 
 /*
- * What each part reads, besides the steady part, which every part may
- * read: VMCS_CHECK_GUEST_REGS these members; VMCS_CHECK_SEGMENTS
- * guest.seg[] and the mode (vmcs_check_since keeps it); VMCS_CHECK_REST
+ * What each part reads: VMCS_CHECK_GUEST_REGS these members;
+ * VMCS_CHECK_SEGMENTS guest.seg[] and the mode (vmcs_check_since keeps
+ * it); of the steady part, both only the capabilities (cap) and
+ * unrestricted guest (vmcs_check_since keeps it); VMCS_CHECK_REST
  * anything. arch/x86/vmcs_image.c notes a change in each as it reads it;
  * the unit tests hold the rules to these lists.
  */
@@ -551,14 +552,24 @@ uint32_t vmcs_check_parts(const struct vmcs_image *img, struct vmcs_check_result
 struct vmcs_check_memo {
 	uint32_t passed;	/* the parts that passed (VMCS_CHECK_*), 0 after a failure */
 	uint32_t seg_mode;	/* the mode the segments were checked in */
+	uint32_t ug;		/* unrestricted guest, as it was then */
 };
+
+/*
+ * In vmcs_check_since's @same besides the parts: the capabilities (cap)
+ * are those of the last check (within the steady part, which may have
+ * changed elsewhere).
+ */
+#define VMCS_CHECK_SAME_CAPS	16u
 
 /*
  * vmcs_check on @img, leaving out the parts that passed at @memo's last
  * check and whose inputs did not change since: @same says which parts'
  * inputs (above) the caller saw unchanged, VMCS_CHECK_STEADY the steady
- * part. Without that one, every part runs (each may read the steady part).
- * The answer is vmcs_check's; @memo is updated.
+ * part, VMCS_CHECK_SAME_CAPS the capabilities. The guest registers and
+ * segments are left out when theirs are the same, the steady part changed
+ * or not; the steady rules only when it is the same. The answer is
+ * vmcs_check's; @memo is updated.
  */
 uint32_t vmcs_check_since(const struct vmcs_image *img, struct vmcs_check_result *res,
 			  struct vmcs_check_memo *memo, uint32_t same);

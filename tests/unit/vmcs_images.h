@@ -56,6 +56,8 @@ static inline uint32_t img_same_parts(const struct vmcs_image *a, const struct v
 
 	if (memcmp(a, b, VMCS_IMAGE_STEADY_END) == 0)
 		same |= VMCS_CHECK_STEADY;
+	if (memcmp(&a->cap, &b->cap, sizeof(a->cap)) == 0)
+		same |= VMCS_CHECK_SAME_CAPS;
 	if (memcmp(a->guest.seg, b->guest.seg, sizeof(a->guest.seg)) == 0)
 		same |= VMCS_CHECK_SEGMENTS;
 #define SAME_INPUT(member) regs &= memcmp(&a->member, &b->member, sizeof(a->member)) == 0;
