@@ -69,8 +69,8 @@
  * The guest state a VM exit writes (SDM Vol. 3C 27.3), and the two entry
  * fields it updates: IA-32e mode guest and the valid bit (27.2). In three
  * lists, as the checker's parts read them (hv/lib/vmcs_check.h): what
- * VMCS_CHECK_GUEST_REGS reads (VMCS_GUEST_REGS_INPUTS, but the four read
- * under a control below), the segments, the rest.
+ * VMCS_CHECK_GUEST_REGS reads (VMCS_GUEST_REGS_INPUTS, but those of
+ * GUEST_REGS_OPTIONAL below), the segments, the rest.
  */
 #define GUEST_REGS_FIELDS(F)                                                              \
 	F(VMCS_ENTRY_CONTROLS, entry)                                                     \
@@ -81,6 +81,31 @@
 	F(VMCS_GUEST_DEBUGCTL, guest.debugctl)                                            \
 	F(VMCS_GUEST_SYSENTER_ESP, guest.sysenter_esp)                                    \
 	F(VMCS_GUEST_SYSENTER_EIP, guest.sysenter_eip)
+
+/*
+ * GUEST_REGS_FIELDS and GUEST_REGS_OPTIONAL (read only under their entry
+ * control, read_guest_optional) are VMCS_GUEST_REGS_INPUTS (hv/lib/vmcs_check.h), the members
+ * whose change the checker's guest-register rules need to see: the two
+ * lists are checked to name the same members (their count and the sum of
+ * their offsets), so that one cannot grow alone.
+ */
+#define GUEST_REGS_OPTIONAL(F)                                                            \
+	F(ENTRY_LOAD_PAT, VMCS_GUEST_PAT, guest.pat)                                      \
+	F(ENTRY_LOAD_EFER, VMCS_GUEST_EFER, guest.efer)                                   \
+	F(ENTRY_LOAD_BNDCFGS, VMCS_GUEST_BNDCFGS, guest.bndcfgs)                          \
+	F(ENTRY_LOAD_PKRS, VMCS_GUEST_PKRS, guest.pkrs)
+
+#define INPUT_OFFSET(member) +offsetof(struct vmcs_image, member)
+#define FIELD_OFFSET(enc, member) INPUT_OFFSET(member)
+#define OPTIONAL_OFFSET(ctl, enc, member) INPUT_OFFSET(member)
+#define INPUT_ONE(member) +1
+#define FIELD_ONE(enc, member) +1
+#define OPTIONAL_ONE(ctl, enc, member) +1
+_Static_assert((0 VMCS_GUEST_REGS_INPUTS(INPUT_ONE)) ==
+		       (0 GUEST_REGS_FIELDS(FIELD_ONE) GUEST_REGS_OPTIONAL(OPTIONAL_ONE)) &&
+	       (0 VMCS_GUEST_REGS_INPUTS(INPUT_OFFSET)) ==
+		       (0 GUEST_REGS_FIELDS(FIELD_OFFSET) GUEST_REGS_OPTIONAL(OPTIONAL_OFFSET)),
+	       "vmcs_image.c's guest-register fields are not VMCS_GUEST_REGS_INPUTS");
 
 #define GUEST_SEGMENT_FIELDS(F)                                                           \
 	SEGMENT_FIELDS(F, VMCS_SEG_ES)                                                    \
@@ -250,14 +275,11 @@ static void read_guest_optional(struct reader *r)
 	struct vmcs_image *m = r->img;
 	uint32_t proc2 = (m->proc & PROC_SECONDARY_CONTROLS) ? m->proc2 : 0;
 
-	if (m->entry & ENTRY_LOAD_PAT)
-		SET_TRACKED(r, regs_diff, guest.pat, field_named(r, VMCS_GUEST_PAT));
-	if (m->entry & ENTRY_LOAD_EFER)
-		SET_TRACKED(r, regs_diff, guest.efer, field_named(r, VMCS_GUEST_EFER));
-	if (m->entry & ENTRY_LOAD_BNDCFGS)
-		SET_TRACKED(r, regs_diff, guest.bndcfgs, field_named(r, VMCS_GUEST_BNDCFGS));
-	if (m->entry & ENTRY_LOAD_PKRS)
-		SET_TRACKED(r, regs_diff, guest.pkrs, field_named(r, VMCS_GUEST_PKRS));
+#define READ_UNDER(ctl, enc, member)                                                      \
+	if (m->entry & (ctl))                                                             \
+		SET_TRACKED(r, regs_diff, member, field_named(r, (enc)));
+	GUEST_REGS_OPTIONAL(READ_UNDER)
+#undef READ_UNDER
 	/* PAE paging under EPT: VM entry loads the PDPTEs from these (26.3.1.6) */
 	if ((proc2 & PROC2_ENABLE_EPT) && (m->guest.cr0 & (1ull << 31)) &&
 	    (m->guest.cr4 & (1ull << 5)) && !(m->entry & ENTRY_IA32E_MODE_GUEST))
