@@ -464,7 +464,7 @@ vmcs_judge_check() {
 		why+="the own failure not named: $out; "
 	judged "$exits" \
 		'VMCS_CHECK rule=guest.pending_dbg_reserved sdm=26.3.1.5 field=GUEST_PENDING_DBG value=0x10 entry=vmresume vmcs=0xf7e3000' \
-		'VMCS_CHECK_FAIL violations=1 entry=vmresume vmcs=0xf7e3000 guest_rip=0x103d3b exit_reason=0x1e' \
+		'VMCS_CHECK_FAIL violations=1 entry=vmresume vmcs=0xf7e3000 guest_rip=0x103d3b exit_reason=0x1e full=0' \
 		"${clean/violations=0/violations=1}"
 	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9) && why+="a violation passed; "
 	[[ $out == *"FAIL $e: VMCS checker: rules guest.pending_dbg_reserved (SDM 26.3.1.5);"* ]] ||
@@ -499,7 +499,7 @@ vmcs_judge_check() {
 		why+="a clean run ended from outside failed: $out; "
 	[[ $out == *"unended=1 "* ]] || why+="the unended run not counted: $out; "
 	judged "$on" '[rt0] rtbench: start' \
-		'VMCS_CHECK_FAIL violations=1 entry=vmresume vmcs=0xf7e3000 guest_rip=0x103d3b exit_reason=0x1e'
+		'VMCS_CHECK_FAIL violations=1 entry=vmresume vmcs=0xf7e3000 guest_rip=0x103d3b exit_reason=0x1e full=0'
 	out=$(vmcs_verdict "$e" "$d/$e" pass 1 "$d/$e.one.log" 9 1) &&
 		why+="a refused entry in a run ended from outside passed; "
 	judged "$on" '[rt0] rtbench: start' \

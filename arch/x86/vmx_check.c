@@ -42,7 +42,7 @@ void vmx_check_boot(void)
 
 /* One VMCS_CHECK line per broken rule; a rule past the kept violations still gets its line. */
 static void report(const struct vmcs_image *img, const struct vmcs_check_result *r,
-		   const char *entry)
+		   const char *entry, bool full)
 {
 	uint32_t kept = r->count < VMCS_CHECK_KEPT ? r->count : VMCS_CHECK_KEPT;
 	uint64_t shown[sizeof(r->rules) / sizeof(r->rules[0])] = { 0 };
@@ -67,9 +67,10 @@ static void report(const struct vmcs_image *img, const struct vmcs_check_result 
 			log_emerg("VMCS_CHECK rule=%s sdm=%s field=na value=na entry=%s "
 				  "vmcs=0x%lx\n", vmcs_rule_desc(rule)->id, vmcs_rule_desc(rule)->sdm,
 				  entry, img->current_vmcs);
+	/* full=1: the check was the one in FULL_CHECK_EVERY that reads and runs everything */
 	log_emerg("VMCS_CHECK_FAIL violations=%u entry=%s vmcs=0x%lx guest_rip=0x%lx "
-		  "exit_reason=0x%lx\n", r->count, entry, img->current_vmcs, img->guest.rip,
-		  vmread(VMCS_EXIT_REASON));
+		  "exit_reason=0x%lx full=%u\n", r->count, entry, img->current_vmcs,
+		  img->guest.rip, vmread(VMCS_EXIT_REASON), full ? 1u : 0u);
 	count(&counts.failed_entries, 1);
 	count(&counts.violations, r->count);
 }
@@ -185,7 +186,7 @@ static uint32_t check(struct vmx_checked *ck, uint32_t refused, uint32_t same, b
 	}
 	if (vmcs_check_since(&ck->img, &r, &ck->memo, same) == 0)
 		return 0;
-	report(&ck->img, &r, entry);
+	report(&ck->img, &r, entry, full);
 	return VMX_ERR_VMCS_CHECK;
 }
 
