@@ -10,12 +10,16 @@
 
 # Runs whose own assertions are judged on the plain build, because they
 # bound a latency, a lateness or a rate in Bochs TSC ticks (one an
-# instruction) that the checker's 2,000 ticks or so on every entry
-# inflates: every exit's round trip carries a check. TEST names it on every
-# model of make test (Ivy Bridge, Skylake-X, Tiger Lake), TEST@MODEL on that
-# model only; the figures are the checking build's, where it failed (Bochs
-# 2.7). The section vmcs runs each on the checking build, its own
-# assertions not counted. No bound is loosened for that build.
+# instruction) that the checker's 900-1,150 ticks on every entry (2,000
+# when the figures below were taken) inflates: every exit's round trip
+# carries a check. TEST names it on every model of make test (Ivy Bridge,
+# Skylake-X, Tiger Lake), TEST@MODEL on that model only; the figures are
+# the checking build's, where it failed (Bochs 2.7). With the cheaper
+# check some have passed there (2026-12-08: bochs_restart on all three
+# models, bochs_channel_shared on two, bochs_channel_edge on one, the
+# others not): not yet shown to hold run after run, so they stay here.
+# The section vmcs runs each on the checking build, its own assertions
+# not counted. No bound is loosened for that build.
 #   bochs_shared: a shared core's window starts within one tick exit of
 #     its time; each start is a checked entry (3,690 ticks late at worst).
 #   bochs_xapic: the xAPIC direct guest's p99 latency; its LAPIC page
