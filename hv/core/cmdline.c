@@ -29,10 +29,15 @@ bool cmdline_get(const char *cmdline, const char *key, char *val, size_t val_siz
 
 			found = true;
 			if (val_size) {
-				if (n >= val_size)
+				bool cut = n >= val_size;
+
+				if (cut)
 					n = val_size - 1;
 				memcpy(val, v, n);
 				val[n] = 0;
+				/* "test=vmcs_break_regsX" must not read as vmcs_break_regs */
+				if (cut && n)
+					val[n - 1] = '~';
 			}
 		}
 	}

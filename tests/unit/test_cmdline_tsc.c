@@ -28,9 +28,18 @@ static void test_cmdline_values(void **state)
 	/* the last occurrence wins */
 	assert_true(cmdline_get("a=1 a=2", "a", v, sizeof(v)));
 	assert_string_equal(v, "2");
-	/* truncated to the buffer, still terminated */
+	/* cut to the buffer, still terminated, and marked cut */
 	assert_true(cmdline_get("k=0123456789abcdefXYZ", "k", v, sizeof(v)));
-	assert_string_equal(v, "0123456789abcde");
+	assert_string_equal(v, "0123456789abcd~");
+	/* so that a longer word does not read as a shorter one it starts with */
+	assert_true(cmdline_get("test=vmcs_break_regsX", "test", v, sizeof(v)));
+	assert_string_equal(v, "vmcs_break_reg~");
+	assert_true(cmdline_get("test=vmcs_break_regs", "test", v, sizeof(v)));
+	assert_string_equal(v, "vmcs_break_regs");
+	/* a number too long for the buffer is malformed, not cut */
+	assert_false(cmdline_get_uint("n=1234567890123456789012345", "n", &n));
+	assert_true(cmdline_get("k=abc", "k", v, 2));
+	assert_string_equal(v, "~");
 	assert_false(cmdline_get("", "k", v, sizeof(v)));
 	assert_false(cmdline_get(NULL, "k", v, sizeof(v)));
 }
