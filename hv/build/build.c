@@ -70,8 +70,8 @@ static void copy_segments(struct partition *p, const uint8_t *img, const struct 
 		const struct elf_segment *s = &plan->segments[i];
 		uint8_t *dst = gpa_to_hva(p, s->paddr, s->mem_size);
 
-		memcpy(dst, img + s->file_offset, s->file_size);
-		memset(dst + s->file_size, 0, s->mem_size - s->file_size);
+		copy_ram(dst, img + s->file_offset, s->file_size);
+		zero_ram(dst + s->file_size, s->mem_size - s->file_size);
 	}
 }
 
@@ -131,8 +131,8 @@ static int place_linux(struct partition *p, const uint8_t *img, size_t len,
 	if (linux_plan_image(img, len, p->mem_size, initrd_size, plan, &e, why, whylen))
 		return -1;
 	if (!plan->vmlinux)
-		memcpy(gpa_to_hva(p, plan->kernel_gpa, plan->kernel_size), img + plan->kernel_offset,
-		       plan->kernel_size);
+		copy_ram(gpa_to_hva(p, plan->kernel_gpa, plan->kernel_size),
+			 img + plan->kernel_offset, plan->kernel_size);
 	copy_segments(p, img, &e);
 	return 0;
 }
@@ -174,8 +174,8 @@ static int load_linux(struct partition *p, const struct boot_info *bi,
 			     p->cfg->image, why);
 		return -1;
 	}
-	memcpy(gpa_to_hva(p, plan.initrd_gpa, plan.initrd_size),
-	       (const void *)(uintptr_t)initrd->start, plan.initrd_size);
+	copy_ram(gpa_to_hva(p, plan.initrd_gpa, plan.initrd_size),
+		 (const void *)(uintptr_t)initrd->start, plan.initrd_size);
 
 	guest_platform_of(p, &gp);
 	gp.acpi_pm_port = GUEST_ACPI_PM_PORT;
@@ -280,7 +280,7 @@ static int load_modules_and_info(struct partition *p, const struct boot_info *bi
 				     "partition's memory after the image", p->cfg->modules[i], len);
 			return -1;
 		}
-		memcpy(gpa_to_hva(p, next, len), (const void *)(uintptr_t)m->start, len);
+		copy_ram(gpa_to_hva(p, next, len), (const void *)(uintptr_t)m->start, len);
 		gp.modules[i] = (struct guest_module){ next, next + len, p->cfg->modules[i] };
 		gp.module_count++;
 		next = ALIGN_UP(next + len, PAGE_SIZE);

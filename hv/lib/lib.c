@@ -36,19 +36,6 @@ void *memset(void *dst, int c, size_t n)
 	return dst;
 }
 
-void zero_ram(void *dst, size_t n)
-{
-#ifdef __x86_64__
-	uintptr_t d = (uintptr_t)dst;
-	size_t q = n / 8;
-
-	__asm__ volatile("cld; rep stosq" : "+D"(d), "+c"(q) : "a"(0ul) : "memory");
-	memset((void *)d, 0, n % 8);
-#else
-	memset(dst, 0, n);	/* the 32-bit guests' copy: they zero little */
-#endif
-}
-
 int memcmp(const void *a, const void *b, size_t n)
 {
 	const unsigned char *x = a, *y = b;
@@ -105,6 +92,33 @@ char *strchr(const char *s, int c)
 	}
 }
 #endif
+
+/* freestanding or not (the host unit tests run them) */
+void zero_ram(void *dst, size_t n)
+{
+#ifdef __x86_64__
+	uintptr_t d = (uintptr_t)dst;
+	size_t q = n / 8;
+
+	__asm__ volatile("cld; rep stosq" : "+D"(d), "+c"(q) : "a"(0ul) : "memory");
+	memset((void *)d, 0, n % 8);
+#else
+	memset(dst, 0, n);	/* the 32-bit guests' copy: they zero little */
+#endif
+}
+
+void copy_ram(void *dst, const void *src, size_t n)
+{
+#ifdef __x86_64__
+	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
+	size_t q = n / 8;
+
+	__asm__ volatile("cld; rep movsq" : "+D"(d), "+S"(s), "+c"(q) : : "memory");
+	memcpy((void *)d, (const void *)s, n % 8);
+#else
+	memcpy(dst, src, n);
+#endif
+}
 
 void str_copy(char *dst, size_t dst_size, const char *src, size_t src_max)
 {

@@ -31,6 +31,13 @@ char *strchr(const char *s, int c);
  */
 void zero_ram(void *dst, size_t n);
 
+/*
+ * Copy RAM by the megabyte (a guest image into its partition): REP MOVSQ,
+ * as zero_ram, where memcpy's byte loop takes five instructions a byte
+ * (a Linux vmlinux is 35 MB). The ranges must not overlap.
+ */
+void copy_ram(void *dst, const void *src, size_t n);
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 #define MAX(a, b) ((a) > (b) ? (a) : (b))
