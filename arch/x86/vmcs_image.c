@@ -86,8 +86,8 @@
  * GUEST_REGS_FIELDS and GUEST_REGS_OPTIONAL (read only under their entry
  * control, read_guest_optional) are VMCS_GUEST_REGS_INPUTS (hv/lib/vmcs_check.h), the members
  * whose change the checker's guest-register rules need to see: the two
- * lists are checked to name the same members (their count and the sum of
- * their offsets), so that one cannot grow alone.
+ * lists are checked to name the same members (their count, the sums of
+ * their offsets and of their squares), so that one cannot grow alone.
  */
 #define GUEST_REGS_OPTIONAL(F)                                                            \
 	F(ENTRY_LOAD_PAT, VMCS_GUEST_PAT, guest.pat)                                      \
@@ -95,16 +95,20 @@
 	F(ENTRY_LOAD_BNDCFGS, VMCS_GUEST_BNDCFGS, guest.bndcfgs)                          \
 	F(ENTRY_LOAD_PKRS, VMCS_GUEST_PKRS, guest.pkrs)
 
-#define INPUT_OFFSET(member) +offsetof(struct vmcs_image, member)
-#define FIELD_OFFSET(enc, member) INPUT_OFFSET(member)
-#define OPTIONAL_OFFSET(ctl, enc, member) INPUT_OFFSET(member)
 #define INPUT_ONE(member) +1
-#define FIELD_ONE(enc, member) +1
-#define OPTIONAL_ONE(ctl, enc, member) +1
-_Static_assert((0 VMCS_GUEST_REGS_INPUTS(INPUT_ONE)) ==
-		       (0 GUEST_REGS_FIELDS(FIELD_ONE) GUEST_REGS_OPTIONAL(OPTIONAL_ONE)) &&
-	       (0 VMCS_GUEST_REGS_INPUTS(INPUT_OFFSET)) ==
-		       (0 GUEST_REGS_FIELDS(FIELD_OFFSET) GUEST_REGS_OPTIONAL(OPTIONAL_OFFSET)),
+#define INPUT_OFFSET(member) +offsetof(struct vmcs_image, member)
+#define INPUT_SQUARE(member) +offsetof(struct vmcs_image, member) * offsetof(struct vmcs_image, member)
+#define FIELD_ONE(enc, member) INPUT_ONE(member)
+#define FIELD_OFFSET(enc, member) INPUT_OFFSET(member)
+#define FIELD_SQUARE(enc, member) INPUT_SQUARE(member)
+#define OPTIONAL_ONE(ctl, enc, member) INPUT_ONE(member)
+#define OPTIONAL_OFFSET(ctl, enc, member) INPUT_OFFSET(member)
+#define OPTIONAL_SQUARE(ctl, enc, member) INPUT_SQUARE(member)
+#define SAME_SUM(IN, F, OPT)                                                              \
+	((0 VMCS_GUEST_REGS_INPUTS(IN)) == (0 GUEST_REGS_FIELDS(F) GUEST_REGS_OPTIONAL(OPT)))
+_Static_assert(SAME_SUM(INPUT_ONE, FIELD_ONE, OPTIONAL_ONE) &&
+		       SAME_SUM(INPUT_OFFSET, FIELD_OFFSET, OPTIONAL_OFFSET) &&
+		       SAME_SUM(INPUT_SQUARE, FIELD_SQUARE, OPTIONAL_SQUARE),
 	       "vmcs_image.c's guest-register fields are not VMCS_GUEST_REGS_INPUTS");
 
 #define GUEST_SEGMENT_FIELDS(F)                                                           \
@@ -207,7 +211,14 @@ static inline uint64_t field(struct reader *r, uint32_t encoding)
 		asm("" : "+r"(diff));                                                     \
 		m->member = v_;                                                           \
 	}
-#define FAST_STEADY(enc, member) FAST_TRACKED(enc, member, steady)
+/* a steady field: one vmwrite() counts (else a write to it would go unread) */
+#define ASSERT_COUNTED(enc)                                                               \
+	_Static_assert(VMCS_FIELD_STEADY(enc), #enc " is not a field vmwrite() counts")
+#define FAST_STEADY(enc, member)                                                          \
+	{                                                                                 \
+		ASSERT_COUNTED(enc);                                                      \
+		FAST_TRACKED(enc, member, steady)                                         \
+	}
 #define FAST_REGS(enc, member) FAST_TRACKED(enc, member, regs)
 #define FAST_SEG(enc, member) FAST_TRACKED(enc, member, seg)
 
@@ -306,57 +317,62 @@ static void read_vtpr(struct vmcs_image *m)
 
 /*
  * The control fields that exist or are checked only under a control (the
- * steady part: each noted if it changed).
+ * steady part: each noted if it changed, each one vmwrite() counts).
  */
+#define STEADY_NAMED(r, enc)                                                              \
+	({                                                                                \
+		ASSERT_COUNTED(enc);                                                      \
+		field_named((r), (enc));                                                  \
+	})
 static void read_steady_optional(struct reader *r)
 {
 	struct vmcs_image *m = r->img;
 	uint32_t proc2;
 
 	if (m->proc & PROC_SECONDARY_CONTROLS)
-		SET_STEADY(r, proc2, field_named(r, VMCS_PROC_CONTROLS2));
+		SET_STEADY(r, proc2, STEADY_NAMED(r, VMCS_PROC_CONTROLS2));
 	proc2 = (m->proc & PROC_SECONDARY_CONTROLS) ? m->proc2 : 0;
 	if (m->proc & PROC_USE_IO_BITMAPS) {
-		SET_STEADY(r, io_bitmap_a, field_named(r, VMCS_IO_BITMAP_A));
-		SET_STEADY(r, io_bitmap_b, field_named(r, VMCS_IO_BITMAP_B));
+		SET_STEADY(r, io_bitmap_a, STEADY_NAMED(r, VMCS_IO_BITMAP_A));
+		SET_STEADY(r, io_bitmap_b, STEADY_NAMED(r, VMCS_IO_BITMAP_B));
 	}
 	if (m->proc & PROC_USE_MSR_BITMAPS)
-		SET_STEADY(r, msr_bitmap, field_named(r, VMCS_MSR_BITMAP));
+		SET_STEADY(r, msr_bitmap, STEADY_NAMED(r, VMCS_MSR_BITMAP));
 	if (m->proc & PROC_TPR_SHADOW) {
-		SET_STEADY(r, virtual_apic, field_named(r, VMCS_VIRTUAL_APIC_ADDR));
-		SET_STEADY(r, tpr_threshold, field_named(r, VMCS_TPR_THRESHOLD));
+		SET_STEADY(r, virtual_apic, STEADY_NAMED(r, VMCS_VIRTUAL_APIC_ADDR));
+		SET_STEADY(r, tpr_threshold, STEADY_NAMED(r, VMCS_TPR_THRESHOLD));
 	}
 	if (proc2 & PROC2_VIRT_APIC_ACCESSES)
-		SET_STEADY(r, apic_access, field_named(r, VMCS_APIC_ACCESS_ADDR));
+		SET_STEADY(r, apic_access, STEADY_NAMED(r, VMCS_APIC_ACCESS_ADDR));
 	if (m->pin & PIN_POSTED_INTR) {
-		SET_STEADY(r, posted_intr_nv, field_named(r, VMCS_POSTED_INTR_NV));
-		SET_STEADY(r, posted_intr_desc, field_named(r, VMCS_POSTED_INTR_DESC));
+		SET_STEADY(r, posted_intr_nv, STEADY_NAMED(r, VMCS_POSTED_INTR_NV));
+		SET_STEADY(r, posted_intr_desc, STEADY_NAMED(r, VMCS_POSTED_INTR_DESC));
 	}
 	if (proc2 & PROC2_ENABLE_VPID)
-		SET_STEADY(r, vpid, field_named(r, VMCS_VPID));
+		SET_STEADY(r, vpid, STEADY_NAMED(r, VMCS_VPID));
 	if (proc2 & PROC2_ENABLE_EPT)
-		SET_STEADY(r, eptp, field_named(r, VMCS_EPT_POINTER));
+		SET_STEADY(r, eptp, STEADY_NAMED(r, VMCS_EPT_POINTER));
 	if (proc2 & PROC2_ENABLE_PML)
-		SET_STEADY(r, pml_addr, field_named(r, VMCS_PML_ADDR));
+		SET_STEADY(r, pml_addr, STEADY_NAMED(r, VMCS_PML_ADDR));
 	if (proc2 & PROC2_ENABLE_VMFUNC) {
-		SET_STEADY(r, vmfunc_controls, field_named(r, VMCS_VMFUNC_CONTROLS));
+		SET_STEADY(r, vmfunc_controls, STEADY_NAMED(r, VMCS_VMFUNC_CONTROLS));
 		if (m->vmfunc_controls & VMFUNC_EPTP_SWITCHING)
-			SET_STEADY(r, eptp_list, field_named(r, VMCS_EPTP_LIST_ADDR));
+			SET_STEADY(r, eptp_list, STEADY_NAMED(r, VMCS_EPTP_LIST_ADDR));
 	}
 	if (proc2 & PROC2_VMCS_SHADOWING) {
-		SET_STEADY(r, vmread_bitmap, field_named(r, VMCS_VMREAD_BITMAP));
-		SET_STEADY(r, vmwrite_bitmap, field_named(r, VMCS_VMWRITE_BITMAP));
+		SET_STEADY(r, vmread_bitmap, STEADY_NAMED(r, VMCS_VMREAD_BITMAP));
+		SET_STEADY(r, vmwrite_bitmap, STEADY_NAMED(r, VMCS_VMWRITE_BITMAP));
 	}
 	if (proc2 & PROC2_EPT_VIOLATION_VE)
-		SET_STEADY(r, ve_info, field_named(r, VMCS_VE_INFO_ADDR));
+		SET_STEADY(r, ve_info, STEADY_NAMED(r, VMCS_VE_INFO_ADDR));
 	if (proc2 & PROC2_SUBPAGE_WRITE)
-		SET_STEADY(r, spptp, field_named(r, VMCS_SPPTP));
+		SET_STEADY(r, spptp, STEADY_NAMED(r, VMCS_SPPTP));
 	if (m->exit & EXIT_LOAD_PAT)
-		SET_STEADY(r, host.pat, field_named(r, VMCS_HOST_PAT));
+		SET_STEADY(r, host.pat, STEADY_NAMED(r, VMCS_HOST_PAT));
 	if (m->exit & EXIT_LOAD_EFER)
-		SET_STEADY(r, host.efer, field_named(r, VMCS_HOST_EFER));
+		SET_STEADY(r, host.efer, STEADY_NAMED(r, VMCS_HOST_EFER));
 	if (m->exit & EXIT_LOAD_PKRS)
-		SET_STEADY(r, host.pkrs, field_named(r, VMCS_HOST_PKRS));
+		SET_STEADY(r, host.pkrs, STEADY_NAMED(r, VMCS_HOST_PKRS));
 }
 
 /*
@@ -407,10 +423,15 @@ uint32_t vmcs_image_read(struct vmcs_image *img, uint32_t *same, bool steady)
 	struct reader r = { .img = img, .refused = VMCS_IMAGE_ALL_READ };
 	uint64_t vmcs_pa;
 
-	/* another VMCS than the image's: its steady part too */
+	/*
+	 * another VMCS than the image's: its steady part too; and with VM
+	 * functions on, whose EPTP switching writes the EPT pointer
+	 * (arch/x86/vmx.h)
+	 */
 	asm volatile("vmptrst %0" : "=m"(vmcs_pa) : : "memory");
 	SET_STEADY(&r, current_vmcs, vmcs_pa);
-	if (steady || r.steady_diff) {
+	if (steady || r.steady_diff ||
+	    ((img->proc & PROC_SECONDARY_CONTROLS) && (img->proc2 & PROC2_ENABLE_VMFUNC))) {
 		read_steady(&r);
 		read_steady_optional(&r);
 	}

@@ -313,33 +313,20 @@ static inline uint64_t vmread(uint64_t field)
 #ifdef TEMPO_VMCS_CHECK
 /*
  * VMWRITEs, on any CPU, to a field the VMCS checker's steady part may read
- * (vmcs_field_steady): the checker reads that part again only after one
- * (arch/x86/vmx_check.c). The CPU writes none of them (SDM Vol. 3C 27.2:
- * a VM exit writes guest state, exit information and two entry fields).
+ * (VMCS_FIELD_STEADY): the checker reads that part again only after one
+ * (arch/x86/vmx_check.c). A VM exit writes none of them (SDM Vol. 3C 27.2:
+ * guest state, exit information and two entry fields); VMFUNC's EPTP
+ * switching would write the EPT pointer, so with VM functions on the
+ * checker reads that part at every entry (Tempo turns them on nowhere).
  */
 extern uint64_t vmcs_steady_writes;
-
-/*
- * Every control field (encoding bits 11:10 = 0) but the VM-entry ones the
- * checker reads at every entry, and every host-state field (3): a superset
- * of the steady part's fields (hv/lib/vmcs_check.h).
- */
-static inline bool vmcs_field_steady(uint64_t field)
-{
-	uint64_t type = (field >> 10) & 3;
-
-	if (type == 3)
-		return true;
-	return type == 0 && !(field >= VMCS_ENTRY_CONTROLS && field <= VMCS_ENTRY_INSTR_LEN) &&
-	       (field & ~1ull) != VMCS_ENTRY_MSR_LOAD_ADDR;
-}
 #endif
 
 static inline void vmwrite(uint64_t field, uint64_t value)
 {
 	asm volatile("vmwrite %1, %0" : : "r"(field), "r"(value) : "cc", "memory");
 #ifdef TEMPO_VMCS_CHECK
-	if (vmcs_field_steady(field))
+	if (VMCS_FIELD_STEADY(field))
 		__atomic_fetch_add(&vmcs_steady_writes, 1, __ATOMIC_RELAXED);
 #endif
 }

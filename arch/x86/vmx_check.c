@@ -211,18 +211,19 @@ bool vmx_check_test_break(bool guest)
  * 62, above MAXPHYADDR (26.3.1.1), and a reserved bit of TR's access
  * rights (26.3.1.2).
  */
-static void test_break(void)
+static bool test_break(void)
 {
-	if (__atomic_load_n(&break_countdown, __ATOMIC_RELAXED) > 0 &&
-	    __atomic_sub_fetch(&break_countdown, 1, __ATOMIC_RELAXED) == 0) {
-		vmwrite(VMCS_GUEST_PENDING_DBG, vmread(VMCS_GUEST_PENDING_DBG) | (1ull << 4));
-		if (!break_guest) {
-			vmwrite(VMCS_CR3_TARGET_COUNT, ((caps.misc >> 16) & 0x1ff) + 1);
-			return;
-		}
-		vmwrite(VMCS_GUEST_CR3, vmread(VMCS_GUEST_CR3) | (1ull << 62));
-		vmwrite(VMCS_GUEST_TR_AR, vmread(VMCS_GUEST_TR_AR) | (1u << 8));
+	if (__atomic_load_n(&break_countdown, __ATOMIC_RELAXED) <= 0 ||
+	    __atomic_sub_fetch(&break_countdown, 1, __ATOMIC_RELAXED) != 0)
+		return false;
+	vmwrite(VMCS_GUEST_PENDING_DBG, vmread(VMCS_GUEST_PENDING_DBG) | (1ull << 4));
+	if (!break_guest) {
+		vmwrite(VMCS_CR3_TARGET_COUNT, ((caps.misc >> 16) & 0x1ff) + 1);
+		return true;
 	}
+	vmwrite(VMCS_GUEST_CR3, vmread(VMCS_GUEST_CR3) | (1ull << 62));
+	vmwrite(VMCS_GUEST_TR_AR, vmread(VMCS_GUEST_TR_AR) | (1u << 8));
+	return true;
 }
 
 uint32_t vmx_check_entry(struct vcpu_arch *a, int launched)
@@ -234,8 +235,9 @@ uint32_t vmx_check_entry(struct vcpu_arch *a, int launched)
 
 	start = rdtsc();
 	ck = checked_of(a);
-	if (launched)
-		test_break();
+	/* the broken entry's check must be one that leaves out what did not change */
+	if (launched && test_break())
+		ck->since_full = 0;
 
 	count(launched ? &counts.resumes : &counts.launches, 1);
 	/*
@@ -269,9 +271,19 @@ int vmx_check_aside(struct vmx_exit_area *area)
 	 * The step-aside is armed only after a checked entry: a fresh image is
 	 * read whole; otherwise the steady part is the one that entry read.
 	 */
+	if (fresh)
+		ck->steady_writes = __atomic_load_n(&vmcs_steady_writes, __ATOMIC_RELAXED);
 	refused = fresh ? vmcs_image_read(&ck->img, &same, true)
 			: vmcs_image_read_guest(&ck->img, &same);
-	refused = check(ck, refused, same, full_due(ck), "aside");
+	/*
+	 * A step-aside counts toward the full check but leaves it to the next
+	 * checked VMLAUNCH or VMRESUME, the one that reads every field: it
+	 * reads only the guest state, and a run of step-asides must not keep
+	 * the turn from hv's entries.
+	 */
+	if (ck->since_full < FULL_CHECK_EVERY - 1)
+		ck->since_full++;
+	refused = check(ck, refused, same, false, "aside");
 	check_done(ck, start);
 	return refused != 0;
 }

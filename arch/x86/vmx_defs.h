@@ -292,6 +292,18 @@
 /* the longest step of any stub: hv plans none for a narrower margin (hv/time/aside.c) */
 #define EA_STEP_TICKS_MAX	(EA_STEP_TICKS_L1D_SCALED + EA_STEP_PROF)
 #define EA_SIZE			240	/* a multiple of 16, below the stack pages' end: HOST_RSP stays aligned */
+/*
+ * A field the VMCS checker's steady part may read (hv/lib/vmcs_check.h), as
+ * its encoding says: every control field (bits 11:10 = 0) but the VM-entry
+ * ones the checker reads at every entry, and every host-state field (3). A
+ * VMCS_CHECK build's vmwrite() counts writes to them (arch/x86/vmx.h);
+ * arch/x86/vmcs_image.c asserts that each steady field it reads is one.
+ */
+#define VMCS_FIELD_STEADY(f)                                                              \
+	((((f) >> 10) & 3) == 3 ||                                                        \
+	 ((((f) >> 10) & 3) == 0 && !((f) >= VMCS_ENTRY_CONTROLS && (f) <= VMCS_ENTRY_INSTR_LEN) && \
+	  ((f) & ~1ull) != VMCS_ENTRY_MSR_LOAD_ADDR))
+
 /* struct vcpu_arch's host_slot: its CPU's exit area (arch/x86/vmx.h) */
 #define VA_HOST_SLOT		136
 
