@@ -12,8 +12,9 @@
 /*
  * Find @key. Returns true when present; copies its value (empty for a bare
  * "key") into @val, NUL-terminated. A value longer than @val_size - 1 is
- * cut to that and its last character made '~', so that it matches no
- * word a caller compares it with (and shows as cut where it is printed).
+ * cut to that and, where @val_size > 1, its last character made '~', so
+ * that it matches no word a caller compares it with (and shows as cut
+ * where it is printed).
  * The last occurrence wins, as on Linux.
  */
 bool cmdline_get(const char *cmdline, const char *key, char *val, size_t val_size);
