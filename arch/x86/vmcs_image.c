@@ -97,7 +97,8 @@
 
 #define INPUT_ONE(member) +1
 #define INPUT_OFFSET(member) +offsetof(struct vmcs_image, member)
-#define INPUT_SQUARE(member) +offsetof(struct vmcs_image, member) * offsetof(struct vmcs_image, member)
+#define INPUT_SQUARE(member)                                                              \
+	+offsetof(struct vmcs_image, member) * offsetof(struct vmcs_image, member)
 #define FIELD_ONE(enc, member) INPUT_ONE(member)
 #define FIELD_OFFSET(enc, member) INPUT_OFFSET(member)
 #define FIELD_SQUARE(enc, member) INPUT_SQUARE(member)

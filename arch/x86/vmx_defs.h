@@ -301,7 +301,8 @@
  */
 #define VMCS_FIELD_STEADY(f)                                                              \
 	((((f) >> 10) & 3) == 3 ||                                                        \
-	 ((((f) >> 10) & 3) == 0 && !((f) >= VMCS_ENTRY_CONTROLS && (f) <= VMCS_ENTRY_INSTR_LEN) && \
+	 ((((f) >> 10) & 3) == 0 &&                                                       \
+	  !((f) >= VMCS_ENTRY_CONTROLS && (f) <= VMCS_ENTRY_INSTR_LEN) &&                 \
 	  ((f) & ~1ull) != VMCS_ENTRY_MSR_LOAD_ADDR))
 
 /* struct vcpu_arch's host_slot: its CPU's exit area (arch/x86/vmx.h) */

@@ -501,6 +501,8 @@ static void test_steady_rules_read_only_the_steady_part(void **state)
  * its input list lacks would answer from the memo where vmcs_check does
  * not.
  */
+#define GUEST_PARTS (VMCS_CHECK_GUEST_REGS | VMCS_CHECK_SEGMENTS)
+
 static void test_since_agrees_with_full_check(void **state)
 {
 	uint64_t seed = 0x853c49e6748fea9bull;
@@ -583,13 +585,13 @@ static void test_since_agrees_with_full_check(void **state)
 			same = img_same_parts(&prev, &cur);
 			/* a part left out: the steady part and that part the same, and it passed */
 			skipped_runs += (same & VMCS_CHECK_STEADY) &&
-					(memo.passed & same & (VMCS_CHECK_GUEST_REGS | VMCS_CHECK_SEGMENTS));
+					(memo.passed & same & GUEST_PARTS);
 			/* or the steady part changed but not the capabilities or UG */
 			skipped_steady_changed +=
 				!(same & VMCS_CHECK_STEADY) && (same & VMCS_CHECK_SAME_CAPS) &&
 				!((prev.proc ^ cur.proc) & PROC_SECONDARY_CONTROLS) &&
 				!((prev.proc2 ^ cur.proc2) & PROC2_UNRESTRICTED_GUEST) &&
-				(memo.passed & same & (VMCS_CHECK_GUEST_REGS | VMCS_CHECK_SEGMENTS));
+				(memo.passed & same & GUEST_PARTS);
 			vmcs_check_since(&cur, &since, &memo, same);
 			vmcs_check(&cur, &full);
 			if (!img_results_same(&since, &full)) {
